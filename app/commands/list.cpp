@@ -1,0 +1,39 @@
+// `vsa-bench list [suites|backends|cases SUITE] [--json]`.
+#include <cstdio>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "commands/commands.hpp"
+#include "harness/backend_listing.hpp"
+#include "harness/exit_codes.hpp"
+#include "harness/suite.hpp"
+
+namespace vsa::cli {
+
+void register_list(CLI::App& app, int& exit_code) {
+  auto what = std::make_shared<std::string>("all");
+  auto suite = std::make_shared<std::string>();
+  auto as_json = std::make_shared<bool>(false);
+  auto* cmd = app.add_subcommand("list",
+                                 "List built-in suites, backends (with the SM images really in this binary and whether "
+                                 "this machine's GPU can run them, and why not), or the cases a suite expands to.");
+  cmd->add_option("what", *what, "suites | backends | cases | all")
+      ->check(CLI::IsMember({"suites", "backends", "cases", "all"}))
+      ->capture_default_str();
+  cmd->add_option("suite", *suite, "With `cases`: the suite name or file");
+  cmd->add_flag("--json", *as_json, "Machine-readable output");
+  cmd->callback([&exit_code, what, suite, as_json] {
+    nlohmann::json out = nlohmann::json::object();
+    if (*what == "suites" || *what == "all") out["suites"] = list_suites_json();
+    if (*what == "backends" || *what == "all") out["backends"] = list_backends_json();
+    if (*what == "cases") {
+      if (suite->empty()) throw SuiteError("list cases: name a suite, e.g. `vsa-bench list cases smoke`");
+      out["cases"] = list_cases_json(*suite);
+    }
+    std::fputs((*as_json ? out.dump(2) + "\n" : render_listing(out)).c_str(), stdout);
+    exit_code = kExitOk;
+  });
+}
+
+}  // namespace vsa::cli

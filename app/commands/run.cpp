@@ -1,0 +1,49 @@
+// `vsa-bench run [SUITE|FILE ...]`: options -> RunOptions -> harness.
+#include <cstdio>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "commands/commands.hpp"
+#include "harness/suite_runner.hpp"
+
+namespace vsa::cli {
+
+void register_run(CLI::App& app, int& exit_code) {
+  auto opts = std::make_shared<RunOptions>();
+  auto suites = std::make_shared<std::vector<std::string>>();
+  auto probes = std::make_shared<std::vector<std::string>>();
+  auto* cmd = app.add_subcommand("run",
+                                 "Run suites (built-in names or JSON files; default: qualify). Each case runs in an "
+                                 "isolated worker; one report (JSON + Markdown) per GPU is rewritten after every case.");
+  cmd->add_option("suites", *suites, "Built-in suite names (see `vsa-bench list suites`) or paths to suite JSON files");
+  cmd->add_option("-o,--out", opts->out_dir, "Directory for reports")->capture_default_str();
+  cmd->add_option("--label", opts->label, "A name for this node or run (rack, job); goes into report names and fleet tables");
+  cmd->add_option("--devices", opts->devices, "all | none (CPU only) | comma list of CUDA ordinals")->capture_default_str();
+  cmd->add_option("--backends", opts->backends, "Run only these backends (by name)")->delimiter(',');
+  cmd->add_option("--case", opts->cases, "Run only cases whose name contains this text (repeatable)");
+  cmd->add_option("--probe", *probes, "Delay probe NAME=NANOSECONDS added to every case (see `list backends`)");
+  cmd->add_option("--resume", opts->resume, "Continue an interrupted run: keep the finished cases of this report");
+  cmd->add_flag("!--no-isolate", opts->isolate, "Run cases in this process (debugging; a fault ends the run)");
+  cmd->add_flag("--require-gpu", opts->require_gpu, "Exit 4 when no GPU is found instead of skipping GPU cases");
+  cmd->add_flag("!--quiet", opts->progress, "No per-case progress lines");
+  cmd->callback([&exit_code, opts, suites, probes, &app] {
+    if (!suites->empty()) opts->suites = *suites;
+    for (const auto& p : *probes) {
+      const auto eq = p.find('=');
+      if (eq == std::string::npos || eq == 0) throw CLI::ValidationError("--probe", "expected NAME=NANOSECONDS, got " + p);
+      try {
+        opts->probes[p.substr(0, eq)] = std::uint32_t(std::stoul(p.substr(eq + 1)));
+      } catch (const std::exception&) {
+        throw CLI::ValidationError("--probe", "NANOSECONDS must be a non-negative integer in " + p);
+      }
+    }
+    opts->argv = {app.get_name()};
+    for (const auto& s : *suites) opts->argv.push_back(s);
+    const RunSummary summary = run_suites(*opts);
+    std::fputs(summary.table.c_str(), stdout);
+    exit_code = summary.exit_code;
+  });
+}
+
+}  // namespace vsa::cli

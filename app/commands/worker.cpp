@@ -1,0 +1,17 @@
+// Hidden `vsa-bench __worker --device N`: the isolated case runner the parent spawns.
+#include <CLI/CLI.hpp>
+
+#include "commands/commands.hpp"
+#include "harness/worker.hpp"
+
+namespace vsa::cli {
+
+void register_worker(CLI::App& app, int& exit_code) {
+  auto device = std::make_shared<int>(-1);
+  auto* cmd = app.add_subcommand("__worker", "");  // empty description: hidden from --help
+  cmd->group("");
+  cmd->add_option("--device", *device, "CUDA ordinal, -1 for none");
+  cmd->callback([&exit_code, device] { exit_code = worker_main(*device); });
+}
+
+}  // namespace vsa::cli

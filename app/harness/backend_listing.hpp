@@ -1,0 +1,15 @@
+#pragma once
+// What `vsa-bench list` shows: suites, backends with their images and support
+// on this machine's GPUs, and a suite's expanded cases.
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace vsa {
+
+[[nodiscard]] nlohmann::json list_suites_json();
+[[nodiscard]] nlohmann::json list_backends_json();
+[[nodiscard]] nlohmann::json list_cases_json(const std::string& suite);
+[[nodiscard]] std::string render_listing(const nlohmann::json& listing);
+
+}  // namespace vsa

@@ -1,0 +1,66 @@
+#pragma once
+// One benchmark/validation case after suite expansion: everything needed to
+// rebuild its inputs and run it anywhere (DESIGN.md, "Suites").
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/sparsity.hpp"
+#include "vsa/shape.hpp"
+
+namespace vsa {
+
+enum class Mode { check, stability, perf };
+enum class OpSelect { forward, backward, both };
+
+struct Tolerance {
+  double rel_max = 1e-2;  // max|got-ref| / max|ref| per output tensor
+  double rel_l2 = 1e-2;   // ||got-ref|| / ||ref||
+};
+
+struct TimingSpec {
+  int warmup = 3;
+  int iterations = 20;
+  int passes = 3;
+  bool l2_flush = false;  // cold: flush L2 before every timed iteration
+};
+
+struct StabilitySpec {
+  int runs = 100;
+  // Outputs allowed to vary by design (e.g. "dq" with atomics): max rel deviation allowed.
+  std::map<std::string, double> bands;
+};
+
+struct CaseSpec {
+  std::string name;
+  Mode mode = Mode::check;
+  OpSelect op = OpSelect::both;
+  Shape shape;  // max_kv / max_q are derived from the pattern
+  PatternSpec pattern;
+  VbsSpec vbs;
+  std::uint64_t seed = 1;
+  float scale = 1.0f;                 // input scale (x1, x4, x16)
+  std::vector<std::string> backends;  // backends under test
+  std::string reference = "auto";     // auto: cpu-ref when small, cuda-ref above
+  double cpu_reference_limit = 2e9;   // auto: largest B*H*pairs*BLK*BLK*D done on the CPU
+  bool validate = true;               // false lets bad indices through (fault reproduction)
+  Tolerance tolerance;
+  TimingSpec timing;
+  StabilitySpec stability;
+  double timeout_s = 300;  // a worker silent this long is a HANG
+  std::map<std::string, std::uint32_t> probes;  // delay probes, name -> nanoseconds
+  std::string origin;  // where it came from, for errors: "FILE: $.cases[3]" (not serialised)
+};
+
+[[nodiscard]] const char* to_string(Mode m);
+[[nodiscard]] const char* to_string(OpSelect op);
+[[nodiscard]] bool runs_forward(OpSelect op);
+[[nodiscard]] bool runs_backward(OpSelect op);
+
+// Full JSON form (reports, worker protocol, repro bundles): round-trips exactly.
+[[nodiscard]] nlohmann::json to_json(const CaseSpec& c);
+
+}  // namespace vsa

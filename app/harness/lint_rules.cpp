@@ -1,0 +1,35 @@
+#include "harness/lint_rules.hpp"
+
+namespace vsa::lint {
+
+std::vector<RuleDescription> rule_descriptions() {
+  return {
+      {kRuleEmptyBody,
+       "a kernel whose SASS is only EXIT/BRA/NOP (its guarded body compiled away for this arch), or a "
+       "family kernel with no image for the arch its family requires (the build dropped the arch)"},
+      {kRuleMissingMma,
+       "a fast kernel without its matrix instructions: vsa::sm90a kernels must contain HGMMA on sm_90a, "
+       "vsa::sm100a kernels a tcgen05 MMA (UTCHMMA/UTCQMMA/UTCIMMA...) on sm_100a"},
+      {kRuleLocalSpill,
+       "a hot (fast-family) kernel that touches local memory: LDL/STL instructions or a nonzero "
+       "stack/local size in the resource usage (register spills)"},
+      {kRuleArriveBeforeWait,
+       "a barrier arrive (SYNCS.ARRIVE*, BAR.ARV) issued while a load from shared or tensor memory "
+       "(LDS, LDSM, LDTM) or an HGMMA reading shared memory is still outstanding: no instruction between "
+       "them waits on the load's scoreboard (wait mask, DEPBAR, WARPGROUP.DEPBAR), so the buffer can be "
+       "handed back before it has been read"},
+  };
+}
+
+RuleTable default_rule_table() {
+  RuleTable table;
+  table.families = {
+      {"vsa::sm90a", "_ZN3vsa5sm90a", "sm_90a", "HGMMA", "HGMMA (wgmma.mma_async)", true, {}},
+      {"vsa::sm100a", "_ZN3vsa6sm100a", "sm_100a", "UTC[A-Z]*MMA", "a tcgen05 MMA (UTCHMMA/UTCQMMA/UTCIMMA...)",
+       true, {}},
+  };
+  table.arrive.arrive_opcodes = {"SYNCS.ARRIVE", "BAR.ARV"};
+  return table;
+}
+
+}  // namespace vsa::lint

@@ -1,0 +1,52 @@
+#pragma once
+// The lint rule table: which kernels belong to which fast-kernel family, what each
+// family must contain, and which SASS forms count as loads, waits and releases.
+// Kept as data so a new family (or a test) changes a table, not the checks.
+#include <string>
+#include <vector>
+
+namespace vsa::lint {
+
+// Rule ids, as they appear in findings.
+inline constexpr const char* kRuleEmptyBody = "empty-body";
+inline constexpr const char* kRuleMissingMma = "missing-mma";
+inline constexpr const char* kRuleLocalSpill = "local-spill";
+inline constexpr const char* kRuleArriveBeforeWait = "arrive-before-wait";
+
+struct RuleDescription {
+  std::string id;
+  std::string meaning;
+};
+// One line per rule: the CLI help and the JSON report use the same text.
+[[nodiscard]] std::vector<RuleDescription> rule_descriptions();
+
+struct KernelFamily {
+  std::string label;           // "vsa::sm90a", for messages
+  std::string mangled_prefix;  // kernels whose mangled name starts with this belong to the family
+  std::string arch;            // the image every family kernel must have ("sm_90a")
+  std::string mma_pattern;     // ECMAScript regex on the base opcode; empty = no MMA required
+  std::string mma_description; // "HGMMA (wgmma.mma_async)", for messages
+  bool hot = true;             // local-memory traffic is a finding
+  std::vector<std::string> mma_exempt;  // substrings of mangled names of helper kernels without MMA
+};
+
+// Which loads hand their data to registers asynchronously, so that a barrier
+// arrive issued before their scoreboard is waited on may release a buffer that is
+// still being read.
+struct ArriveRule {
+  std::vector<std::string> arrive_opcodes;  // opcode prefixes of releasing arrives
+  bool shared_loads = true;   // LDS*, LDSM*  (ld.shared, ldmatrix)
+  bool tensor_loads = true;   // LDTM*        (tcgen05.ld; waited by tcgen05.wait::ld)
+  bool async_mma = true;      // HGMMA        (wgmma reads shared memory until wgmma.wait_group)
+};
+
+struct RuleTable {
+  std::vector<KernelFamily> families;
+  ArriveRule arrive;
+};
+
+// vsa::sm90a -> HGMMA on sm_90a; vsa::sm100a -> tcgen05 MMA (UTC*MMA) on sm_100a;
+// both hot. Arrives: SYNCS.ARRIVE* (mbarrier.arrive in all its forms) and BAR.ARV.
+[[nodiscard]] RuleTable default_rule_table();
+
+}  // namespace vsa::lint

@@ -1,0 +1,35 @@
+#pragma once
+// `vsa-bench run`: loads suites, validates them against the registry (bad input
+// exits 2 before anything runs), finds the GPUs through a worker, runs every
+// case in isolated workers (one per GPU, in parallel), writes one report per GPU.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace vsa {
+
+struct RunOptions {
+  std::vector<std::string> suites{"qualify"};
+  std::string out_dir = "results";
+  std::string label;
+  std::string devices = "all";          // all | none | comma list of CUDA ordinals
+  std::vector<std::string> backends;    // when set: run only these backends
+  std::vector<std::string> cases;       // when set: run only cases whose name contains one of these
+  std::map<std::string, std::uint32_t> probes;  // --probe NAME=NS, added to every case
+  std::string resume;                   // a report to continue (its finished cases are kept)
+  bool isolate = true;                  // false: run in-process (debugging)
+  bool require_gpu = false;             // no GPU -> exit 4
+  bool progress = true;
+  std::vector<std::string> argv;
+};
+
+struct RunSummary {
+  int exit_code = 0;
+  std::vector<std::string> report_paths;
+  std::string table;  // short summary for the terminal
+};
+
+[[nodiscard]] RunSummary run_suites(const RunOptions& options);
+
+}  // namespace vsa

@@ -1,0 +1,124 @@
+#include "harness/timing.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace vsa {
+
+std::vector<std::size_t> pass_order(std::size_t count, int pass) {
+  std::vector<std::size_t> order(count);
+  std::iota(order.begin(), order.end(), 0);
+  if (pass % 2 == 1) std::reverse(order.begin(), order.end());
+  return order;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+namespace {
+
+class EventPair {
+ public:
+  EventPair() {
+    cuda_check(cudaEventCreate(&m_start), "cudaEventCreate");
+    cuda_check(cudaEventCreate(&m_stop), "cudaEventCreate");
+  }
+  ~EventPair() {
+    cudaEventDestroy(m_start);
+    cudaEventDestroy(m_stop);
+  }
+  EventPair(const EventPair&) = delete;
+  EventPair& operator=(const EventPair&) = delete;
+  cudaEvent_t start() const { return m_start; }
+  cudaEvent_t stop() const { return m_stop; }
+
+ private:
+  cudaEvent_t m_start{}, m_stop{};
+};
+
+// Cold runs: overwrite a buffer twice the L2 so inputs come from HBM.
+class L2Flusher {
+ public:
+  explicit L2Flusher(bool enabled) {
+    if (!enabled) return;
+    int device = 0, l2 = 0;
+    cuda_check(cudaGetDevice(&device), "cudaGetDevice");
+    cuda_check(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device), "L2 size");
+    m_buffer = DeviceBytes(std::size_t(l2) * 2);
+  }
+  void flush(cudaStream_t stream) {
+    if (m_buffer.bytes()) cuda_check(cudaMemsetAsync(m_buffer.get(), 0, m_buffer.bytes(), stream), "L2 flush");
+  }
+
+ private:
+  DeviceBytes m_buffer;
+};
+
+}  // namespace
+
+void time_backends(const std::vector<BackendSession*>& sessions, const std::vector<BackendResult*>& results,
+                   const CaseSpec& spec, double flops_fwd, cudaStream_t stream,
+                   const std::function<nlohmann::json()>& sample_clocks) {
+  const TimingSpec& t = spec.timing;
+  EventPair ev;
+  L2Flusher flusher(t.l2_flush);
+  for (Op op : {Op::forward, Op::backward}) {
+    if (op == Op::forward && !runs_forward(spec.op)) continue;
+    if (op == Op::backward && !runs_backward(spec.op)) continue;
+    const double flops = op == Op::forward ? flops_fwd : 2.5 * flops_fwd;
+    auto launch = [&](BackendSession& s) {
+      Status st = op == Op::forward ? s.forward() : s.backward();
+      if (!st.ok()) throw CudaError(s.backend().name() + (op == Op::forward ? " forward" : " backward") +
+                                        " (timing): " + st.error, false);
+    };
+    std::vector<std::size_t> eligible;
+    for (std::size_t i = 0; i < sessions.size(); ++i)
+      if (sessions[i]->on_device() && sessions[i]->backend().has_op(op)) eligible.push_back(i);
+    std::vector<std::vector<double>> pass_medians(sessions.size());
+    std::vector<nlohmann::json> clocks(sessions.size(), nlohmann::json::array());
+    for (std::size_t i : eligible)
+      for (int w = 0; w < t.warmup; ++w) launch(*sessions[i]);
+    cuda_check(cudaStreamSynchronize(stream), "warm-up");
+    for (int pass = 0; pass < t.passes; ++pass) {
+      for (std::size_t pos : pass_order(eligible.size(), pass)) {
+        const std::size_t i = eligible[pos];
+        nlohmann::json sample = {{"pass", pass}};
+        if (sample_clocks) sample["before"] = sample_clocks();
+        std::vector<double> ms;
+        for (int it = 0; it < t.iterations; ++it) {
+          flusher.flush(stream);
+          cuda_check(cudaEventRecord(ev.start(), stream), "cudaEventRecord");
+          launch(*sessions[i]);
+          cuda_check(cudaEventRecord(ev.stop(), stream), "cudaEventRecord");
+          cuda_check(cudaEventSynchronize(ev.stop()), "timed run");
+          float elapsed = 0;
+          cuda_check(cudaEventElapsedTime(&elapsed, ev.start(), ev.stop()), "cudaEventElapsedTime");
+          ms.push_back(elapsed);
+        }
+        if (sample_clocks) sample["after"] = sample_clocks();
+        clocks[i].push_back(sample);
+        pass_medians[i].push_back(median(ms));
+      }
+    }
+    for (std::size_t i : eligible) {
+      Timing tm;
+      tm.op = op == Op::forward ? "fwd" : "bwd";
+      tm.pass_medians_ms = pass_medians[i];
+      tm.median_ms = median(pass_medians[i]);
+      const auto [lo, hi] = std::minmax_element(pass_medians[i].begin(), pass_medians[i].end());
+      tm.spread = tm.median_ms > 0 ? (*hi - *lo) / tm.median_ms : 0;
+      tm.tflops = tm.median_ms > 0 ? flops / (tm.median_ms * 1e-3) / 1e12 : 0;
+      tm.iterations = t.iterations;
+      tm.passes = t.passes;
+      tm.l2_flush = t.l2_flush;
+      tm.clocks = clocks[i];
+      results[i]->timings.push_back(std::move(tm));
+    }
+  }
+}
+
+}  // namespace vsa

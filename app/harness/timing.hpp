@@ -1,0 +1,24 @@
+#pragma once
+// Timing with CUDA events (DESIGN.md, "Running"): warm-up, iterations, passes,
+// backends interleaved A B B A, median of pass medians with their spread,
+// optional L2 flush, NVML clock samples around each measurement.
+#include <functional>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/case_data.hpp"
+#include "harness/case_result.hpp"
+
+namespace vsa {
+
+void time_backends(const std::vector<BackendSession*>& sessions, const std::vector<BackendResult*>& results,
+                   const CaseSpec& spec, double flops_fwd, cudaStream_t stream,
+                   const std::function<nlohmann::json()>& sample_clocks);
+
+// Pass order for interleaving: even passes forward, odd passes reversed (A B, B A, ...).
+[[nodiscard]] std::vector<std::size_t> pass_order(std::size_t count, int pass);
+[[nodiscard]] double median(std::vector<double> values);
+
+}  // namespace vsa

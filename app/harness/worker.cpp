@@ -1,0 +1,82 @@
+#include "harness/worker.hpp"
+
+#include <iostream>
+#include <string>
+
+#include <cuda_runtime_api.h>
+#include <nlohmann/json.hpp>
+
+#include "harness/case_runner.hpp"
+#include "harness/devices.hpp"
+#include "harness/suite.hpp"
+#include "report/clock_sampler.hpp"
+#include "vsa/registry.hpp"
+
+namespace vsa {
+namespace {
+
+void reply(const nlohmann::json& j) { std::cout << j.dump() << std::endl; }
+
+nlohmann::json device_json(const DeviceInfo& d) {
+  char pci[32] = {};
+  cudaDeviceGetPCIBusId(pci, sizeof pci, d.ordinal);
+  return {{"pci_bus_id", pci}, {"ordinal", d.ordinal},   {"name", d.name},         {"cc_major", d.cc_major},
+          {"cc_minor", d.cc_minor}, {"sm_count", d.sm_count}, {"smem_per_block_optin", d.smem_per_block_optin},
+          {"global_mem", d.global_mem}};
+}
+
+}  // namespace
+
+int worker_main(int device_ordinal) {
+  const Registry registry = make_registry();
+  DeviceQuery query;  // filled lazily: a CPU-only worker never initialises CUDA
+  bool queried = false;
+  auto devices = [&]() -> const DeviceQuery& {
+    if (!queried) query = query_devices();
+    queried = true;
+    return query;
+  };
+  WorkerContext ctx;
+  ctx.registry = &registry;
+  ctx.emit = reply;
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    nlohmann::json req;
+    try {
+      req = nlohmann::json::parse(line);
+    } catch (const std::exception& e) {
+      reply({{"event", "error"}, {"message", std::string("bad request: ") + e.what()}});
+      continue;
+    }
+    const std::string op = req.value("op", "");
+    if (op == "exit") return 0;
+    if (op == "hello") {
+      nlohmann::json list = nlohmann::json::array();
+      for (const auto& d : devices().devices) list.push_back(device_json(d));
+      reply({{"event", "hello"}, {"devices", list}, {"note", devices().note}});
+      continue;
+    }
+    if (op != "case") {
+      reply({{"event", "error"}, {"message", "unknown op '" + op + "'"}});
+      continue;
+    }
+    CaseSpec spec;
+    try {
+      spec = case_from_json(req.at("case"), "worker request", "$.case");
+    } catch (const std::exception& e) {
+      reply({{"event", "error"}, {"message", e.what()}});
+      continue;
+    }
+    ctx.device = DeviceInfo{};
+    if (device_ordinal >= 0)
+      for (const auto& d : devices().devices)
+        if (d.ordinal == device_ordinal) ctx.device = d;
+    ctx.sample_clocks = make_clock_sampler(ctx.device);
+    const CaseOutcome outcome = run_case(spec, ctx);
+    reply({{"event", "result"}, {"result", outcome.result}, {"context_lost", outcome.context_lost}});
+    if (outcome.context_lost) return 3;
+  }
+  return 0;
+}
+
+}  // namespace vsa

@@ -1,0 +1,50 @@
+// vsa-bench: CLI wiring only. Each subcommand lives in app/commands/, the work
+// in the harness library. Exceptions map to the exit codes of DESIGN.md.
+#include <cstdio>
+#include <exception>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include "commands/commands.hpp"
+#include "harness/exit_codes.hpp"
+#include "harness/suite.hpp"
+
+int main(int argc, char** argv) {
+  spdlog::set_pattern("%^[%l]%$ %v");
+  spdlog::set_level(spdlog::level::info);
+  CLI::App app{
+      "vsa-bench: correctness, race and speed checks for VSA block-sparse attention kernels.\n"
+      "Typical use:\n"
+      "  vsa-bench info                      node and GPU fingerprint (driver, VBIOS, GSP firmware)\n"
+      "  vsa-bench list backends             kernels in this binary and whether this GPU runs them\n"
+      "  vsa-bench run                       the default qualification suite, one report per GPU\n"
+      "  vsa-bench run correctness stability perf --out results/\n"
+      "  vsa-bench lint                      check the binary's own SASS for empty bodies, spills, races\n"
+      "Exit codes: 0 all passed (stated skips allowed), 1 a check failed, 2 bad usage or input,\n"
+      "3 performance regression, 4 incomplete (a case faulted or hung, or --require-gpu found none)."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("vsa-bench ") + "0.1.0");
+  bool verbose = false;
+  app.add_flag("-v,--verbose", verbose, "Debug logging");
+  int exit_code = vsa::kExitOk;
+  vsa::cli::register_info(app, exit_code);
+  vsa::cli::register_list(app, exit_code);
+  vsa::cli::register_run(app, exit_code);
+  vsa::cli::register_lint(app, exit_code);
+  vsa::cli::register_worker(app, exit_code);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? vsa::kExitOk : vsa::kExitUsage;
+  } catch (const vsa::SuiteError& e) {
+    spdlog::error("{}", e.what());
+    return vsa::kExitUsage;
+  } catch (const std::exception& e) {
+    spdlog::error("{}", e.what());
+    return vsa::kExitIncomplete;
+  }
+  if (verbose) spdlog::set_level(spdlog::level::debug);
+  return exit_code;
+}

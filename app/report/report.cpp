@@ -1,0 +1,164 @@
+#include "report/report.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "build_info.hpp"
+
+namespace vsa {
+
+std::string utc_now_iso8601() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+nlohmann::json summary_counts(const std::vector<CaseResult>& cases) {
+  nlohmann::json s = {{"cases", cases.size()}, {kPass, 0}, {kFail, 0}, {kFault, 0}, {kHang, 0}, {kSkip, 0}};
+  for (const auto& c : cases) s[c.verdict] = s.value(c.verdict, 0) + 1;
+  return s;
+}
+
+nlohmann::json to_json(const Report& r) {
+  return {
+      {"schema", "vsa-bench/report"},
+      {"schema_version", kReportSchemaVersion},
+      {"tool",
+       {{"name", "vsa-bench"},
+        {"version", build::kVersion},
+        {"git_sha", build::kGitSha},
+        {"build_type", build::kBuildType},
+        {"cxx_compiler", build::kCxxCompiler},
+        {"cuda_compiler", build::kCudaCompiler},
+        {"cuda_toolkit", build::kCudaToolkit}}},
+      {"argv", r.argv},
+      {"label", r.label},
+      {"started_at", r.started_at},
+      {"finished_at", r.finished_at},
+      {"node", r.node},
+      {"device", r.device},
+      {"devices_note", r.devices_note},
+      {"suites", r.suites},
+      {"backends", r.backends},
+      {"probes", r.probes},
+      {"cases", r.cases},
+      {"summary", summary_counts(r.cases)},
+      {"complete", r.complete},
+      {"exit_code", r.exit_code},
+  };
+}
+
+Report report_from_json(const nlohmann::json& j) {
+  if (j.value("schema", "") != "vsa-bench/report")
+    throw std::invalid_argument("not a vsa-bench report (missing \"schema\": \"vsa-bench/report\")");
+  if (j.value("schema_version", 0) > kReportSchemaVersion)
+    throw std::invalid_argument("report schema_version " + std::to_string(j.value("schema_version", 0)) +
+                                " is newer than this tool understands (" + std::to_string(kReportSchemaVersion) + ")");
+  Report r;
+  r.argv = j.value("argv", std::vector<std::string>{});
+  r.label = j.value("label", "");
+  r.started_at = j.value("started_at", "");
+  r.finished_at = j.value("finished_at", "");
+  r.node = j.value("node", nlohmann::json());
+  r.device = j.value("device", nlohmann::json());
+  r.devices_note = j.value("devices_note", nlohmann::json());
+  r.suites = j.value("suites", nlohmann::json::array());
+  r.backends = j.value("backends", nlohmann::json::array());
+  r.probes = j.value("probes", nlohmann::json::object());
+  r.cases = j.value("cases", std::vector<CaseResult>{});
+  r.complete = j.value("complete", false);
+  r.exit_code = j.value("exit_code", 0);
+  return r;
+}
+
+namespace {
+
+std::string fmt_num(double v, int precision = 3) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", precision, v);
+  return buf;
+}
+
+std::string worst_error(const BackendResult& b) {
+  double worst = -1;
+  std::string which;
+  for (const auto& m : b.metrics)
+    if (m.rel_max > worst) {
+      worst = m.rel_max;
+      which = m.tensor;
+    }
+  return worst < 0 ? "" : which + " " + fmt_num(worst, 2);
+}
+
+std::string tflops_of(const BackendResult& b, const char* op) {
+  for (const auto& t : b.timings)
+    if (t.op == op) return fmt_num(t.tflops, 4) + " (±" + fmt_num(100 * t.spread, 2) + "%)";
+  return "";
+}
+
+std::string escape_cell(std::string s) {
+  for (auto& ch : s)
+    if (ch == '|' || ch == '\n') ch = ' ';
+  return s;
+}
+
+}  // namespace
+
+std::string render_markdown(const Report& r) {
+  std::ostringstream md;
+  md << "# vsa-bench report" << (r.label.empty() ? "" : ": " + r.label) << "\n\n";
+  md << "- tool: vsa-bench " << build::kVersion << " (" << build::kGitSha << "), CUDA toolkit " << build::kCudaToolkit
+     << "\n";
+  md << "- node: " << r.node.value("hostname", "?") << "\n";
+  if (r.device.is_object()) {
+    md << "- GPU: " << r.device.value("name", "?") << " (index " << r.device.value("cuda_ordinal", -1)
+       << ", PCI " << r.device.value("pci_bus_id", "?") << ")\n";
+    md << "- driver " << r.device.value("driver_version", "?") << ", VBIOS " << r.device.value("vbios_version", "?")
+       << ", GSP " << r.device.value("gsp_firmware_version", "?") << "\n";
+  } else {
+    md << "- GPU: none (" << (r.devices_note.is_string() ? r.devices_note.get<std::string>() : "CPU-only run")
+       << "): GPU backends were skipped\n";
+  }
+  md << "- started " << r.started_at << ", finished " << r.finished_at << (r.complete ? "" : " (incomplete)") << "\n";
+  const auto s = summary_counts(r.cases);
+  md << "- cases: " << s["cases"] << " — PASS " << s[kPass] << ", FAIL " << s[kFail] << ", FAULT " << s[kFault]
+     << ", HANG " << s[kHang] << ", SKIP " << s[kSkip] << "; exit code " << r.exit_code << "\n\n";
+  md << "| case | backend | verdict | worst rel_max | fwd TFLOPS | bwd TFLOPS | note |\n";
+  md << "|---|---|---|---|---|---|---|\n";
+  for (const auto& c : r.cases) {
+    if (c.backends.empty())
+      md << "| " << c.name << " | | " << c.verdict << " | | | | " << escape_cell(c.message) << " |\n";
+    for (const auto& b : c.backends)
+      md << "| " << c.name << " | " << b.backend << " | " << b.verdict << " | " << worst_error(b) << " | "
+         << tflops_of(b, "fwd") << " | " << tflops_of(b, "bwd") << " | " << escape_cell(b.reason) << " |\n";
+  }
+  return md.str();
+}
+
+void write_file_atomic(const std::string& path, const std::string& content) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    if (!out) throw std::runtime_error("cannot write " + tmp);
+    out << content;
+    out.flush();
+    if (!out) throw std::runtime_error("write failed: " + tmp);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error("cannot rename " + tmp + " to " + path);
+}
+
+void write_report(const Report& report, const std::string& json_path) {
+  write_file_atomic(json_path, to_json(report).dump(2) + "\n");
+  std::string md_path = json_path;
+  if (md_path.size() > 5 && md_path.compare(md_path.size() - 5, 5, ".json") == 0) md_path.resize(md_path.size() - 5);
+  write_file_atomic(md_path + ".md", render_markdown(report));
+}
+
+}  // namespace vsa

@@ -1,0 +1,42 @@
+#pragma once
+// The per-(node, GPU, run) report (DESIGN.md, "Reports"): schema-versioned JSON
+// plus a Markdown rendering, both written atomically after every case so a
+// killed run loses nothing that finished.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "harness/case_result.hpp"
+
+namespace vsa {
+
+inline constexpr int kReportSchemaVersion = 1;
+
+struct Report {
+  std::vector<std::string> argv;
+  std::string label;
+  std::string started_at, finished_at;  // ISO 8601 UTC
+  nlohmann::json node;                  // fingerprint: node part
+  nlohmann::json device;                // fingerprint: this GPU (null: CPU-only run)
+  nlohmann::json devices_note;          // why there is no GPU, when there is none
+  nlohmann::json suites = nlohmann::json::array();
+  nlohmann::json backends = nlohmann::json::array();  // name, images, kernels, supported
+  nlohmann::json probes = nlohmann::json::object();   // delay probes in force
+  std::vector<CaseResult> cases;
+  bool complete = false;  // false while running or when interrupted
+  int exit_code = 0;
+};
+
+[[nodiscard]] nlohmann::json to_json(const Report& report);
+// Reads a report written by to_json (for --resume, compare, fleet, repro).
+[[nodiscard]] Report report_from_json(const nlohmann::json& j);
+[[nodiscard]] nlohmann::json summary_counts(const std::vector<CaseResult>& cases);
+[[nodiscard]] std::string render_markdown(const Report& report);
+
+// Writes PATH (JSON) and PATH with .md (Markdown) through temp files + rename.
+void write_report(const Report& report, const std::string& json_path);
+void write_file_atomic(const std::string& path, const std::string& content);
+[[nodiscard]] std::string utc_now_iso8601();
+
+}  // namespace vsa

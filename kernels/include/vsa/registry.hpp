@@ -1,0 +1,43 @@
+#pragma once
+// Backend registry. Each kernel family has one registration function; the
+// harness calls them explicitly (no static-initialisation tricks that a static
+// library link would silently drop).
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "vsa/backend.hpp"
+
+namespace vsa {
+
+class Registry {
+ public:
+  void add(std::unique_ptr<Backend> backend) { m_backends.push_back(std::move(backend)); }
+  [[nodiscard]] Backend* find(std::string_view name) const {
+    for (const auto& b : m_backends)
+      if (b->name() == name) return b.get();
+    return nullptr;
+  }
+  [[nodiscard]] const std::vector<std::unique_ptr<Backend>>& all() const { return m_backends; }
+
+ private:
+  std::vector<std::unique_ptr<Backend>> m_backends;
+};
+
+// One per kernel family, defined next to its kernels.
+void register_cpu_backends(Registry& registry);       // reference/
+void register_portable_backends(Registry& registry);  // kernels/portable/
+void register_sm90a_backends(Registry& registry);     // kernels/sm90a/
+void register_sm100a_backends(Registry& registry);    // kernels/sm100a/
+
+// Every backend name the project defines, built into this binary or not: a
+// suite naming one that this build left out (e.g. VSA_BUILD_SM90A=OFF) is
+// SKIPped with that reason instead of refused as a typo.
+[[nodiscard]] inline std::vector<std::string_view> known_backend_names() {
+  return {"cpu-ref", "cpu-naive", "cuda-ref", "sm90a", "sm90a-det", "sm100a-blk64", "sm100a-blk128"};
+}
+
+// All families, in a stable order (CPU first, then CUDA reference, then fast kernels).
+[[nodiscard]] Registry make_registry();
+
+}  // namespace vsa

@@ -1,0 +1,107 @@
+#pragma once
+// Where the backward's accumulators leave the registers: the fixed-order combine of
+// the two consumers' dK/dV (or dQ) partials, bf16 row stores, the fp32 dQ reduction
+// and the zero rows of blocks nobody selected.
+#include <cstdint>
+
+#include "bwd_config.cuh"
+#include "bwd_mainloop.cuh"
+#include "sm90a_common.cuh"
+
+namespace vsa::sm90a::bwd {
+
+// Accumulator elements [first, first + count) of one thread <-> shared memory in fragment
+// order: float4 group g of thread t at (g * 128 + t) * 4, so a warp moves 512 contiguous
+// bytes per access (no bank conflicts) and both consumers' threads t meet at the same place.
+template <int kFirst, int kCount, int N>
+__device__ __forceinline__ void frag_to_smem(float* buf, int t, const float (&acc)[N]) {
+  static_assert(kFirst % 4 == 0 && kCount % 4 == 0 && kFirst + kCount <= N);
+#pragma unroll
+  for (int g = 0; g < kCount / 4; ++g)
+    *reinterpret_cast<float4*>(buf + (g * kWarpgroupThreads + t) * 4) =
+        make_float4(acc[kFirst + 4 * g], acc[kFirst + 4 * g + 1], acc[kFirst + 4 * g + 2], acc[kFirst + 4 * g + 3]);
+}
+template <int kFirst, int kCount, int N>
+__device__ __forceinline__ void add_from_smem(float (&acc)[N], const float* buf, int t) {
+  static_assert(kFirst % 4 == 0 && kCount % 4 == 0 && kFirst + kCount <= N);
+#pragma unroll
+  for (int g = 0; g < kCount / 4; ++g) {
+    const float4 o = *reinterpret_cast<const float4*>(buf + (g * kWarpgroupThreads + t) * 4);
+    acc[kFirst + 4 * g] += o.x;
+    acc[kFirst + 4 * g + 1] += o.y;
+    acc[kFirst + 4 * g + 2] += o.z;
+    acc[kFirst + 4 * g + 3] += o.w;
+  }
+}
+
+// scale * acc[kFirst .. kFirst + kCount) -> bf16 rows of a [64][128] block (row stride 128).
+template <int kFirst, int kCount, int N>
+__device__ __forceinline__ void store_rows_bf16(bf16_bits* block, const Frag& f, const float (&acc)[N], float scale) {
+#pragma unroll
+  for (int i = kFirst; i < kFirst + kCount; i += 2) {
+    const int row = f.row0 + Frag::row_offset(i);
+    const int col = Frag::col_offset(i) + f.col0;
+    *reinterpret_cast<std::uint32_t*>(block + row * kD + col) = pack_bf16x2(acc[i] * scale, acc[i + 1] * scale);
+  }
+}
+
+// Exact zeros for the rows of a block that no list entry touches (whole CTA).
+__device__ __forceinline__ void store_zero_block(bf16_bits* block) {
+  for (int i = threadIdx.x; i < kTileElems / 8; i += blockDim.x)
+    reinterpret_cast<uint4*>(block)[i] = make_uint4(0u, 0u, 0u, 0u);
+}
+
+// kv-stationary: dK = dK_0 + dK_1 and dV = dV_0 + dV_1 (fp32 addition commutes, so the
+// bits do not depend on who adds); consumer 0 writes dK (scaled), consumer 1 writes dV.
+// The exchange buffer aliases the dS^T tiles, so the first barrier also waits for every
+// consumer's last dQ wgmma.
+__device__ __forceinline__ void combine_store_dkdv(KvSmem& sm, int consumer, int t, const Frag& f, float (&dk)[64],
+                                                   float (&dv)[64], float scale, bf16_bits* dk_block,
+                                                   bf16_bits* dv_block) {
+  float* ex = sm.scratch.exchange;
+  constexpr int kBoth = kConsumers * kWarpgroupThreads;
+  named_barrier_sync(kBarExchange, kBoth);
+  if (consumer == 1) frag_to_smem<0, 64>(ex, t, dk);
+  named_barrier_sync(kBarExchange, kBoth);
+  if (consumer == 0) add_from_smem<0, 64>(dk, ex, t);
+  named_barrier_sync(kBarExchange, kBoth);
+  if (consumer == 0) frag_to_smem<0, 64>(ex, t, dv);
+  named_barrier_sync(kBarExchange, kBoth);
+  if (consumer == 1) add_from_smem<0, 64>(dv, ex, t);
+  if (consumer == 0)
+    store_rows_bf16<0, 64>(dk_block, f, dk, scale);
+  else
+    store_rows_bf16<0, 64>(dv_block, f, dv, 1.0f);
+}
+
+// q-stationary: consumer 0 finishes columns 0..63, consumer 1 columns 64..127; each
+// sends the other half to its partner first.
+__device__ __forceinline__ void combine_store_dq(DqSmem& sm, int consumer, int t, const Frag& f, float (&dq)[64],
+                                                 float scale, bf16_bits* dq_block) {
+  constexpr int kBoth = kConsumers * kWarpgroupThreads;
+  if (consumer == 0)
+    frag_to_smem<32, 32>(sm.exchange[0], t, dq);
+  else
+    frag_to_smem<0, 32>(sm.exchange[1], t, dq);
+  named_barrier_sync(kBarExchange, kBoth);
+  if (consumer == 0) {
+    add_from_smem<0, 32>(dq, sm.exchange[1], t);
+    store_rows_bf16<0, 32>(dq_block, f, dq, scale);
+  } else {
+    add_from_smem<32, 32>(dq, sm.exchange[0], t);
+    store_rows_bf16<32, 32>(dq_block, f, dq, scale);
+  }
+}
+
+// dQ partial of one (q block, kv block) pair -> fp32 BHSD accumulator, L2 reductions of
+// two adjacent floats (each warp access covers eight full 32-byte sectors).
+__device__ __forceinline__ void reduce_dq(float* accum_block, const Frag& f, const float (&dq)[64]) {
+#pragma unroll
+  for (int i = 0; i < 64; i += 2) {
+    const int row = f.row0 + Frag::row_offset(i);
+    const int col = Frag::col_offset(i) + f.col0;
+    red_add_v2(accum_block + row * kD + col, dq[i], dq[i + 1]);
+  }
+}
+
+}  // namespace vsa::sm90a::bwd

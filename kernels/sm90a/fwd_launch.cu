@@ -1,0 +1,42 @@
+// Forward entry points of the sm90a backend (launch.hpp), for fwd::TileConfig.
+#include <cuda_runtime.h>
+
+#include "fwd_launch.cuh"
+#include "launch.hpp"
+
+namespace vsa::sm90a {
+namespace {
+
+KernelInfo describe(const void* kernel, const char* name, bool hot) {
+  KernelInfo info;
+  info.name = name;
+  info.hot = hot;
+  cudaFuncAttributes attr{};
+  if (cudaFuncGetAttributes(&attr, kernel) != cudaSuccess) {
+    (void)cudaGetLastError();  // no device or no loadable image: report what is known
+    return info;
+  }
+  info.registers = attr.numRegs;
+  info.shared_static_bytes = attr.sharedSizeBytes;
+  info.local_bytes = attr.localSizeBytes;
+  info.max_threads_per_block = attr.maxThreadsPerBlock;
+  info.binary_version = attr.binaryVersion;
+  return info;
+}
+
+}  // namespace
+
+std::size_t forward_workspace_bytes(const Shape& shape) { return fwd::workspace_bytes(shape); }
+
+Status launch_forward(const ForwardArgs& args) { return fwd::launch<fwd::TileConfig>(args); }
+
+std::vector<KernelInfo> forward_kernels() {
+  using fwd::TileConfig;
+  return {
+      describe(reinterpret_cast<const void*>(&fwd::forward_kernel<TileConfig, false>), "sm90a.fwd", true),
+      describe(reinterpret_cast<const void*>(&fwd::order_longest_first<fwd::kOrderThreads>), "sm90a.fwd_order", true),
+      describe(reinterpret_cast<const void*>(&fwd::forward_kernel<TileConfig, true>), "sm90a.fwd_probe", false),
+  };
+}
+
+}  // namespace vsa::sm90a

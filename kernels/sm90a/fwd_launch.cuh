@@ -1,0 +1,112 @@
+#pragma once
+// Host side of the forward: workspace layout, tensor maps, and the two stream-ordered
+// launches (order kernel, then the persistent kernel with programmatic dependent launch).
+// Templated on the tile config so a tuning driver can instantiate variants; the backend
+// uses fwd::TileConfig (fwd_launch.cu).
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <string>
+
+#include "fwd_kernel.cuh"
+#include "fwd_schedule.cuh"
+#include "vsa/backend.hpp"
+
+namespace vsa::sm90a::fwd {
+
+// Workspace: [scheduler counter | pad to 256 B][order: one int32 per work item].
+inline constexpr std::size_t kCounterBytes = 256;
+
+[[nodiscard]] inline std::size_t workspace_bytes(const Shape& s) {
+  const std::size_t order_bytes = std::size_t(s.count_elems()) * sizeof(std::int32_t);
+  return kCounterBytes + (order_bytes + 255) / 256 * 256;
+}
+
+[[nodiscard]] inline Status cuda_status(cudaError_t e, const char* what) {
+  if (e == cudaSuccess) return Status::success();
+  return Status::failure(std::string(what) + ": " + cudaGetErrorName(e) + ": " + cudaGetErrorString(e));
+}
+
+[[nodiscard]] inline Status check_args(const ForwardArgs& a) {
+  const Shape& s = a.shape;
+  if (s.block != kBlock || s.head_dim != kHeadDim) return Status::failure("sm90a forward needs BLK = 64 and D = 128");
+  if (s.batch < 0 || s.heads < 0 || s.num_blocks < 0 || s.max_kv < 0) return Status::failure("negative shape field");
+  if (s.bh() * s.seq() >= (std::int64_t(1) << 31))
+    return Status::failure("B * H * S must stay below 2^31 rows (32-bit TMA coordinates)");
+  if (!a.q || !a.k || !a.v || !a.q2k_num || !a.vbs || !a.out || !a.lse || !a.workspace)
+    return Status::failure("null tensor or workspace pointer");
+  if (s.max_kv > 0 && !a.q2k_idx) return Status::failure("null q2k_idx");
+  return Status::success();
+}
+
+template <class Cfg, bool kProbe>
+[[nodiscard]] Status launch_persistent(const CUtensorMap& tm_q, const CUtensorMap& tm_k, const CUtensorMap& tm_v,
+                                       const Params& params, int grid, cudaStream_t stream) {
+  auto* kernel = &forward_kernel<Cfg, kProbe>;
+  constexpr std::size_t smem = kSmemBytes<Cfg>;
+  if (Status st = cuda_status(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)),
+                              "cudaFuncSetAttribute(forward smem)");
+      !st.ok())
+    return st;
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(unsigned(grid));
+  config.blockDim = dim3(unsigned(Cfg::kThreads));
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  config.attrs = &attr;
+  config.numAttrs = 1;
+  return cuda_status(cudaLaunchKernelEx(&config, kernel, tm_q, tm_k, tm_v, params), "launch forward_kernel");
+}
+
+template <class Cfg>
+[[nodiscard]] Status launch(const ForwardArgs& a) {
+  if (Status st = check_args(a); !st.ok()) return st;
+  const Shape& s = a.shape;
+  const int n_items = int(s.count_elems());
+  if (n_items == 0) return Status::success();
+  const auto stream = static_cast<cudaStream_t>(a.stream);
+
+  int device = 0, sm_count = 0;
+  if (Status st = cuda_status(cudaGetDevice(&device), "cudaGetDevice"); !st.ok()) return st;
+  if (Status st = cuda_status(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device),
+                              "cudaDeviceGetAttribute(SM count)");
+      !st.ok())
+    return st;
+
+  const std::uint64_t rows = std::uint64_t(s.bh() * s.seq());
+  CUtensorMap tm_q, tm_k, tm_v;
+  for (auto [map, base] : {std::pair{&tm_q, static_cast<const void*>(a.q)}, std::pair{&tm_k, static_cast<const void*>(a.k)},
+                           std::pair{&tm_v, static_cast<const void*>(a.v)}})
+    if (Status st = make_tensor_map_bf16_sw128(map, base, rows, Cfg::kHeadDim, Cfg::kBlockQ, Cfg::kHalfCols); !st.ok())
+      return st;
+
+  auto* ws = static_cast<unsigned char*>(a.workspace);
+  Params params{};
+  params.q2k_idx = a.q2k_idx;
+  params.q2k_num = a.q2k_num;
+  params.vbs = a.vbs;
+  params.out = a.out;
+  params.lse = a.lse;
+  params.next_work = reinterpret_cast<std::int32_t*>(ws);
+  params.order = reinterpret_cast<const std::int32_t*>(ws + kCounterBytes);
+  params.n_items = n_items;
+  params.num_blocks = s.num_blocks;
+  params.max_kv = s.max_kv;
+  params.scale_log2 = float(1.4426950408889634 / std::sqrt(double(s.head_dim)));
+  params.probe_release_kv_ns = a.probes.nanoseconds[kProbeFwdReleaseKv];
+  params.probe_epilogue_ns = a.probes.nanoseconds[kProbeFwdEpilogue];
+
+  order_longest_first<kOrderThreads><<<1, kOrderThreads, 0, stream>>>(a.q2k_num, n_items, s.max_kv,
+                                                       reinterpret_cast<std::int32_t*>(ws + kCounterBytes),
+                                                       params.next_work);
+  if (Status st = cuda_status(cudaGetLastError(), "launch order_longest_first"); !st.ok()) return st;
+
+  const int grid = std::max(1, std::min(sm_count, (n_items + Cfg::kConsumers - 1) / Cfg::kConsumers));
+  return a.probes.any() ? launch_persistent<Cfg, true>(tm_q, tm_k, tm_v, params, grid, stream)
+                        : launch_persistent<Cfg, false>(tm_q, tm_k, tm_v, params, grid, stream);
+}
+
+}  // namespace vsa::sm90a::fwd

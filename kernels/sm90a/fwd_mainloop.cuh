@@ -1,0 +1,177 @@
+#pragma once
+// Consumer role: one warp group per slot, one 64-row query block at a time.
+//
+// Per item: Q -> registers (A operand of every S = Q K^T), then for each selected kv
+// block n the pipelined step
+//     wait P_{n-2} V_{n-2}; hand stage n-2 back; rescale O; P_{n-1} = bf16(S_{n-1})
+//     issue S_n = Q K_n^T          (wgmma m64n64k16 x 8, A = Q registers)
+//     issue O  += P_{n-1} V_{n-1}  (wgmma m64n128k16 x 4, A = P registers, V N-major)
+//     wait S_n; online softmax of S_n while P_{n-1} V_{n-1} still runs
+// so the softmax of one block overlaps the P.V product of the previous one.
+#include "fwd_epilogue.cuh"
+#include "fwd_softmax.cuh"
+#include "fwd_storage.cuh"
+
+namespace vsa::sm90a::fwd {
+
+// Q tile (swizzled [half][row][64]) into the A fragments of 8 k16 slices: ldmatrix.x4
+// matrices (rows 0-7 | 8-15) x (k 0-7 | 8-15) of this warp's 16 rows.
+template <class Cfg>
+__device__ __forceinline__ void load_q_fragments(const bf16_bits* q_tile, std::uint32_t (&q)[8][4], int warp, int lane) {
+  const std::uint32_t base = smem_addr(q_tile);
+  const int row = warp * 16 + lane % 8 + 8 * ((lane / 8) % 2);
+#pragma unroll
+  for (int kk = 0; kk < 8; ++kk) {
+    const int chunk = (kk % 4) * 2 + lane / 16;  // 16-byte chunk within the 128-byte half row
+    const std::uint32_t addr = base + (kk / 4) * Cfg::kHalfBytes + row * 128 + ((chunk ^ (row % 8)) << 4);
+    ldmatrix_x4(q[kk], addr);
+  }
+}
+
+// S = Q K^T: K is K-major (rows = keys, 128-byte rows); slice kk sits in half kk/4 at
+// byte 32 * (kk % 4) of the swizzle atom.
+template <class Cfg>
+__device__ __forceinline__ void issue_scores(float (&s)[32], const std::uint32_t (&q)[8][4], const bf16_bits* k_tile) {
+  const std::uint32_t base = smem_addr(k_tile);
+#pragma unroll
+  for (int kk = 0; kk < 8; ++kk) {
+    const std::uint64_t desc = smem_desc_sw128(base + (kk / 4) * Cfg::kHalfBytes + (kk % 4) * 32, 16, 1024);
+    wgmma_m64n64k16_rs<0>(s, q[kk], desc, kk > 0);
+  }
+}
+
+// O += P V: V is N-major for this product (rows = keys = K dimension); slice kk is
+// keys 16kk..16kk+15, 2 x 8-row groups (sbo 1024 B), N = 128 spans both halves (lbo).
+template <class Cfg>
+__device__ __forceinline__ void issue_pv(float (&o)[64], const std::uint32_t (&p)[4][4], const bf16_bits* v_tile) {
+  const std::uint32_t base = smem_addr(v_tile);
+#pragma unroll
+  for (int kk = 0; kk < 4; ++kk) {
+    const std::uint64_t desc = smem_desc_sw128(base + kk * 16 * 128, Cfg::kHalfBytes, 1024);
+    wgmma_m64n128k16_rs<1>(o, p[kk], desc, 1);
+  }
+}
+
+// Each warp hands a buffer back once its own reads are done; barriers count 4 arrivals.
+template <bool kProbe>
+__device__ __forceinline__ void release_stage(std::uint64_t* empty, int lane, std::uint32_t delay_ns) {
+  __syncwarp();
+  if (lane == 0) {
+    if constexpr (kProbe) sleep_ns(delay_ns);
+    mbar_arrive(empty);
+  }
+  __syncwarp();
+}
+
+template <class Cfg, bool kProbe>
+__device__ void run_consumer(SharedStorage<Cfg>& smem, int slot, const Params& p) {
+  SlotTiles<Cfg>& tiles = smem.tiles[slot];
+  SlotBarriers<Cfg>& bars = smem.bars[slot];
+  const SlotMailbox<Cfg>& mail = smem.mail[slot];
+  const int tid = threadIdx.x - Cfg::kWarpGroupThreads * (1 + slot);
+  const int warp = tid / 32, lane = tid % 32;
+  PipelineState<1> q_state;
+  PipelineState<Cfg::kStages> kv_state;
+
+  std::uint32_t q[8][4];
+  std::uint32_t pfrag[4][4];
+  float s[32];
+  float o[64];
+#pragma unroll
+  for (int i = 0; i < 32; ++i) s[i] = 0.0f;
+
+  for (;;) {
+    mbar_wait(&bars.q_full, q_state.full_parity());
+    const int item = mail.item;
+    const int count = mail.count;
+    if (item < 0) return;
+    if (count == 0) {
+      release_stage<false>(&bars.q_empty, lane, 0);
+      q_state.advance();
+      store_empty_item<Cfg>(item, p, warp, lane);
+      continue;
+    }
+    load_q_fragments<Cfg>(tiles.q, q, warp, lane);
+    fence_proxy_async_smem();  // ordinary reads of Q before the next TMA write into it
+    release_stage<false>(&bars.q_empty, lane, 0);
+    q_state.advance();
+
+    OnlineSoftmax softmax;
+    softmax.reset();
+    float alpha[2];
+#pragma unroll
+    for (int i = 0; i < 64; ++i) o[i] = 0.0f;
+
+    // First block: scores alone.
+    PipelineState<Cfg::kStages> cur = kv_state, prev = kv_state;
+    mbar_wait(&bars.k_full[cur.index], cur.full_parity());
+    keep_live(s);
+    wgmma_fence();
+    issue_scores<Cfg>(s, q, tiles.k[cur.index]);
+    wgmma_commit();
+    wgmma_wait<0>();
+    keep_live(s);
+    {
+      const int valid = mail.kv_valid[cur.index];
+      if (valid < Cfg::kBlockKv) OnlineSoftmax::mask_padding(s, valid, lane);
+    }
+    softmax.update(s, p.scale_log2, alpha);
+
+    // The wait for P_{n-2} V_{n-2} sits at the top of iteration n, behind the loop's
+    // back edge: ptxas schedules a wgmma wait as early as its basic block allows, and
+    // in the same block as the softmax it would hoist it above the softmax.
+    for (int n = 1; n < count; ++n) {
+      if (n > 1) {
+        wgmma_wait<0>();
+        keep_live(o);
+        release_stage<kProbe>(&bars.kv_empty[prev.index], lane, p.probe_release_kv_ns);
+        rescale_rows(o, alpha);
+      }
+      pack_probabilities(s, pfrag);
+      PipelineState<Cfg::kStages> next = cur;
+      next.advance();
+      // Both waits before the fence: the two products are issued back to back in one
+      // block (a wait between them makes ptxas inject another warpgroup.arrive).
+      mbar_wait(&bars.k_full[next.index], next.full_parity());
+      mbar_wait(&bars.v_full[cur.index], cur.full_parity());
+      keep_live(o);
+      keep_live(pfrag);
+      wgmma_fence();
+      issue_scores<Cfg>(s, q, tiles.k[next.index]);
+      wgmma_commit();
+      issue_pv<Cfg>(o, pfrag, tiles.v[cur.index]);
+      wgmma_commit();
+
+      wgmma_wait<1>();  // S_n ready; P_{n-1} V_{n-1} may still run
+      keep_live(s);
+      const int valid = mail.kv_valid[next.index];
+      if (valid < Cfg::kBlockKv) OnlineSoftmax::mask_padding(s, valid, lane);
+      softmax.update(s, p.scale_log2, alpha);
+      prev = cur;
+      cur = next;
+    }
+
+    // Last block: its P.V, then the epilogue reuses this stage's V tile for O.
+    if (count > 1) {
+      wgmma_wait<0>();
+      keep_live(o);
+      release_stage<kProbe>(&bars.kv_empty[prev.index], lane, p.probe_release_kv_ns);
+      rescale_rows(o, alpha);
+    }
+    pack_probabilities(s, pfrag);
+    mbar_wait(&bars.v_full[cur.index], cur.full_parity());
+    keep_live(o);
+    keep_live(pfrag);
+    wgmma_fence();
+    issue_pv<Cfg>(o, pfrag, tiles.v[cur.index]);
+    wgmma_commit();
+    wgmma_wait<0>();
+    keep_live(o);
+    store_output<Cfg, kProbe>(o, softmax, tiles.v[cur.index], &bars.kv_empty[cur.index], slot, item, p, warp,
+                              lane);
+    kv_state = cur;
+    kv_state.advance();
+  }
+}
+
+}  // namespace vsa::sm90a::fwd

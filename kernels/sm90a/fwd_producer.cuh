@@ -1,0 +1,80 @@
+#pragma once
+// Producer role: one warp per consumer. Takes work items from the scheduler, publishes
+// each item in the mailbox with its Q tile, then streams the item's selected K/V blocks
+// through the consumer's ring. Lane 0 issues; the other lanes fetch block ids and vbs
+// 32 at a time so those dependent loads stay off the issue path.
+#include "fwd_schedule.cuh"
+#include "fwd_storage.cuh"
+
+namespace vsa::sm90a::fwd {
+
+// A 64 x 128 tile as two 64-column TMA boxes ([half][row][64]), completing on `bar`.
+template <class Cfg>
+__device__ __forceinline__ void load_tile(bf16_bits* dst, const CUtensorMap* map, int row, std::uint64_t* bar) {
+#pragma unroll
+  for (int h = 0; h < Cfg::kHalves; ++h)
+    tma_load_2d(dst + h * (Cfg::kHalfBytes / 2), map, h * Cfg::kHalfCols, row, bar);
+}
+
+template <class Cfg>
+__device__ void run_producer(SharedStorage<Cfg>& smem, int slot, const CUtensorMap* tm_q, const CUtensorMap* tm_k,
+                             const CUtensorMap* tm_v, const Params& p) {
+  SlotTiles<Cfg>& tiles = smem.tiles[slot];
+  SlotBarriers<Cfg>& bars = smem.bars[slot];
+  SlotMailbox<Cfg>& mail = smem.mail[slot];
+  const int lane = threadIdx.x % 32;
+  PipelineState<1> q_state;
+  PipelineState<Cfg::kStages> kv_state;
+
+  // The order kernel before us wrote `order` and reset `next_work`.
+  grid_dependency_wait();
+  for (;;) {
+    const int item = fetch_work(p.next_work, p.order, p.n_items, lane);
+    const int count = item >= 0 ? min(max(p.q2k_num[item], 0), p.max_kv) : 0;
+
+    mbar_wait(&bars.q_empty, q_state.empty_parity());
+    if (lane == 0) {
+      mail.item = item;
+      mail.count = count;
+      if (count > 0) {
+        mbar_arrive_expect_tx(&bars.q_full, Cfg::kTileBytes);
+        load_tile<Cfg>(tiles.q, tm_q, item * Cfg::kBlockQ, &bars.q_full);
+      } else {
+        mbar_arrive(&bars.q_full);  // empty item or end of work: mailbox only
+      }
+    }
+    __syncwarp();
+    q_state.advance();
+    if (item < 0) return;
+
+    // Row of this head's first key in the [B*H*S, D] view: (b*H + h) * S.
+    const int head_row = (item / p.num_blocks) * p.num_blocks * Cfg::kBlockKv;
+    const std::int32_t* ids = p.q2k_idx + std::int64_t(item) * p.max_kv;
+    for (int base = 0; base < count; base += 32) {
+      int block = 0, valid = 0;
+      if (base + lane < count) {
+        block = ids[base + lane];
+        valid = p.vbs[block];
+      }
+      const int batch = min(32, count - base);
+      for (int e = 0; e < batch; ++e) {
+        const int block_e = __shfl_sync(0xffffffffu, block, e);
+        const int valid_e = __shfl_sync(0xffffffffu, valid, e);
+        const int s = kv_state.index;
+        mbar_wait(&bars.kv_empty[s], kv_state.empty_parity());
+        if (lane == 0) {
+          mail.kv_valid[s] = valid_e;
+          const int row = head_row + block_e * Cfg::kBlockKv;
+          mbar_arrive_expect_tx(&bars.k_full[s], Cfg::kTileBytes);
+          load_tile<Cfg>(tiles.k[s], tm_k, row, &bars.k_full[s]);
+          mbar_arrive_expect_tx(&bars.v_full[s], Cfg::kTileBytes);
+          load_tile<Cfg>(tiles.v[s], tm_v, row, &bars.v_full[s]);
+        }
+        __syncwarp();
+        kv_state.advance();
+      }
+    }
+  }
+}
+
+}  // namespace vsa::sm90a::fwd

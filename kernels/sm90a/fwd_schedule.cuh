@@ -1,0 +1,103 @@
+#pragma once
+// Work order of the persistent forward kernel: longest first.
+//
+// A work item is one (b, h, query block) = index bh * nb + i, so its q2k_num entry is
+// counts[item]. Items with more selected kv blocks go first and the persistent CTAs take
+// the next item from a global counter as they free up (greedy longest-processing-time),
+// so a few long rows at the end cannot leave most SMs idle. Items of equal length keep
+// their natural order up to one chunk of kOrderThreads items: neighbouring query blocks
+// of one head then run together and share that head's K/V in L2.
+#include <cstdint>
+
+#include "sm90a_common.cuh"
+
+namespace vsa::sm90a::fwd {
+
+inline constexpr int kOrderThreads = 1024;
+// Counts above kOrderBins - 1 share the top bin: they are long either way.
+inline constexpr int kOrderBins = 4096;
+
+__device__ __forceinline__ int order_bin(int count, int num_bins) { return min(max(count, 0), num_bins - 1); }
+
+// Exclusive prefix sum over the CTA (kThreads threads, a multiple of 32, at most 1024).
+template <int kThreads>
+__device__ __forceinline__ int block_exclusive_sum(int x, int* warp_totals) {
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  int inclusive = x;
+#pragma unroll
+  for (int o = 1; o < 32; o <<= 1) {
+    const int y = __shfl_up_sync(0xffffffffu, inclusive, o);
+    if (lane >= o) inclusive += y;
+  }
+  if (lane == 31) warp_totals[warp] = inclusive;
+  __syncthreads();
+  if (warp == 0) {
+    int w = lane < kThreads / 32 ? warp_totals[lane] : 0;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+      const int y = __shfl_up_sync(0xffffffffu, w, o);
+      if (lane >= o) w += y;
+    }
+    warp_totals[lane] = w;
+  }
+  __syncthreads();
+  return inclusive - x + (warp > 0 ? warp_totals[warp - 1] : 0);
+}
+
+// One CTA of kOrderThreads: counting sort of the items by descending count into `order`,
+// and the scheduler counter reset for the kernel that follows. Lets that kernel (launched
+// with programmatic stream serialization) start its prologue at once; it reads `order`
+// only after griddepcontrol.wait. (A template only so that every translation unit that
+// includes this header may define it.)
+template <int kThreads = kOrderThreads>
+__global__ void __launch_bounds__(kThreads) order_longest_first(const std::int32_t* counts, int n_items,
+                                                                     int max_count, std::int32_t* order,
+                                                                     std::int32_t* next_work) {
+  grid_launch_dependents();
+  __shared__ int bins[kOrderBins];
+  __shared__ int warp_totals[32];
+  const int tid = threadIdx.x;
+  const int num_bins = min(max(max_count, 0), kOrderBins - 1) + 1;
+  if (tid == 0) *next_work = 0;
+  for (int b = tid; b < num_bins; b += kThreads) bins[b] = 0;
+  __syncthreads();
+  for (int i = tid; i < n_items; i += kThreads) atomicAdd(&bins[order_bin(counts[i], num_bins)], 1);
+  __syncthreads();
+
+  // Each thread owns `per` consecutive bins in descending-count order and turns their
+  // sizes into start offsets in place.
+  const int per = (num_bins + kThreads - 1) / kThreads;
+  int local = 0;
+  for (int k = 0; k < per; ++k) {
+    const int pos = tid * per + k;
+    if (pos < num_bins) local += bins[num_bins - 1 - pos];
+  }
+  int start = block_exclusive_sum<kThreads>(local, warp_totals);
+  for (int k = 0; k < per; ++k) {
+    const int pos = tid * per + k;
+    if (pos < num_bins) {
+      const int b = num_bins - 1 - pos;
+      const int size = bins[b];
+      bins[b] = start;
+      start += size;
+    }
+  }
+  __syncthreads();
+
+  // Scatter chunk by chunk so equal counts keep their natural order between chunks.
+  for (int base = 0; base < n_items; base += kThreads) {
+    const int i = base + tid;
+    if (i < n_items) order[atomicAdd(&bins[order_bin(counts[i], num_bins)], 1)] = i;
+    __syncthreads();
+  }
+}
+
+// Next work item for the calling warp (warp-uniform), or -1 when none is left.
+__device__ __forceinline__ int fetch_work(std::int32_t* next_work, const std::int32_t* order, int n_items, int lane) {
+  int pos = 0;
+  if (lane == 0) pos = atomicAdd(next_work, 1);
+  pos = __shfl_sync(0xffffffffu, pos, 0);
+  return pos < n_items ? order[pos] : -1;
+}
+
+}  // namespace vsa::sm90a::fwd

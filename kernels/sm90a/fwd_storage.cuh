@@ -1,0 +1,75 @@
+#pragma once
+// What the forward kernel's roles share: kernel parameters, shared-memory tiles, the
+// mbarriers that hand them between roles, and the small mailbox that travels with them.
+#include <cstdint>
+
+#include "sm90a_common.cuh"
+#include "tile_config.hpp"
+#include "vsa/bf16.hpp"
+
+namespace vsa::sm90a::fwd {
+
+struct Params {
+  const std::int32_t* q2k_idx;  // [B, H, nb, max_kv]
+  const std::int32_t* q2k_num;  // [B, H, nb]
+  const std::int32_t* vbs;      // [nb]
+  bf16_bits* out;               // [B, H, S, D]
+  float* lse;                   // [B, H, S], M format
+  const std::int32_t* order;    // work items, longest first (fwd_schedule.cuh)
+  std::int32_t* next_work;      // scheduler counter, zeroed by the order kernel
+  int n_items;                  // B * H * nb
+  int num_blocks;               // nb
+  int max_kv;
+  float scale_log2;             // softmax scale * log2(e), computed on the host
+  std::uint32_t probe_release_kv_ns;  // ProbeSlot kProbeFwdReleaseKv (probe variant only)
+  std::uint32_t probe_epilogue_ns;    // ProbeSlot kProbeFwdEpilogue (probe variant only)
+};
+
+// One consumer's tiles, all 128-byte swizzled by TMA as [half][row][64 columns]; every
+// tile starts on a 1024-byte boundary so the swizzle atoms line up with the wgmma
+// descriptors (base offset 0).
+template <class Cfg>
+struct SlotTiles {
+  alignas(1024) bf16_bits q[Cfg::kTileElems];
+  alignas(1024) bf16_bits k[Cfg::kStages][Cfg::kTileElems];
+  // The last V stage of an item doubles as the O staging tile of its epilogue.
+  alignas(1024) bf16_bits v[Cfg::kStages][Cfg::kTileElems];
+};
+
+// Barriers of one producer warp -> consumer warp group pair, named after the edge.
+template <class Cfg>
+struct SlotBarriers {
+  std::uint64_t q_full;                 // producer -> consumer: Q tile and mailbox item/count (1 arrival + tx)
+  std::uint64_t q_empty;                // consumer -> producer: Q in registers, mailbox read (1 per warp)
+  std::uint64_t k_full[Cfg::kStages];   // producer -> consumer: K tile and kv_valid of the stage (1 + tx)
+  std::uint64_t v_full[Cfg::kStages];   // producer -> consumer: V tile of the stage (1 + tx)
+  std::uint64_t kv_empty[Cfg::kStages]; // consumer -> producer: K, V (or O staging) no longer read (1 per warp)
+};
+
+// Plain shared-memory words written by the producer before the arrive that publishes
+// them (release) and read by the consumer after its wait (acquire).
+template <class Cfg>
+struct SlotMailbox {
+  int item;                      // work item, -1: no more work
+  int count;                     // its q2k_num (clamped to [0, max_kv])
+  int kv_valid[Cfg::kStages];    // vbs of the kv block in each stage
+};
+
+template <class Cfg>
+struct SharedStorage {
+  SlotTiles<Cfg> tiles[Cfg::kConsumers];
+  SlotBarriers<Cfg> bars[Cfg::kConsumers];
+  SlotMailbox<Cfg> mail[Cfg::kConsumers];
+};
+
+// Dynamic shared memory is aligned by hand (the extra 1024 bytes) since its base is not
+// guaranteed to sit on a swizzle-atom boundary.
+template <class Cfg>
+constexpr std::size_t kSmemBytes = sizeof(SharedStorage<Cfg>) + 1024;
+
+static_assert(kSmemBytes<TileConfig> <= TileConfig::kSmemLimit, "forward tiles exceed the shared memory of an SM");
+
+// Consumer warp groups have 4 warps; barrier arrival counts follow from that.
+inline constexpr int kConsumerWarps = 4;
+
+}  // namespace vsa::sm90a::fwd

@@ -1,0 +1,340 @@
+#pragma once
+// Shared sm_90a building blocks for the Hopper forward (fwd_*) and backward (bwd_*)
+// kernels. Every device function is one instruction or a fixed short sequence, with
+// the PTX ISA section it wraps (titles, with numbers of PTX ISA 9.x where given); policy lives in the
+// kernels. The host part builds TMA tensor maps through the runtime's driver entry
+// point, so nothing links libcuda (the binary still starts where no driver exists).
+//
+// Contents: addresses and fences | mbarrier | PipelineState | copy engine (TMA) |
+// warp-specialisation plumbing | arithmetic | ldmatrix | wgmma | host: tensor maps.
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cuda/ptx>
+#include <string>
+
+#include "vsa/backend.hpp"
+
+namespace vsa::sm90a {
+
+// ---- addresses and fences (PTX ISA "membar / fence", fence.proxy.async) ---------------
+
+__device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// Ordinary (generic-proxy) shared-memory accesses -> later accesses by wgmma or the copy
+// engine (async proxy), e.g. before handing a buffer back to a TMA producer or after
+// writing an operand with st.shared.
+__device__ __forceinline__ void fence_proxy_async_smem() {
+  cuda::ptx::fence_proxy_async(cuda::ptx::space_shared);
+}
+
+// ---- mbarrier (PTX ISA "Parallel Synchronization and Communication: mbarrier") --------
+
+__device__ __forceinline__ void mbar_init(std::uint64_t* bar, std::uint32_t arrivals) {
+  cuda::ptx::mbarrier_init(bar, arrivals);
+}
+
+// Makes initialised barriers visible to the async proxy; follow with a CTA barrier.
+__device__ __forceinline__ void mbar_init_fence() {
+  cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
+}
+
+// One arrival (release at CTA scope: earlier shared-memory accesses of this thread are
+// ordered before the phase completes).
+__device__ __forceinline__ void mbar_arrive(std::uint64_t* bar) { (void)cuda::ptx::mbarrier_arrive(bar); }
+
+// `count` arrivals at once, e.g. one thread standing in for a whole warp group.
+__device__ __forceinline__ void mbar_arrive(std::uint64_t* bar, std::uint32_t count) {
+  (void)cuda::ptx::mbarrier_arrive(bar, count);
+}
+
+// One arrival plus the number of bytes the copy engine will still deliver to this phase.
+__device__ __forceinline__ void mbar_arrive_expect_tx(std::uint64_t* bar, std::uint32_t bytes) {
+  (void)cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared,
+                                             bar, bytes);
+}
+
+// Blocks until the phase with this parity has completed (acquire at CTA scope).
+__device__ __forceinline__ void mbar_wait(std::uint64_t* bar, std::uint32_t parity) {
+  while (!cuda::ptx::mbarrier_try_wait_parity(bar, parity)) {
+  }
+}
+
+// ---- PipelineState: a ring of kStages buffers, each guarded by full/empty mbarriers ----
+//
+// `index` is the buffer, `phase` flips each time the ring wraps. A consumer waits on
+// full[index] for parity `phase`; a producer waits on empty[index] for parity `phase ^ 1`
+// (a fresh barrier counts its "previous" phase as complete, so the first lap of the
+// producer does not block). Producer and consumer advance in the same order.
+template <int kStages>
+struct PipelineState {
+  int index = 0;
+  std::uint32_t phase = 0;
+
+  __device__ __forceinline__ void advance() {
+    if (++index == kStages) {
+      index = 0;
+      phase ^= 1u;
+    }
+  }
+  [[nodiscard]] __device__ __forceinline__ std::uint32_t full_parity() const { return phase; }
+  [[nodiscard]] __device__ __forceinline__ std::uint32_t empty_parity() const { return phase ^ 1u; }
+};
+
+// ---- copy engine (PTX ISA "Data Movement: cp.async.bulk, cp.async.bulk.tensor") --------
+
+// 2-D tile (x = column in elements, y = row) of a tensor map into shared memory; completes
+// the transaction bytes on `bar`.
+__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, int x, int y, std::uint64_t* bar) {
+  const std::int32_t coords[2] = {x, y};
+  cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, dst, map, coords, bar);
+}
+
+// Contiguous bytes (a multiple of 16, both ends 16-byte aligned) into shared memory.
+__device__ __forceinline__ void bulk_load(void* dst, const void* src, std::uint32_t bytes, std::uint64_t* bar) {
+  cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_global, dst, src, bytes, bar);
+}
+
+// PTX ISA "prefetch, prefetchu" (prefetch.tensormap): warm the descriptor cache.
+__device__ __forceinline__ void prefetch_tensor_map(const CUtensorMap* map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(map)) : "memory");
+}
+
+// ---- warp-specialisation plumbing ----------------------------------------------------
+
+// PTX ISA "Miscellaneous: setmaxnreg": move registers between warp groups. Needs a register cap at
+// entry (__launch_bounds__(threads, 1)); every warp of the warp group executes it.
+template <std::uint32_t kRegs>
+__device__ __forceinline__ void setmaxnreg_inc() {
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+}
+template <std::uint32_t kRegs>
+__device__ __forceinline__ void setmaxnreg_dec() {
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(kRegs));
+}
+
+// PTX ISA "bar, barrier" (bar.sync): named barrier `id` (1..15; 0 is __syncthreads) over `threads`
+// threads (a multiple of 32).
+__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+// PTX ISA "griddepcontrol": programmatic dependent launch. wait blocks until the
+// grids this one depends on have completed and their memory is visible; launch_dependents
+// lets the next grid in the stream start its prologue early.
+__device__ __forceinline__ void grid_dependency_wait() { asm volatile("griddepcontrol.wait;\n" ::: "memory"); }
+__device__ __forceinline__ void grid_launch_dependents() {
+  asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory");
+}
+
+// Sleep at least `nanoseconds` (delay probes); __nanosleep takes at most about 1 ms.
+__device__ __forceinline__ void sleep_ns(std::uint32_t nanoseconds) {
+  while (nanoseconds > 0) {
+    const std::uint32_t chunk = nanoseconds < 1000000u ? nanoseconds : 1000000u;
+    __nanosleep(chunk);
+    nanoseconds -= chunk;
+  }
+}
+
+// ---- arithmetic ------------------------------------------------------------------------
+
+// PTX ISA "Floating Point: ex2" (ex2.approx.ftz.f32: 2^x, -inf -> +0).
+__device__ __forceinline__ float fast_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// PTX ISA "Data Movement and Conversion: cvt" (cvt.rn.bf16x2.f32): two floats -> bf16x2 (RNE);
+// `lo` lands in the low 16 bits (the lower column of an mma fragment pair).
+__device__ __forceinline__ std::uint32_t pack_bf16x2(float lo, float hi) {
+  std::uint32_t r;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+}
+
+// PTX ISA "red" (red.global.add.v2.f32): fire-and-forget fp32 reduction of two adjacent floats.
+__device__ __forceinline__ void red_add_v2(float* dst, float a, float b) {
+  asm volatile("red.global.add.v2.f32 [%0], {%1, %2};\n" ::"l"(dst), "f"(a), "f"(b) : "memory");
+}
+
+// ---- ldmatrix (PTX ISA "Warp Level Matrix Load Instruction: ldmatrix") -----------------
+
+// Four 8x8 b16 matrices; lanes 8i..8i+7 give the row addresses of matrix i, and register i
+// receives matrix i in the mma fragment layout (lane holds row lane/4, columns 2*(lane%4)+{0,1}).
+__device__ __forceinline__ void ldmatrix_x4(std::uint32_t (&r)[4], std::uint32_t addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr)
+               : "memory");
+}
+
+// ---- wgmma (PTX §9.7.15 "Asynchronous Warpgroup Level Matrix Multiply-Accumulate") ----
+//
+// Fragment layouts (§9.7.15.5.1.1), warp w of the warp group, lane l, t = l % 4:
+//   accumulator m64nN: d[4j + {0,1}] = (row 16w + l/4,     column 8j + 2t + {0,1}),
+//                      d[4j + {2,3}] = (row 16w + l/4 + 8, same columns);
+//   A from registers (one k16 slice): a[0] = (row r, k 2t..2t+1), a[1] = (row r+8, same k),
+//                      a[2] = (row r, k 2t+8..2t+9), a[3] = (row r+8, same k), r = 16w + l/4.
+// So an accumulator pair of n8 chunks (2j, 2j+1) repacked as bf16x2 is directly the A
+// operand of the next product's k16 slice j (softmax P feeding P.V).
+
+// Shared-memory matrix descriptor (§9.7.15.5.1.2, "Matrix Descriptor Format") for a
+// 128-byte-swizzled operand whose swizzle atoms (8 rows x 128 B) start on 1024-byte
+// boundaries (base offset 0). Byte offsets as PTX defines them: K-major: lbo unused (16),
+// sbo = stride between 8-row groups; MN-major: lbo = stride between 64-element MN chunks,
+// sbo = stride between 8-row (K) groups. Stepping k16 inside a swizzle atom of a K-major
+// operand adds 32 bytes to `addr` (the swizzle is applied to the final address bits).
+__device__ __forceinline__ std::uint64_t smem_desc_sw128(std::uint32_t addr, std::uint32_t lbo, std::uint32_t sbo) {
+  return std::uint64_t((addr & 0x3FFFFu) >> 4) | (std::uint64_t((lbo & 0x3FFFFu) >> 4) << 16) |
+         (std::uint64_t((sbo & 0x3FFFFu) >> 4) << 32) | (std::uint64_t(1) << 62);
+}
+
+// §9.7.15.7.1 wgmma.fence: order earlier register writes (accumulators, A fragments)
+// before the next wgmma.mma_async reads them.
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+// §9.7.15.7.2 wgmma.commit_group.
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+// §9.7.15.7.3 wgmma.wait_group: at most kPending groups of this warp still in flight.
+template <int kPending>
+__device__ __forceinline__ void wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(kPending) : "memory");
+}
+
+// The compiler does not know wgmma is asynchronous: pass every accumulator / A-fragment
+// register through this after wgmma_wait (and before the next issue) so no access is
+// moved across the wait and no register is reused while the tensor cores may use it.
+template <int N>
+__device__ __forceinline__ void keep_live(float (&r)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+template <int N>
+__device__ __forceinline__ void keep_live(std::uint32_t (&r)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");
+}
+// A-fragment sets: [k16 slice][4 registers].
+template <int N>
+__device__ __forceinline__ void keep_live(std::uint32_t (&r)[N][4]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) keep_live(r[i]);
+}
+
+// §9.7.15.5.2 wgmma.mma_async, bf16 inputs, fp32 accumulators. `accumulate` = 0 gives
+// D = A.B (scale-d false), else D += A.B. kTransB = 1: B is N-major (MN-major) in memory.
+
+// D[64x64] (+)= A[64x16] B[16x64]; A in registers, B in shared memory.
+template <int kTransB>
+__device__ __forceinline__ void wgmma_m64n64k16_rs(float (&d)[32], const std::uint32_t (&a)[4], std::uint64_t desc_b,
+                                                  int accumulate) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+      "}, {%32, %33, %34, %35}, %36, p, 1, 1, %38;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate), "n"(kTransB));
+}
+
+// D[64x128] (+)= A[64x16] B[16x128]; A in registers, B in shared memory.
+template <int kTransB>
+__device__ __forceinline__ void wgmma_m64n128k16_rs(float (&d)[64], const std::uint32_t (&a)[4], std::uint64_t desc_b,
+                                                   int accumulate) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+      "}, {%64, %65, %66, %67}, %68, p, 1, 1, %70;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate), "n"(kTransB));
+}
+
+// D[64x64] (+)= A[64x16] B[16x64]; A and B in shared memory. kTransA = 1: A is M-major.
+template <int kTransA, int kTransB>
+__device__ __forceinline__ void wgmma_m64n64k16_ss(float (&d)[32], std::uint64_t desc_a, std::uint64_t desc_b,
+                                                  int accumulate) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+      "}, %32, %33, p, 1, 1, %35, %36;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+      : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(kTransA), "n"(kTransB));
+}
+
+// D[64x128] (+)= A[64x16] B[16x128]; A and B in shared memory.
+template <int kTransA, int kTransB>
+__device__ __forceinline__ void wgmma_m64n128k16_ss(float (&d)[64], std::uint64_t desc_a, std::uint64_t desc_b,
+                                                   int accumulate) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+      "}, %64, %65, p, 1, 1, %67, %68;\n}\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
+        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
+        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
+        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+      : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(kTransA), "n"(kTransB));
+}
+
+// ---- host: TMA tensor maps ----------------------------------------------------------------
+
+// A row-major bf16 matrix [rows, cols] seen as 2-D tiles of box_rows x box_cols, 128-byte
+// swizzled (box_cols * 2 must be 128). Built per launch: a tensor map holds the base pointer,
+// so it cannot be cached across calls with other buffers. The encoder is looked up through
+// the runtime (cudaGetDriverEntryPointByVersion), never by linking libcuda.
+[[nodiscard]] inline Status make_tensor_map_bf16_sw128(CUtensorMap* map, const void* base, std::uint64_t rows,
+                                                       std::uint64_t cols, std::uint32_t box_rows,
+                                                       std::uint32_t box_cols) {
+  void* entry = nullptr;
+  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+  const cudaError_t err =
+      cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &entry, 12000, cudaEnableDefault, &found);
+  if (err != cudaSuccess || found != cudaDriverEntryPointSuccess || entry == nullptr)
+    return Status::failure(std::string("cuTensorMapEncodeTiled not available from the driver: ") +
+                           cudaGetErrorName(err));
+  const auto encode = reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(entry);
+  const cuuint64_t dims[2] = {cols, rows};
+  const cuuint64_t strides[1] = {cols * sizeof(std::uint16_t)};
+  const cuuint32_t box[2] = {box_cols, box_rows};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUresult r = encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void*>(base), dims, strides, box,
+                            element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    return Status::failure("cuTensorMapEncodeTiled failed with CUresult " + std::to_string(int(r)));
+  return Status::success();
+}
+
+}  // namespace vsa::sm90a

@@ -1,0 +1,47 @@
+#pragma once
+// Tile constants of the sm_90a forward kernel, each with the reason for its value.
+// Plain C++ so host code (launch, workspace size) and device code share one copy.
+#include <cstddef>
+
+#include "launch.hpp"
+
+namespace vsa::sm90a::fwd {
+
+struct TileConfig {
+  // One work item = one 64-row query block: exactly one wgmma M = 64 per consumer warp group.
+  static constexpr int kBlockQ = kBlock;
+  // One pipeline stage = one selected 64-key block (K and V, 16 KB each).
+  static constexpr int kBlockKv = kBlock;
+  static constexpr int kHeadDim = vsa::sm90a::kHeadDim;
+  // 128-byte swizzle: a TMA box row is at most 128 bytes, so a 128-column tile is two
+  // 64-column halves stored one after the other ([half][row][64]).
+  static constexpr int kHalfCols = 64;
+  static constexpr int kHalves = kHeadDim / kHalfCols;
+  static constexpr int kTileElems = kBlockQ * kHeadDim;
+  static constexpr int kTileBytes = kTileElems * 2;
+  static constexpr int kHalfBytes = kBlockQ * kHalfCols * 2;
+  // Two consumer warp groups per CTA, each with its own work item and K/V ring, so one
+  // group's softmax overlaps the other's matrix products on the same tensor cores.
+  static constexpr int kConsumers = 2;
+  // K/V ring depth per consumer: 3 x 32 KB; 2 x (16 KB Q + 96 KB) fills 224 of 227 KB.
+  static constexpr int kStages = 3;
+  // Warp group 0 produces (warp p feeds consumer p), warp groups 1.. consume.
+  static constexpr int kWarpGroupThreads = 128;
+  static constexpr int kThreads = kWarpGroupThreads * (1 + kConsumers);
+  // setmaxnreg budgets: 128 x 24 + 256 x 240 = 64512 <= 65536 registers per SM.
+  static constexpr int kProducerRegs = 24;
+  static constexpr int kConsumerRegs = 240;
+  // Shared memory a CTA may use on sm_90 (227 KB opt-in limit).
+  static constexpr std::size_t kSmemLimit = 232448;
+};
+
+static_assert(TileConfig::kBlockQ == 64, "one wgmma M=64 per consumer warp group");
+static_assert(TileConfig::kHeadDim % TileConfig::kHalfCols == 0, "head dim in 64-column swizzle halves");
+static_assert(TileConfig::kHalfCols * 2 == 128, "128-byte swizzle rows");
+static_assert(TileConfig::kTileBytes == TileConfig::kHalves * TileConfig::kHalfBytes, "tile = halves");
+static_assert(TileConfig::kThreads <= 1024, "CTA size");
+static_assert(TileConfig::kProducerRegs * 128 + TileConfig::kConsumerRegs * 128 * TileConfig::kConsumers <= 65536,
+              "register budget of one SM");
+static_assert(TileConfig::kProducerRegs % 8 == 0 && TileConfig::kConsumerRegs % 8 == 0, "setmaxnreg granularity");
+
+}  // namespace vsa::sm90a::fwd

@@ -1,0 +1,93 @@
+// cuda-ref backward against the fp64 naive reference on small cases (SPEC.md "Backward").
+// Both get the same O, lse (from the naive forward) and k2q (host inversion), so only
+// the backward math is compared.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "portable_runs.hpp"
+
+namespace vsa::test {
+namespace {
+
+constexpr double kRelMax = 1e-2;  // see portable_forward_test.cpp
+constexpr double kRelL2 = 5e-3;
+
+class PortableBackward : public DeviceTest, public ::testing::WithParamInterface<ProblemSpec> {};
+
+void expect_close(const std::vector<bf16_bits>& got, const std::vector<bf16_bits>& want, const char* what) {
+  EXPECT_EQ(count_bits(got, kPoisonBf16), 0) << what << " elements never written";
+  const ErrorMetrics m = compare_bf16(got, want);
+  EXPECT_EQ(m.non_finite, 0) << what;
+  EXPECT_LT(m.rel_max, kRelMax) << what;
+  EXPECT_LT(m.rel_l2, kRelL2) << what;
+  ::testing::Test::RecordProperty(std::string(what) + "_rel_max", std::to_string(m.rel_max));
+}
+
+// Rows of one [B, H, S, D] tensor that must be exactly zero, and are.
+void expect_zero_rows(const std::vector<bf16_bits>& t, const Shape& s, std::int64_t bh, std::int64_t token,
+                      const char* what) {
+  const std::int64_t at = (bh * s.seq() + token) * s.head_dim;
+  for (int d = 0; d < s.head_dim; ++d)
+    ASSERT_EQ(t[std::size_t(at + d)], 0) << what << " bh " << bh << " token " << token << " d " << d;
+}
+
+TEST_P(PortableBackward, MatchesNaiveReference) {
+  const Problem p = make_problem(GetParam());
+  const Shape& s = p.shape;
+  const BackwardInputs in = naive_backward_inputs(p);
+  const BackwardOutputs want = naive_backward(p, in);
+  const BackwardOutputs got = device_backward(cuda_ref_backend(), p, DeviceInputs(p), in);
+  expect_close(got.dq, want.dq, "dQ");
+  expect_close(got.dk, want.dk, "dK");
+  expect_close(got.dv, want.dv, "dV");
+
+  // Exact zeros: dQ of count-0 q blocks; dK, dV of unselected kv blocks and of padded keys.
+  for (std::int64_t bh = 0; bh < s.bh(); ++bh)
+    for (int b = 0; b < s.num_blocks; ++b) {
+      const std::size_t at = std::size_t(bh * s.num_blocks + b);
+      for (int t = 0; t < s.block; ++t) {
+        const std::int64_t token = std::int64_t(b) * s.block + t;
+        if (p.q2k_num[at] == 0) expect_zero_rows(got.dq, s, bh, token, "dQ of an empty q block");
+        if (in.k2q.k2q_num[at] == 0 || t >= p.vbs[std::size_t(b)]) {
+          expect_zero_rows(got.dk, s, bh, token, "dK of an unselected or padded key");
+          expect_zero_rows(got.dv, s, bh, token, "dV of an unselected or padded key");
+        }
+      }
+    }
+}
+
+TEST_P(PortableBackward, IsBitwiseReproducible) {
+  const Problem p = make_problem(GetParam());
+  const BackwardInputs in = naive_backward_inputs(p);
+  const DeviceInputs dev(p);
+  const BackwardOutputs a = device_backward(cuda_ref_backend(), p, dev, in);
+  const BackwardOutputs b = device_backward(cuda_ref_backend(), p, dev, in);
+  EXPECT_EQ(a.dq, b.dq);
+  EXPECT_EQ(a.dk, b.dk);
+  EXPECT_EQ(a.dv, b.dv);
+}
+
+// The whole device path: k2q from kernels/common's inversion gives the same bits as the host one.
+TEST_P(PortableBackward, DeviceInversionGivesTheSameGradients) {
+  const Problem p = make_problem(GetParam());
+  const BackwardInputs in = naive_backward_inputs(p);
+  const DeviceInputs dev(p);
+  Shape s = p.shape;
+  s.max_q = in.k2q.max_q;
+  DeviceBuffer<std::int32_t> k2q_idx(std::size_t(s.k2q_idx_elems())), k2q_num(std::size_t(s.count_elems()));
+  ASSERT_TRUE(ok(device::invert_q2k(s, dev.q2k_idx.get(), dev.q2k_num.get(), k2q_idx.get(), k2q_num.get(), nullptr)));
+  const BackwardOutputs with_device = device_backward(cuda_ref_backend(), p, dev, in, k2q_idx.get(), k2q_num.get(),
+                                                      s.max_q);
+  const BackwardOutputs with_host = device_backward(cuda_ref_backend(), p, dev, in);
+  EXPECT_EQ(with_device.dq, with_host.dq);
+  EXPECT_EQ(with_device.dk, with_host.dk);
+  EXPECT_EQ(with_device.dv, with_host.dv);
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, PortableBackward, ::testing::ValuesIn(attention_cases()),
+                         [](const auto& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace vsa::test

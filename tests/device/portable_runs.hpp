@@ -1,0 +1,182 @@
+#pragma once
+// Runs one Problem (portable_problem.hpp) through cuda-ref on the device and
+// through vsa::naive on the host, so tests compare the two in a few lines.
+// Device outputs are poisoned first (kPoisonBf16 / kPoisonF32) so an element a
+// kernel never writes is counted, not mistaken for a value.
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <vector>
+
+#include "device_buffers.hpp"
+#include "inversion.hpp"
+#include "naive_reference.hpp"
+#include "portable_problem.hpp"
+#include "vsa/device_ops.hpp"
+#include "vsa/registry.hpp"
+
+namespace vsa::test {
+
+inline Backend& cuda_ref_backend() {
+  static Registry registry = [] {
+    Registry r;
+    register_portable_backends(r);
+    return r;
+  }();
+  Backend* backend = registry.find("cuda-ref");
+  if (backend == nullptr) throw std::logic_error("cuda-ref is not registered");
+  return *backend;
+}
+
+inline void throw_if_failed(const Status& status) {
+  if (!status.ok()) throw std::runtime_error(status.error);
+}
+
+struct ForwardOutputs {
+  std::vector<bf16_bits> out;
+  std::vector<float> lse;
+};
+
+// What backward needs beyond the Problem: forward outputs and the inverted index.
+struct BackwardInputs {
+  ForwardOutputs forward;
+  ref::InvertedMap k2q;
+};
+
+struct BackwardOutputs {
+  std::vector<bf16_bits> dq, dk, dv;
+};
+
+inline ForwardOutputs naive_forward(const Problem& p) {
+  ForwardOutputs o{std::vector<bf16_bits>(p.q.size()), std::vector<float>(std::size_t(p.shape.row_elems()))};
+  ForwardArgs a;
+  a.shape = p.shape;
+  a.q = p.q.data();
+  a.k = p.k.data();
+  a.v = p.v.data();
+  a.q2k_idx = p.q2k_idx.data();
+  a.q2k_num = p.q2k_num.data();
+  a.vbs = p.vbs.data();
+  a.out = o.out.data();
+  a.lse = o.lse.data();
+  naive::forward(a);
+  return o;
+}
+
+// Backward inputs from the naive forward and the host inversion: both backends get the same O, lse, k2q.
+inline BackwardInputs naive_backward_inputs(const Problem& p) {
+  return {naive_forward(p), ref::invert_q2k(p.shape, p.q2k_idx.data(), p.q2k_num.data())};
+}
+
+inline BackwardOutputs naive_backward(const Problem& p, const BackwardInputs& in) {
+  BackwardOutputs g{std::vector<bf16_bits>(p.q.size()), std::vector<bf16_bits>(p.q.size()),
+                    std::vector<bf16_bits>(p.q.size())};
+  BackwardArgs a;
+  a.shape = p.shape;
+  a.shape.max_q = in.k2q.max_q;
+  a.q = p.q.data();
+  a.k = p.k.data();
+  a.v = p.v.data();
+  a.out = in.forward.out.data();
+  a.d_out = p.d_out.data();
+  a.lse = in.forward.lse.data();
+  a.q2k_idx = p.q2k_idx.data();
+  a.q2k_num = p.q2k_num.data();
+  a.vbs = p.vbs.data();
+  a.dq = g.dq.data();
+  a.dk = g.dk.data();
+  a.dv = g.dv.data();
+  naive::backward(a);
+  return g;
+}
+
+// The Problem's inputs, resident on the device.
+struct DeviceInputs {
+  explicit DeviceInputs(const Problem& p)
+      : q(p.q), k(p.k), v(p.v), d_out(p.d_out), q2k_idx(p.q2k_idx), q2k_num(p.q2k_num), vbs(p.vbs) {}
+  DeviceBuffer<bf16_bits> q, k, v, d_out;
+  DeviceBuffer<std::int32_t> q2k_idx, q2k_num, vbs;
+};
+
+inline DeviceBuffer<bf16_bits> poisoned_bf16(std::size_t n) {
+  DeviceBuffer<bf16_bits> b(n);
+  throw_if_failed(device::poison_bf16(b.get(), std::int64_t(n), kPoisonBf16, nullptr));
+  return b;
+}
+
+inline ForwardOutputs device_forward(Backend& backend, const Problem& p, const DeviceInputs& in) {
+  auto out = poisoned_bf16(p.q.size());
+  DeviceBuffer<float> lse(std::size_t(p.shape.row_elems()));
+  throw_if_failed(device::poison_f32(lse.get(), std::int64_t(lse.size()), kPoisonF32, nullptr));
+  DeviceBuffer<unsigned char> workspace(backend.workspace_bytes(p.shape, Op::forward));
+  ForwardArgs a;
+  a.shape = p.shape;
+  a.q = in.q.get();
+  a.k = in.k.get();
+  a.v = in.v.get();
+  a.q2k_idx = in.q2k_idx.get();
+  a.q2k_num = in.q2k_num.get();
+  a.vbs = in.vbs.get();
+  a.out = out.get();
+  a.lse = lse.get();
+  a.workspace = workspace.get();
+  throw_if_failed(backend.forward(a));
+  synchronize();
+  return {out.download(), lse.download()};
+}
+
+// k2q_idx / k2q_num: device arrays of the inverted index with row length max_q.
+inline BackwardOutputs device_backward(Backend& backend, const Problem& p, const DeviceInputs& in,
+                                       const BackwardInputs& host, const std::int32_t* k2q_idx,
+                                       const std::int32_t* k2q_num, int max_q) {
+  DeviceBuffer<bf16_bits> out(host.forward.out);
+  DeviceBuffer<float> lse(host.forward.lse);
+  auto dq = poisoned_bf16(p.q.size()), dk = poisoned_bf16(p.q.size()), dv = poisoned_bf16(p.q.size());
+  BackwardArgs a;
+  a.shape = p.shape;
+  a.shape.max_q = max_q;
+  DeviceBuffer<unsigned char> workspace(backend.workspace_bytes(a.shape, Op::backward));
+  a.q = in.q.get();
+  a.k = in.k.get();
+  a.v = in.v.get();
+  a.out = out.get();
+  a.d_out = in.d_out.get();
+  a.lse = lse.get();
+  a.q2k_idx = in.q2k_idx.get();
+  a.q2k_num = in.q2k_num.get();
+  a.k2q_idx = k2q_idx;
+  a.k2q_num = k2q_num;
+  a.vbs = in.vbs.get();
+  a.dq = dq.get();
+  a.dk = dk.get();
+  a.dv = dv.get();
+  a.workspace = workspace.get();
+  throw_if_failed(backend.backward(a));
+  synchronize();
+  return {dq.download(), dk.download(), dv.download()};
+}
+
+// Backward with the host-inverted k2q of `host`.
+inline BackwardOutputs device_backward(Backend& backend, const Problem& p, const DeviceInputs& in,
+                                       const BackwardInputs& host) {
+  DeviceBuffer<std::int32_t> k2q_idx(host.k2q.k2q_idx), k2q_num(host.k2q.k2q_num);
+  return device_backward(backend, p, in, host, k2q_idx.get(), k2q_num.get(), host.k2q.max_q);
+}
+
+inline std::int64_t count_bits(const std::vector<bf16_bits>& v, bf16_bits pattern) {
+  std::int64_t n = 0;
+  for (auto x : v) n += x == pattern;
+  return n;
+}
+
+inline std::int64_t count_bits(const std::vector<float>& v, std::uint32_t pattern) {
+  std::int64_t n = 0;
+  for (float x : v) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &x, sizeof bits);
+    n += bits == pattern;
+  }
+  return n;
+}
+
+}  // namespace vsa::test

@@ -1,0 +1,317 @@
+// sm90a / sm90a-det backward against the fp64 naive reference (SPEC.md "Backward").
+// Both sides get the same O, lse (naive forward) and k2q (host inversion), so only
+// the backward is compared. Skips with the reason on machines without a CC 9.0 GPU.
+// The timing driver (DISABLED_ by default) prints TFLOPS at S = 4096, 16384, 65536:
+//   vsa_device_tests --gtest_filter='Sm90aBackwardTiming.*' --gtest_also_run_disabled_tests
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "portable_runs.hpp"
+
+namespace vsa::test {
+namespace {
+
+constexpr double kRelMax = 1e-2;  // bf16 P and dS into the tensor cores, bf16 outputs
+constexpr double kRelL2 = 1e-2;
+
+// The sm90a backends, registered once (the registry outlives every test).
+Backend& sm90a_backend(bool deterministic) {
+  static Registry registry = [] {
+    Registry r;
+    register_sm90a_backends(r);
+    return r;
+  }();
+  Backend* backend = registry.find(deterministic ? "sm90a-det" : "sm90a");
+  if (backend == nullptr) throw std::logic_error("sm90a backends are not registered");
+  return *backend;
+}
+
+// Skips unless device 0 is compute capability 9.0 (the binary holds only an sm_90a image).
+class Sm90aTest : public DeviceTest {
+ protected:
+  void SetUp() override {
+    DeviceTest::SetUp();
+    if (IsSkipped()) return;
+    cudaDeviceProp prop{};
+    check_cuda(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+    if (prop.major != 9 || prop.minor != 0)
+      GTEST_SKIP() << "sm90a needs compute capability 9.0, device 0 is " << prop.major << "." << prop.minor;
+  }
+};
+
+// How a case's q2k rows are made beyond make_problem's random ones.
+enum class Rows {
+  random,          // ragged counts, zero rows, shuffled ids, garbage past the count
+  minimal_1_0,     // nb = 2: q block 0 selects kv block 1 only, q block 1 nothing
+  dense_reversed,  // every q block selects every kv block, in descending order (k2q rows longer than the ring)
+};
+
+struct Case {
+  ProblemSpec spec;
+  Rows rows = Rows::random;
+};
+
+std::vector<Case> cases() {
+  // ProblemSpec: name, B, H, nb, D, BLK, max_kv, seed, input scale, vbs pattern, zero rows.
+  return {
+      {{"b1h1_nb2_counts_1_0", 1, 1, 2, 128, 64, 1, 21, 1.0f, VbsPattern::full, false}, Rows::minimal_1_0},
+      {{"b2h2_nb5_random_vbs", 2, 2, 5, 128, 64, 3, 22, 1.0f, VbsPattern::random, true}, Rows::random},
+      {{"b1h3_nb3_tail_x4", 1, 3, 3, 128, 64, 3, 23, 4.0f, VbsPattern::tail_only, true}, Rows::random},
+      {{"b2h1_nb7_random_vbs_x16", 2, 1, 7, 128, 64, 4, 24, 16.0f, VbsPattern::random, true}, Rows::random},
+      {{"b1h1_nb5_one_kv_each", 1, 1, 5, 128, 64, 1, 25, 1.0f, VbsPattern::full, true}, Rows::random},
+      {{"b1h2_nb9_dense_reversed", 1, 2, 9, 128, 64, 9, 26, 1.0f, VbsPattern::tail_only, false}, Rows::dense_reversed},
+      {{"b3h1_nb6_dense_x16", 3, 1, 6, 128, 64, 6, 27, 16.0f, VbsPattern::random, false}, Rows::dense_reversed},
+  };
+}
+
+Problem make_case(const Case& c) {
+  Problem p = make_problem(c.spec);
+  const Shape& s = p.shape;
+  if (c.rows == Rows::minimal_1_0) {
+    p.q2k_num = {1, 0};
+    p.q2k_idx = {1, 0};
+  } else if (c.rows == Rows::dense_reversed) {
+    for (std::int64_t row = 0; row < s.count_elems(); ++row) {
+      p.q2k_num[std::size_t(row)] = s.num_blocks;
+      for (int e = 0; e < s.num_blocks; ++e) p.q2k_idx[std::size_t(row * s.max_kv + e)] = s.num_blocks - 1 - e;
+    }
+  }
+  return p;
+}
+
+struct Param {
+  Case c;
+  bool deterministic;
+};
+
+std::vector<Param> params() {
+  std::vector<Param> out;
+  for (const Case& c : cases())
+    for (bool det : {false, true}) out.push_back({c, det});
+  return out;
+}
+
+class Sm90aBackward : public Sm90aTest, public ::testing::WithParamInterface<Param> {};
+
+void expect_close(const std::vector<bf16_bits>& got, const std::vector<bf16_bits>& want, const char* what,
+                  const std::string& name) {
+  EXPECT_EQ(count_bits(got, kPoisonBf16), 0) << what << " elements never written";
+  const ErrorMetrics m = compare_bf16(got, want);
+  std::printf("  %-40s %-2s rel_max %.3e rel_l2 %.3e non_finite %lld\n", name.c_str(), what, m.rel_max, m.rel_l2,
+              static_cast<long long>(m.non_finite));
+  EXPECT_EQ(m.non_finite, 0) << what;
+  EXPECT_LT(m.rel_max, kRelMax) << what;
+  EXPECT_LT(m.rel_l2, kRelL2) << what;
+}
+
+// Rows of one [B, H, S, D] tensor that must be exactly zero, and are.
+void expect_zero_rows(const std::vector<bf16_bits>& t, const Shape& s, std::int64_t bh, std::int64_t token,
+                      const char* what) {
+  const std::int64_t at = (bh * s.seq() + token) * s.head_dim;
+  for (int d = 0; d < s.head_dim; ++d)
+    ASSERT_EQ(t[std::size_t(at + d)], 0) << what << " bh " << bh << " token " << token << " d " << d;
+}
+
+std::string param_name(const Param& p) { return p.c.spec.name + (p.deterministic ? "_det" : "_atomic"); }
+
+TEST_P(Sm90aBackward, MatchesNaiveReference) {
+  const Param& prm = GetParam();
+  const Problem p = make_case(prm.c);
+  const Shape& s = p.shape;
+  const BackwardInputs in = naive_backward_inputs(p);
+  const BackwardOutputs want = naive_backward(p, in);
+  const BackwardOutputs got = device_backward(sm90a_backend(prm.deterministic), p, DeviceInputs(p), in);
+  const std::string name = param_name(prm);
+  expect_close(got.dq, want.dq, "dQ", name);
+  expect_close(got.dk, want.dk, "dK", name);
+  expect_close(got.dv, want.dv, "dV", name);
+
+  // Exact zeros: dQ of count-0 q blocks; dK, dV of unselected kv blocks and of padded keys.
+  for (std::int64_t bh = 0; bh < s.bh(); ++bh)
+    for (int b = 0; b < s.num_blocks; ++b) {
+      const std::size_t at = std::size_t(bh * s.num_blocks + b);
+      for (int t = 0; t < s.block; ++t) {
+        const std::int64_t token = std::int64_t(b) * s.block + t;
+        if (p.q2k_num[at] == 0) expect_zero_rows(got.dq, s, bh, token, "dQ of an empty q block");
+        if (in.k2q.k2q_num[at] == 0 || t >= p.vbs[std::size_t(b)]) {
+          expect_zero_rows(got.dk, s, bh, token, "dK of an unselected or padded key");
+          expect_zero_rows(got.dv, s, bh, token, "dV of an unselected or padded key");
+        }
+      }
+    }
+}
+
+// dK and dV are owned by one CTA each and combined in a fixed order: same bits every
+// run in both modes. dQ too in the deterministic mode; with atomics it may differ.
+TEST_P(Sm90aBackward, IsBitwiseReproducible) {
+  const Param& prm = GetParam();
+  const Problem p = make_case(prm.c);
+  const BackwardInputs in = naive_backward_inputs(p);
+  const DeviceInputs dev(p);
+  Backend& backend = sm90a_backend(prm.deterministic);
+  const BackwardOutputs first = device_backward(backend, p, dev, in);
+  for (int run = 0; run < 3; ++run) {
+    const BackwardOutputs again = device_backward(backend, p, dev, in);
+    EXPECT_EQ(first.dk, again.dk) << "run " << run;
+    EXPECT_EQ(first.dv, again.dv) << "run " << run;
+    if (prm.deterministic) EXPECT_EQ(first.dq, again.dq) << "run " << run;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, Sm90aBackward, ::testing::ValuesIn(params()),
+                         [](const auto& info) { return param_name(info.param); });
+
+// The delay-probe variants compute the same function: bitwise for what is deterministic.
+class Sm90aBackwardProbes : public Sm90aTest, public ::testing::WithParamInterface<bool> {};
+
+TEST_P(Sm90aBackwardProbes, ProbedVariantMatchesNormal) {
+  const bool det = GetParam();
+  const Problem p = make_case(cases()[5]);
+  const BackwardInputs in = naive_backward_inputs(p);
+  const DeviceInputs dev(p);
+  Backend& backend = sm90a_backend(det);
+  const BackwardOutputs normal = device_backward(backend, p, dev, in);
+
+  DeviceBuffer<std::int32_t> k2q_idx(in.k2q.k2q_idx), k2q_num(in.k2q.k2q_num);
+  DeviceBuffer<bf16_bits> out(in.forward.out), dq(p.q.size()), dk(p.q.size()), dv(p.q.size());
+  DeviceBuffer<float> lse(in.forward.lse);
+  BackwardArgs a;
+  a.shape = p.shape;
+  a.shape.max_q = in.k2q.max_q;
+  DeviceBuffer<unsigned char> workspace(backend.workspace_bytes(a.shape, Op::backward));
+  a.q = dev.q.get();
+  a.k = dev.k.get();
+  a.v = dev.v.get();
+  a.out = out.get();
+  a.d_out = dev.d_out.get();
+  a.lse = lse.get();
+  a.q2k_idx = dev.q2k_idx.get();
+  a.q2k_num = dev.q2k_num.get();
+  a.k2q_idx = k2q_idx.get();
+  a.k2q_num = k2q_num.get();
+  a.vbs = dev.vbs.get();
+  a.dq = dq.get();
+  a.dk = dk.get();
+  a.dv = dv.get();
+  a.workspace = workspace.get();
+  const auto names = backend.probe_points();
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i].rfind("bwd.", 0) == 0) a.probes.nanoseconds[i] = 3000;
+  ASSERT_TRUE(a.probes.any());
+  ASSERT_TRUE(ok(backend.backward(a)));
+  synchronize();
+  EXPECT_EQ(dk.download(), normal.dk);
+  EXPECT_EQ(dv.download(), normal.dv);
+  if (det) {
+    EXPECT_EQ(dq.download(), normal.dq);
+  } else {
+    const ErrorMetrics m = compare_bf16(dq.download(), normal.dq);
+    EXPECT_LT(m.rel_max, 1e-3);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, Sm90aBackwardProbes, ::testing::Values(false, true),
+                         [](const auto& info) { return std::string(info.param ? "det" : "atomic"); });
+
+// ---- timing driver --------------------------------------------------------------------
+// B=1 H=8 D=128, every q block selects S/64/4 distinct random kv blocks (25% density).
+// Inputs are random (never zeros); lse is drawn in [8, 12] so P has realistic magnitudes.
+// Times the whole backward (Delta, kernels, dQ postprocess) with events: 3 warm-ups,
+// 20 timed runs, median. TFLOPS = 2.5 * 4 * D * 64 * 64 * pairs / s (SPEC.md).
+class Sm90aBackwardTiming : public Sm90aTest {};
+
+TEST_F(Sm90aBackwardTiming, DISABLED_Tflops) {
+  for (int seq : {4096, 16384, 65536}) {
+    Shape s;
+    s.batch = 1;
+    s.heads = 8;
+    s.num_blocks = seq / 64;
+    s.head_dim = 128;
+    s.block = 64;
+    s.max_kv = s.num_blocks / 4;
+    std::vector<std::int32_t> q2k_idx(std::size_t(s.q2k_idx_elems())), q2k_num(std::size_t(s.count_elems()), s.max_kv);
+    IndexStream rng(seq);
+    std::vector<std::int32_t> ids(std::size_t(s.num_blocks));
+    std::iota(ids.begin(), ids.end(), 0);
+    for (std::int64_t row = 0; row < s.count_elems(); ++row) {
+      for (int i = 0; i < s.max_kv; ++i)
+        std::swap(ids[std::size_t(i)], ids[std::size_t(i + rng.below(s.num_blocks - i))]);
+      std::sort(ids.begin(), ids.begin() + s.max_kv);  // FastVideo's rows are ascending
+      std::copy(ids.begin(), ids.begin() + s.max_kv, q2k_idx.begin() + row * s.max_kv);
+    }
+    const ref::InvertedMap k2q = ref::invert_q2k(s, q2k_idx.data(), q2k_num.data());
+    s.max_q = k2q.max_q;
+    std::vector<float> lse_host(std::size_t(s.row_elems()));
+    for (auto& x : lse_host) x = 8.0f + 4.0f * float(rng.below(1 << 20)) / float(1 << 20);
+
+    const std::size_t n = std::size_t(s.tensor_elems());
+    DeviceBuffer<bf16_bits> q(n), k(n), v(n), o(n), d_out(n), dq(n), dk(n), dv(n);
+    const struct {
+      DeviceBuffer<bf16_bits>* buf;
+      TensorId id;
+    } inputs[] = {{&q, TensorId::q}, {&k, TensorId::k}, {&v, TensorId::v}, {&d_out, TensorId::d_out}, {&o, TensorId::aux}};
+    for (const auto& in : inputs)
+      ASSERT_TRUE(ok(device::generate_bf16(in.buf->get(), std::int64_t(n), 7, in.id, 1.0f, nullptr)));
+    DeviceBuffer<float> lse(lse_host);
+    DeviceBuffer<std::int32_t> dq2k_idx(q2k_idx), dq2k_num(q2k_num), dk2q_idx(k2q.k2q_idx), dk2q_num(k2q.k2q_num),
+        vbs(std::vector<std::int32_t>(std::size_t(s.num_blocks), 64));
+    const double pairs = double(s.bh()) * s.num_blocks * s.max_kv;
+    const double flops = 2.5 * 4.0 * 128 * 64 * 64 * pairs;
+
+    for (bool det : {false, true}) {
+      Backend& backend = sm90a_backend(det);
+      DeviceBuffer<unsigned char> workspace(backend.workspace_bytes(s, Op::backward));
+      BackwardArgs a;
+      a.shape = s;
+      a.q = q.get();
+      a.k = k.get();
+      a.v = v.get();
+      a.out = o.get();
+      a.d_out = d_out.get();
+      a.lse = lse.get();
+      a.q2k_idx = dq2k_idx.get();
+      a.q2k_num = dq2k_num.get();
+      a.k2q_idx = dk2q_idx.get();
+      a.k2q_num = dk2q_num.get();
+      a.vbs = vbs.get();
+      a.dq = dq.get();
+      a.dk = dk.get();
+      a.dv = dv.get();
+      a.workspace = workspace.get();
+      for (int i = 0; i < 3; ++i) ASSERT_TRUE(ok(backend.backward(a)));
+      synchronize();
+      cudaEvent_t start, stop;
+      check_cuda(cudaEventCreate(&start), "cudaEventCreate");
+      check_cuda(cudaEventCreate(&stop), "cudaEventCreate");
+      std::vector<float> ms;
+      for (int i = 0; i < 20; ++i) {
+        check_cuda(cudaEventRecord(start), "cudaEventRecord");
+        ASSERT_TRUE(ok(backend.backward(a)));
+        check_cuda(cudaEventRecord(stop), "cudaEventRecord");
+        check_cuda(cudaEventSynchronize(stop), "cudaEventSynchronize");
+        float t = 0;
+        check_cuda(cudaEventElapsedTime(&t, start, stop), "cudaEventElapsedTime");
+        ms.push_back(t);
+      }
+      check_cuda(cudaEventDestroy(start), "cudaEventDestroy");
+      check_cuda(cudaEventDestroy(stop), "cudaEventDestroy");
+      std::sort(ms.begin(), ms.end());
+      const double median = ms[ms.size() / 2];
+      std::printf("TIMING %-9s S=%-6d pairs=%-8.0f median %.3f ms (min %.3f max %.3f)  %.1f TFLOPS\n",
+                  det ? "sm90a-det" : "sm90a", seq, pairs, median, ms.front(), ms.back(),
+                  flops / (median * 1e-3) / 1e12);
+      EXPECT_EQ(compare_bf16(dk.download(), dk.download()).non_finite, 0) << "dK";
+      EXPECT_EQ(compare_bf16(dq.download(), dq.download()).non_finite, 0) << "dQ";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace vsa::test

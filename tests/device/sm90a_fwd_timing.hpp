@@ -1,0 +1,118 @@
+#pragma once
+// Timing support for the sm90a forward driver: the 25%-density top-k problem, an fp64
+// check of single query blocks (a number is never printed for a kernel that computes
+// something else), and event timing of batches of back-to-back launches.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <vector>
+
+#include "sm90a_fwd_problem.hpp"
+
+namespace vsa::test::sm90a {
+
+// B = 1, H = heads, every row selects exactly nb/4 distinct blocks (shuffled), full blocks.
+inline FwdProblem topk_problem(int seq, int heads, std::uint64_t seed) {
+  FwdSpec spec;
+  spec.name = "topk25";
+  spec.heads = heads;
+  spec.num_blocks = seq / 64;
+  spec.max_kv = spec.num_blocks / 4;
+  spec.seed = seed;
+  FwdProblem p = make_problem(spec);  // random counts, replaced below
+  Draw draw(seed * 31 + 7);
+  for (std::int64_t row = 0; row < p.shape.count_elems(); ++row) {
+    const std::vector<int> ids = distinct_ids(draw, spec.num_blocks, spec.max_kv);
+    p.q2k_num[std::size_t(row)] = spec.max_kv;
+    std::copy(ids.begin(), ids.end(), p.q2k_idx.begin() + row * spec.max_kv);
+  }
+  return p;
+}
+
+[[nodiscard]] inline double pairs_of(const FwdProblem& p) {
+  double pairs = 0;
+  for (auto n : p.q2k_num) pairs += n;
+  return pairs;
+}
+
+// Largest errors of one query block (item = bh * nb + i) against fp64 from the same bf16
+// inputs: O relative to max |O|, lse absolute.
+struct ItemError {
+  double out_rel = 0, lse_abs = 0;
+};
+
+inline ItemError check_item(const FwdProblem& p, std::int64_t item, const std::vector<bf16_bits>& got,
+                            const std::vector<float>& got_lse) {
+  const Shape& s = p.shape;
+  const std::int64_t bh = item / s.num_blocks, D = s.head_dim;
+  const double scale = 1.0 / std::sqrt(double(D)), log2e = 1.4426950408889634;
+  std::vector<std::int64_t> keys;
+  for (int e = 0; e < p.q2k_num[std::size_t(item)]; ++e) {
+    const int kb = p.q2k_idx[std::size_t(item * s.max_kv + e)];
+    for (int j = 0; j < p.vbs[std::size_t(kb)]; ++j) keys.push_back(bh * s.seq() + std::int64_t(kb) * 64 + j);
+  }
+  std::vector<double> logit(keys.size()), o(static_cast<std::size_t>(D));
+  double max_diff = 0, max_ref = 0, lse_diff = 0;
+  for (int r = 0; r < 64; ++r) {
+    const std::int64_t row = item * 64 + r;
+    const bf16_bits* q = p.q.data() + row * D;
+    double m = -std::numeric_limits<double>::infinity();
+    for (std::size_t j = 0; j < keys.size(); ++j) {
+      const bf16_bits* k = p.k.data() + keys[j] * D;
+      double dot = 0;
+      for (int d = 0; d < D; ++d) dot += double(bf16_to_float(q[d])) * bf16_to_float(k[d]);
+      logit[j] = scale * dot;
+      m = std::max(m, logit[j]);
+    }
+    double l = 0;
+    for (double x : logit) l += std::exp(x - m);
+    std::fill(o.begin(), o.end(), 0.0);
+    for (std::size_t j = 0; j < keys.size(); ++j) {
+      const double w = std::exp(logit[j] - m) / l;
+      const bf16_bits* v = p.v.data() + keys[j] * D;
+      for (int d = 0; d < D; ++d) o[std::size_t(d)] += w * bf16_to_float(v[d]);
+    }
+    for (int d = 0; d < D; ++d) {
+      max_diff = std::max(max_diff, std::abs(double(bf16_to_float(got[std::size_t(row * D + d)])) - o[std::size_t(d)]));
+      max_ref = std::max(max_ref, std::abs(o[std::size_t(d)]));
+    }
+    if (!keys.empty()) lse_diff = std::max(lse_diff, std::abs(double(got_lse[std::size_t(row)]) - log2e * (m + std::log(l))));
+  }
+  return {max_ref > 0 ? max_diff / max_ref : max_diff, lse_diff};
+}
+
+// Batches of back-to-back launches keep the queue full, so host-side launch work (tensor
+// maps, two launches) overlaps the previous run as it would inside a model. Returns the
+// per-launch time of each batch in ms, sorted.
+inline std::vector<float> time_launches(const std::function<Status()>& launch, cudaStream_t stream,
+                                        int batches = 20, int per_batch = 10, int warmup = 5) {
+  for (int i = 0; i < warmup; ++i)
+    if (Status st = launch(); !st.ok()) throw std::runtime_error(st.error);
+  cudaEvent_t start, stop;
+  check_cuda(cudaEventCreate(&start), "cudaEventCreate");
+  check_cuda(cudaEventCreate(&stop), "cudaEventCreate");
+  std::vector<float> ms;
+  for (int b = 0; b < batches; ++b) {
+    check_cuda(cudaEventRecord(start, stream), "cudaEventRecord");
+    for (int i = 0; i < per_batch; ++i)
+      if (Status st = launch(); !st.ok()) throw std::runtime_error(st.error);
+    check_cuda(cudaEventRecord(stop, stream), "cudaEventRecord");
+    check_cuda(cudaEventSynchronize(stop), "cudaEventSynchronize");
+    float t = 0;
+    check_cuda(cudaEventElapsedTime(&t, start, stop), "cudaEventElapsedTime");
+    ms.push_back(t / float(per_batch));
+  }
+  (void)cudaEventDestroy(start);
+  (void)cudaEventDestroy(stop);
+  std::sort(ms.begin(), ms.end());
+  return ms;
+}
+
+[[nodiscard]] inline double forward_tflops(double pairs, double seconds) {
+  return 4.0 * 128 * 64 * 64 * pairs / seconds / 1e12;
+}
+
+}  // namespace vsa::test::sm90a
