@@ -4,6 +4,7 @@
 #include <exception>
 
 #include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "commands/commands.hpp"
@@ -11,6 +12,8 @@
 #include "harness/suite.hpp"
 
 int main(int argc, char** argv) {
+  // Logs and errors on stderr: stdout carries tables and JSON that scripts parse.
+  spdlog::set_default_logger(spdlog::stderr_color_mt("vsa-bench"));
   spdlog::set_pattern("%^[%l]%$ %v");
   spdlog::set_level(spdlog::level::info);
   CLI::App app{

@@ -130,7 +130,6 @@ template Status run_backward<float>(const Bf16Backward&, int);
 template Status run_backward<double>(const Bf16Backward&, int);
 template Status run_backward<float>(const UnroundedBackward&, int);
 template Status run_backward<double>(const UnroundedBackward&, int);
-template Status run_backward<float>(const Fp64Backward&, int);
 template Status run_backward<double>(const Fp64Backward&, int);
 
 }  // namespace vsa::ref::detail

@@ -74,7 +74,7 @@ inline Out from_scalar(T x) {
     return Out(x);
 }
 
-// Copies `rows` rows of width dst.cols() starting at src into dst (converting).
+// Fills dst (converting) from dst.rows() consecutive rows of a [.., D] tensor at src.
 template <typename T, typename In>
 inline void load_rows(const In* src, MatrixView<T> dst) {
   const std::int64_t n = dst.size();
@@ -93,7 +93,7 @@ inline void gather_rows(const In* head, const std::vector<KeyRun>& runs, MatrixV
   }
 }
 
-// Stores rows of src (converting) to dst.
+// Writes factor * src (converting) to src.rows() consecutive rows of a [.., D] tensor at dst.
 template <typename Out, typename T>
 inline void store_rows(const MatrixView<T>& src, T factor, Out* dst) {
   const std::int64_t n = src.size();

@@ -91,7 +91,6 @@ template Status run_forward<float>(const Bf16Forward&, int);
 template Status run_forward<double>(const Bf16Forward&, int);
 template Status run_forward<float>(const UnroundedForward&, int);
 template Status run_forward<double>(const UnroundedForward&, int);
-template Status run_forward<float>(const Fp64Forward&, int);
 template Status run_forward<double>(const Fp64Forward&, int);
 
 }  // namespace vsa::ref::detail

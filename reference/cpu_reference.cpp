@@ -4,6 +4,7 @@
 
 #include <Eigen/Core>
 #include <mutex>
+#include <type_traits>
 
 #include "cpu_kernels.hpp"
 #include "problem_checks.hpp"
@@ -30,8 +31,11 @@ Status forward(const ForwardTensors<In, Out, Stat>& t, const Options& options) {
       !st.ok())
     return st;
   detail::pin_eigen_blocking();
-  return options.precision == Precision::fp64 ? detail::run_forward<double>(t, options.threads)
-                                              : detail::run_forward<float>(t, options.threads);
+  if constexpr (std::is_same_v<In, double>)  // fp64 tensors: always fp64 (cpu_reference.hpp)
+    return detail::run_forward<double>(t, options.threads);
+  else
+    return options.precision == Precision::fp64 ? detail::run_forward<double>(t, options.threads)
+                                                : detail::run_forward<float>(t, options.threads);
 }
 
 template <typename In, typename Out, typename Stat>
@@ -49,8 +53,11 @@ Status backward(const BackwardTensors<In, Out, Stat>& t, const Options& options)
       !st.ok())
     return st;
   detail::pin_eigen_blocking();
-  return options.precision == Precision::fp64 ? detail::run_backward<double>(t, options.threads)
-                                              : detail::run_backward<float>(t, options.threads);
+  if constexpr (std::is_same_v<In, double>)  // fp64 tensors: always fp64 (cpu_reference.hpp)
+    return detail::run_backward<double>(t, options.threads);
+  else
+    return options.precision == Precision::fp64 ? detail::run_backward<double>(t, options.threads)
+                                                : detail::run_backward<float>(t, options.threads);
 }
 
 template Status forward(const Bf16Forward&, const Options&);

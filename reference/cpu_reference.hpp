@@ -73,7 +73,8 @@ using Bf16Backward = BackwardTensors<bf16_bits, bf16_bits, float>;
 using UnroundedForward = ForwardTensors<bf16_bits, float, float>;
 using UnroundedBackward = BackwardTensors<bf16_bits, float, float>;
 // fp64 in and out: inputs that can be perturbed finer than bf16 allows
-// (finite-difference gradient checks). Use with Precision::fp64.
+// (finite-difference gradient checks). Always computed in fp64, whatever
+// Options::precision says.
 using Fp64Forward = ForwardTensors<double, double, double>;
 using Fp64Backward = BackwardTensors<double, double, double>;
 

@@ -1,5 +1,7 @@
 #include "vsa/registry.hpp"
 
+#include "harness/selftest_backends.hpp"
+
 namespace vsa {
 
 Registry make_registry() {
@@ -12,6 +14,7 @@ Registry make_registry() {
 #if defined(VSA_HAVE_SM100A)
   register_sm100a_backends(registry);
 #endif
+  register_host_selftest_backends(registry);
   return registry;
 }
 

@@ -116,7 +116,7 @@ std::string render_markdown(const Report& r) {
   md << "# vsa-bench report" << (r.label.empty() ? "" : ": " + r.label) << "\n\n";
   md << "- tool: vsa-bench " << build::kVersion << " (" << build::kGitSha << "), CUDA toolkit " << build::kCudaToolkit
      << "\n";
-  md << "- node: " << r.node.value("hostname", "?") << "\n";
+  md << "- node: " << (r.node.is_object() ? r.node.value("hostname", "?") : std::string("?")) << "\n";
   if (r.device.is_object()) {
     md << "- GPU: " << r.device.value("name", "?") << " (index " << r.device.value("cuda_ordinal", -1)
        << ", PCI " << r.device.value("pci_bus_id", "?") << ")\n";

@@ -26,89 +26,76 @@ inline constexpr int kRowStatBytes = kBlk * 4;                 // 64 fp32 lse or
 static_assert(kD == 2 * kChunkCols, "the tile is exactly two 128-byte swizzle chunks wide");
 static_assert(kRowStatBytes % 16 == 0, "1-D bulk copies move multiples of 16 bytes");
 
-// Warp roles. One producer warpgroup (its warp 0 issues every copy; registers handed
-// to the consumers through setmaxnreg) and two consumer warpgroups that take the
-// even and odd entries of the work item's list, each with private accumulators that
-// are combined in a fixed order at the end (bitwise reproducible).
+// Warp roles. One producer warpgroup (its thread 0 fetches work items and issues every
+// copy; registers handed to the consumers through setmaxnreg) and two consumer
+// warpgroups that take the even and odd entries of each item's list, each with
+// private accumulators that are combined in a fixed order at the end (bitwise
+// reproducible).
 //   threads   0..127 : producer warpgroup
 //   threads 128..255 : consumer warpgroup 0 (entries 0, 2, 4, ...)
 //   threads 256..383 : consumer warpgroup 1 (entries 1, 3, 5, ...)
 inline constexpr int kWarpgroupThreads = 128;
 inline constexpr int kConsumers = 2;
+inline constexpr int kConsumerThreads = kWarpgroupThreads * kConsumers;
 inline constexpr int kThreads = kWarpgroupThreads * (1 + kConsumers);
 // 65536 registers / 384 threads = 168 at entry; the producer gives 144 per thread back.
 inline constexpr int kProducerRegs = 24;
 inline constexpr int kConsumerRegs = 240;
-static_assert(kProducerRegs * kWarpgroupThreads + kConsumerRegs * kConsumers * kWarpgroupThreads <= 65536,
+static_assert(kProducerRegs * kWarpgroupThreads + kConsumerRegs * kConsumerThreads <= 65536,
               "setmaxnreg budgets exceed the register file");
 static_assert(kProducerRegs % 8 == 0 && kConsumerRegs % 8 == 0, "setmaxnreg takes multiples of 8");
 
-// Streamed stages: each consumer holds one while it computes, the producer fills
-// the others; 4 keeps a loaded stage waiting for either consumer.
+// Streamed stages: each consumer holds one while it computes, the producer fills the
+// others (and, across items, the next item's first entries during this item's epilogue).
 inline constexpr int kStages = 4;
 
 // Named barriers (0 is __syncthreads, unused after the role split).
 enum NamedBarrier : int {
   kBarDsWritten0 = 1,  // consumer 0's warps -> its own dQ wgmma: dS^T tile complete in smem
   kBarDsWritten1 = 2,  // same for consumer 1
-  kBarExchange = 3,    // both consumers: accumulator exchange buffer written / read
+  kBarConsumers = 3,   // both consumers: item's GEMMs done / exchange written / exchange read
 };
 
-// ---- kv-stationary kernel: dK, dV (and dQ partials) --------------------------------
-// One work item = (b, h, kv block j); streams (Q_i, dO_i, lse_i, Delta_i) for the q
-// blocks i of k2q row j.
-struct alignas(kSwizzleAtomBytes) KvStage {
-  bf16_bits q[kTileElems];
-  bf16_bits d_out[kTileElems];
+// ---- work items ----------------------------------------------------------------------
+// kv item (b, h, kv block j): resident K_j, V_j; streams Q_i, dO_i, lse_i, Delta_i for the
+//   q blocks i of k2q row j; produces dK_j, dV_j (and dQ partials in the atomic mode).
+// q item (b, h, q block i), deterministic mode only: resident Q_i, dO_i, lse_i, Delta_i;
+//   streams K_j, V_j for the kv blocks j of q2k row i; produces dQ_i.
+struct alignas(kSwizzleAtomBytes) TilePair {
+  bf16_bits a[kTileElems];  // kv item: K (resident) / Q (stage); q item: Q (resident) / K (stage)
+  bf16_bits b[kTileElems];  // kv item: V (resident) / dO (stage); q item: dO (resident) / V (stage)
 };
-struct alignas(kSwizzleAtomBytes) KvSmem {
-  bf16_bits k[kTileElems];
-  bf16_bits v[kTileElems];
-  KvStage stage[kStages];
-  // dS^T tiles live only inside the main loop, the exchange buffer only after it
-  // (the epilogue's first barrier separates them).
+
+struct alignas(kSwizzleAtomBytes) BwdSmem {
+  TilePair resident;
+  TilePair stage[kStages];
+  // dS^T tiles live only inside an item's entries, the exchange buffer only in its epilogue
+  // (barriers on both sides separate them).
   union Scratch {
     bf16_bits ds_t[kConsumers][2][kBlk * kBlk];  // dS^T (kv x q), per consumer, double-buffered: A of dQ = dS K
     float exchange[kWarpgroupThreads * 64];      // one 64x128 fp32 accumulator in fragment order
   } scratch;
-  float lse[kStages][kBlk];
-  float delta[kStages][kBlk];
-  std::uint64_t full[kStages];   // producer -> consumer: stage loaded (TMA bytes)
-  std::uint64_t empty[kStages];  // consumer -> producer: stage free (one arrival per consumer warp)
-  std::uint64_t kv_full;         // producer -> consumers: K_j, V_j loaded
-};
-
-// ---- q-stationary kernel (deterministic dQ) -----------------------------------------
-// One work item = (b, h, q block i); streams (K_j, V_j) for the kv blocks j of q2k row i.
-struct alignas(kSwizzleAtomBytes) DqStage {
-  bf16_bits k[kTileElems];
-  bf16_bits v[kTileElems];
-};
-struct alignas(kSwizzleAtomBytes) DqSmem {
-  bf16_bits q[kTileElems];
-  bf16_bits d_out[kTileElems];
-  DqStage stage[kStages];
-  float exchange[kConsumers][kWarpgroupThreads * 32];  // per sender: the half of dQ the other consumer stores
-  float lse[kBlk];
-  float delta[kBlk];
-  std::uint64_t full[kStages];
-  std::uint64_t empty[kStages];
-  std::uint64_t q_full;  // producer -> consumers: Q_i, dO_i, lse_i, Delta_i loaded
+  float stage_lse[kStages][kBlk];  // kv items: rows of the streamed q block
+  float stage_delta[kStages][kBlk];
+  float resident_lse[kBlk];  // q items: rows of the resident q block
+  float resident_delta[kBlk];
+  std::uint64_t full[kStages];     // producer -> consumer: stage loaded (TMA bytes)
+  std::uint64_t empty[kStages];    // consumer -> producer: stage free (one arrival per consumer warp)
+  std::uint64_t resident_full;     // producer -> consumers: `item` published, its resident tiles loaded
+  std::uint64_t resident_empty;    // consumers -> producer: item's GEMMs done, `item` and resident tiles free
+  int item;                        // mailbox: the work item id (-1: no more work)
 };
 
 // Dynamic shared memory is only 16-byte aligned: ask for one swizzle atom more and
 // round the base up (the descriptors assume atoms on 1024-byte boundaries).
 inline constexpr int kSmemLimit = 227 * 1024;
-inline constexpr int kKvSmemBytes = int(sizeof(KvSmem)) + kSwizzleAtomBytes;
-inline constexpr int kDqSmemBytes = int(sizeof(DqSmem)) + kSwizzleAtomBytes;
-static_assert(kKvSmemBytes <= kSmemLimit, "kv-stationary shared memory exceeds 227 KiB");
-static_assert(kDqSmemBytes <= kSmemLimit, "q-stationary shared memory exceeds 227 KiB");
-static_assert(sizeof(KvStage) % kSwizzleAtomBytes == 0 && sizeof(DqStage) % kSwizzleAtomBytes == 0,
-              "every tile must start on a swizzle atom");
-static_assert(offsetof(KvSmem, scratch) % kSwizzleAtomBytes == 0, "dS^T tiles must start on a swizzle atom");
-static_assert(sizeof(KvSmem::Scratch) == sizeof(float) * kWarpgroupThreads * 64, "dS^T tiles and exchange alias exactly");
-static_assert(offsetof(KvSmem, lse) % 16 == 0 && offsetof(DqSmem, lse) % 16 == 0 &&
-                  offsetof(KvSmem, delta) % 16 == 0 && offsetof(DqSmem, delta) % 16 == 0,
+inline constexpr int kSmemBytes = int(sizeof(BwdSmem)) + kSwizzleAtomBytes;
+static_assert(kSmemBytes <= kSmemLimit, "backward shared memory exceeds 227 KiB");
+static_assert(sizeof(TilePair) % kSwizzleAtomBytes == 0, "every tile must start on a swizzle atom");
+static_assert(offsetof(BwdSmem, scratch) % kSwizzleAtomBytes == 0, "dS^T tiles must start on a swizzle atom");
+static_assert(sizeof(BwdSmem::Scratch) == sizeof(float) * kWarpgroupThreads * 64, "dS^T tiles and exchange alias exactly");
+static_assert(offsetof(BwdSmem, stage_lse) % 16 == 0 && offsetof(BwdSmem, stage_delta) % 16 == 0 &&
+                  offsetof(BwdSmem, resident_lse) % 16 == 0 && offsetof(BwdSmem, resident_delta) % 16 == 0,
               "1-D bulk copy destinations must be 16-byte aligned");
 
 }  // namespace vsa::sm90a::bwd

@@ -45,28 +45,25 @@ __device__ __forceinline__ void store_rows_bf16(bf16_bits* block, const Frag& f,
   }
 }
 
-// Exact zeros for the rows of a block that no list entry touches (whole CTA).
-__device__ __forceinline__ void store_zero_block(bf16_bits* block) {
-  for (int i = threadIdx.x; i < kTileElems / 8; i += blockDim.x)
+// Exact zeros for a block that no list entry touches (both consumers, thread c = 0..255).
+__device__ __forceinline__ void store_zero_block(bf16_bits* block, int c) {
+  for (int i = c; i < kTileElems / 8; i += kConsumerThreads)
     reinterpret_cast<uint4*>(block)[i] = make_uint4(0u, 0u, 0u, 0u);
 }
 
-// kv-stationary: dK = dK_0 + dK_1 and dV = dV_0 + dV_1 (fp32 addition commutes, so the
-// bits do not depend on who adds); consumer 0 writes dK (scaled), consumer 1 writes dV.
-// The exchange buffer aliases the dS^T tiles, so the first barrier also waits for every
-// consumer's last dQ wgmma.
-__device__ __forceinline__ void combine_store_dkdv(KvSmem& sm, int consumer, int t, const Frag& f, float (&dk)[64],
+// kv items: dK = dK_0 + dK_1 and dV = dV_0 + dV_1 (fp32 addition commutes, so the bits
+// do not depend on who adds); consumer 0 writes dK (scaled), consumer 1 writes dV. The
+// exchange buffer aliases the dS^T tiles: call after the item's first epilogue barrier.
+__device__ __forceinline__ void combine_store_dkdv(BwdSmem& sm, int consumer, int t, const Frag& f, float (&dk)[64],
                                                    float (&dv)[64], float scale, bf16_bits* dk_block,
                                                    bf16_bits* dv_block) {
   float* ex = sm.scratch.exchange;
-  constexpr int kBoth = kConsumers * kWarpgroupThreads;
-  named_barrier_sync(kBarExchange, kBoth);
   if (consumer == 1) frag_to_smem<0, 64>(ex, t, dk);
-  named_barrier_sync(kBarExchange, kBoth);
+  named_barrier_sync(kBarConsumers, kConsumerThreads);
   if (consumer == 0) add_from_smem<0, 64>(dk, ex, t);
-  named_barrier_sync(kBarExchange, kBoth);
+  named_barrier_sync(kBarConsumers, kConsumerThreads);
   if (consumer == 0) frag_to_smem<0, 64>(ex, t, dv);
-  named_barrier_sync(kBarExchange, kBoth);
+  named_barrier_sync(kBarConsumers, kConsumerThreads);
   if (consumer == 1) add_from_smem<0, 64>(dv, ex, t);
   if (consumer == 0)
     store_rows_bf16<0, 64>(dk_block, f, dk, scale);
@@ -74,21 +71,24 @@ __device__ __forceinline__ void combine_store_dkdv(KvSmem& sm, int consumer, int
     store_rows_bf16<0, 64>(dv_block, f, dv, 1.0f);
 }
 
-// q-stationary: consumer 0 finishes columns 0..63, consumer 1 columns 64..127; each
-// sends the other half to its partner first.
-__device__ __forceinline__ void combine_store_dq(DqSmem& sm, int consumer, int t, const Frag& f, float (&dq)[64],
+// q items: consumer 0 finishes columns 0..63, consumer 1 columns 64..127; each first
+// sends the other half to its partner (two halves of the exchange buffer). Call after
+// the item's first epilogue barrier.
+__device__ __forceinline__ void combine_store_dq(BwdSmem& sm, int consumer, int t, const Frag& f, float (&dq)[64],
                                                  float scale, bf16_bits* dq_block) {
-  constexpr int kBoth = kConsumers * kWarpgroupThreads;
+  constexpr int kHalf = kWarpgroupThreads * 32;
+  float* to_partner = sm.scratch.exchange + consumer * kHalf;
+  const float* from_partner = sm.scratch.exchange + (1 - consumer) * kHalf;
   if (consumer == 0)
-    frag_to_smem<32, 32>(sm.exchange[0], t, dq);
+    frag_to_smem<32, 32>(to_partner, t, dq);
   else
-    frag_to_smem<0, 32>(sm.exchange[1], t, dq);
-  named_barrier_sync(kBarExchange, kBoth);
+    frag_to_smem<0, 32>(to_partner, t, dq);
+  named_barrier_sync(kBarConsumers, kConsumerThreads);
   if (consumer == 0) {
-    add_from_smem<0, 32>(dq, sm.exchange[1], t);
+    add_from_smem<0, 32>(dq, from_partner, t);
     store_rows_bf16<0, 32>(dq_block, f, dq, scale);
   } else {
-    add_from_smem<32, 32>(dq, sm.exchange[0], t);
+    add_from_smem<32, 32>(dq, from_partner, t);
     store_rows_bf16<32, 32>(dq_block, f, dq, scale);
   }
 }

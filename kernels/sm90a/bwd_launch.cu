@@ -1,20 +1,24 @@
-// Host side of the Hopper backward (launch.hpp): workspace layout, tensor maps,
-// and the launch sequence, all stream-ordered on args.stream with no host sync and
-// nothing kept between calls.
+// Host side of the Hopper backward (launch.hpp): workspace layout, tensor maps, and the
+// launch sequence, all stream-ordered on args.stream with no host sync and nothing kept
+// between calls.
 //
-//   atomic ("sm90a"):          Delta -> zero dQ accumulator -> kv kernel (dK, dV, dQ partials) -> dQ postprocess
-//   deterministic ("sm90a-det"): Delta -> kv kernel (dK, dV) -> q kernel (dQ)
+//   atomic ("sm90a"):            Delta, zero dQ buffer, order(kv items) -> backward kernel -> dQ postprocess
+//   deterministic ("sm90a-det"): Delta, counts, order(kv + q items) -> backward kernel
+// The backward kernel is launched with programmatic dependent launch: its prologue
+// overlaps the order kernel, and its producer waits (griddepcontrol.wait) before it
+// reads the order.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdint>
 #include <utility>
 
 #include "backward_common.hpp"
-#include "bwd_dq_kernel.cuh"
 #include "bwd_kernel.cuh"
 #include "cuda_status.hpp"
+#include "fwd_schedule.cuh"
 #include "kernel_info.hpp"
 #include "launch.hpp"
 #include "sm90a_common.cuh"
@@ -22,39 +26,50 @@
 namespace vsa::sm90a {
 namespace {
 
-using bwd::DqParams;
-using bwd::KvParams;
-using bwd::TensorMaps;
+using bwd::BwdParams;
 
 constexpr std::size_t kWorkspaceAlign = 256;
 constexpr double kLog2e = 1.4426950408889634;
 
-constexpr std::size_t align_up(std::size_t bytes) { return (bytes + kWorkspaceAlign - 1) / kWorkspaceAlign * kWorkspaceAlign; }
+constexpr std::size_t align_up(std::size_t bytes) {
+  return (bytes + kWorkspaceAlign - 1) / kWorkspaceAlign * kWorkspaceAlign;
+}
 
-// Workspace: Delta [B*H*S] fp32, then (atomic mode) the fp32 dQ accumulator [B*H*S*D].
-std::size_t delta_bytes(const Shape& s) { return align_up(std::size_t(s.row_elems()) * sizeof(float)); }
-std::size_t dq_accum_bytes(const Shape& s) { return align_up(std::size_t(s.tensor_elems()) * sizeof(float)); }
+// Workspace, in this order (each part 256-byte aligned):
+//   Delta [B*H*S] fp32 | scheduler counter | item counts (det: k2q_num then q2k_num) |
+//   longest-first order [items] | (atomic) fp32 dQ accumulator [B*H*S*D].
+struct WorkspaceLayout {
+  std::size_t delta = 0, counter = 0, counts = 0, order = 0, dq_accum = 0, total = 0;
+  WorkspaceLayout(const Shape& s, bool deterministic) {
+    const std::size_t kv_items = std::size_t(s.count_elems());
+    const std::size_t items = deterministic ? 2 * kv_items : kv_items;
+    counter = delta + align_up(std::size_t(s.row_elems()) * sizeof(float));
+    counts = counter + kWorkspaceAlign;
+    order = counts + (deterministic ? align_up(items * sizeof(std::int32_t)) : 0);
+    dq_accum = order + align_up(items * sizeof(std::int32_t));
+    total = dq_accum + (deterministic ? 0 : align_up(std::size_t(s.tensor_elems()) * sizeof(float)));
+  }
+};
 
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
-Status check_args(const BackwardArgs& a, bool deterministic) {
+Status check_args(const BackwardArgs& a) {
   const Shape& s = a.shape;
   if (s.block != kBlock || s.head_dim != kHeadDim)
     return Status::failure("sm90a backward needs BLK = 64 and D = 128");
-  if (s.bh() * s.seq() > INT_MAX || s.bh() * s.num_blocks > INT_MAX)
+  if (s.bh() * s.seq() > INT_MAX || 2 * s.count_elems() > INT_MAX)
     return Status::failure("sm90a backward: B*H*S exceeds the 32-bit row coordinates of the tensor maps");
   if (!a.q || !a.k || !a.v || !a.out || !a.d_out || !a.lse || !a.q2k_idx || !a.q2k_num || !a.k2q_idx ||
       !a.k2q_num || !a.vbs || !a.dq || !a.dk || !a.dv)
     return Status::failure("sm90a backward: a required pointer is null");
-  if (!a.workspace && backward_workspace_bytes(s, deterministic) > 0)
-    return Status::failure("sm90a backward: workspace is null");
+  if (!a.workspace) return Status::failure("sm90a backward: workspace is null");
   if (!aligned16(a.q) || !aligned16(a.k) || !aligned16(a.v) || !aligned16(a.d_out) || !aligned16(a.lse) ||
       !aligned16(a.dq) || !aligned16(a.dk) || !aligned16(a.dv) || !aligned16(a.workspace))
     return Status::failure("sm90a backward: tensors and workspace must be 16-byte aligned (TMA, vector stores)");
   return Status::success();
 }
 
-Status encode_tensor_maps(TensorMaps& maps, const BackwardArgs& a) {
+Status encode_tensor_maps(bwd::TensorMaps& maps, const BackwardArgs& a) {
   const std::uint64_t rows = std::uint64_t(a.shape.bh() * a.shape.seq());
   for (const auto& [map, base] : {std::pair{&maps.q, a.q}, std::pair{&maps.k, a.k}, std::pair{&maps.v, a.v},
                                   std::pair{&maps.d_out, a.d_out}}) {
@@ -64,72 +79,118 @@ Status encode_tensor_maps(TensorMaps& maps, const BackwardArgs& a) {
   return Status::success();
 }
 
-template <class Params>
-Status launch_kernel(void (*kernel)(Params), int smem_bytes, unsigned grid, const Params& params, cudaStream_t stream) {
-  if (const Status st = device::status_from(
-          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes));
-      !st.ok())
-    return st;
-  kernel<<<grid, bwd::kThreads, smem_bytes, stream>>>(params);
-  return device::last_launch_status();
+template <bool kAccumulateDq>
+auto backward_kernel(bool probes) {
+  return probes ? bwd::backward_kernel<kAccumulateDq, true> : bwd::backward_kernel<kAccumulateDq, false>;
 }
 
-template <bool kAccumulateDq>
-auto kv_kernel(bool probes) {
-  return probes ? bwd::kv_stationary_kernel<kAccumulateDq, true> : bwd::kv_stationary_kernel<kAccumulateDq, false>;
+// Persistent launch (one CTA per SM at most), dependent on the order kernel before it.
+Status launch_persistent(void (*kernel)(BwdParams), const BwdParams& params, cudaStream_t stream) {
+  int device = 0, sm_count = 0;
+  if (const Status st = device::status_from(cudaGetDevice(&device)); !st.ok()) return st;
+  if (const Status st = device::status_from(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+      !st.ok())
+    return st;
+  if (const Status st = device::status_from(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bwd::kSmemBytes));
+      !st.ok())
+    return st;
+  cudaLaunchAttribute attr{};
+  attr.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr.val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(unsigned(std::max(1, std::min(sm_count, params.num_items))));
+  config.blockDim = dim3(unsigned(bwd::kThreads));
+  config.dynamicSmemBytes = bwd::kSmemBytes;
+  config.stream = stream;
+  config.attrs = &attr;
+  config.numAttrs = 1;
+  return device::status_from(cudaLaunchKernelEx(&config, kernel, params));
 }
-auto dq_kernel(bool probes) { return probes ? bwd::dq_stationary_kernel<true> : bwd::dq_stationary_kernel<false>; }
 
 }  // namespace
 
 std::size_t backward_workspace_bytes(const Shape& shape, bool deterministic) {
-  return delta_bytes(shape) + (deterministic ? 0 : dq_accum_bytes(shape));
+  return WorkspaceLayout(shape, deterministic).total;
 }
 
 Status launch_backward(const BackwardArgs& a, bool deterministic) {
-  if (const Status st = check_args(a, deterministic); !st.ok()) return st;
+  if (const Status st = check_args(a); !st.ok()) return st;
   const Shape& s = a.shape;
-  if (s.bh() * s.num_blocks == 0) return Status::success();
+  const int kv_items = int(s.count_elems());
+  if (kv_items == 0) return Status::success();
   const auto stream = cudaStream_t(a.stream);
-  auto* delta = static_cast<float*>(a.workspace);
-  auto* dq_accum = reinterpret_cast<float*>(static_cast<unsigned char*>(a.workspace) + delta_bytes(s));
-  const float scale = float(1.0 / std::sqrt(double(kHeadDim)));
-  const float scale_log2 = float(kLog2e / std::sqrt(double(kHeadDim)));
-  const bwd::Probes probes{a.probes.nanoseconds[kProbeBwdReleaseQ], a.probes.nanoseconds[kProbeBwdDqReduce]};
-  const bool probed = probes.release_stage_ns != 0 || probes.dq_reduce_ns != 0;
-  const unsigned items = unsigned(s.bh() * s.num_blocks);
+  const WorkspaceLayout layout(s, deterministic);
+  auto* ws = static_cast<unsigned char*>(a.workspace);
+  auto* delta = reinterpret_cast<float*>(ws + layout.delta);
+  auto* counter = reinterpret_cast<std::int32_t*>(ws + layout.counter);
+  auto* counts = reinterpret_cast<std::int32_t*>(ws + layout.counts);
+  auto* order = reinterpret_cast<std::int32_t*>(ws + layout.order);
+  auto* dq_accum = reinterpret_cast<float*>(ws + layout.dq_accum);
 
-  TensorMaps maps;
-  if (const Status st = encode_tensor_maps(maps, a); !st.ok()) return st;
+  BwdParams p{};
+  if (const Status st = encode_tensor_maps(p.maps, a); !st.ok()) return st;
+  p.lse = a.lse;
+  p.delta = delta;
+  p.q2k_idx = a.q2k_idx;
+  p.q2k_num = a.q2k_num;
+  p.k2q_idx = a.k2q_idx;
+  p.k2q_num = a.k2q_num;
+  p.vbs = a.vbs;
+  p.dq = a.dq;
+  p.dk = a.dk;
+  p.dv = a.dv;
+  p.dq_accum = deterministic ? nullptr : dq_accum;
+  p.num_blocks = s.num_blocks;
+  p.max_kv = s.max_kv;
+  p.max_q = s.max_q;
+  p.num_kv_items = kv_items;
+  p.num_items = deterministic ? 2 * kv_items : kv_items;
+  p.order = order;
+  p.next_work = counter;
+  p.scale = float(1.0 / std::sqrt(double(kHeadDim)));
+  p.scale_log2 = float(kLog2e / std::sqrt(double(kHeadDim)));
+  p.probes = {a.probes.nanoseconds[kProbeBwdReleaseQ], a.probes.nanoseconds[kProbeBwdDqReduce]};
+  const bool probed = p.probes.release_stage_ns != 0 || p.probes.dq_reduce_ns != 0;
+
   if (const Status st = device::compute_delta(s, a.out, a.d_out, delta, a.stream); !st.ok()) return st;
-  if (!deterministic) {
+  const std::int32_t* item_counts = a.k2q_num;
+  if (deterministic) {  // kv items' counts, then q items' counts
+    const std::size_t bytes = std::size_t(kv_items) * sizeof(std::int32_t);
+    if (const Status st = device::status_from(cudaMemcpyAsync(counts, a.k2q_num, bytes, cudaMemcpyDeviceToDevice, stream));
+        !st.ok())
+      return st;
+    if (const Status st =
+            device::status_from(cudaMemcpyAsync(counts + kv_items, a.q2k_num, bytes, cudaMemcpyDeviceToDevice, stream));
+        !st.ok())
+      return st;
+    item_counts = counts;
+  } else {
     if (const Status st = device::status_from(
             cudaMemsetAsync(dq_accum, 0, std::size_t(s.tensor_elems()) * sizeof(float), stream));
         !st.ok())
       return st;
   }
+  fwd::order_longest_first<fwd::kOrderThreads><<<1, fwd::kOrderThreads, 0, stream>>>(
+      item_counts, p.num_items, std::max(s.max_q, s.max_kv), order, counter);
+  if (const Status st = device::last_launch_status(); !st.ok()) return st;
 
-  const KvParams kv{maps,    a.lse,  delta,           a.k2q_idx,    a.k2q_num, a.vbs, a.dk, a.dv,
-                    deterministic ? nullptr : dq_accum, s.num_blocks, s.max_q,  scale, scale_log2, probes};
-  const Status kv_status = deterministic ? launch_kernel(kv_kernel<false>(probed), bwd::kKvSmemBytes, items, kv, stream)
-                                         : launch_kernel(kv_kernel<true>(probed), bwd::kKvSmemBytes, items, kv, stream);
-  if (!kv_status.ok()) return kv_status;
-
-  if (!deterministic) return device::postprocess_dq(s, dq_accum, scale, a.dq, a.stream);
-  const DqParams dq{maps, a.lse, delta, a.q2k_idx, a.q2k_num, a.vbs, a.dq, s.num_blocks, s.max_kv, scale, scale_log2, probes};
-  return launch_kernel(dq_kernel(probed), bwd::kDqSmemBytes, items, dq, stream);
+  const Status main = deterministic ? launch_persistent(backward_kernel<false>(probed), p, stream)
+                                    : launch_persistent(backward_kernel<true>(probed), p, stream);
+  if (!main.ok() || deterministic) return main;
+  return device::postprocess_dq(s, dq_accum, p.scale, a.dq, a.stream);
 }
 
 std::vector<KernelInfo> backward_kernels(bool deterministic) {
   std::vector<KernelInfo> infos{device::compute_delta_kernel_info()};
+  infos.push_back(device::kernel_info(reinterpret_cast<const void*>(&fwd::order_longest_first<fwd::kOrderThreads>),
+                                      "sm90a.bwd.order", false));
   if (deterministic) {
-    infos.push_back(device::kernel_info(reinterpret_cast<const void*>(kv_kernel<false>(false)),
-                                        "sm90a.bwd.kv_stationary_dkdv", true));
-    infos.push_back(
-        device::kernel_info(reinterpret_cast<const void*>(dq_kernel(false)), "sm90a.bwd.q_stationary_dq", true));
+    infos.push_back(device::kernel_info(reinterpret_cast<const void*>(backward_kernel<false>(false)),
+                                        "sm90a.bwd.kv_and_q_items", true));
   } else {
-    infos.push_back(device::kernel_info(reinterpret_cast<const void*>(kv_kernel<true>(false)),
-                                        "sm90a.bwd.kv_stationary_dkdvdq", true));
+    infos.push_back(device::kernel_info(reinterpret_cast<const void*>(backward_kernel<true>(false)),
+                                        "sm90a.bwd.kv_items_dq_atomic", true));
     infos.push_back(device::postprocess_dq_kernel_info());
   }
   return infos;

@@ -1,7 +1,7 @@
 #pragma once
-// The backward's inner loops: operand descriptors, the three GEMM shapes, the
-// elementwise softmax gradient, the producer's load loops and one list entry of
-// each consumer. bwd_kernel.cuh and bwd_dq_kernel.cuh put them together.
+// The backward's inner loop: operand descriptors, the three GEMM shapes, the
+// elementwise softmax gradient and one list entry of each item kind, as a consumer
+// warpgroup runs it. bwd_kernel.cuh puts them together; loads are in bwd_producer.cuh.
 #include <cmath>
 #include <cstdint>
 
@@ -78,35 +78,45 @@ __device__ __forceinline__ void to_a_frags(const float (&acc)[32], std::uint32_t
 __device__ __forceinline__ float usable_lse(float lse) { return lse == -INFINITY ? INFINITY : lse; }
 
 // ---- elementwise softmax gradient --------------------------------------------------
-// kv-stationary (rows = kv, columns = q): on entry s = S^T, dp = dP^T; on exit s = P^T,
-// dp = dS^T. Padded keys (row >= vbs of this kv block) get P = 0.
-__device__ __forceinline__ void softmax_grad_kv(float (&s)[32], float (&dp)[32], const float* lse, const float* delta,
-                                                const Frag& f, int valid_rows, float scale_log2) {
+// Split in two so P can be computed while the dP wgmma is still running.
+
+// kv items (rows = kv, columns = q): S^T -> P^T in place. Padded keys (row >= vbs of
+// this kv block) get P = 0.
+__device__ __forceinline__ void probs_kv(float (&s)[32], const float* lse, const Frag& f, int valid_rows,
+                                         float scale_log2) {
   const bool row_valid[2] = {f.row0 < valid_rows, f.row0 + 8 < valid_rows};
 #pragma unroll
   for (int c = 0; c < 8; ++c) {
     const float2 l = *reinterpret_cast<const float2*>(lse + 8 * c + f.col0);
-    const float2 d = *reinterpret_cast<const float2*>(delta + 8 * c + f.col0);
     const float col_lse[2] = {usable_lse(l.x), usable_lse(l.y)};
-    const float col_delta[2] = {d.x, d.y};
 #pragma unroll
     for (int r = 0; r < 2; ++r)
 #pragma unroll
       for (int e = 0; e < 2; ++e) {
         const int i = 4 * c + 2 * r + e;
-        const float p = row_valid[r] ? fast_exp2(fmaf(s[i], scale_log2, -col_lse[e])) : 0.0f;
-        dp[i] = p * (dp[i] - col_delta[e]);
-        s[i] = p;
+        s[i] = row_valid[r] ? fast_exp2(fmaf(s[i], scale_log2, -col_lse[e])) : 0.0f;
       }
   }
 }
+// kv items: dP^T -> dS^T = P^T (dP^T - Delta) in place, Delta per column.
+__device__ __forceinline__ void dsoftmax_kv(float (&dp)[32], const float (&p)[32], const float* delta,
+                                            const Frag& f) {
+#pragma unroll
+  for (int c = 0; c < 8; ++c) {
+    const float2 d = *reinterpret_cast<const float2*>(delta + 8 * c + f.col0);
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      dp[4 * c + 2 * r] = p[4 * c + 2 * r] * (dp[4 * c + 2 * r] - d.x);
+      dp[4 * c + 2 * r + 1] = p[4 * c + 2 * r + 1] * (dp[4 * c + 2 * r + 1] - d.y);
+    }
+  }
+}
 
-// q-stationary (rows = q, columns = kv): on entry s = S, dp = dP; on exit dp = dS
-// (P itself is not needed). Padded keys (column >= vbs of this kv block) get P = 0.
-__device__ __forceinline__ void softmax_grad_q(const float (&s)[32], float (&dp)[32], const float* lse,
-                                               const float* delta, const Frag& f, int valid_cols, float scale_log2) {
+// q items (rows = q, columns = kv): S -> P in place. Padded keys (column >= vbs of this
+// kv block) get P = 0.
+__device__ __forceinline__ void probs_q(float (&s)[32], const float* lse, const Frag& f, int valid_cols,
+                                        float scale_log2) {
   const float row_lse[2] = {usable_lse(lse[f.row0]), usable_lse(lse[f.row0 + 8])};
-  const float row_delta[2] = {delta[f.row0], delta[f.row0 + 8]};
 #pragma unroll
   for (int c = 0; c < 8; ++c)
 #pragma unroll
@@ -115,10 +125,15 @@ __device__ __forceinline__ void softmax_grad_q(const float (&s)[32], float (&dp)
 #pragma unroll
       for (int r = 0; r < 2; ++r) {
         const int i = 4 * c + 2 * r + e;
-        const float p = col_valid ? fast_exp2(fmaf(s[i], scale_log2, -row_lse[r])) : 0.0f;
-        dp[i] = p * (dp[i] - row_delta[r]);
+        s[i] = col_valid ? fast_exp2(fmaf(s[i], scale_log2, -row_lse[r])) : 0.0f;
       }
     }
+}
+// q items: dP -> dS = P (dP - Delta) in place, Delta per row.
+__device__ __forceinline__ void dsoftmax_q(float (&dp)[32], const float (&p)[32], const float* delta, const Frag& f) {
+  const float row_delta[2] = {delta[f.row0], delta[f.row0 + 8]};
+#pragma unroll
+  for (int i = 0; i < 32; ++i) dp[i] = p[i] * (dp[i] - row_delta[(i >> 1) & 1]);
 }
 
 // dS^T fragments -> the consumer's [64 kv][64 q] swizzled tile (A of dQ = dS K, MN-major).
@@ -136,51 +151,6 @@ __device__ __forceinline__ void store_ds_t(bf16_bits* tile, const std::uint32_t 
     }
 }
 
-// ---- producer ------------------------------------------------------------------------
-// A [64 rows][128 cols] tile = two 64-column boxes, one per swizzled chunk.
-__device__ __forceinline__ void load_tile(bf16_bits* dst, const CUtensorMap* map, int row, std::uint64_t* bar) {
-  tma_load_2d(dst, map, 0, row, bar);
-  tma_load_2d(dst + kChunkBytes / 2, map, kChunkCols, row, bar);
-}
-
-// kv-stationary: K_j, V_j once, then (Q_i, dO_i, lse_i, Delta_i) for every i of the k2q row.
-__device__ __forceinline__ void produce_kv(KvSmem& sm, const KvParams& p, int kv_row, int row_base,
-                                           const std::int32_t* list, int count) {
-  mbar_arrive_expect_tx(&sm.kv_full, 2 * kTileBytes);
-  load_tile(sm.k, &p.maps.k, kv_row, &sm.kv_full);
-  load_tile(sm.v, &p.maps.v, kv_row, &sm.kv_full);
-  for (int n = 0; n < count; ++n) {
-    const PipeSlot slot = PipeSlot::of(n);
-    if (n >= kStages) mbar_wait(&sm.empty[slot.stage], slot.parity ^ 1u);
-    const int q_row = row_base + list[n] * kBlk;
-    std::uint64_t* bar = &sm.full[slot.stage];
-    mbar_arrive_expect_tx(bar, 2 * kTileBytes + 2 * kRowStatBytes);
-    load_tile(sm.stage[slot.stage].q, &p.maps.q, q_row, bar);
-    load_tile(sm.stage[slot.stage].d_out, &p.maps.d_out, q_row, bar);
-    bulk_load(sm.lse[slot.stage], p.lse + q_row, kRowStatBytes, bar);
-    bulk_load(sm.delta[slot.stage], p.delta + q_row, kRowStatBytes, bar);
-  }
-}
-
-// q-stationary: Q_i, dO_i, lse_i, Delta_i once, then (K_j, V_j) for every j of the q2k row.
-__device__ __forceinline__ void produce_dq(DqSmem& sm, const DqParams& p, int q_row, int row_base,
-                                           const std::int32_t* list, int count) {
-  mbar_arrive_expect_tx(&sm.q_full, 2 * kTileBytes + 2 * kRowStatBytes);
-  load_tile(sm.q, &p.maps.q, q_row, &sm.q_full);
-  load_tile(sm.d_out, &p.maps.d_out, q_row, &sm.q_full);
-  bulk_load(sm.lse, p.lse + q_row, kRowStatBytes, &sm.q_full);
-  bulk_load(sm.delta, p.delta + q_row, kRowStatBytes, &sm.q_full);
-  for (int n = 0; n < count; ++n) {
-    const PipeSlot slot = PipeSlot::of(n);
-    if (n >= kStages) mbar_wait(&sm.empty[slot.stage], slot.parity ^ 1u);
-    const int kv_row = row_base + list[n] * kBlk;
-    std::uint64_t* bar = &sm.full[slot.stage];
-    mbar_arrive_expect_tx(bar, 2 * kTileBytes);
-    load_tile(sm.stage[slot.stage].k, &p.maps.k, kv_row, bar);
-    load_tile(sm.stage[slot.stage].v, &p.maps.v, kv_row, bar);
-  }
-}
-
 // Consumer -> producer: this warp is done with the stage (its wgmma reads completed).
 template <bool kProbes>
 __device__ __forceinline__ void release_stage(std::uint64_t* empty, const Probes& probes) {
@@ -189,30 +159,33 @@ __device__ __forceinline__ void release_stage(std::uint64_t* empty, const Probes
   if (threadIdx.x % 32 == 0) mbar_arrive(empty);
 }
 
-// ---- one entry of a kv-stationary consumer ----------------------------------------------
+// ---- one entry of a kv item -----------------------------------------------------------
 // dV += P^T dO, dK += dS^T Q (unscaled), and, when kAccumulateDq, dq = dS K (this entry's
 // partial, unscaled). ds_t is this consumer's dS^T tile for this entry (double-buffered
 // across entries: the kBarDsWritten barrier of entry n+1 orders entry n's dQ reads before
 // entry n+2's writes).
 template <bool kAccumulateDq, bool kProbes>
-__device__ __forceinline__ void kv_entry(KvSmem& sm, const KvParams& p, int stage, int consumer, bf16_bits* ds_t,
+__device__ __forceinline__ void kv_entry(BwdSmem& sm, const BwdParams& p, int stage, int consumer, bf16_bits* ds_t,
                                          const Frag& f, int valid_rows, float (&dk)[64], float (&dv)[64],
                                          float (&dq)[64]) {
-  const std::uint32_t k_tile = smem_addr(sm.k);
-  const std::uint32_t v_tile = smem_addr(sm.v);
-  const std::uint32_t q_tile = smem_addr(sm.stage[stage].q);
-  const std::uint32_t do_tile = smem_addr(sm.stage[stage].d_out);
+  const std::uint32_t k_tile = smem_addr(sm.resident.a);
+  const std::uint32_t v_tile = smem_addr(sm.resident.b);
+  const std::uint32_t q_tile = smem_addr(sm.stage[stage].a);
+  const std::uint32_t do_tile = smem_addr(sm.stage[stage].b);
 
   float s[32], dp[32];
   wgmma_fence();
-  gemm_abt(s, k_tile, q_tile);    // S^T = K Q^T
+  gemm_abt(s, k_tile, q_tile);  // S^T = K Q^T
+  wgmma_commit();
   gemm_abt(dp, v_tile, do_tile);  // dP^T = V dO^T
   wgmma_commit();
-  wgmma_wait<0>();
+  wgmma_wait<1>();
   keep_live(s);
+  probs_kv(s, sm.stage_lse[stage], f, valid_rows, p.scale_log2);  // while dP^T is computed
+  wgmma_wait<0>();
   keep_live(dp);
+  dsoftmax_kv(dp, s, sm.stage_delta[stage], f);
 
-  softmax_grad_kv(s, dp, sm.lse[stage], sm.delta[stage], f, valid_rows, p.scale_log2);
   std::uint32_t p_frag[4][4], ds_frag[4][4];
   to_a_frags(s, p_frag);
   to_a_frags(dp, ds_frag);
@@ -228,14 +201,11 @@ __device__ __forceinline__ void kv_entry(KvSmem& sm, const KvParams& p, int stag
   wgmma_wait<0>();
   keep_live(dv);
   keep_live(dk);
-  keep_live(p_frag[0]);
-  keep_live(p_frag[1]);
-  keep_live(p_frag[2]);
-  keep_live(p_frag[3]);
-  keep_live(ds_frag[0]);
-  keep_live(ds_frag[1]);
-  keep_live(ds_frag[2]);
-  keep_live(ds_frag[3]);
+#pragma unroll
+  for (int kk = 0; kk < 4; ++kk) {
+    keep_live(p_frag[kk]);
+    keep_live(ds_frag[kk]);
+  }
   release_stage<kProbes>(&sm.empty[stage], p.probes);  // Q_i, dO_i, lse_i, Delta_i no longer read
 
   if constexpr (kAccumulateDq) {
@@ -248,36 +218,36 @@ __device__ __forceinline__ void kv_entry(KvSmem& sm, const KvParams& p, int stag
   }
 }
 
-// ---- one entry of a q-stationary consumer -----------------------------------------------
+// ---- one entry of a q item --------------------------------------------------------------
 // dq += dS K_j (unscaled).
 template <bool kProbes>
-__device__ __forceinline__ void dq_entry(DqSmem& sm, const DqParams& p, int stage, const Frag& f, int valid_cols,
-                                         float (&dq)[64]) {
-  const std::uint32_t k_tile = smem_addr(sm.stage[stage].k);
-  const std::uint32_t v_tile = smem_addr(sm.stage[stage].v);
+__device__ __forceinline__ void q_entry(BwdSmem& sm, const BwdParams& p, int stage, const Frag& f, int valid_cols,
+                                        float (&dq)[64]) {
+  const std::uint32_t k_tile = smem_addr(sm.stage[stage].a);
+  const std::uint32_t v_tile = smem_addr(sm.stage[stage].b);
 
   float s[32], dp[32];
   wgmma_fence();
-  gemm_abt(s, smem_addr(sm.q), k_tile);       // S = Q K^T
-  gemm_abt(dp, smem_addr(sm.d_out), v_tile);  // dP = dO V^T
+  gemm_abt(s, smem_addr(sm.resident.a), k_tile);  // S = Q K^T
   wgmma_commit();
-  wgmma_wait<0>();
+  gemm_abt(dp, smem_addr(sm.resident.b), v_tile);  // dP = dO V^T
+  wgmma_commit();
+  wgmma_wait<1>();
   keep_live(s);
+  probs_q(s, sm.resident_lse, f, valid_cols, p.scale_log2);  // while dP is computed
+  wgmma_wait<0>();
   keep_live(dp);
+  dsoftmax_q(dp, s, sm.resident_delta, f);
 
-  softmax_grad_q(s, dp, sm.lse, sm.delta, f, valid_cols, p.scale_log2);
   std::uint32_t ds_frag[4][4];
   to_a_frags(dp, ds_frag);
-
   wgmma_fence();
   gemm_rs_ab(dq, ds_frag, k_tile);  // dQ += dS K
   wgmma_commit();
   wgmma_wait<0>();
   keep_live(dq);
-  keep_live(ds_frag[0]);
-  keep_live(ds_frag[1]);
-  keep_live(ds_frag[2]);
-  keep_live(ds_frag[3]);
+#pragma unroll
+  for (int kk = 0; kk < 4; ++kk) keep_live(ds_frag[kk]);
   release_stage<kProbes>(&sm.empty[stage], p.probes);
 }
 

@@ -22,37 +22,28 @@ struct Probes {
   std::uint32_t dq_reduce_ns = 0;      // kProbeBwdDqReduce: before dQ leaves the registers
 };
 
-// kv-stationary kernel: dK, dV, and (atomic mode) dQ partials into dq_accum.
-struct KvParams {
+struct BwdParams {
   TensorMaps maps;
   const float* lse;    // [B*H*S], M format
-  const float* delta;  // [B*H*S]
+  const float* delta;  // [B*H*S], from the Delta preprocess
+  const std::int32_t* q2k_idx;
+  const std::int32_t* q2k_num;
   const std::int32_t* k2q_idx;
   const std::int32_t* k2q_num;
   const std::int32_t* vbs;
+  bf16_bits* dq;      // deterministic mode: written by the q items
   bf16_bits* dk;
   bf16_bits* dv;
-  float* dq_accum;  // [B*H*S*D] fp32 (BHSD), zeroed before the launch; unused when deterministic
-  int num_blocks;
-  int max_q;
-  float scale;       // 1/sqrt(D): dK = scale * dS^T Q
-  float scale_log2;  // scale * log2(e): P = exp2(scale_log2 * s - lse)
-  Probes probes;
-};
-
-// q-stationary kernel (deterministic mode): dQ in bf16, no fp32 buffer.
-struct DqParams {
-  TensorMaps maps;
-  const float* lse;
-  const float* delta;
-  const std::int32_t* q2k_idx;
-  const std::int32_t* q2k_num;
-  const std::int32_t* vbs;
-  bf16_bits* dq;
+  float* dq_accum;    // atomic mode: [B*H*S*D] fp32 (BHSD), zeroed before the launch
   int num_blocks;
   int max_kv;
-  float scale;
-  float scale_log2;
+  int max_q;
+  int num_kv_items;   // B*H*nb: item ids [0, num_kv_items) are kv items, the rest q items
+  int num_items;      // num_kv_items (atomic) or 2 * num_kv_items (deterministic)
+  const std::int32_t* order;  // longest-first permutation of the item ids (order kernel)
+  std::int32_t* next_work;    // scheduler counter, reset by the order kernel
+  float scale;       // 1/sqrt(D): dK = scale * dS^T Q, dQ = scale * dS K
+  float scale_log2;  // scale * log2(e): P = exp2(scale_log2 * s - lse)
   Probes probes;
 };
 

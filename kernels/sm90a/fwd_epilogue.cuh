@@ -26,7 +26,11 @@ __device__ __forceinline__ void copy_rows_to_global(std::uint32_t staging, bf16_
     asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\n"
                  : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
                  : "r"(staging + swizzled_chunk<Cfg>(row, chunk)));
-    *reinterpret_cast<uint4*>(out_rows + std::int64_t(row) * Cfg::kHeadDim + chunk * 8) = v;
+    uint4* dst = reinterpret_cast<uint4*>(out_rows + std::int64_t(row) * Cfg::kHeadDim + chunk * 8);
+    if constexpr (Cfg::kL2Hints)
+      __stcs(dst, v);  // st.global.cs: written once, evict first, keep L2 for K/V
+    else
+      *dst = v;
   }
 }
 

@@ -37,7 +37,8 @@ __device__ __forceinline__ void init_barriers(SharedStorage<Cfg>& smem) {
     for (int s = 0; s < Cfg::kStages; ++s) {
       mbar_init(&b.k_full[s], 1);
       mbar_init(&b.v_full[s], 1);
-      mbar_init(&b.kv_empty[s], kConsumerWarps);
+      mbar_init(&b.k_empty[s], kConsumerWarps);
+      mbar_init(&b.v_empty[s], kConsumerWarps);
     }
   }
   mbar_init_fence();

@@ -52,6 +52,14 @@ __device__ __forceinline__ void issue_pv(float (&o)[64], const std::uint32_t (&p
   }
 }
 
+// A mailbox word, read by lane 0 only and broadcast: the lane that reads is the lane that
+// later arrives on the barrier handing the word back (what racecheck can follow).
+__device__ __forceinline__ int read_mailbox(const int& word, int lane) {
+  int v = 0;
+  if (lane == 0) v = *static_cast<const volatile int*>(&word);
+  return __shfl_sync(0xffffffffu, v, 0);
+}
+
 // Each warp hands a buffer back once its own reads are done; barriers count 4 arrivals.
 template <bool kProbe>
 __device__ __forceinline__ void release_stage(std::uint64_t* empty, int lane, std::uint32_t delay_ns) {
@@ -61,6 +69,13 @@ __device__ __forceinline__ void release_stage(std::uint64_t* empty, int lane, st
     mbar_arrive(empty);
   }
   __syncwarp();
+}
+
+// Stage s after its P.V: V goes back, and K too unless it went back right after Q K^T.
+template <class Cfg, bool kProbe>
+__device__ __forceinline__ void release_kv(SlotBarriers<Cfg>& bars, int s, int lane, std::uint32_t delay_ns) {
+  if constexpr (!Cfg::kEarlyKRelease) release_stage<false>(&bars.k_empty[s], lane, 0);
+  release_stage<kProbe>(&bars.v_empty[s], lane, delay_ns);
 }
 
 template <class Cfg, bool kProbe>
@@ -82,8 +97,8 @@ __device__ void run_consumer(SharedStorage<Cfg>& smem, int slot, const Params& p
 
   for (;;) {
     mbar_wait(&bars.q_full, q_state.full_parity());
-    const int item = mail.item;
-    const int count = mail.count;
+    const int item = read_mailbox(mail.item, lane);
+    const int count = read_mailbox(mail.count, lane);
     if (item < 0) return;
     if (count == 0) {
       release_stage<false>(&bars.q_empty, lane, 0);
@@ -112,7 +127,8 @@ __device__ void run_consumer(SharedStorage<Cfg>& smem, int slot, const Params& p
     wgmma_wait<0>();
     keep_live(s);
     {
-      const int valid = mail.kv_valid[cur.index];
+      const int valid = read_mailbox(mail.kv_valid[cur.index], lane);
+      if constexpr (Cfg::kEarlyKRelease) release_stage<kProbe>(&bars.k_empty[cur.index], lane, p.probe_release_kv_ns);
       if (valid < Cfg::kBlockKv) OnlineSoftmax::mask_padding(s, valid, lane);
     }
     softmax.update(s, p.scale_log2, alpha);
@@ -124,7 +140,7 @@ __device__ void run_consumer(SharedStorage<Cfg>& smem, int slot, const Params& p
       if (n > 1) {
         wgmma_wait<0>();
         keep_live(o);
-        release_stage<kProbe>(&bars.kv_empty[prev.index], lane, p.probe_release_kv_ns);
+        release_kv<Cfg, kProbe>(bars, prev.index, lane, p.probe_release_kv_ns);
         rescale_rows(o, alpha);
       }
       pack_probabilities(s, pfrag);
@@ -142,9 +158,10 @@ __device__ void run_consumer(SharedStorage<Cfg>& smem, int slot, const Params& p
       issue_pv<Cfg>(o, pfrag, tiles.v[cur.index]);
       wgmma_commit();
 
-      wgmma_wait<1>();  // S_n ready; P_{n-1} V_{n-1} may still run
+      wgmma_wait<1>();  // S_n ready (K_n free); P_{n-1} V_{n-1} may still run
       keep_live(s);
-      const int valid = mail.kv_valid[next.index];
+      const int valid = read_mailbox(mail.kv_valid[next.index], lane);
+      if constexpr (Cfg::kEarlyKRelease) release_stage<kProbe>(&bars.k_empty[next.index], lane, p.probe_release_kv_ns);
       if (valid < Cfg::kBlockKv) OnlineSoftmax::mask_padding(s, valid, lane);
       softmax.update(s, p.scale_log2, alpha);
       prev = cur;
@@ -155,7 +172,7 @@ __device__ void run_consumer(SharedStorage<Cfg>& smem, int slot, const Params& p
     if (count > 1) {
       wgmma_wait<0>();
       keep_live(o);
-      release_stage<kProbe>(&bars.kv_empty[prev.index], lane, p.probe_release_kv_ns);
+      release_kv<Cfg, kProbe>(bars, prev.index, lane, p.probe_release_kv_ns);
       rescale_rows(o, alpha);
     }
     pack_probabilities(s, pfrag);
@@ -167,7 +184,8 @@ __device__ void run_consumer(SharedStorage<Cfg>& smem, int slot, const Params& p
     wgmma_commit();
     wgmma_wait<0>();
     keep_live(o);
-    store_output<Cfg, kProbe>(o, softmax, tiles.v[cur.index], &bars.kv_empty[cur.index], slot, item, p, warp,
+    if constexpr (!Cfg::kEarlyKRelease) release_stage<kProbe>(&bars.k_empty[cur.index], lane, p.probe_release_kv_ns);
+    store_output<Cfg, kProbe>(o, softmax, tiles.v[cur.index], &bars.v_empty[cur.index], slot, item, p, warp,
                               lane);
     kv_state = cur;
     kv_state.advance();

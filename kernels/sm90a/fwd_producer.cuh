@@ -8,12 +8,18 @@
 
 namespace vsa::sm90a::fwd {
 
-// A 64 x 128 tile as two 64-column TMA boxes ([half][row][64]), completing on `bar`.
+// A 64 x 128 tile as two 64-column TMA boxes ([half][row][64]), completing on `bar`,
+// with an L2 eviction policy when the config asks for hints.
 template <class Cfg>
-__device__ __forceinline__ void load_tile(bf16_bits* dst, const CUtensorMap* map, int row, std::uint64_t* bar) {
+__device__ __forceinline__ void load_tile(bf16_bits* dst, const CUtensorMap* map, int row, std::uint64_t* bar,
+                                          std::uint64_t policy) {
 #pragma unroll
-  for (int h = 0; h < Cfg::kHalves; ++h)
-    tma_load_2d(dst + h * (Cfg::kHalfBytes / 2), map, h * Cfg::kHalfCols, row, bar);
+  for (int h = 0; h < Cfg::kHalves; ++h) {
+    if constexpr (Cfg::kL2Hints)
+      tma_load_2d_hinted(dst + h * (Cfg::kHalfBytes / 2), map, h * Cfg::kHalfCols, row, bar, policy);
+    else
+      tma_load_2d(dst + h * (Cfg::kHalfBytes / 2), map, h * Cfg::kHalfCols, row, bar);
+  }
 }
 
 template <class Cfg>
@@ -25,6 +31,9 @@ __device__ void run_producer(SharedStorage<Cfg>& smem, int slot, const CUtensorM
   const int lane = threadIdx.x % 32;
   PipelineState<1> q_state;
   PipelineState<Cfg::kStages> kv_state;
+  // Q is read once; K and V are read again by other query blocks of the head.
+  const std::uint64_t q_policy = Cfg::kL2Hints ? l2_policy_evict_first() : 0;
+  const std::uint64_t kv_policy = Cfg::kL2Hints ? l2_policy_evict_last() : 0;
 
   // The order kernel before us wrote `order` and reset `next_work`.
   grid_dependency_wait();
@@ -38,7 +47,7 @@ __device__ void run_producer(SharedStorage<Cfg>& smem, int slot, const CUtensorM
       mail.count = count;
       if (count > 0) {
         mbar_arrive_expect_tx(&bars.q_full, Cfg::kTileBytes);
-        load_tile<Cfg>(tiles.q, tm_q, item * Cfg::kBlockQ, &bars.q_full);
+        load_tile<Cfg>(tiles.q, tm_q, item * Cfg::kBlockQ, &bars.q_full, q_policy);
       } else {
         mbar_arrive(&bars.q_full);  // empty item or end of work: mailbox only
       }
@@ -61,14 +70,18 @@ __device__ void run_producer(SharedStorage<Cfg>& smem, int slot, const CUtensorM
         const int block_e = __shfl_sync(0xffffffffu, block, e);
         const int valid_e = __shfl_sync(0xffffffffu, valid, e);
         const int s = kv_state.index;
-        mbar_wait(&bars.kv_empty[s], kv_state.empty_parity());
+        const int row = head_row + block_e * Cfg::kBlockKv;
+        // K first: it is needed one iteration before V and its slot frees up earlier.
+        mbar_wait(&bars.k_empty[s], kv_state.empty_parity());
         if (lane == 0) {
           mail.kv_valid[s] = valid_e;
-          const int row = head_row + block_e * Cfg::kBlockKv;
           mbar_arrive_expect_tx(&bars.k_full[s], Cfg::kTileBytes);
-          load_tile<Cfg>(tiles.k[s], tm_k, row, &bars.k_full[s]);
+          load_tile<Cfg>(tiles.k[s], tm_k, row, &bars.k_full[s], kv_policy);
+        }
+        mbar_wait(&bars.v_empty[s], kv_state.empty_parity());
+        if (lane == 0) {
           mbar_arrive_expect_tx(&bars.v_full[s], Cfg::kTileBytes);
-          load_tile<Cfg>(tiles.v[s], tm_v, row, &bars.v_full[s]);
+          load_tile<Cfg>(tiles.v[s], tm_v, row, &bars.v_full[s], kv_policy);
         }
         __syncwarp();
         kv_state.advance();

@@ -51,8 +51,8 @@ __device__ __forceinline__ int block_exclusive_sum(int x, int* warp_totals) {
 // includes this header may define it.)
 template <int kThreads = kOrderThreads>
 __global__ void __launch_bounds__(kThreads) order_longest_first(const std::int32_t* counts, int n_items,
-                                                                     int max_count, std::int32_t* order,
-                                                                     std::int32_t* next_work) {
+                                                                int max_count, std::int32_t* order,
+                                                                std::int32_t* next_work) {
   grid_launch_dependents();
   __shared__ int bins[kOrderBins];
   __shared__ int warp_totals[32];
@@ -60,8 +60,22 @@ __global__ void __launch_bounds__(kThreads) order_longest_first(const std::int32
   const int num_bins = min(max(max_count, 0), kOrderBins - 1) + 1;
   if (tid == 0) *next_work = 0;
   for (int b = tid; b < num_bins; b += kThreads) bins[b] = 0;
+
+  // The first kCachedChunks chunks keep their bins in registers between the histogram and
+  // the scatter: one round trip to memory instead of two for up to 8 * kThreads items.
+  constexpr int kCachedChunks = 8;
+  int cached[kCachedChunks];
+#pragma unroll
+  for (int c = 0; c < kCachedChunks; ++c) {
+    const int i = c * kThreads + tid;
+    cached[c] = i < n_items ? order_bin(counts[i], num_bins) : 0;
+  }
   __syncthreads();
-  for (int i = tid; i < n_items; i += kThreads) atomicAdd(&bins[order_bin(counts[i], num_bins)], 1);
+#pragma unroll
+  for (int c = 0; c < kCachedChunks; ++c)
+    if (c * kThreads + tid < n_items) atomicAdd(&bins[cached[c]], 1);
+  for (int i = kCachedChunks * kThreads + tid; i < n_items; i += kThreads)
+    atomicAdd(&bins[order_bin(counts[i], num_bins)], 1);
   __syncthreads();
 
   // Each thread owns `per` consecutive bins in descending-count order and turns their
@@ -85,7 +99,13 @@ __global__ void __launch_bounds__(kThreads) order_longest_first(const std::int32
   __syncthreads();
 
   // Scatter chunk by chunk so equal counts keep their natural order between chunks.
-  for (int base = 0; base < n_items; base += kThreads) {
+#pragma unroll
+  for (int c = 0; c < kCachedChunks; ++c) {
+    const int i = c * kThreads + tid;
+    if (i < n_items) order[atomicAdd(&bins[cached[c]], 1)] = i;
+    __syncthreads();
+  }
+  for (int base = kCachedChunks * kThreads; base < n_items; base += kThreads) {
     const int i = base + tid;
     if (i < n_items) order[atomicAdd(&bins[order_bin(counts[i], num_bins)], 1)] = i;
     __syncthreads();

@@ -43,7 +43,8 @@ struct SlotBarriers {
   std::uint64_t q_empty;                // consumer -> producer: Q in registers, mailbox read (1 per warp)
   std::uint64_t k_full[Cfg::kStages];   // producer -> consumer: K tile and kv_valid of the stage (1 + tx)
   std::uint64_t v_full[Cfg::kStages];   // producer -> consumer: V tile of the stage (1 + tx)
-  std::uint64_t kv_empty[Cfg::kStages]; // consumer -> producer: K, V (or O staging) no longer read (1 per warp)
+  std::uint64_t k_empty[Cfg::kStages];  // consumer -> producer: K tile and kv_valid no longer read (1 per warp)
+  std::uint64_t v_empty[Cfg::kStages];  // consumer -> producer: V tile (or O staging) no longer read (1 per warp)
 };
 
 // Plain shared-memory words written by the producer before the arrive that publishes

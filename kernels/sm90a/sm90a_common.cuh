@@ -94,6 +94,30 @@ __device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, i
   cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, dst, map, coords, bar);
 }
 
+// PTX ISA "createpolicy": L2 eviction priority for the loads that carry the policy.
+// evict_last for data that other CTAs will read again soon (K, V), evict_first for data
+// read once (Q), so streaming tiles do not push reused ones out of L2.
+__device__ __forceinline__ std::uint64_t l2_policy_evict_last() {
+  std::uint64_t policy;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;\n" : "=l"(policy));
+  return policy;
+}
+__device__ __forceinline__ std::uint64_t l2_policy_evict_first() {
+  std::uint64_t policy;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
+  return policy;
+}
+
+// tma_load_2d with an L2 cache policy (.L2::cache_hint; cuda::ptx has no wrapper for it).
+__device__ __forceinline__ void tma_load_2d_hinted(void* dst, const CUtensorMap* map, int x, int y, std::uint64_t* bar,
+                                                   std::uint64_t policy) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint"
+      " [%0], [%1, {%2, %3}], [%4], %5;\n" ::"r"(smem_addr(dst)),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(x), "r"(y), "r"(smem_addr(bar)), "l"(policy)
+      : "memory");
+}
+
 // Contiguous bytes (a multiple of 16, both ends 16-byte aligned) into shared memory.
 __device__ __forceinline__ void bulk_load(void* dst, const void* src, std::uint32_t bytes, std::uint64_t* bar) {
   cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_global, dst, src, bytes, bar);

@@ -31,6 +31,13 @@ struct TileConfig {
   // setmaxnreg budgets: 128 x 24 + 256 x 240 = 64512 <= 65536 registers per SM.
   static constexpr int kProducerRegs = 24;
   static constexpr int kConsumerRegs = 240;
+  // L2 eviction hints: K/V evict_last (re-read by other query blocks), Q evict_first and
+  // O streaming stores (touched once), so Q/O traffic does not push K/V out of L2.
+  static constexpr bool kL2Hints = true;
+  // K of a stage goes back to the producer as soon as S = Q K^T is done, one to two
+  // iterations before its V: the producer refills K that much earlier (deeper prefetch
+  // at no shared-memory cost).
+  static constexpr bool kEarlyKRelease = true;
   // Shared memory a CTA may use on sm_90 (227 KB opt-in limit).
   static constexpr std::size_t kSmemLimit = 232448;
 };

@@ -68,6 +68,8 @@ std::vector<Case> cases() {
       {{"b1h1_nb5_one_kv_each", 1, 1, 5, 128, 64, 1, 25, 1.0f, VbsPattern::full, true}, Rows::random},
       {{"b1h2_nb9_dense_reversed", 1, 2, 9, 128, 64, 9, 26, 1.0f, VbsPattern::tail_only, false}, Rows::dense_reversed},
       {{"b3h1_nb6_dense_x16", 3, 1, 6, 128, 64, 6, 27, 16.0f, VbsPattern::random, false}, Rows::dense_reversed},
+      // 432 kv items (864 with q items): several items per persistent CTA, mixed kinds and lengths.
+      {{"b3h6_nb24_many_items", 3, 6, 24, 128, 64, 6, 28, 1.0f, VbsPattern::random, true}, Rows::random},
   };
 }
 
@@ -168,7 +170,8 @@ TEST_P(Sm90aBackward, IsBitwiseReproducible) {
 INSTANTIATE_TEST_SUITE_P(Cases, Sm90aBackward, ::testing::ValuesIn(params()),
                          [](const auto& info) { return param_name(info.param); });
 
-// The delay-probe variants compute the same function: bitwise for what is deterministic.
+// The delay-probe variants compute the same function: bitwise for what is deterministic,
+// within the reference tolerance for atomic dQ (another summation order).
 class Sm90aBackwardProbes : public Sm90aTest, public ::testing::WithParamInterface<bool> {};
 
 TEST_P(Sm90aBackwardProbes, ProbedVariantMatchesNormal) {
@@ -209,12 +212,10 @@ TEST_P(Sm90aBackwardProbes, ProbedVariantMatchesNormal) {
   synchronize();
   EXPECT_EQ(dk.download(), normal.dk);
   EXPECT_EQ(dv.download(), normal.dv);
-  if (det) {
+  if (det)
     EXPECT_EQ(dq.download(), normal.dq);
-  } else {
-    const ErrorMetrics m = compare_bf16(dq.download(), normal.dq);
-    EXPECT_LT(m.rel_max, 1e-3);
-  }
+  else
+    expect_close(dq.download(), naive_backward(p, in).dq, "dQ", "probed_atomic");
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, Sm90aBackwardProbes, ::testing::Values(false, true),

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <numeric>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,9 @@ struct FwdSpec {
   // vbs per kv block; empty: every block full (64).
   std::vector<int> vbs;
 };
+
+// gtest prints a parameter through this (the name says what the case is).
+inline void PrintTo(const FwdSpec& spec, std::ostream* os) { *os << spec.name; }
 
 struct FwdProblem {
   Shape shape;

@@ -151,5 +151,22 @@ std::vector<FwdSpec> forward_cases() {
 INSTANTIATE_TEST_SUITE_P(Cases, Sm90aForward, ::testing::ValuesIn(forward_cases()),
                          [](const auto& info) { return info.param.name; });
 
+// The module really holds sm_90 machine code for the forward kernels, and the hot ones
+// keep everything in registers (an empty or spilling image fails here, not in timing).
+class Sm90aForwardKernels : public Sm90aForward {};
+TEST_F(Sm90aForwardKernels, ReportsLoadedImages) {
+  int hot = 0;
+  for (const KernelInfo& k : m_backend->kernels()) {
+    if (k.name.rfind("sm90a.fwd", 0) != 0) continue;
+    EXPECT_EQ(k.binary_version, 90) << k.name;
+    EXPECT_GT(k.registers, 0) << k.name;
+    if (k.hot) {
+      ++hot;
+      EXPECT_EQ(k.local_bytes, 0u) << k.name << " spills to local memory";
+    }
+  }
+  EXPECT_GE(hot, 1);
+}
+
 }  // namespace
 }  // namespace vsa::test::sm90a

@@ -34,7 +34,8 @@ void register_sm100a_backends(Registry& registry);    // kernels/sm100a/
 // suite naming one that this build left out (e.g. VSA_BUILD_SM90A=OFF) is
 // SKIPped with that reason instead of refused as a typo.
 [[nodiscard]] inline std::vector<std::string_view> known_backend_names() {
-  return {"cpu-ref", "cpu-naive", "cuda-ref", "sm90a", "sm90a-det", "sm100a-blk64", "sm100a-blk128"};
+  return {"cpu-ref", "cpu-naive", "cuda-ref", "sm90a", "sm90a-det", "sm100a-blk64", "sm100a-blk128",
+          "selftest-abort", "selftest-hang"};
 }
 
 // All families, in a stable order (CPU first, then CUDA reference, then fast kernels).

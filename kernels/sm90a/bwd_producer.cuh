@@ -1,0 +1,87 @@
+#pragma once
+// The producer role (thread 0 of warpgroup 0): fetches work items, publishes each in
+// the mailbox with its resident tiles, and streams the entries of its list through the
+// stage ring. The first entries of the next item are loaded before the resident tiles
+// are handed over, and the resident tiles as soon as the consumers' GEMMs of the
+// previous item are done, so both overlap the previous item's epilogue.
+#include <cstdint>
+
+#include "bwd_config.cuh"
+#include "bwd_mainloop.cuh"
+#include "bwd_params.cuh"
+#include "bwd_schedule.cuh"
+#include "sm90a_common.cuh"
+
+namespace vsa::sm90a::bwd {
+
+// A [64 rows][128 cols] tile = two 64-column boxes, one per swizzled chunk.
+__device__ __forceinline__ void load_tile(bf16_bits* dst, const CUtensorMap* map, int row, std::uint64_t* bar) {
+  tma_load_2d(dst, map, 0, row, bar);
+  tma_load_2d(dst + kChunkBytes / 2, map, kChunkCols, row, bar);
+}
+
+// Entry n of item w into ring position `pos` (positions count every entry of every item
+// this CTA has handled). kv items stream Q_i, dO_i, lse_i, Delta_i; q items K_j, V_j.
+__device__ __forceinline__ void load_entry(BwdSmem& sm, const BwdParams& p, const WorkItem& w, int n, int pos) {
+  const PipeSlot slot = PipeSlot::of(pos);
+  if (pos >= kStages) mbar_wait(&sm.empty[slot.stage], slot.parity ^ 1u);
+  const int row = w.row_base(p) + w.list[n] * kBlk;
+  std::uint64_t* bar = &sm.full[slot.stage];
+  TilePair& t = sm.stage[slot.stage];
+  if (w.kv) {
+    mbar_arrive_expect_tx(bar, 2 * kTileBytes + 2 * kRowStatBytes);
+    load_tile(t.a, &p.maps.q, row, bar);
+    load_tile(t.b, &p.maps.d_out, row, bar);
+    bulk_load(sm.stage_lse[slot.stage], p.lse + row, kRowStatBytes, bar);
+    bulk_load(sm.stage_delta[slot.stage], p.delta + row, kRowStatBytes, bar);
+  } else {
+    mbar_arrive_expect_tx(bar, 2 * kTileBytes);
+    load_tile(t.a, &p.maps.k, row, bar);
+    load_tile(t.b, &p.maps.v, row, bar);
+  }
+}
+
+// Publishes item w (the mailbox write is released by the arrival) and loads its resident
+// tiles: K_j, V_j for a kv item; Q_i, dO_i, lse_i, Delta_i for a q item. Items without
+// entries (and the final -1) complete the phase with a plain arrival.
+__device__ __forceinline__ void publish_item(BwdSmem& sm, const BwdParams& p, const WorkItem& w) {
+  sm.item = w.id;
+  std::uint64_t* bar = &sm.resident_full;
+  if (w.count == 0) {
+    mbar_arrive(bar);
+    return;
+  }
+  const int row = w.own_row(p);
+  if (w.kv) {
+    mbar_arrive_expect_tx(bar, 2 * kTileBytes);
+    load_tile(sm.resident.a, &p.maps.k, row, bar);
+    load_tile(sm.resident.b, &p.maps.v, row, bar);
+  } else {
+    mbar_arrive_expect_tx(bar, 2 * kTileBytes + 2 * kRowStatBytes);
+    load_tile(sm.resident.a, &p.maps.q, row, bar);
+    load_tile(sm.resident.b, &p.maps.d_out, row, bar);
+    bulk_load(sm.resident_lse, p.lse + row, kRowStatBytes, bar);
+    bulk_load(sm.resident_delta, p.delta + row, kRowStatBytes, bar);
+  }
+}
+
+__device__ __forceinline__ void producer_role(BwdSmem& sm, const BwdParams& p) {
+  prefetch_tensor_map(&p.maps.q);
+  prefetch_tensor_map(&p.maps.k);
+  prefetch_tensor_map(&p.maps.v);
+  prefetch_tensor_map(&p.maps.d_out);
+  grid_dependency_wait();  // the order kernel's permutation and counter reset
+  int pos = 0;             // ring position of the next entry
+  for (int handed = 0;; ++handed) {
+    const WorkItem w = WorkItem::decode(p, fetch_item(p));
+    const int early = w.count < kStages ? w.count : kStages;
+    for (int n = 0; n < early; ++n) load_entry(sm, p, w, n, pos + n);
+    if (handed > 0) mbar_wait(&sm.resident_empty, std::uint32_t(handed - 1) & 1u);
+    publish_item(sm, p, w);
+    if (w.id < 0) return;
+    for (int n = early; n < w.count; ++n) load_entry(sm, p, w, n, pos + n);
+    pos += w.count;
+  }
+}
+
+}  // namespace vsa::sm90a::bwd

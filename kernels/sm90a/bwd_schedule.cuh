@@ -1,0 +1,47 @@
+#pragma once
+// Work items of the persistent backward kernel and how the producer gets the next one.
+//
+// Item ids [0, num_kv_items) are kv items (b, h, kv block) in k2q order, ids
+// [num_kv_items, num_items) q items (b, h, q block) of the deterministic mode. The order
+// kernel (fwd_schedule.cuh, shared with the forward) sorts all ids by list length,
+// longest first; the producer of each CTA takes the next id from a global counter when
+// its consumers are about to need one (greedy longest-processing-time), so neither kind
+// of item waits for a second launch and the last items are the short ones. Results do
+// not depend on the order: every item owns its outputs (dQ atomics excepted).
+#include <cstdint>
+
+#include "bwd_config.cuh"
+#include "bwd_params.cuh"
+
+namespace vsa::sm90a::bwd {
+
+struct WorkItem {
+  int id;      // -1: no more work
+  bool kv;     // kv item (k2q row) or q item (q2k row)
+  int bh;      // b * H + h
+  int block;   // kv block j (kv item) or q block i (q item)
+  int count;   // entries of its list
+  const std::int32_t* list;
+
+  __device__ static WorkItem decode(const BwdParams& p, int id) {
+    if (id < 0) return {id, false, 0, 0, 0, nullptr};
+    const bool kv = id < p.num_kv_items;
+    const int row = kv ? id : id - p.num_kv_items;  // (b, h, block), block fastest
+    const int count = kv ? p.k2q_num[row] : p.q2k_num[row];
+    const std::int32_t* list = kv ? p.k2q_idx + std::int64_t(row) * p.max_q : p.q2k_idx + std::int64_t(row) * p.max_kv;
+    return {id, kv, row / p.num_blocks, row % p.num_blocks, count, list};
+  }
+  // First row of this (b, h) in the [B*H*S] row space of the tensor maps.
+  __device__ int row_base(const BwdParams& p) const { return bh * p.num_blocks * kBlk; }
+  __device__ int own_row(const BwdParams& p) const { return row_base(p) + block * kBlk; }
+  // Element offset of this item's own 64-row block in a [B, H, S, D] tensor.
+  __device__ std::int64_t own_block_offset(const BwdParams& p) const { return std::int64_t(own_row(p)) * kD; }
+};
+
+// Producer thread only: the next item id in longest-first order, or -1.
+__device__ __forceinline__ int fetch_item(const BwdParams& p) {
+  const int pos = atomicAdd(p.next_work, 1);
+  return pos < p.num_items ? p.order[pos] : -1;
+}
+
+}  // namespace vsa::sm90a::bwd
