@@ -9,6 +9,7 @@
 #include <sstream>
 #include <thread>
 
+#include <cuda_runtime_api.h>
 #include <unistd.h>
 
 #include "harness/case_runner.hpp"
@@ -91,7 +92,11 @@ Discovery discover_devices(bool isolate) {
   Discovery d;
   if (!isolate) {
     const DeviceQuery q = query_devices();
-    for (const auto& dev : q.devices) d.devices.push_back({{"ordinal", dev.ordinal}, {"name", dev.name}});
+    for (const auto& dev : q.devices) {
+      char pci[32] = {};
+      cudaDeviceGetPCIBusId(pci, sizeof pci, dev.ordinal);
+      d.devices.push_back({{"ordinal", dev.ordinal}, {"name", dev.name}, {"pci_bus_id", pci}});
+    }
     d.note = q.note;
     return d;
   }

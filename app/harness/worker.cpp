@@ -10,6 +10,7 @@
 #include "harness/devices.hpp"
 #include "harness/suite.hpp"
 #include "report/clock_sampler.hpp"
+#include "report/fingerprint.hpp"
 #include "vsa/registry.hpp"
 
 namespace vsa {
@@ -18,11 +19,16 @@ namespace {
 void reply(const nlohmann::json& j) { std::cout << j.dump() << std::endl; }
 
 nlohmann::json device_json(const DeviceInfo& d) {
+  // The CUDA half of the fingerprint (runtime version, L2, peak clocks...): only a
+  // worker may initialise CUDA; the parent adds the NVML half by PCI bus id.
+  std::vector<std::string> notes;
+  nlohmann::json j = collect_cuda_device_fingerprint(d.ordinal, notes);
   char pci[32] = {};
   cudaDeviceGetPCIBusId(pci, sizeof pci, d.ordinal);
-  return {{"pci_bus_id", pci}, {"ordinal", d.ordinal},   {"name", d.name},         {"cc_major", d.cc_major},
+  j.update(nlohmann::json{{"pci_bus_id", pci}, {"ordinal", d.ordinal},   {"name", d.name},         {"cc_major", d.cc_major},
           {"cc_minor", d.cc_minor}, {"sm_count", d.sm_count}, {"smem_per_block_optin", d.smem_per_block_optin},
-          {"global_mem", d.global_mem}};
+          {"global_mem", d.global_mem}});
+  return j;
 }
 
 }  // namespace

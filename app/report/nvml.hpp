@@ -86,7 +86,7 @@ class Nvml {
   // nvmlDeviceGetCurrentClocksEventReasons, or the older ...ClocksThrottleReasons.
   [[nodiscard]] std::optional<std::uint64_t> clock_event_reasons(NvmlDevice device) const;
 
-  // A few NVML calls (tens of microseconds): cheap enough around each timed pass.
+  // Five NVML calls, about 32 us per sample on an H200 (driver 580): cheap around each timed pass.
   [[nodiscard]] ClockSample sample(NvmlDevice device) const;
 
  private:

@@ -56,7 +56,7 @@ __device__ __forceinline__ void kv_item(BwdSmem& sm, const BwdParams& p, int con
     kv_entry<kAccumulateDq, kProbes>(sm, p, slot.stage, consumer, ds_t, f, valid_rows, dk, dv, dq);
     if constexpr (kAccumulateDq) {
       probe_sleep<kProbes>(p.probes.dq_reduce_ns);
-      reduce_dq(p.dq_accum + (std::int64_t(w.row_base(p)) + q_block * kBlk) * kD, f, dq);
+      reduce_dq(p.dq_accum + (std::int64_t(w.row_base(p)) + q_block * kBlk) * kD, t, dq);
     }
   }
   begin_item_epilogue(sm, consumer, t);

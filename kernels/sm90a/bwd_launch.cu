@@ -2,11 +2,13 @@
 // launch sequence, all stream-ordered on args.stream with no host sync and nothing kept
 // between calls.
 //
-//   atomic ("sm90a"):            Delta, zero dQ buffer, order(kv items) -> backward kernel -> dQ postprocess
-//   deterministic ("sm90a-det"): Delta, counts, order(kv + q items) -> backward kernel
-// The backward kernel is launched with programmatic dependent launch: its prologue
-// overlaps the order kernel, and its producer waits (griddepcontrol.wait) before it
-// reads the order.
+//   atomic ("sm90a"):            Delta, zero dQ tiles and counter -> backward kernel (kv items,
+//                                natural order) -> dQ postprocess (bwd_dq_postprocess.cuh)
+//   deterministic ("sm90a-det"): Delta, item counts -> order kernel (longest first) ->
+//                                backward kernel (kv and q items)
+// In the deterministic mode the backward kernel is launched with programmatic dependent
+// launch: its prologue overlaps the order kernel, and its producer waits
+// (griddepcontrol.wait) before it reads the order.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -16,8 +18,10 @@
 #include <utility>
 
 #include "backward_common.hpp"
+#include "bwd_dq_postprocess.cuh"
 #include "bwd_kernel.cuh"
 #include "cuda_status.hpp"
+#include "grid_stride.cuh"
 #include "fwd_schedule.cuh"
 #include "kernel_info.hpp"
 #include "launch.hpp"
@@ -36,17 +40,17 @@ constexpr std::size_t align_up(std::size_t bytes) {
 }
 
 // Workspace, in this order (each part 256-byte aligned):
-//   Delta [B*H*S] fp32 | scheduler counter | item counts (det: k2q_num then q2k_num) |
-//   longest-first order [items] | (atomic) fp32 dQ accumulator [B*H*S*D].
+//   Delta [B*H*S] fp32 | scheduler counter |
+//   deterministic: item counts (k2q_num then q2k_num) | longest-first order [2 * B*H*nb]
+//   atomic:        fp32 dQ tiles [B*H*S*D]
 struct WorkspaceLayout {
   std::size_t delta = 0, counter = 0, counts = 0, order = 0, dq_accum = 0, total = 0;
   WorkspaceLayout(const Shape& s, bool deterministic) {
-    const std::size_t kv_items = std::size_t(s.count_elems());
-    const std::size_t items = deterministic ? 2 * kv_items : kv_items;
+    const std::size_t list_bytes = deterministic ? align_up(2 * std::size_t(s.count_elems()) * sizeof(std::int32_t)) : 0;
     counter = delta + align_up(std::size_t(s.row_elems()) * sizeof(float));
     counts = counter + kWorkspaceAlign;
-    order = counts + (deterministic ? align_up(items * sizeof(std::int32_t)) : 0);
-    dq_accum = order + align_up(items * sizeof(std::int32_t));
+    order = counts + list_bytes;
+    dq_accum = order + list_bytes;
     total = dq_accum + (deterministic ? 0 : align_up(std::size_t(s.tensor_elems()) * sizeof(float)));
   }
 };
@@ -84,8 +88,10 @@ auto backward_kernel(bool probes) {
   return probes ? bwd::backward_kernel<kAccumulateDq, true> : bwd::backward_kernel<kAccumulateDq, false>;
 }
 
-// Persistent launch (one CTA per SM at most), dependent on the order kernel before it.
-Status launch_persistent(void (*kernel)(BwdParams), const BwdParams& params, cudaStream_t stream) {
+// Persistent launch (one CTA per SM at most); `after_order_kernel`: programmatic dependent
+// launch on the order kernel just before it.
+Status launch_persistent(void (*kernel)(BwdParams), const BwdParams& params, bool after_order_kernel,
+                         cudaStream_t stream) {
   int device = 0, sm_count = 0;
   if (const Status st = device::status_from(cudaGetDevice(&device)); !st.ok()) return st;
   if (const Status st = device::status_from(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
@@ -103,8 +109,8 @@ Status launch_persistent(void (*kernel)(BwdParams), const BwdParams& params, cud
   config.blockDim = dim3(unsigned(bwd::kThreads));
   config.dynamicSmemBytes = bwd::kSmemBytes;
   config.stream = stream;
-  config.attrs = &attr;
-  config.numAttrs = 1;
+  config.attrs = after_order_kernel ? &attr : nullptr;
+  config.numAttrs = after_order_kernel ? 1 : 0;
   return device::status_from(cudaLaunchKernelEx(&config, kernel, params));
 }
 
@@ -146,7 +152,7 @@ Status launch_backward(const BackwardArgs& a, bool deterministic) {
   p.max_q = s.max_q;
   p.num_kv_items = kv_items;
   p.num_items = deterministic ? 2 * kv_items : kv_items;
-  p.order = order;
+  p.order = deterministic ? order : nullptr;
   p.next_work = counter;
   p.scale = float(1.0 / std::sqrt(double(kHeadDim)));
   p.scale_log2 = float(kLog2e / std::sqrt(double(kHeadDim)));
@@ -154,44 +160,45 @@ Status launch_backward(const BackwardArgs& a, bool deterministic) {
   const bool probed = p.probes.release_stage_ns != 0 || p.probes.dq_reduce_ns != 0;
 
   if (const Status st = device::compute_delta(s, a.out, a.d_out, delta, a.stream); !st.ok()) return st;
-  const std::int32_t* item_counts = a.k2q_num;
-  if (deterministic) {  // kv items' counts, then q items' counts
-    const std::size_t bytes = std::size_t(kv_items) * sizeof(std::int32_t);
-    if (const Status st = device::status_from(cudaMemcpyAsync(counts, a.k2q_num, bytes, cudaMemcpyDeviceToDevice, stream));
-        !st.ok())
+  if (!deterministic) {
+    if (const Status st = device::status_from(cudaMemsetAsync(counter, 0, sizeof(std::int32_t), stream)); !st.ok())
       return st;
-    if (const Status st =
-            device::status_from(cudaMemcpyAsync(counts + kv_items, a.q2k_num, bytes, cudaMemcpyDeviceToDevice, stream));
-        !st.ok())
-      return st;
-    item_counts = counts;
-  } else {
-    if (const Status st = device::status_from(
-            cudaMemsetAsync(dq_accum, 0, std::size_t(s.tensor_elems()) * sizeof(float), stream));
-        !st.ok())
-      return st;
+    const std::size_t accum_bytes = std::size_t(s.tensor_elems()) * sizeof(float);
+    if (const Status st = device::status_from(cudaMemsetAsync(dq_accum, 0, accum_bytes, stream)); !st.ok()) return st;
+    if (const Status st = launch_persistent(backward_kernel<true>(probed), p, false, stream); !st.ok()) return st;
+    const std::int64_t float4_count = s.tensor_elems() / 4;
+    bwd::dq_postprocess_kernel<<<device::elementwise_blocks(float4_count), device::kElementwiseThreads, 0, stream>>>(
+        float4_count, reinterpret_cast<const float4*>(dq_accum), p.scale, a.dq);
+    return device::last_launch_status();
   }
-  fwd::order_longest_first<fwd::kOrderThreads><<<1, fwd::kOrderThreads, 0, stream>>>(
-      item_counts, p.num_items, std::max(s.max_q, s.max_kv), order, counter);
-  if (const Status st = device::last_launch_status(); !st.ok()) return st;
 
-  const Status main = deterministic ? launch_persistent(backward_kernel<false>(probed), p, stream)
-                                    : launch_persistent(backward_kernel<true>(probed), p, stream);
-  if (!main.ok() || deterministic) return main;
-  return device::postprocess_dq(s, dq_accum, p.scale, a.dq, a.stream);
+  // Deterministic: kv items' counts, then q items' counts, sorted longest first.
+  const std::size_t bytes = std::size_t(kv_items) * sizeof(std::int32_t);
+  if (const Status st = device::status_from(cudaMemcpyAsync(counts, a.k2q_num, bytes, cudaMemcpyDeviceToDevice, stream));
+      !st.ok())
+    return st;
+  if (const Status st =
+          device::status_from(cudaMemcpyAsync(counts + kv_items, a.q2k_num, bytes, cudaMemcpyDeviceToDevice, stream));
+      !st.ok())
+    return st;
+  fwd::order_longest_first<fwd::kOrderThreads><<<1, fwd::kOrderThreads, 0, stream>>>(
+      counts, p.num_items, std::max(s.max_q, s.max_kv), order, counter);
+  if (const Status st = device::last_launch_status(); !st.ok()) return st;
+  return launch_persistent(backward_kernel<false>(probed), p, true, stream);
 }
 
 std::vector<KernelInfo> backward_kernels(bool deterministic) {
   std::vector<KernelInfo> infos{device::compute_delta_kernel_info()};
-  infos.push_back(device::kernel_info(reinterpret_cast<const void*>(&fwd::order_longest_first<fwd::kOrderThreads>),
-                                      "sm90a.bwd.order", false));
   if (deterministic) {
+    infos.push_back(device::kernel_info(reinterpret_cast<const void*>(&fwd::order_longest_first<fwd::kOrderThreads>),
+                                        "sm90a.bwd.order", false));
     infos.push_back(device::kernel_info(reinterpret_cast<const void*>(backward_kernel<false>(false)),
                                         "sm90a.bwd.kv_and_q_items", true));
   } else {
     infos.push_back(device::kernel_info(reinterpret_cast<const void*>(backward_kernel<true>(false)),
                                         "sm90a.bwd.kv_items_dq_atomic", true));
-    infos.push_back(device::postprocess_dq_kernel_info());
+    infos.push_back(device::kernel_info(reinterpret_cast<const void*>(&bwd::dq_postprocess_kernel),
+                                        "sm90a.bwd.dq_postprocess", false));
   }
   return infos;
 }

@@ -34,14 +34,14 @@ struct BwdParams {
   bf16_bits* dq;      // deterministic mode: written by the q items
   bf16_bits* dk;
   bf16_bits* dv;
-  float* dq_accum;    // atomic mode: [B*H*S*D] fp32 (BHSD), zeroed before the launch
+  float* dq_accum;    // atomic mode: fp32, one 64x128 tile per (b, h, q block) in fragment order, zeroed first
   int num_blocks;
   int max_kv;
   int max_q;
   int num_kv_items;   // B*H*nb: item ids [0, num_kv_items) are kv items, the rest q items
   int num_items;      // num_kv_items (atomic) or 2 * num_kv_items (deterministic)
-  const std::int32_t* order;  // longest-first permutation of the item ids (order kernel)
-  std::int32_t* next_work;    // scheduler counter, reset by the order kernel
+  const std::int32_t* order;  // deterministic: longest-first permutation of the item ids; atomic: null (natural)
+  std::int32_t* next_work;    // scheduler counter, zero at launch
   float scale;       // 1/sqrt(D): dK = scale * dS^T Q, dQ = scale * dS K
   float scale_log2;  // scale * log2(e): P = exp2(scale_log2 * s - lse)
   Probes probes;

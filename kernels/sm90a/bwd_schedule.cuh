@@ -2,12 +2,15 @@
 // Work items of the persistent backward kernel and how the producer gets the next one.
 //
 // Item ids [0, num_kv_items) are kv items (b, h, kv block) in k2q order, ids
-// [num_kv_items, num_items) q items (b, h, q block) of the deterministic mode. The order
-// kernel (fwd_schedule.cuh, shared with the forward) sorts all ids by list length,
-// longest first; the producer of each CTA takes the next id from a global counter when
-// its consumers are about to need one (greedy longest-processing-time), so neither kind
-// of item waits for a second launch and the last items are the short ones. Results do
-// not depend on the order: every item owns its outputs (dQ atomics excepted).
+// [num_kv_items, num_items) q items (b, h, q block) of the deterministic mode. The
+// producer of each CTA takes the next position from a global counter when its consumers
+// are about to need an item (greedy list scheduling). Deterministic mode: positions go
+// through the order kernel's permutation (fwd_schedule.cuh, shared with the forward),
+// all ids by list length, longest first, so neither kind of item waits for a second
+// launch and the last items are the short ones. Atomic mode: natural order (no
+// permutation), so the CTAs in flight work on one head and its fp32 dQ tiles stay in
+// L2 (longest-first mixed the heads and cost 8-16% at S >= 16384, NOTES.md).
+// Results do not depend on the order: every item owns its outputs (dQ atomics excepted).
 #include <cstdint>
 
 #include "bwd_config.cuh"
@@ -38,10 +41,11 @@ struct WorkItem {
   __device__ std::int64_t own_block_offset(const BwdParams& p) const { return std::int64_t(own_row(p)) * kD; }
 };
 
-// Producer thread only: the next item id in longest-first order, or -1.
+// Producer thread only: the next item id, or -1.
 __device__ __forceinline__ int fetch_item(const BwdParams& p) {
   const int pos = atomicAdd(p.next_work, 1);
-  return pos < p.num_items ? p.order[pos] : -1;
+  if (pos >= p.num_items) return -1;
+  return p.order != nullptr ? p.order[pos] : pos;
 }
 
 }  // namespace vsa::sm90a::bwd
