@@ -49,6 +49,10 @@ class CudaRefBackend final : public Backend {
     if (dev.cc() < 80)
       return Support::no("needs compute capability >= 8.0 (sm_80 image), device is " + std::to_string(dev.cc_major) +
                          "." + std::to_string(dev.cc_minor));
+    return supports_shape(s, op);
+  }
+
+  Support supports_shape(const Shape& s, Op op) const override {
     if (s.head_dim < 1 || s.head_dim > kMaxSupportedHeadDim)
       return Support::no("needs 1 <= D <= " + std::to_string(kMaxSupportedHeadDim) + ", got " +
                          std::to_string(s.head_dim));

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# One call on a GPU node: everything the GPU issues need, from a build folder
+# made elsewhere (the binaries are self-contained). Prints a short table last.
+#   scripts/device/gpu_check.sh BUILD_DIR OUT_DIR [quick|full]
+# quick: info, backends, GPU tests, smoke + correctness, a short stability run,
+#        sanitizer on a small case. full: also stability (1000 runs) and perf.
+set -uo pipefail
+BUILD="${1:?build dir}"; OUT="${2:?output dir}"; LEVEL="${3:-quick}"
+BIN="$BUILD/vsa-bench"; mkdir -p "$OUT"
+step() { printf '\n===== %s\n' "$*"; }
+declare -A RC
+
+step "info"; "$BIN" info --json >"$OUT/info.json"; RC[info]=$?; "$BIN" info | head -40
+step "backends"; "$BIN" list backends; RC[list]=$?
+if [ -x "$BUILD/tests/vsa_device_tests" ]; then
+  step "GPU tests"; "$BUILD/tests/vsa_device_tests" --gtest_brief=1 2>&1 | tail -25; RC[device_tests]=${PIPESTATUS[0]}
+fi
+step "correctness"; "$BIN" run smoke correctness --out "$OUT" --label correctness --quiet; RC[correctness]=$?
+if [ "$LEVEL" = full ]; then
+  step "stability"; "$BIN" run stability --out "$OUT" --label stability --quiet; RC[stability]=$?
+  step "perf"; "$BIN" run perf --out "$OUT" --label perf --quiet; RC[perf]=$?
+else
+  step "stability (short)"
+  "$BIN" run stability --out "$OUT" --label stability --quiet --case sm90a --case cuda-ref; RC[stability]=$?
+fi
+if command -v compute-sanitizer >/dev/null || [ -x /usr/local/cuda/bin/compute-sanitizer ]; then
+  CS="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
+  for tool in memcheck racecheck; do
+    step "compute-sanitizer $tool (smoke suite, in-process)"
+    "$CS" --tool "$tool" --error-exitcode 9 "$BIN" run smoke --no-isolate --out "$OUT/sanitize-$tool" --quiet \
+      >"$OUT/sanitize-$tool.log" 2>&1
+    RC[sanitize_$tool]=$?; tail -4 "$OUT/sanitize-$tool.log"
+  done
+fi
+step "summary"
+printf '%-22s %s\n' step "exit code (0 = ok)"
+for k in "${!RC[@]}"; do printf '%-22s %s\n' "$k" "${RC[$k]}"; done | sort
+python3 - "$OUT" <<'PY'
+import glob, json, sys
+for path in sorted(glob.glob(sys.argv[1] + "/*.json")):
+    try: d = json.load(open(path))
+    except Exception: continue
+    if d.get("schema") != "vsa-bench/report": continue
+    s = d["summary"]
+    print(f"{path.split('/')[-1][:60]:60s} PASS {s['PASS']:3d} FAIL {s['FAIL']:3d} FAULT {s['FAULT']:3d} HANG {s['HANG']:3d} SKIP {s['SKIP']:3d}")
+    for c in d["cases"]:
+        for b in c["backends"]:
+            t = {x["op"]: x["tflops"] for x in b.get("timings", [])}
+            if t: print(f"   {c['name'][:44]:44s} {b['backend']:10s} fwd {t.get('fwd',0):7.1f}  bwd {t.get('bwd',0):7.1f} TFLOPS")
+            if b["verdict"] not in ("PASS", "SKIP"): print(f"   {b['verdict']:5s} {c['name']} {b['backend']}: {b['reason'][:150]}")
+PY
