@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("vsa-bench ") + "0.1.0");
   bool verbose = false;
   app.add_flag("-v,--verbose", verbose, "Debug logging");
+  vsa::cli::process_argv().assign(argv, argv + argc);
   int exit_code = vsa::kExitOk;
   vsa::cli::register_info(app, exit_code);
   vsa::cli::register_list(app, exit_code);

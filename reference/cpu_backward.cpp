@@ -64,7 +64,7 @@ void backward_head(const BackwardTensors<In, Out, Stat>& t, const KeySelection& 
     const std::int64_t first_row = std::int64_t(q_block) * blk;
     const std::int64_t block_offset = head_offset + first_row * d;
     Out* d_q_out = t.dq + block_offset;
-    const int keys = selection.collect(head, q_block, scratch.runs);
+    const std::int64_t keys = selection.collect(head, q_block, scratch.runs);
     if (keys == 0) {  // no valid key: no gradient flows through these rows
       for (std::int64_t i = 0; i < std::int64_t(blk) * d; ++i) d_q_out[i] = from_scalar<Out>(T(0));
       continue;

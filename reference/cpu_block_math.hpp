@@ -35,10 +35,10 @@ class KeySelection {
   KeySelection(const Shape& shape, const Selection& selection) : m_shape(shape), m_sel(selection) {}
 
   // Fills `runs` and returns the number of valid keys (0: the row attends to nothing).
-  int collect(std::int64_t head, int q_block, std::vector<KeyRun>& runs) const {
+  [[nodiscard]] std::int64_t collect(std::int64_t head, int q_block, std::vector<KeyRun>& runs) const {
     runs.clear();
     const std::int64_t row = head * m_shape.num_blocks + q_block;
-    int keys = 0;
+    std::int64_t keys = 0;
     for (int e = 0; e < m_sel.q2k_num[row]; ++e) {
       const int kb = m_sel.q2k_idx[row * m_shape.max_kv + e];
       const int valid = m_sel.vbs[kb];

@@ -37,7 +37,7 @@ void forward_q_block(const ForwardTensors<In, Out, Stat>& t, const KeySelection&
   Out* out = t.out + head_offset + first_row * d;
   Stat* lse = t.lse + head * sh.seq() + first_row;
 
-  const int keys = selection.collect(head, q_block, scratch.runs);
+  const std::int64_t keys = selection.collect(head, q_block, scratch.runs);
   if (keys == 0) {  // nothing to attend to: O = 0 exactly, lse = -inf
     for (std::int64_t i = 0; i < std::int64_t(blk) * d; ++i) out[i] = from_scalar<Out>(T(0));
     for (int r = 0; r < blk; ++r) lse[r] = -std::numeric_limits<Stat>::infinity();

@@ -5,7 +5,13 @@ namespace CLI {
 class App;
 }
 
+#include <string>
+#include <vector>
+
 namespace vsa::cli {
+
+// The command line as typed, recorded in reports (set once by main).
+std::vector<std::string>& process_argv();
 
 void register_info(CLI::App& app, int& exit_code);
 void register_list(CLI::App& app, int& exit_code);

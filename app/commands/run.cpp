@@ -9,6 +9,11 @@
 
 namespace vsa::cli {
 
+std::vector<std::string>& process_argv() {
+  static std::vector<std::string> argv;
+  return argv;
+}
+
 void register_run(CLI::App& app, int& exit_code) {
   auto opts = std::make_shared<RunOptions>();
   auto suites = std::make_shared<std::vector<std::string>>();
@@ -27,7 +32,7 @@ void register_run(CLI::App& app, int& exit_code) {
   cmd->add_flag("!--no-isolate", opts->isolate, "Run cases in this process (debugging; a fault ends the run)");
   cmd->add_flag("--require-gpu", opts->require_gpu, "Exit 4 when no GPU is found instead of skipping GPU cases");
   cmd->add_flag("!--quiet", opts->progress, "No per-case progress lines");
-  cmd->callback([&exit_code, opts, suites, probes, &app] {
+  cmd->callback([&exit_code, opts, suites, probes] {
     if (!suites->empty()) opts->suites = *suites;
     for (const auto& p : *probes) {
       const auto eq = p.find('=');
@@ -38,8 +43,7 @@ void register_run(CLI::App& app, int& exit_code) {
         throw CLI::ValidationError("--probe", "NANOSECONDS must be a non-negative integer in " + p);
       }
     }
-    opts->argv = {app.get_name()};
-    for (const auto& s : *suites) opts->argv.push_back(s);
+    opts->argv = process_argv();
     const RunSummary summary = run_suites(*opts);
     std::fputs(summary.table.c_str(), stdout);
     exit_code = summary.exit_code;

@@ -5,9 +5,12 @@
 // (LDS/LDSM/LDTM) records itself on the scoreboard its control bits set; an
 // instruction whose wait mask names that scoreboard, or a DEPBAR.LE that drains
 // it, retires it. HGMMA ops are tracked by warpgroup group (gsb0) and retired by
-// WARPGROUP.DEPBAR.LE. An arrive that issues while any tracked op is outstanding
+// WARPGROUP.DEPBAR.LE. A MEMBAR, once its own scoreboard is waited on, retires the
+// shared-memory loads issued before it (fence.proxy.async compiles to one). An
+// arrive that issues while any tracked op is outstanding
 // is a finding. State is dropped at branch targets and after unconditional
 // control transfers, so only straight-line code (extended basic blocks) is seen.
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <set>
@@ -19,13 +22,16 @@ namespace vsa::lint {
 
 namespace {
 
-enum class Kind { untracked, shared_load, tensor_load, async_mma };
+// memory_fence: a MEMBAR; once it has completed (its scoreboard drained), every
+// shared-memory access issued before it has been performed.
+enum class Kind { untracked, shared_load, tensor_load, async_mma, memory_fence };
 
 struct Outstanding {
   std::uint32_t offset = 0;
   std::string opcode;
   Kind kind = Kind::untracked;
-  int scoreboard = -1;  // -1: an HGMMA group
+  int scoreboard = -1;    // -1: an HGMMA group
+  std::uint64_t seq = 0;  // issue order within the block
 };
 
 std::string_view trim(std::string_view s) {
@@ -48,12 +54,15 @@ std::optional<int> parse_count(std::string_view token) {
   return value;
 }
 
-Kind load_kind(const sass::Instruction& inst, const ArriveRule& rule) {
+Kind op_kind(const sass::Instruction& inst, const ArriveRule& rule) {
   const auto base = inst.base_opcode();
   if (rule.shared_loads && (base == "LDS" || base == "LDSM")) return Kind::shared_load;
   if (rule.tensor_loads && base == "LDTM") return Kind::tensor_load;
+  if (base == "MEMBAR") return Kind::memory_fence;
   return Kind::untracked;
 }
+
+bool is_tracked(Kind kind) { return kind == Kind::shared_load || kind == Kind::tensor_load || kind == Kind::async_mma; }
 
 bool is_arrive(const sass::Instruction& inst, const ArriveRule& rule) {
   for (const auto& prefix : rule.arrive_opcodes) {
@@ -80,6 +89,7 @@ std::string describe(const Outstanding& op) {
     case Kind::async_mma:
       return where + " (wgmma reading shared memory, group gsb0)";
     case Kind::untracked:
+    case Kind::memory_fence:
       break;
   }
   return where;
@@ -94,6 +104,7 @@ std::string remedy(Kind kind) {
     case Kind::async_mma:
       return "wgmma.wait_group before the arrive";
     case Kind::untracked:
+    case Kind::memory_fence:
       break;
   }
   return {};
@@ -109,7 +120,7 @@ class ScoreboardState {
 
   void apply_wait_mask(const sass::ControlBits& bits) {
     for (int sb = 0; sb < sass::kScoreboards; ++sb) {
-      if (bits.waits_on(sb)) m_scoreboards[static_cast<std::size_t>(sb)].clear();
+      if (bits.waits_on(sb)) keep_newest(static_cast<std::size_t>(sb), 0);
     }
   }
 
@@ -121,7 +132,7 @@ class ScoreboardState {
     const auto close = ops.find('}');
     if (open != std::string_view::npos && close != std::string_view::npos && close > open) {
       for (const char c : ops.substr(open + 1, close - open - 1)) {
-        if (c >= '0' && c < '0' + sass::kScoreboards) m_scoreboards[static_cast<std::size_t>(c - '0')].clear();
+        if (c >= '0' && c < '0' + sass::kScoreboards) keep_newest(static_cast<std::size_t>(c - '0'), 0);
       }
     }
     const auto counted = trim(ops.substr(0, open));  // "SB0, 0x1,"
@@ -132,7 +143,7 @@ class ScoreboardState {
     auto count_token = counted.substr(comma + 1);
     count_token = count_token.substr(0, count_token.find(','));
     const auto keep = parse_count(count_token);
-    if (sb >= 0 && sb < sass::kScoreboards && keep) keep_newest(m_scoreboards[static_cast<std::size_t>(sb)], *keep);
+    if (sb >= 0 && sb < sass::kScoreboards && keep) keep_newest(static_cast<std::size_t>(sb), *keep);
   }
 
   // "WARPGROUP.DEPBAR.LE gsb0, 0x0": at most N committed wgmma groups stay in flight.
@@ -140,25 +151,33 @@ class ScoreboardState {
     const std::string_view ops(inst.operands);
     const auto comma = ops.find(',');
     const auto keep = comma == std::string_view::npos ? std::optional<int>(0) : parse_count(ops.substr(comma + 1));
-    if (keep) keep_newest(m_closed_groups, *keep);
+    if (keep && static_cast<int>(m_closed_groups.size()) > *keep) {
+      m_closed_groups.erase(m_closed_groups.begin(), m_closed_groups.end() - *keep);
+    }
   }
 
   void record(const sass::Instruction& inst, Kind kind) {
     const auto& bits = inst.control;
+    const auto seq = m_seq++;
+    if (kind == Kind::memory_fence && bits.write_barrier == sass::kNoBarrier &&
+        bits.read_barrier == sass::kNoBarrier) {
+      retire_shared_loads_before(seq);  // no scoreboard: the MEMBAR blocks until done
+      return;
+    }
     // Every op that sets a scoreboard counts for DEPBAR.LE; a load is retired
     // by its write barrier (data in registers) or, lacking one, its read barrier.
     if (bits.write_barrier != sass::kNoBarrier) {
-      push(bits.write_barrier, {inst.offset, inst.opcode, kind, bits.write_barrier});
+      push(bits.write_barrier, {inst.offset, inst.opcode, kind, bits.write_barrier, seq});
     }
     if (bits.read_barrier != sass::kNoBarrier) {
-      const Kind read_kind = bits.write_barrier == sass::kNoBarrier ? kind : Kind::untracked;
-      push(bits.read_barrier, {inst.offset, inst.opcode, read_kind, bits.read_barrier});
+      const bool also_on_write = bits.write_barrier != sass::kNoBarrier && kind != Kind::memory_fence;
+      push(bits.read_barrier, {inst.offset, inst.opcode, also_on_write ? Kind::untracked : kind, bits.read_barrier, seq});
     }
   }
 
   // wgmma ops join the open group; the one marked gsb0 commits it.
   void record_hgmma(const sass::Instruction& inst) {
-    m_open_group.push_back({inst.offset, inst.opcode, Kind::async_mma, -1});
+    m_open_group.push_back({inst.offset, inst.opcode, Kind::async_mma, -1, m_seq++});
     if (inst.operands.find("gsb0") != std::string::npos) {
       m_closed_groups.push_back(m_open_group.front());
       m_open_group.clear();
@@ -169,7 +188,7 @@ class ScoreboardState {
     std::vector<Outstanding> ops;
     for (const auto& sb : m_scoreboards) {
       for (const auto& op : sb) {
-        if (op.kind != Kind::untracked) ops.push_back(op);
+        if (is_tracked(op.kind)) ops.push_back(op);
       }
     }
     ops.insert(ops.end(), m_closed_groups.begin(), m_closed_groups.end());
@@ -178,14 +197,35 @@ class ScoreboardState {
   }
 
  private:
-  static void keep_newest(std::vector<Outstanding>& ops, int keep) {
-    if (static_cast<int>(ops.size()) > keep) ops.erase(ops.begin(), ops.end() - keep);
+  // Retires all but the newest `keep` ops on a scoreboard; a MEMBAR among the
+  // retired ones retires the shared-memory loads issued before it as well.
+  void keep_newest(std::size_t sb, int keep) {
+    auto& ops = m_scoreboards[sb];
+    if (static_cast<int>(ops.size()) <= keep) return;
+    std::uint64_t fence_seq = 0;
+    bool fence = false;
+    for (auto it = ops.begin(); it != ops.end() - keep; ++it) {
+      if (it->kind == Kind::memory_fence) {
+        fence = true;
+        fence_seq = std::max(fence_seq, it->seq);
+      }
+    }
+    ops.erase(ops.begin(), ops.end() - keep);
+    if (fence) retire_shared_loads_before(fence_seq);
   }
+
+  void retire_shared_loads_before(std::uint64_t seq) {
+    for (auto& ops : m_scoreboards) {
+      std::erase_if(ops, [&](const Outstanding& op) { return op.kind == Kind::shared_load && op.seq < seq; });
+    }
+  }
+
   void push(std::uint8_t sb, Outstanding op) { m_scoreboards[sb].push_back(std::move(op)); }
 
   std::array<std::vector<Outstanding>, sass::kScoreboards> m_scoreboards;
   std::vector<Outstanding> m_closed_groups;
   std::vector<Outstanding> m_open_group;
+  std::uint64_t m_seq = 0;
 };
 
 std::string message_for(const sass::Instruction& arrive, const std::vector<Outstanding>& ops) {
@@ -224,7 +264,7 @@ void check_arrive_before_wait(const sass::Kernel& kernel, const ArriveRule& rule
       }
     }
 
-    state.record(inst, load_kind(inst, rule));
+    state.record(inst, op_kind(inst, rule));
     if (rule.async_mma && inst.base_opcode() == "HGMMA") state.record_hgmma(inst);
     if (ends_block(inst)) state.reset();
   }

@@ -24,7 +24,8 @@ std::vector<RuleDescription> rule_descriptions() {
 RuleTable default_rule_table() {
   RuleTable table;
   table.families = {
-      {"vsa::sm90a", "_ZN3vsa5sm90a", "sm_90a", "HGMMA", "HGMMA (wgmma.mma_async)", true, {}},
+      // order_longest_first (fwd_schedule.cuh) sorts work items on the device: no MMA by design.
+      {"vsa::sm90a", "_ZN3vsa5sm90a", "sm_90a", "HGMMA", "HGMMA (wgmma.mma_async)", true, {"order_longest_first"}},
       {"vsa::sm100a", "_ZN3vsa6sm100a", "sm_100a", "UTC[A-Z]*MMA", "a tcgen05 MMA (UTCHMMA/UTCQMMA/UTCIMMA...)",
        true, {}},
   };

@@ -24,6 +24,7 @@ struct TileConfig {
   // group's softmax overlaps the other's matrix products on the same tensor cores.
   static constexpr int kConsumers = 2;
   // K/V ring depth per consumer: 3 x 32 KB; 2 x (16 KB Q + 96 KB) fills 224 of 227 KB.
+  // Measured on H200: 2 stages are 11-15% slower (NOTES.md, run 1).
   static constexpr int kStages = 3;
   // Warp group 0 produces (warp p feeds consumer p), warp groups 1.. consume.
   static constexpr int kWarpGroupThreads = 128;
@@ -33,10 +34,11 @@ struct TileConfig {
   static constexpr int kConsumerRegs = 240;
   // L2 eviction hints: K/V evict_last (re-read by other query blocks), Q evict_first and
   // O streaming stores (touched once), so Q/O traffic does not push K/V out of L2.
+  // Measured neutral on H200 (within noise at S = 4K..64K, NOTES.md run 2); kept on.
   static constexpr bool kL2Hints = true;
   // K of a stage goes back to the producer as soon as S = Q K^T is done, one to two
   // iterations before its V: the producer refills K that much earlier (deeper prefetch
-  // at no shared-memory cost).
+  // at no shared-memory cost). Measured neutral on H200 (NOTES.md run 2); kept on.
   static constexpr bool kEarlyKRelease = true;
   // Shared memory a CTA may use on sm_90 (227 KB opt-in limit).
   static constexpr std::size_t kSmemLimit = 232448;

@@ -122,6 +122,31 @@ TEST(LintArriveBeforeWait, StateStopsAtBranchTargetsButFallsThroughGuardedBranch
   EXPECT_TRUE(check(kLds + exit + kArrive).empty());
 }
 
+TEST(LintArriveBeforeWait, CompletedMembarRetiresEarlierSharedLoads) {
+  // vsa::sm90a forward kernel (sm_90a): ldmatrix of Q, fence.proxy.async, arrive on
+  // q_empty. ptxas emits MEMBAR.ALL.CTA (read scoreboard SB5) and waits on SB5
+  // before the arrive; the LDSM scoreboards themselves are never waited on.
+  const auto ldsm_a = sass("1290", "LDSM.16.M88.4 R136, [R183+-0x1c000]", "0xfe400000b788783b", "0x0000620000000200");
+  const auto ldsm_b = sass("12d0", "LDSM.16.M88.4 R140, [R181+-0x1c000]", "0xfe400000b58c783b", "0x0000a80000000200");
+  const auto membar = sass("1340", "MEMBAR.ALL.CTA", "0x0000000000007992", "0x000bec0000008000");
+  const auto fence = sass("1350", "FENCE.VIEW.ASYNC.S", "0x00000000000073c6", "0x020f640000000000");
+  const auto nop = sass("1360", "NOP", "0x0000000000007918", "0x020fe20000000000");
+  const auto arrive = sass("1370", "@!P3 SYNCS.ARRIVE.TRANS64.A1T0 RZ, [UR7+0x37fb0], RZ", "0x037fb0ffffffb9a7",
+                           "0x000fe20008100007");
+  EXPECT_TRUE(check(ldsm_a + ldsm_b + membar + fence + nop + arrive).empty());
+  // the MEMBAR not yet waited on: both loads may still be in flight
+  const auto unwaited = check(ldsm_a + ldsm_b + membar + arrive);
+  ASSERT_EQ(unwaited.size(), 1U);
+  EXPECT_NE(unwaited[0].message.find("0x1290"), std::string::npos) << unwaited[0].message;
+  EXPECT_NE(unwaited[0].message.find("0x12d0"), std::string::npos) << unwaited[0].message;
+  // a load issued after the MEMBAR is not covered by it
+  const auto late = sass("1345", "LDSM.16.M88.4 R144, [R182+-0x1c000]", "0xfe400000b690783b", "0x0000e80000000200");
+  EXPECT_EQ(check(ldsm_a + membar + late + fence + nop + arrive).size(), 1U);
+  // nor does a MEMBAR retire a tensor-memory load (only tcgen05.wait::ld does)
+  const auto ldtm = sass("1280", "LDTM.x4 R4, tmem[UR7]", "0x00000007000479ee", "0x000e620008140000");
+  EXPECT_EQ(check(ldtm + membar + fence + nop + arrive).size(), 1U);
+}
+
 TEST(LintArriveBeforeWait, NamedBarrierArriveCounts) {
   const auto bar_arv = sass("01e0", "BAR.ARV 0x1, 0x80", "0x0042000000008b1d", "0x000fe20000000000");
   EXPECT_EQ(check(kLds + bar_arv).size(), 1U);

@@ -1,0 +1,129 @@
+#include "report/report_fields.hpp"
+
+namespace vsa {
+
+namespace {
+
+const nlohmann::json& member(const nlohmann::json& object, const char* key) {
+  static const nlohmann::json null_value;
+  if (!object.is_object()) return null_value;
+  const auto it = object.find(key);
+  return it == object.end() ? null_value : *it;
+}
+
+std::string text_of(const nlohmann::json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  if (value.is_null()) return "";
+  return value.dump();
+}
+
+std::string compute_capability(const nlohmann::json& device) {
+  const std::string major = json_text(device, "cc_major"), minor = json_text(device, "cc_minor");
+  return major.empty() ? "" : major + "." + minor;
+}
+
+std::string joined(const nlohmann::json& list) {
+  std::string out;
+  if (!list.is_array()) return out;
+  for (const auto& item : list) out += (out.empty() ? "" : ",") + text_of(item);
+  return out;
+}
+
+}  // namespace
+
+std::string json_text(const nlohmann::json& object, const char* key) { return text_of(member(object, key)); }
+
+std::string cuda_version_text(const nlohmann::json& value) {
+  if (!value.is_number_integer()) return text_of(value);
+  const int v = value.get<int>();
+  return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+}
+
+ReportIdentity identity_of(const Report& r) {
+  ReportIdentity who;
+  who.label = r.label.empty() ? json_text(r.node, "label") : r.label;
+  who.hostname = json_text(r.node, "hostname");
+  if (who.hostname.empty()) who.hostname = json_text(member(r.node, "launcher"), "node_name");
+  who.gpu_name = json_text(r.device, "name");
+  who.gpu_index = r.device.is_object() ? json_text(r.device, "cuda_ordinal") : "cpu";
+  who.pci_bus_id = json_text(r.device, "pci_bus_id");
+  who.uuid = json_text(r.device, "uuid");
+  return who;
+}
+
+std::string short_name(const ReportIdentity& who) {
+  std::string name;
+  for (const std::string& part : {who.label, who.hostname,
+                                  who.gpu_index == "cpu" || who.gpu_index.empty() ? who.gpu_index : "gpu" + who.gpu_index})
+    if (!part.empty()) name += (name.empty() ? "" : " ") + part;
+  return name;
+}
+
+std::vector<ConfigValue> configuration_of(const ReportFile& file) {
+  const Report& r = file.report;
+  const ReportIdentity who = identity_of(r);
+  const nlohmann::json& d = r.device;
+  std::vector<ConfigValue> c = {
+      {"label", "label", true, who.label},
+      {"node.hostname", "host", true, who.hostname},
+      {"device.cuda_ordinal", "GPU index", true, who.gpu_index},
+      {"device.pci_bus_id", "PCI bus id", true, who.pci_bus_id},
+      {"device.uuid", "GPU UUID", true, who.uuid},
+      {"device.serial", "board serial", true, json_text(d, "serial")},
+      {"device.name", "GPU", false, who.gpu_name},
+      {"device.compute_capability", "compute capability", false, compute_capability(d)},
+      {"device.sm_count", "SMs", false, json_text(d, "sm_count")},
+      {"device.driver_version", "driver", false, json_text(d, "driver_version")},
+      {"device.gsp_firmware_version", "GSP firmware", false, json_text(d, "gsp_firmware_version")},
+      {"device.vbios_version", "VBIOS", false, json_text(d, "vbios_version")},
+      {"device.inforom_image_version", "InfoROM image", false, json_text(d, "inforom_image_version")},
+      {"device.cuda_driver_version", "CUDA driver", false, cuda_version_text(member(d, "cuda_driver_version"))},
+      {"device.cuda_runtime_version", "CUDA runtime", false, cuda_version_text(member(d, "cuda_runtime_version"))},
+      {"device.ecc_enabled", "ECC", false, json_text(d, "ecc_enabled")},
+      {"device.power_limit_w", "power limit W", false, json_text(d, "power_limit_w")},
+      {"device.sm_clock_max_mhz", "SM clock max MHz", false, json_text(d, "sm_clock_max_mhz")},
+      {"node.os", "OS", false, json_text(r.node, "os")},
+      {"node.kernel_release", "Linux kernel", false, json_text(r.node, "kernel_release")},
+      {"tool.version", "vsa-bench", false, json_text(file.tool, "version")},
+      {"tool.git_sha", "git sha", false, json_text(file.tool, "git_sha")},
+      {"tool.cuda_toolkit", "CUDA toolkit", false, json_text(file.tool, "cuda_toolkit")},
+      {"tool.build_type", "build type", false, json_text(file.tool, "build_type")},
+  };
+  if (r.backends.is_array())
+    for (const auto& b : r.backends) {
+      const std::string name = json_text(b, "name");
+      if (!name.empty()) c.push_back({"images." + name, "images " + name, false, joined(member(b, "images"))});
+    }
+  if (r.probes.is_object() && !r.probes.empty()) c.push_back({"probes", "delay probes", false, r.probes.dump()});
+  return c;
+}
+
+ConfigKey config_key_of(const ReportFile& file) {
+  const nlohmann::json& d = file.report.device;
+  return {json_text(d, "driver_version"), json_text(d, "gsp_firmware_version"), json_text(d, "vbios_version"),
+          json_text(file.tool, "cuda_toolkit")};
+}
+
+std::optional<WorstError> worst_error(const BackendResult& backend) {
+  std::optional<WorstError> worst;
+  for (const auto& m : backend.metrics)
+    if (!worst || m.rel_max > worst->rel_max) worst = WorstError{m.tensor, m.rel_max};
+  return worst;
+}
+
+std::vector<PerfSample> perf_samples(const Report& report) {
+  std::vector<PerfSample> samples;
+  for (const auto& c : report.cases)
+    for (const auto& b : c.backends)
+      for (const auto& t : b.timings)
+        if (t.tflops > 0) samples.push_back({c.name, b.backend, t.op, t.tflops, t.median_ms, t.spread});
+  return samples;
+}
+
+nlohmann::json comparable_spec(const CaseResult& result) {
+  nlohmann::json spec = result.spec;
+  if (spec.is_object()) spec.erase("backends");
+  return spec;
+}
+
+}  // namespace vsa

@@ -1,0 +1,75 @@
+#pragma once
+// Read-only views of a report shared by compare and fleet: who ran it, the
+// configuration that can explain a difference (driver, firmware, toolkit, kernel
+// images), verdicts with their worst error, and the TFLOPS samples. Values a node
+// could not give are null in reports (json_optional.hpp); here null and missing
+// both read as "" (unknown).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "report/report_files.hpp"
+
+namespace vsa {
+
+// A field of a JSON object as text: strings as they are, numbers and booleans
+// printed, null / missing / not an object -> "".
+[[nodiscard]] std::string json_text(const nlohmann::json& object, const char* key);
+// CUDA's integer versions (13000) as "13.0"; "" when unknown.
+[[nodiscard]] std::string cuda_version_text(const nlohmann::json& value);
+
+// Who produced a report: what a table row or column legend needs.
+struct ReportIdentity {
+  std::string label;      // --label (report, else node.label)
+  std::string hostname;   // node.hostname, else the launcher's node name
+  std::string gpu_name;   // "" for a CPU-only run
+  std::string gpu_index;  // CUDA ordinal, "cpu" for a CPU-only run
+  std::string pci_bus_id;
+  std::string uuid;
+};
+[[nodiscard]] ReportIdentity identity_of(const Report& report);
+// "label host gpuN" without the empty parts.
+[[nodiscard]] std::string short_name(const ReportIdentity& who);
+
+// One configuration item. Identity items (host, UUID, serial) differ between any
+// two GPUs by nature: they are shown but never reported as a configuration difference.
+struct ConfigValue {
+  std::string key;    // stable id: "device.driver_version", "tool.git_sha", "images.sm90a"
+  std::string title;  // for tables: "driver", "git sha", "images sm90a"
+  bool identity = false;
+  std::string value;  // "" when unknown
+};
+// In table order: identity, GPU, driver and firmware, CUDA, tool, kernel images per backend.
+[[nodiscard]] std::vector<ConfigValue> configuration_of(const ReportFile& file);
+
+// The fields fleet groups nodes by (driver, GSP firmware, VBIOS, toolkit).
+struct ConfigKey {
+  std::string driver, gsp_firmware, vbios, toolkit;
+  auto operator<=>(const ConfigKey&) const = default;
+};
+[[nodiscard]] ConfigKey config_key_of(const ReportFile& file);
+
+// The largest rel_max over a backend's output tensors; nullopt without metrics.
+struct WorstError {
+  std::string tensor;
+  double rel_max = 0;
+};
+[[nodiscard]] std::optional<WorstError> worst_error(const BackendResult& backend);
+
+// One timed (case, backend, op) of a report.
+struct PerfSample {
+  std::string case_name, backend, op;
+  double tflops = 0;
+  double median_ms = 0;
+  double spread = 0;  // (max - min) / median of the pass medians
+};
+// Every timing with a positive TFLOPS figure, in report order.
+[[nodiscard]] std::vector<PerfSample> perf_samples(const Report& report);
+
+// The case's spec without the fields that do not change what is measured (the
+// backend list, which --backends filters): equal specs make two TFLOPS comparable.
+[[nodiscard]] nlohmann::json comparable_spec(const CaseResult& result);
+
+}  // namespace vsa

@@ -1,0 +1,81 @@
+#include "report/report_files.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+namespace vsa {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr const char* kReportSchema = "vsa-bench/report";
+
+nlohmann::json parse_json_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw ReportFileError(path, "cannot read");
+  try {
+    return nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw ReportFileError(path, std::string("not valid JSON (") + e.what() + ")");
+  }
+}
+
+bool is_report_document(const nlohmann::json& j) {
+  const auto it = j.is_object() ? j.find("schema") : j.end();
+  return j.is_object() && it != j.end() && it->is_string() && it->get<std::string>() == kReportSchema;
+}
+
+std::vector<std::string> json_files_under(const std::string& dir) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec))
+    if (it->is_regular_file() && it->path().extension() == ".json") files.push_back(it->path().string());
+  if (ec) throw ReportFileError(dir, "cannot list directory (" + ec.message() + ")");
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+}  // namespace
+
+ReportFile report_file_from_json(const nlohmann::json& document, const std::string& path) {
+  if (!is_report_document(document))
+    throw ReportFileError(path, std::string("not a vsa-bench report (no \"schema\": \"") + kReportSchema + "\")");
+  ReportFile file;
+  file.path = path;
+  try {
+    file.report = report_from_json(document);
+  } catch (const std::exception& e) {
+    throw ReportFileError(path, std::string("malformed report: ") + e.what());
+  }
+  const auto tool = document.find("tool");
+  if (tool != document.end() && tool->is_object()) file.tool = *tool;
+  return file;
+}
+
+ReportFile load_report_file(const std::string& path) { return report_file_from_json(parse_json_file(path), path); }
+
+ReportCollection load_report_paths(const std::vector<std::string>& paths) {
+  ReportCollection collection;
+  for (const auto& path : paths) {
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) {
+      const auto files = json_files_under(path);
+      for (const auto& file : files) {
+        const nlohmann::json document = parse_json_file(file);
+        if (is_report_document(document))
+          collection.reports.push_back(report_file_from_json(document, file));
+        else
+          collection.skipped.push_back(file + ": not a vsa-bench report");
+      }
+      continue;
+    }
+    if (!fs::exists(path, ec)) throw ReportFileError(path, "no such file or directory");
+    collection.reports.push_back(load_report_file(path));
+  }
+  return collection;
+}
+
+}  // namespace vsa

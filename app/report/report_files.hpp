@@ -1,0 +1,47 @@
+#pragma once
+// Reading reports back from disk for compare and fleet: one file, or every report
+// under a directory. A bad file is an input error that names the file; JSON files
+// in a directory that are not reports (no "schema": "vsa-bench/report") are skipped
+// and listed, so a results folder may hold other tools' output.
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "report/report.hpp"
+
+namespace vsa {
+
+// A report and where it came from. `tool` is the report's own "tool" object
+// (version, git sha, toolkit of the binary that wrote it): Report does not keep it.
+struct ReportFile {
+  std::string path;
+  Report report;
+  nlohmann::json tool = nlohmann::json::object();
+};
+
+class ReportFileError : public std::runtime_error {
+ public:
+  ReportFileError(const std::string& path, const std::string& why)
+      : std::runtime_error(path + ": " + why), m_path(path) {}
+  [[nodiscard]] const std::string& path() const { return m_path; }
+
+ private:
+  std::string m_path;
+};
+
+// Parses a report document (throws ReportFileError naming `path`).
+[[nodiscard]] ReportFile report_file_from_json(const nlohmann::json& document, const std::string& path);
+[[nodiscard]] ReportFile load_report_file(const std::string& path);
+
+struct ReportCollection {
+  std::vector<ReportFile> reports;
+  std::vector<std::string> skipped;  // "PATH: why", JSON files under a directory that are not reports
+};
+
+// Files are read as given; directories are searched recursively for *.json, in
+// path order. Throws ReportFileError for a missing path, unreadable or invalid file.
+[[nodiscard]] ReportCollection load_report_paths(const std::vector<std::string>& paths);
+
+}  // namespace vsa
