@@ -36,6 +36,8 @@ int main(int argc, char** argv) {
   vsa::cli::register_list(app, exit_code);
   vsa::cli::register_run(app, exit_code);
   vsa::cli::register_lint(app, exit_code);
+  vsa::cli::register_compare(app, exit_code);
+  vsa::cli::register_fleet(app, exit_code);
   vsa::cli::register_worker(app, exit_code);
   try {
     app.parse(argc, argv);

@@ -15,6 +15,9 @@ Registry make_registry() {
   register_sm100a_backends(registry);
 #endif
   register_host_selftest_backends(registry);
+#if defined(VSA_HAVE_SELFTEST_KERNELS)
+  register_selftest_gpu_backends(registry);
+#endif
   return registry;
 }
 

@@ -86,7 +86,7 @@ struct Fleet {
   std::vector<FleetNode> nodes;
   std::vector<FleetPerfRow> perf;
   ConfigGrouping by_config;              // driver, GSP firmware, VBIOS, CUDA toolkit together
-  std::vector<ConfigGrouping> by_field;  // each of them alone, where it takes more than one value
+  std::vector<ConfigGrouping> by_field;  // each varying field alone, when two or more vary
   std::vector<std::string> skipped;      // files passed over while reading (set by the caller)
 
   [[nodiscard]] int failed_nodes() const;

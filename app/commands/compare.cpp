@@ -1,0 +1,91 @@
+// `vsa-bench compare A.json B.json [...] [--baseline A.json] [--threshold 5%] [--format md|json]`:
+// reports side by side (report/compare.hpp). Exit 0, 2 bad input (names the file),
+// 3 a regression with the gate on (--baseline or --threshold).
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "commands/commands.hpp"
+#include "harness/exit_codes.hpp"
+#include "report/compare.hpp"
+#include "report/markdown_table.hpp"
+#include "report/report_files.hpp"
+
+namespace vsa::cli {
+
+namespace {
+
+struct CompareCommandOptions {
+  std::vector<std::string> reports;
+  std::string baseline;
+  std::string threshold;
+  std::string format = "md";
+};
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  return a == b || std::filesystem::equivalent(a, b, ec);
+}
+
+int run_compare(const CompareCommandOptions& o) {
+  CompareOptions options;
+  options.gate = !o.baseline.empty() || !o.threshold.empty();
+  if (!o.threshold.empty()) {
+    try {
+      options.threshold = parse_fraction(o.threshold);
+    } catch (const std::invalid_argument& e) {
+      throw CLI::ValidationError("--threshold", e.what());
+    }
+  }
+  std::vector<ReportFile> reports;
+  if (!o.baseline.empty()) reports.push_back(load_report_file(o.baseline));
+  for (auto& r : load_report_paths(o.reports).reports)
+    if (o.baseline.empty() || !same_file(r.path, o.baseline)) reports.push_back(std::move(r));
+  if (reports.size() < 2)
+    throw CLI::ValidationError("reports", "compare needs two reports or more (or one and --baseline), found " +
+                                              std::to_string(reports.size()));
+  const Comparison comparison = compare_reports(reports, options);
+  if (o.format == "json")
+    std::cout << to_json(comparison).dump(2) << "\n";
+  else
+    std::cout << render_markdown(comparison);
+  return comparison.exit_code();
+}
+
+}  // namespace
+
+void register_compare(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<CompareCommandOptions>();
+  auto* cmd = app.add_subcommand(
+      "compare",
+      "Reports side by side: configuration (driver, GSP, VBIOS, InfoROM, CUDA, toolkit, kernel images) with "
+      "differences marked, verdicts, TFLOPS with ratios to the baseline, backend speedups; with --baseline or "
+      "--threshold, a regression gate");
+  cmd->add_option("reports", options->reports,
+                  "report JSON files or directories of them; the first is the baseline unless --baseline is given");
+  cmd->add_option("--baseline", options->baseline, "the reference report; turns on the regression gate");
+  cmd->add_option("--threshold", options->threshold,
+                  "allowed TFLOPS drop against the baseline, 5% or 0.05 (default 5%); turns on the regression gate")
+      ->type_name("PERCENT");
+  cmd->add_option("--format", options->format, "md (Markdown tables) or json")
+      ->check(CLI::IsMember({"md", "json"}))
+      ->capture_default_str();
+  cmd->footer(
+      "A case regressed when its TFLOPS fell below baseline x (1 - threshold) and the gap also exceeds both runs' "
+      "recorded spreads added up.\nExit codes: 0 compared (no regression), 2 bad usage or an unreadable report "
+      "(named), 3 a regression with the gate on.");
+  cmd->callback([options, &exit_code] {
+    try {
+      exit_code = run_compare(*options);
+    } catch (const ReportFileError& e) {
+      std::cerr << "vsa-bench compare: " << e.what() << "\n";
+      exit_code = kExitUsage;
+    }
+  });
+}
+
+}  // namespace vsa::cli

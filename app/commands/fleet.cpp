@@ -1,0 +1,89 @@
+// `vsa-bench fleet DIR|FILES... [--format md|json] [--outlier-threshold 10%] [--gate]`:
+// many reports read as one fleet (report/fleet.hpp). Exit 0, 1 a GPU failed
+// (FAIL, FAULT, HANG, or its report is incomplete), 2 bad input (names the file),
+// 3 performance outliers with --gate.
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "commands/commands.hpp"
+#include "harness/exit_codes.hpp"
+#include "report/fleet.hpp"
+#include "report/markdown_table.hpp"
+#include "report/report_files.hpp"
+
+namespace vsa::cli {
+
+namespace {
+
+struct FleetCommandOptions {
+  std::vector<std::string> paths;
+  std::string outlier_threshold = "10%";
+  std::string format = "md";
+  bool gate = false;
+};
+
+int run_fleet(const FleetCommandOptions& o) {
+  FleetOptions options;
+  try {
+    options.outlier_threshold = parse_fraction(o.outlier_threshold);
+  } catch (const std::invalid_argument& e) {
+    throw CLI::ValidationError("--outlier-threshold", e.what());
+  }
+  ReportCollection collection = load_report_paths(o.paths);
+  if (collection.reports.empty()) {
+    std::string where;
+    for (const auto& p : o.paths) where += (where.empty() ? "" : ", ") + p;
+    std::cerr << "vsa-bench fleet: no vsa-bench report found in " << where << "\n";
+    return kExitUsage;
+  }
+  Fleet fleet = analyse_fleet(collection.reports, options);
+  fleet.skipped = std::move(collection.skipped);
+  if (o.format == "json") {
+    auto j = to_json(fleet);
+    j["exit_code"] = fleet.exit_code(o.gate);
+    std::cout << j.dump(2) << "\n";
+  } else {
+    std::cout << render_markdown(fleet);
+  }
+  return fleet.exit_code(o.gate);
+}
+
+}  // namespace
+
+void register_fleet(CLI::App& app, int& exit_code) {
+  auto options = std::make_shared<FleetCommandOptions>();
+  auto* cmd = app.add_subcommand(
+      "fleet",
+      "Many reports (one per node and GPU) as one fleet: a row per GPU with its verdict, the fleet median per timed "
+      "case with each GPU's ratio to it and outliers flagged, and GPUs grouped by driver, GSP firmware, VBIOS and "
+      "toolkit with their verdict counts");
+  cmd->add_option("paths", options->paths, "directories (searched recursively for report JSON) or report files")
+      ->required();
+  cmd->add_option("--outlier-threshold", options->outlier_threshold,
+                  "a GPU slower than the fleet median by more than this is an outlier (10% or 0.1)")
+      ->type_name("PERCENT")
+      ->capture_default_str();
+  cmd->add_flag("--gate", options->gate, "exit 3 when a performance outlier is found");
+  cmd->add_option("--format", options->format, "md (Markdown tables) or json")
+      ->check(CLI::IsMember({"md", "json"}))
+      ->capture_default_str();
+  cmd->footer(
+      "Outliers: below (1 - threshold) x the fleet median, or (with 4 or more GPUs) outside Q1 - 1.5 IQR .. "
+      "Q3 + 1.5 IQR by more than the GPU's own recorded spread. Medians are per case, backend, op and GPU model.\n"
+      "Exit codes: 0 all GPUs passed, 1 a GPU failed (FAIL, FAULT, HANG or an incomplete report), 2 bad usage or "
+      "an unreadable report (named), 3 outliers with --gate.");
+  cmd->callback([options, &exit_code] {
+    try {
+      exit_code = run_fleet(*options);
+    } catch (const ReportFileError& e) {
+      std::cerr << "vsa-bench fleet: " << e.what() << "\n";
+      exit_code = kExitUsage;
+    }
+  });
+}
+
+}  // namespace vsa::cli
