@@ -24,6 +24,9 @@ int main(int argc, char** argv) {
       "  vsa-bench run                       the default qualification suite, one report per GPU\n"
       "  vsa-bench run correctness stability perf --out results/\n"
       "  vsa-bench lint                      check the binary's own SASS for empty bodies, spills, races\n"
+      "  vsa-bench selftest                  show every check catching its planted fault\n"
+      "  vsa-bench sanitize --tool racecheck smoke   a suite under compute-sanitizer, findings in the report\n"
+      "  vsa-bench repro REPORT.json --case NAME [--bundle OUT.json]   re-run or export one case\n"
       "Exit codes: 0 all passed (stated skips allowed), 1 a check failed, 2 bad usage or input,\n"
       "3 performance regression, 4 incomplete (a case faulted or hung, or --require-gpu found none)."};
   app.require_subcommand(1);
@@ -36,6 +39,9 @@ int main(int argc, char** argv) {
   vsa::cli::register_list(app, exit_code);
   vsa::cli::register_run(app, exit_code);
   vsa::cli::register_lint(app, exit_code);
+  vsa::cli::register_selftest(app, exit_code);
+  vsa::cli::register_sanitize(app, exit_code);
+  vsa::cli::register_repro(app, exit_code);
   vsa::cli::register_compare(app, exit_code);
   vsa::cli::register_fleet(app, exit_code);
   vsa::cli::register_worker(app, exit_code);

@@ -17,6 +17,9 @@ void register_info(CLI::App& app, int& exit_code);
 void register_list(CLI::App& app, int& exit_code);
 void register_run(CLI::App& app, int& exit_code);
 void register_lint(CLI::App& app, int& exit_code);
+void register_selftest(CLI::App& app, int& exit_code);
+void register_sanitize(CLI::App& app, int& exit_code);
+void register_repro(CLI::App& app, int& exit_code);
 void register_compare(CLI::App& app, int& exit_code);
 void register_fleet(CLI::App& app, int& exit_code);
 void register_worker(CLI::App& app, int& exit_code);  // hidden: the isolated case runner

@@ -209,6 +209,10 @@ Suite parse_suite(const std::string& text, const std::string& src) {
   JsonFields top(doc, "$", src);
   top.read("name", suite.name);
   top.read("description", suite.description);
+  if (top.has("origin")) {
+    suite.origin = top.raw("origin");
+    if (!suite.origin.is_object()) top.fail("$.origin", "must be an object (repro bundles: where the case came from)");
+  }
   json defaults = json::object();
   if (top.has("defaults")) {
     defaults = top.raw("defaults");

@@ -21,6 +21,7 @@ struct Suite {
   std::string name;
   std::string description;
   std::string source;  // "builtin:NAME" or the file path
+  nlohmann::json origin;  // optional, free-form: where a repro bundle's case came from (node, GPU, report)
   std::vector<CaseSpec> cases;
 };
 

@@ -64,7 +64,7 @@ void time_backends(const std::vector<BackendSession*>& sessions, const std::vect
                    const CaseSpec& spec, double flops_fwd, cudaStream_t stream,
                    const std::function<nlohmann::json()>& sample_clocks) {
   const TimingSpec& t = spec.timing;
-  EventPair ev;
+  std::vector<EventPair> events(std::size_t(t.iterations));
   L2Flusher flusher(t.l2_flush);
   for (Op op : {Op::forward, Op::backward}) {
     if (op == Op::forward && !runs_forward(spec.op)) continue;
@@ -88,15 +88,21 @@ void time_backends(const std::vector<BackendSession*>& sessions, const std::vect
         const std::size_t i = eligible[pos];
         nlohmann::json sample = {{"pass", pass}};
         if (sample_clocks) sample["before"] = sample_clocks();
-        std::vector<double> ms;
+        // Iterations are queued back to back, each between its own events, and
+        // read after one sync: a host sync per iteration would leave the GPU idle
+        // until the next launch arrives and charge that gap to short kernels.
         for (int it = 0; it < t.iterations; ++it) {
           flusher.flush(stream);
-          cuda_check(cudaEventRecord(ev.start(), stream), "cudaEventRecord");
+          cuda_check(cudaEventRecord(events[std::size_t(it)].start(), stream), "cudaEventRecord");
           launch(*sessions[i]);
-          cuda_check(cudaEventRecord(ev.stop(), stream), "cudaEventRecord");
-          cuda_check(cudaEventSynchronize(ev.stop()), "timed run");
+          cuda_check(cudaEventRecord(events[std::size_t(it)].stop(), stream), "cudaEventRecord");
+        }
+        cuda_check(cudaEventSynchronize(events[std::size_t(t.iterations - 1)].stop()), "timed runs");
+        std::vector<double> ms;
+        for (int it = 0; it < t.iterations; ++it) {
           float elapsed = 0;
-          cuda_check(cudaEventElapsedTime(&elapsed, ev.start(), ev.stop()), "cudaEventElapsedTime");
+          cuda_check(cudaEventElapsedTime(&elapsed, events[std::size_t(it)].start(), events[std::size_t(it)].stop()),
+                     "cudaEventElapsedTime");
           ms.push_back(elapsed);
         }
         if (sample_clocks) sample["after"] = sample_clocks();

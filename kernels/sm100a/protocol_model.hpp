@@ -33,6 +33,15 @@ enum class Ring : std::uint8_t {
 
 enum class Memory : std::uint8_t { smem, tmem };
 
+// Slot and use count of step `step` in a ring of `size` instances. Scalar arguments only,
+// so device code can call them at run time with constants taken from the tables.
+[[nodiscard]] constexpr int ring_instance(Ring r, int size, int step) {
+  return r == Ring::kv || r == Ring::s ? step % size : 0;
+}
+[[nodiscard]] constexpr int ring_use(Ring r, int size, int step) {
+  return r == Ring::once ? 0 : r == Ring::per_step ? step : step / size;
+}
+
 inline constexpr std::uint8_t kNone = 0xff;
 
 enum class OpKind : std::uint8_t {
@@ -269,12 +278,8 @@ struct Protocol {
   [[nodiscard]] constexpr int ring_size(Ring r) const {
     return r == Ring::kv ? kv_stages : r == Ring::s ? s_buffers : 1;
   }
-  [[nodiscard]] constexpr int instance(Ring r, int step) const {
-    return r == Ring::kv ? step % kv_stages : r == Ring::s ? step % s_buffers : 0;
-  }
-  [[nodiscard]] constexpr int use(Ring r, int step) const {
-    return r == Ring::once ? 0 : r == Ring::per_step ? step : step / ring_size(r);
-  }
+  [[nodiscard]] constexpr int instance(Ring r, int step) const { return ring_instance(r, ring_size(r), step); }
+  [[nodiscard]] constexpr int use(Ring r, int step) const { return ring_use(r, ring_size(r), step); }
   [[nodiscard]] constexpr const BarrierSpec& barrier(std::uint8_t id) const { return barriers[id]; }
   [[nodiscard]] constexpr const BufferSpec& buffer(std::uint8_t id) const { return buffers[id]; }
   // mbarrier array index of (barrier, instance): barriers laid out in table order.

@@ -16,13 +16,9 @@ if [ -x "$BUILD/tests/vsa_device_tests" ]; then
   step "GPU tests"; "$BUILD/tests/vsa_device_tests" --gtest_brief=1 2>&1 | tail -25; RC[device_tests]=${PIPESTATUS[0]}
 fi
 step "correctness"; "$BIN" run smoke correctness --out "$OUT" --label correctness --quiet; RC[correctness]=$?
-if [ "$LEVEL" = full ]; then
-  step "stability"; "$BIN" run stability --out "$OUT" --label stability --quiet; RC[stability]=$?
-  step "perf"; "$BIN" run perf --out "$OUT" --label perf --quiet; RC[perf]=$?
-else
-  step "stability (short)"
-  "$BIN" run stability --out "$OUT" --label stability --quiet --case sm90a --case cuda-ref; RC[stability]=$?
-fi
+step "fault isolation (expect exit 4: FAULT then PASS, HANG then PASS)"
+SRC="$(cd "$(dirname "$0")/../.." && pwd)"
+"$BIN" run "$SRC/tests/suites/gpu_fault.json" --out "$OUT" --label fault; RC[fault_expect_4]=$?
 if command -v compute-sanitizer >/dev/null || [ -x /usr/local/cuda/bin/compute-sanitizer ]; then
   CS="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
   for tool in memcheck racecheck; do
@@ -31,6 +27,13 @@ if command -v compute-sanitizer >/dev/null || [ -x /usr/local/cuda/bin/compute-s
       >"$OUT/sanitize-$tool.log" 2>&1
     RC[sanitize_$tool]=$?; tail -4 "$OUT/sanitize-$tool.log"
   done
+fi
+if [ "$LEVEL" = full ]; then
+  step "stability"; "$BIN" run stability --out "$OUT" --label stability --quiet; RC[stability]=$?
+  step "perf"; "$BIN" run perf --out "$OUT" --label perf --quiet; RC[perf]=$?
+else
+  step "stability (short)"
+  "$BIN" run stability --out "$OUT" --label stability --quiet --case sm90a --case cuda-ref; RC[stability]=$?
 fi
 step "summary"
 printf '%-22s %s\n' step "exit code (0 = ok)"

@@ -1,0 +1,43 @@
+// `vsa-bench selftest [--json]`: every planted fault through the real machinery,
+// one row each, "detected" or "MISSED" (harness/selftest.hpp).
+#include <cstdio>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
+#include "commands/commands.hpp"
+#include "harness/selftest.hpp"
+
+namespace vsa::cli {
+
+void register_selftest(CLI::App& app, int& exit_code) {
+  auto opts = std::make_shared<SelftestOptions>();
+  auto as_json = std::make_shared<bool>(false);
+  auto* cmd = app.add_subcommand(
+      "selftest",
+      "Run the deliberately faulty kernels and show each check catching its fault: out-of-bounds write (FAULT), "
+      "a barrier that never completes (HANG), a cross-warp race exposed by a delay probe (stability), NaN and "
+      "unwritten outputs, an empty kernel image and an arrive before wait (lint), a stream-unsafe cache (two-stream "
+      "check), a worker that aborts or hangs. Exit 0 when every row that ran is detected; rows that need a GPU "
+      "(or cuobjdump) read SKIP without one.");
+  cmd->add_flag("--json", *as_json, "Print the rows as JSON");
+  cmd->add_option("--devices", opts->devices, "GPU the planted kernels run on (a CUDA ordinal, or none)")
+      ->capture_default_str();
+  cmd->add_option("-o,--out", opts->out_dir, "Keep the planted-fault suite and its report here (default: discarded)");
+  cmd->add_option("--hang-timeout", opts->hang_timeout_s, "Seconds the HANG rows wait")->capture_default_str();
+  cmd->add_option("--race-runs", opts->race_runs, "Stability runs of the overlap-race rows")
+      ->check(CLI::Range(2, 100000))
+      ->capture_default_str();
+  cmd->add_option("--probe-ns", opts->probe_ns, "Delay of probe selftest.overlap in the race row")
+      ->capture_default_str();
+  cmd->add_option("--cuobjdump", opts->cuobjdump, "cuobjdump for the lint rows (default: searched as `lint` does)");
+  cmd->add_flag("!--quiet", opts->progress, "No per-case progress lines");
+  cmd->callback([&exit_code, opts, as_json] {
+    opts->argv = process_argv();
+    const SelftestResult result = run_selftest(*opts);
+    std::fputs(*as_json ? (to_json(result).dump(2) + "\n").c_str() : format_selftest_table(result).c_str(), stdout);
+    exit_code = result.exit_code();
+  });
+}
+
+}  // namespace vsa::cli

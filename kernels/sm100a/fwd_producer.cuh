@@ -1,0 +1,79 @@
+#pragma once
+// Producer role (warp 4, lane 0): TMA loads of Q once, then per kv step the K and V tiles
+// of the blocks still active at that step into the stage the table's ring names.
+#include "fwd_storage.cuh"
+#include "protocol_cursor.cuh"
+
+namespace vsa::sm100a::fwd {
+
+// A 64 x 128 tile as two 64-column boxes ([half][row][64]), completing on `bar`.
+__device__ __forceinline__ void load_tile(bf16_bits* dst, const CUtensorMap* map, int row, std::uint64_t* bar) {
+#pragma unroll
+  for (int h = 0; h < Config::kHalves; ++h)
+    tma_load_2d(dst + h * (Config::kHalfBytes / 2), map, h * Config::kHalfCols, row, bar);
+}
+
+template <bool kProbe>
+__device__ void run_producer(SharedStorage& smem, const WorkItem& w, const CUtensorMap* tm_q, const CUtensorMap* tm_k,
+                             const CUtensorMap* tm_v, const Params& p) {
+  using namespace protocol;
+  const int steps = w.steps;
+
+  // Prologue: Q of the blocks that have at least one step (a count-0 block's Q is never read).
+  {
+    auto c0 = Begin<kProtocol, WarpRole::producer, Section::prologue>{};
+    std::uint32_t q_bytes = 0;
+    for (int b = 0; b < Config::kQBlocks; ++b)
+      if (w.count_of(b) > 0) q_bytes += Config::kTileBytes;
+    auto c1 = arrive_expect_tx(c0, smem.bars, 0, steps, q_bytes);
+    if (active(c1, 0, steps)) {
+      std::uint64_t* bar = tma_barrier(c1, smem.bars, 0);
+      for (int b = 0; b < Config::kQBlocks; ++b)
+        if (w.count_of(b) > 0) load_tile(smem.q[b], tm_q, (w.item_a + b) * Config::kBlock, bar);
+    }
+    finish(expect<OpKind::tma_load>(c1));
+  }
+
+  for (int n = 0; n < steps; ++n) {
+    auto c0 = Begin<kProtocol, WarpRole::producer, Section::loop>{};
+    int row[Config::kQBlocks];
+    std::uint32_t bytes = 0;
+    for (int b = 0; b < Config::kQBlocks; ++b) {
+      row[b] = w.active(b, n) ? w.head_row + w.kv_block(p, b, n) * Config::kBlock : -1;
+      if (row[b] >= 0) bytes += Config::kTileBytes;
+    }
+
+    auto c1 = wait(c0, smem.bars, n, steps);  // k_empty: the stage's previous K read by the MMAs
+    if constexpr (kProbe) sleep_ns(p.probe_ns[kProbeRefillKv]);
+    auto c2 = arrive_expect_tx(c1, smem.bars, n, steps, bytes);
+    {
+      std::uint64_t* bar = tma_barrier(c2, smem.bars, n);
+      const int stage = buffer_instance<decltype(c2), Buf::k>(n);
+      for (int b = 0; b < Config::kQBlocks; ++b)
+        if (row[b] >= 0) load_tile(smem.k[stage][b], tm_k, row[b], bar);
+    }
+    auto c3 = expect<OpKind::tma_load>(c2);
+
+    auto c4 = wait(c3, smem.bars, n, steps);  // v_empty
+    auto c5 = arrive_expect_tx(c4, smem.bars, n, steps, bytes);
+    {
+      std::uint64_t* bar = tma_barrier(c5, smem.bars, n);
+      const int stage = buffer_instance<decltype(c5), Buf::v>(n);
+      for (int b = 0; b < Config::kQBlocks; ++b)
+        if (row[b] >= 0) load_tile(smem.v[stage][b], tm_v, row[b], bar);
+    }
+    finish(expect<OpKind::tma_load>(c5));
+  }
+}
+
+// Producer warp, all lanes, after run_producer: the teardown barrier.
+__device__ __forceinline__ void producer_teardown(int steps) {
+  using namespace protocol;
+  auto c0 = Begin<kProtocol, WarpRole::producer, Section::epilogue>{};
+  static_assert(decltype(c0)::op().always, "the teardown barrier runs whatever the step count");
+  (void)steps;
+  __syncthreads();
+  finish(expect<OpKind::cta_sync>(c0));
+}
+
+}  // namespace vsa::sm100a::fwd

@@ -1,0 +1,248 @@
+#pragma once
+// The protocol of the sm100a-blk64 forward kernel as constexpr tables: warp roles, the
+// TMEM column map, the barriers (each named after the edge it guards), and each role's
+// script of synchronising and memory operations per kv step.
+//
+// The kernel takes its barrier slots, init counts, phase parities and TMEM columns from
+// these tables and walks its scripts op by op (protocol_cursor.cuh), so the host checker
+// (protocol_check.hpp, tests/unit/sm100a_protocol_test.cpp) checks what the kernel does.
+// Plain C++17, no CUDA header.
+//
+// One work item (CTA) = q blocks A = 2p and B = 2p + 1 of one head. Step n processes kv
+// entry n of both lists (lockstep); a block whose list is shorter sits the step out
+// (no MMA, no TMA for it) but the barrier protocol is the same for every step, so the
+// phase counts never depend on the data. steps = max(count_A, count_B); steps = 0 runs
+// only the epilogue (O = 0, lse = -inf), with no barrier wait at all.
+//
+//   producer  Q ........ K_0 V_0 K_1 V_1 ...          (TMA; ring of kKvStages)
+//   mma       S_0 | S_1 PV_0 | S_2 PV_1 | ... | PV_{N-1}   (S_{n+1} is issued before PV_n)
+//   softmax        sm_0 | sm_1 | ... | sm_{N-1} | epilogue
+//
+// sm_n: read S_n (TMEM) -> row max/sum, P_n = exp2(...) -> wait PV_{n-1} -> P_n to smem
+// (bf16) -> rescale O in TMEM when a row max moved -> p_full. (P is stored before the O
+// correction so the 64 P registers are dead when the 128 O columns are loaded.) The MMA warp then issues
+// O += P_n V_n. S is double-buffered in TMEM so S_{n+1} overlaps sm_n.
+#include <cstdint>
+
+#include "fwd_config.hpp"
+#include "protocol_model.hpp"
+
+namespace vsa::sm100a::fwd {
+
+using protocol::WarpRole;
+
+// ---- warp roles ---------------------------------------------------------------------------
+//
+// warps  role      does
+// 0..3   softmax   rows of both q blocks: warp w owns TMEM lanes 32w..32w+31, i.e. rows
+//                  16w..16w+15 of block A (lanes +0..15) and of block B (lanes +16..31);
+//                  online softmax, O correction, epilogue (O via smem + TMA store, lse)
+// 4      producer  TMA loads of Q, K, V into the smem ring (one elected lane)
+// 5      mma       tcgen05.mma issue and tcgen05.commit (one elected lane); allocates and
+//                  frees TMEM
+[[nodiscard]] constexpr WarpRole warp_role(int warp) {
+  return warp < Config::kSoftmaxWarps ? WarpRole::softmax
+         : warp == Config::kSoftmaxWarps ? WarpRole::producer
+                                         : WarpRole::mma;
+}
+
+inline constexpr protocol::RoleSpec kRoles[] = {
+    {WarpRole::softmax, 0, Config::kSoftmaxWarps, true},
+    {WarpRole::producer, Config::kSoftmaxWarps, 1, false},
+    {WarpRole::mma, Config::kSoftmaxWarps + 1, 1, false},
+};
+
+// ---- buffers ------------------------------------------------------------------------------
+
+struct Buf {
+  enum : std::uint8_t {
+    q,  // smem: Q_A, Q_B (2 x 16 KB); after the last MMA, the O staging tiles of the epilogue
+    k,  // smem ring: K of block A and B for one step (2 x 16 KB per stage)
+    v,  // smem ring: V likewise
+    p,  // smem: P_A, P_B of the current step, bf16 (2 x 8 KB)
+    s,  // TMEM ring: S = Q K^T of one step, both blocks (A lanes +0..15, B lanes +16..31)
+    o,  // TMEM: O accumulator of both blocks
+    count
+  };
+};
+
+inline constexpr protocol::BufferSpec kBuffers[] = {
+    {Buf::q, "Q tiles / O staging", protocol::Memory::smem, protocol::Ring::once, -1},
+    {Buf::k, "K stage", protocol::Memory::smem, protocol::Ring::kv, -1},
+    {Buf::v, "V stage", protocol::Memory::smem, protocol::Ring::kv, -1},
+    {Buf::p, "P tiles", protocol::Memory::smem, protocol::Ring::per_step, -1},
+    {Buf::s, "S accumulator", protocol::Memory::tmem, protocol::Ring::s, 0},
+    {Buf::o, "O accumulator", protocol::Memory::tmem, protocol::Ring::once, 2},
+};
+
+// ---- TMEM column map (all 128 lanes of each range) -------------------------------------
+//
+// Allocated by the MMA warp (tcgen05.alloc, 256 columns) before the roles split, freed by
+// the same warp after the final __syncthreads. Columns hold fp32; lane quarter w belongs
+// to softmax warp w.
+inline constexpr protocol::TmemRange kTmemMap[] = {
+    {"S[0]", 0, Config::kBlock, "S of even steps; nothing else"},
+    {"S[1]", Config::kBlock, Config::kBlock, "S of odd steps; nothing else"},
+    {"O", 2 * Config::kBlock, Config::kHeadDim, "O of the whole work item; nothing else"},
+};
+inline constexpr int kTmemAllocColumns = Config::kTmemColumns;
+
+static_assert(sizeof(kTmemMap) / sizeof(kTmemMap[0]) == 3, "one range per TMEM buffer instance");
+static_assert(kTmemMap[2].first_column + kTmemMap[2].columns <= kTmemAllocColumns, "the map fits the allocation");
+static_assert(kTmemAllocColumns <= 512, "TMEM has 512 columns");
+static_assert(kTmemAllocColumns >= 32 && (kTmemAllocColumns & (kTmemAllocColumns - 1)) == 0,
+              "tcgen05.alloc takes a power of two >= 32");
+
+// ---- barriers: each guards one edge -------------------------------------------------------
+
+struct Bar {
+  enum : std::uint8_t { q_full, k_full, k_empty, v_full, v_empty, s_full, s_empty, p_full, pv_done, count };
+};
+
+inline constexpr protocol::BarrierSpec kBarriers[] = {
+    {Bar::q_full, "q_full", protocol::Ring::once, WarpRole::producer, WarpRole::mma, 1,
+     "producer -> mma: Q_A, Q_B landed in smem (1 arrival + TMA bytes)"},
+    {Bar::k_full, "k_full", protocol::Ring::kv, WarpRole::producer, WarpRole::mma, 1,
+     "producer -> mma: the stage's K tiles landed (1 arrival + TMA bytes)"},
+    {Bar::k_empty, "k_empty", protocol::Ring::kv, WarpRole::mma, WarpRole::producer, 1,
+     "mma -> producer: S MMAs that read the stage's K are done (tcgen05.commit)"},
+    {Bar::v_full, "v_full", protocol::Ring::kv, WarpRole::producer, WarpRole::mma, 1,
+     "producer -> mma: the stage's V tiles landed (1 arrival + TMA bytes)"},
+    {Bar::v_empty, "v_empty", protocol::Ring::kv, WarpRole::mma, WarpRole::producer, 1,
+     "mma -> producer: PV MMAs that read the stage's V are done (tcgen05.commit)"},
+    {Bar::s_full, "s_full", protocol::Ring::s, WarpRole::mma, WarpRole::softmax, 1,
+     "mma -> softmax: S_n complete in its TMEM buffer (tcgen05.commit)"},
+    {Bar::s_empty, "s_empty", protocol::Ring::s, WarpRole::softmax, WarpRole::mma, Config::kSoftmaxWarps,
+     "softmax -> mma: S buffer read out (tcgen05.ld waited), may be overwritten (1 per softmax warp)"},
+    {Bar::p_full, "p_full", protocol::Ring::per_step, WarpRole::softmax, WarpRole::mma, Config::kSoftmaxWarps,
+     "softmax -> mma: P_n in smem (proxy-fenced) and O rescaled in TMEM (tcgen05.st waited) (1 per warp)"},
+    {Bar::pv_done, "pv_done", protocol::Ring::per_step, WarpRole::mma, WarpRole::softmax, 1,
+     "mma -> softmax: O += P_n V_n done: P smem free, O stable for correction/epilogue (commit)"},
+};
+
+// ---- scripts ------------------------------------------------------------------------------
+
+using protocol::OpKind;
+
+inline constexpr protocol::Op kProducerPrologue[] = {
+    protocol::arrive_tx_on(Bar::q_full, "expect the Q bytes of the blocks that have steps"),
+    protocol::tma_load_into(Buf::q, Bar::q_full, "TMA Q_A, Q_B"),
+};
+inline constexpr protocol::Op kProducerLoop[] = {
+    protocol::wait_on(Bar::k_empty, "K stage free again").previous_use(),
+    protocol::arrive_tx_on(Bar::k_full, "expect this step's K bytes (blocks still active)"),
+    protocol::tma_load_into(Buf::k, Bar::k_full, "TMA K_A[n], K_B[n]"),
+    protocol::wait_on(Bar::v_empty, "V stage free again").previous_use(),
+    protocol::arrive_tx_on(Bar::v_full, "expect this step's V bytes"),
+    protocol::tma_load_into(Buf::v, Bar::v_full, "TMA V_A[n], V_B[n]"),
+};
+inline constexpr protocol::Op kProducerEpilogue[] = {
+    protocol::plain(OpKind::cta_sync, "teardown: everyone done before TMEM is freed").every_time(),
+};
+
+// The MMA loop starts at iteration -1: iteration n issues S_{n+1} (step_offset +1), then
+// PV_n, so the tensor cores compute S_{n+1} while the softmax works on S_n.
+inline constexpr protocol::Op kMmaPrologue[] = {
+    protocol::wait_on(Bar::q_full, "Q landed"),
+    protocol::plain(OpKind::fence_after, "order the MMAs after the wait"),
+};
+inline constexpr protocol::Op kMmaLoop[] = {
+    protocol::wait_on(Bar::k_full, "K_{n+1} landed").step(1),
+    protocol::wait_on(Bar::s_empty, "softmax read out S_{n-1} from this S buffer").step(1).previous_use(),
+    protocol::plain(OpKind::fence_after, "order the S MMA after the softmax's tcgen05.ld").step(1),
+    protocol::mma_into(Buf::s, Buf::q, Buf::k, protocol::kNone, "S_{n+1} = Q K^T (M=64 x 2 blocks, N=64, K=128)")
+        .step(1),
+    protocol::commit_to(Bar::s_full, "S_{n+1} ready for the softmax").step(1),
+    protocol::commit_to(Bar::k_empty, "K stage of step n+1 read").step(1),
+    protocol::wait_on(Bar::p_full, "P_n in smem, O rescaled"),
+    protocol::wait_on(Bar::v_full, "V_n landed"),
+    protocol::plain(OpKind::fence_after, "order the PV MMA after the softmax's tcgen05.st"),
+    protocol::mma_into(Buf::o, Buf::p, Buf::v, Buf::o, "O (+)= P_n V_n (M=64 x 2 blocks, N=128, K=64)"),
+    protocol::commit_to(Bar::pv_done, "PV_n done"),
+    protocol::commit_to(Bar::v_empty, "V stage of step n read"),
+};
+inline constexpr protocol::Op kMmaEpilogue[] = {
+    protocol::plain(OpKind::cta_sync, "teardown: every TMEM read done").every_time(),
+    protocol::plain(OpKind::fence_after, "order the dealloc after the sync").every_time(),
+    protocol::plain(OpKind::tmem_dealloc, "free the 256 columns").every_time(),
+};
+
+// Ops with step_offset -1 in the loop work on step n - 1: the correction of O after PV_{n-1}
+// (skipped at n = 0, where PV_0 overwrites O).
+inline constexpr protocol::Op kSoftmaxLoop[] = {
+    protocol::wait_on(Bar::s_full, "S_n ready"),
+    protocol::plain(OpKind::fence_after, "order the tcgen05.ld after the wait"),
+    protocol::access(OpKind::tmem_load, protocol::kNone, Buf::s, "S_n row (64 fp32) -> registers"),
+    protocol::plain(OpKind::wait_ld, "S_n in registers"),
+    protocol::plain(OpKind::fence_before, "order the load before the release"),
+    protocol::arrive_on(Bar::s_empty, "S buffer free for S_{n+2}"),
+    protocol::wait_on(Bar::pv_done, "PV_{n-1} done: O stable, P smem free").step(-1),
+    protocol::plain(OpKind::fence_after, "order the O access after the wait").step(-1),
+    protocol::access(OpKind::smem_store, Buf::p, protocol::kNone, "P_n row (bf16) -> smem"),
+    protocol::access(OpKind::tmem_load, protocol::kNone, Buf::o, "O row -> registers (correction)").step(-1).may_skip(),
+    protocol::plain(OpKind::wait_ld, "O row in registers").step(-1),
+    protocol::access(OpKind::tmem_store, Buf::o, protocol::kNone, "O row * alpha -> TMEM").step(-1).may_skip(),
+    protocol::plain(OpKind::wait_st, "O row written").step(-1),
+    protocol::plain(OpKind::fence_async, "P_n visible to the tensor cores (async proxy)"),
+    protocol::plain(OpKind::fence_before, "order the tcgen05.st before the release"),
+    protocol::arrive_on(Bar::p_full, "P_n and the corrected O handed to the MMA warp"),
+};
+inline constexpr protocol::Op kSoftmaxEpilogue[] = {
+    protocol::wait_on(Bar::pv_done, "PV_{N-1} done: O final").step(-1),
+    protocol::plain(OpKind::fence_after, "order the O load after the wait").step(-1),
+    protocol::access(OpKind::tmem_load, protocol::kNone, Buf::o, "O row -> registers").step(-1),
+    protocol::plain(OpKind::wait_ld, "O row in registers").step(-1),
+    protocol::plain(OpKind::fence_before, "order the TMEM loads before the syncs that follow").step(-1),
+    protocol::access(OpKind::smem_store, Buf::q, protocol::kNone, "O row (bf16, or 0) -> staging over Q")
+        .every_time(),
+    protocol::plain(OpKind::fence_async, "staging visible to the TMA engine").every_time(),
+    protocol::plain(OpKind::role_sync, "all four warps staged their rows").every_time(),
+    protocol::access(OpKind::tma_store, protocol::kNone, Buf::q, "TMA store O_A, O_B").every_time().lead(),
+    protocol::plain(OpKind::wait_store, "staging read by the TMA engine").every_time().lead(),
+    protocol::plain(OpKind::cta_sync, "teardown").every_time(),
+};
+
+template <class T, int N>
+constexpr int count_of(const T (&)[N]) {
+  return N;
+}
+
+inline constexpr protocol::Script kScripts[] = {
+    {WarpRole::producer, kProducerPrologue, count_of(kProducerPrologue), kProducerLoop, count_of(kProducerLoop), 0,
+     kProducerEpilogue, count_of(kProducerEpilogue)},
+    {WarpRole::mma, kMmaPrologue, count_of(kMmaPrologue), kMmaLoop, count_of(kMmaLoop), -1, kMmaEpilogue,
+     count_of(kMmaEpilogue)},
+    {WarpRole::softmax, nullptr, 0, kSoftmaxLoop, count_of(kSoftmaxLoop), 0, kSoftmaxEpilogue,
+     count_of(kSoftmaxEpilogue)},
+};
+
+inline constexpr protocol::Protocol kProtocol = {
+    "sm100a-blk64 forward",
+    kRoles,
+    count_of(kRoles),
+    kBarriers,
+    count_of(kBarriers),
+    kBuffers,
+    count_of(kBuffers),
+    kTmemMap,
+    count_of(kTmemMap),
+    kTmemAllocColumns,
+    kScripts,
+    count_of(kScripts),
+    Config::kKvStages,
+    Config::kSBuffers,
+};
+
+// Tables indexed by id must list ids in order (the kernel indexes them directly).
+constexpr bool ids_in_order() {
+  for (int i = 0; i < count_of(kBarriers); ++i)
+    if (kBarriers[i].id != i) return false;
+  for (int i = 0; i < count_of(kBuffers); ++i)
+    if (kBuffers[i].id != i) return false;
+  return count_of(kBarriers) == Bar::count && count_of(kBuffers) == Buf::count;
+}
+static_assert(ids_in_order(), "barrier and buffer tables are indexed by id");
+static_assert(kProtocol.barrier_slots() == 3 + 4 * Config::kKvStages + 2 * Config::kSBuffers,
+              "mbarrier slots: q_full, p_full, pv_done + 4 kv rings + 2 S rings");
+
+}  // namespace vsa::sm100a::fwd

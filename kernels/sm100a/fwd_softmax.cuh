@@ -1,0 +1,154 @@
+#pragma once
+// Softmax role (warps 0..3): one thread per row. Warp w's tcgen05.ld of a 32x32b shape
+// returns TMEM lanes 32w..32w+31, i.e. lane l < 16 holds row 16w + l of q block A and
+// lane l >= 16 row 16w + l - 16 of block B, each with the full 64-key S row in registers:
+// row max and sum need no shuffles.
+//
+// Per step: S_n -> registers -> s_empty; mask keys at p >= vbs of the *key* block; online
+// softmax (running max m in raw-score units, running sum l); wait PV_{n-1}; P_n (bf16)
+// into smem; correct O in TMEM by alpha = 2^(scale_log2 (m_old - m_new)) when any row of
+// the warp needs it; p_full.
+#include <math_constants.h>
+
+#include "fwd_storage.cuh"
+#include "protocol_cursor.cuh"
+
+namespace vsa::sm100a::fwd {
+
+// The calling thread's row: q block (0 = A, 1 = B) and row within the block.
+struct RowOwner {
+  int block;
+  int row;
+  std::uint32_t lane_quarter;  // TMEM lane offset of this warp: 32 * warp
+  __device__ __forceinline__ static RowOwner of(int warp, int lane) {
+    return {lane / 16, warp * 16 + lane % 16, std::uint32_t(warp * 32)};
+  }
+};
+
+struct OnlineRow {
+  float m;  // running max of raw scores (-inf: no valid key yet)
+  float l;  // running sum of 2^(scale_log2 s - scale_log2 m)
+
+  __device__ __forceinline__ static OnlineRow start() { return {-CUDART_INF_F, 0.0f}; }
+
+  // Folds a masked score row in: s becomes the unnormalised probabilities; returns alpha,
+  // the factor for O accumulated so far. A row with no valid key so far keeps m = -inf and
+  // takes 0 as its exponent base, so every term is 2^-inf = 0 rather than NaN.
+  __device__ __forceinline__ float update(float (&s)[Config::kBlock], int valid, float scale_log2) {
+    float mx = m;
+#pragma unroll
+    for (int j = 0; j < Config::kBlock; ++j) {
+      if (j >= valid) s[j] = -CUDART_INF_F;
+      mx = fmaxf(mx, s[j]);
+    }
+    const float base = mx == -CUDART_INF_F ? 0.0f : mx * scale_log2;
+    const float alpha = fast_exp2(m * scale_log2 - base);
+    float sum = 0.0f;
+#pragma unroll
+    for (int j = 0; j < Config::kBlock; ++j) {
+      s[j] = fast_exp2(fmaf(s[j], scale_log2, -base));
+      sum += s[j];
+    }
+    m = mx;
+    l = l * alpha + sum;
+    return alpha;
+  }
+};
+
+// One P row (64 keys, bf16) into its 128-byte-swizzled row of the P tile: 16-byte chunk c
+// (keys 8c..8c+7) at chunk position c ^ (row % 8), the layout TMA's 128-byte swizzle gives
+// and the MMA descriptor expects.
+__device__ __forceinline__ void store_p_row(bf16_bits* tile, int row, const float (&s)[Config::kBlock]) {
+  const std::uint32_t base = smem_addr(tile) + std::uint32_t(row) * 128;
+#pragma unroll
+  for (int c = 0; c < 8; ++c) {
+    const std::uint32_t x = pack_bf16x2(s[8 * c + 0], s[8 * c + 1]);
+    const std::uint32_t y = pack_bf16x2(s[8 * c + 2], s[8 * c + 3]);
+    const std::uint32_t z = pack_bf16x2(s[8 * c + 4], s[8 * c + 5]);
+    const std::uint32_t t = pack_bf16x2(s[8 * c + 6], s[8 * c + 7]);
+    asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(base + ((c ^ (row % 8)) << 4)), "r"(x), "r"(y),
+                 "r"(z), "r"(t)
+                 : "memory");
+  }
+}
+
+// All 128 O columns of this warp's lanes: four 32-column loads, one wait.
+__device__ __forceinline__ void load_o_row(std::uint32_t (&o)[Config::kHeadDim], std::uint32_t taddr) {
+#pragma unroll
+  for (int c = 0; c < Config::kHeadDim / 32; ++c)
+    tmem_load_32cols(*reinterpret_cast<std::uint32_t(*)[32]>(&o[32 * c]), taddr + 32 * c);
+}
+
+template <bool kProbe>
+__device__ void softmax_steps(SharedStorage& smem, const WorkItem& w, std::uint32_t tmem_base, const Params& p,
+                              const RowOwner& me, OnlineRow& row, int lane) {
+  using namespace protocol;
+  const int steps = w.steps;
+  const std::uint32_t my_lanes = tmem_at(tmem_base, int(me.lane_quarter), 0);
+
+  for (int n = 0; n < steps; ++n) {
+    auto c0 = Begin<kProtocol, WarpRole::softmax, Section::loop>{};
+    const bool mine = w.active(me.block, n);
+    // vbs of the *key* block of this row's entry n (SPEC.md bug class 9), read before the
+    // wait so its latency hides behind the MMA.
+    const int valid = mine ? min(max(p.vbs[w.kv_block(p, me.block, n)], 0), Config::kBlock) : 0;
+
+    auto c1 = wait(c0, smem.bars, n, steps);  // s_full
+    tc_fence_after_sync();
+    auto c2 = expect<OpKind::fence_after>(c1);
+    std::uint32_t s_bits[Config::kBlock];
+    __syncwarp();
+    tmem_load_64cols(s_bits, my_lanes + std::uint32_t(tmem_column<decltype(c2), Buf::s>(n)));
+    auto c3 = expect<OpKind::tmem_load>(c2);
+    tmem_wait_ld();
+    keep_after_wait(s_bits);
+    auto c4 = expect<OpKind::wait_ld>(c3);
+    tc_fence_before_sync();
+    auto c5 = expect<OpKind::fence_before>(c4);
+    if constexpr (kProbe) sleep_ns(p.probe_ns[kProbeReleaseS]);
+    auto c6 = arrive_warp(c5, smem.bars, n, steps, lane);  // s_empty
+
+    float s[Config::kBlock];
+#pragma unroll
+    for (int j = 0; j < Config::kBlock; ++j) s[j] = __uint_as_float(s_bits[j]);
+    const float alpha = mine ? row.update(s, valid, p.scale_log2) : 1.0f;
+
+    auto c7 = wait(c6, smem.bars, n, steps);  // pv_done of step n - 1
+    if (active(c7, n, steps)) tc_fence_after_sync();
+    auto c8 = expect<OpKind::fence_after>(c7);
+    static_assert(writes<decltype(c8), Buf::p>, "P goes to its smem tile here");
+    if (mine) store_p_row(smem.p[me.block], me.row, s);
+    auto c9 = expect<OpKind::smem_store>(c8);
+
+    // O correction after PV_{n-1} (none at n = 0: PV_0 overwrites O). alpha == 1 exactly
+    // when a row's max did not move (ex2(0) = 1), so skipping those warps changes no bit.
+    const bool correct = active(c9, n, steps) && __any_sync(0xffffffffu, alpha != 1.0f);
+    const std::uint32_t o_addr = my_lanes + std::uint32_t(tmem_column<decltype(c9), Buf::o>(n));
+    std::uint32_t o[Config::kHeadDim];
+    if (correct) load_o_row(o, o_addr);
+    auto c10 = expect<OpKind::tmem_load>(c9);
+    if (active(c10, n, steps)) tmem_wait_ld();
+    auto c11 = expect<OpKind::wait_ld>(c10);
+    if (correct) {
+      keep_after_wait(o);
+#pragma unroll
+      for (int d = 0; d < Config::kHeadDim; ++d) o[d] = __float_as_uint(__uint_as_float(o[d]) * alpha);
+#pragma unroll
+      for (int c = 0; c < Config::kHeadDim / 32; ++c)
+        tmem_store_32cols(o_addr + 32 * c, *reinterpret_cast<const std::uint32_t(*)[32]>(&o[32 * c]));
+    }
+    static_assert(writes<decltype(c11), Buf::o>, "the correction writes O");
+    auto c12 = expect<OpKind::tmem_store>(c11);
+    if (active(c12, n, steps)) tmem_wait_st();
+    auto c13 = expect<OpKind::wait_st>(c12);
+
+    fence_proxy_async_smem();
+    auto c14 = expect<OpKind::fence_async>(c13);
+    tc_fence_before_sync();
+    auto c15 = expect<OpKind::fence_before>(c14);
+    if constexpr (kProbe) sleep_ns(p.probe_ns[kProbeReleaseP]);
+    finish(arrive_warp(c15, smem.bars, n, steps, lane));  // p_full
+  }
+}
+
+}  // namespace vsa::sm100a::fwd

@@ -1,0 +1,157 @@
+#pragma once
+// Binds kernel code to its protocol table (protocol_model.hpp): a role walks its script
+// with a Cursor, a type that names the next op of the table. Every helper below takes
+// the cursor, static_asserts that the op there is the kind of thing the kernel is about
+// to do, does it with the barrier slot, phase parity or TMEM column the table gives, and
+// returns the cursor past it. Doing ops in another order, skipping one or adding one that
+// is not in the table is a compile error, so the host checker's verdict on the table is
+// a verdict on the kernel's synchronisation.
+//
+// Which ops run at a given iteration is decided by Op::active, the same function the
+// checker uses. Memory accesses marked optional in the table may additionally be left
+// out at run time (the helper then only advances the cursor); synchronising ops never.
+#include <cstdint>
+
+#include "protocol_model.hpp"
+#include "sm100a_ptx.cuh"
+
+namespace vsa::sm100a::protocol {
+
+template <const Protocol& kP, WarpRole kRole, Section kSection, int kIndex>
+struct Cursor {
+  static constexpr int index = kIndex;
+  [[nodiscard]] static constexpr int size() { return kP.script(kRole).size(kSection); }
+  [[nodiscard]] static constexpr Op op() { return kP.script(kRole).ops(kSection)[kIndex]; }
+  [[nodiscard]] static constexpr const Protocol& protocol() { return kP; }
+  using Next = Cursor<kP, kRole, kSection, kIndex + 1>;
+};
+
+template <const Protocol& kP, WarpRole kRole, Section kSection>
+using Begin = Cursor<kP, kRole, kSection, 0>;
+
+// End of a section: every op of the table was stepped over.
+template <class C>
+__device__ __forceinline__ void finish(C) {
+  static_assert(C::index == C::size(), "the kernel stopped before the end of its protocol script section");
+}
+
+// Steps over an op whose execution is the caller's (an MMA issue, a tcgen05.ld, a fence):
+// the static_assert pins the kind.
+template <OpKind kKind, class C>
+__device__ __forceinline__ typename C::Next expect(C) {
+  static_assert(C::index < C::size(), "the kernel does more than its protocol script lists");
+  static_assert(C::op().kind == kKind, "kernel and protocol table disagree about this op");
+  return {};
+}
+
+// The op's kv step at loop iteration `iteration`.
+template <class C>
+__device__ __forceinline__ int op_step(int iteration) {
+  return iteration + C::op().step_offset;
+}
+
+// Compile-time facts about the op's barrier. Device code reads the tables only in constant
+// expressions; at run time it does arithmetic on these constants.
+template <class C>
+struct BarrierOf {
+  static constexpr Op op = C::op();
+  static constexpr Ring ring = C::protocol().barrier(op.barrier).ring;
+  static constexpr int ring_size = C::protocol().ring_size(ring);
+  static constexpr int first_slot = C::protocol().barrier_slot(op.barrier, 0);
+};
+
+// The mbarrier of the op at `iteration` (its slot in the table's layout).
+template <class C>
+__device__ __forceinline__ std::uint64_t* barrier_of(std::uint64_t* bars, int iteration) {
+  using B = BarrierOf<C>;
+  return &bars[B::first_slot + ring_instance(B::ring, B::ring_size, op_step<C>(iteration))];
+}
+
+// mbarrier wait for the op's phase. A wait on a free slot's previous use returns at once.
+template <class C>
+__device__ __forceinline__ typename C::Next wait(C c, std::uint64_t* bars, int iteration, int steps) {
+  using B = BarrierOf<C>;
+  constexpr Op op = C::op();  // a local copy: device code must not ODR-use the host tables
+  static_assert(op.kind == OpKind::wait, "kernel waits where the protocol table has another op");
+  if (op.active(iteration, steps)) {
+    const int use = ring_use(B::ring, B::ring_size, op_step<C>(iteration)) + op.use_delta;
+    if (use >= 0) mbar_wait(barrier_of<C>(bars, iteration), parity_of_use(use));
+  }
+  return expect<OpKind::wait>(c);
+}
+
+// One arrival for the calling warp: lanes meet, lane 0 arrives (the barrier counts warps).
+template <class C>
+__device__ __forceinline__ typename C::Next arrive_warp(C c, std::uint64_t* bars, int iteration, int steps,
+                                                         int lane) {
+  constexpr Op op = C::op();
+  static_assert(op.kind == OpKind::arrive, "kernel arrives where the protocol table has another op");
+  if (op.active(iteration, steps)) {
+    __syncwarp();
+    if (lane == 0) mbar_arrive(barrier_of<C>(bars, iteration));
+    __syncwarp();
+  }
+  return expect<OpKind::arrive>(c);
+}
+
+// Producer: one arrival plus the bytes the following TMA loads deliver (single thread).
+template <class C>
+__device__ __forceinline__ typename C::Next arrive_expect_tx(C c, std::uint64_t* bars, int iteration, int steps,
+                                                              std::uint32_t bytes) {
+  constexpr Op op = C::op();
+  static_assert(op.kind == OpKind::arrive_tx, "kernel expects TMA bytes where the table has another op");
+  if (op.active(iteration, steps)) mbar_arrive_expect_tx(barrier_of<C>(bars, iteration), bytes);
+  return expect<OpKind::arrive_tx>(c);
+}
+
+// tcgen05.commit to the op's barrier (single thread).
+template <class C>
+__device__ __forceinline__ typename C::Next commit(C c, std::uint64_t* bars, int iteration, int steps) {
+  constexpr Op op = C::op();
+  static_assert(op.kind == OpKind::commit, "kernel commits where the protocol table has another op");
+  if (op.active(iteration, steps)) umma_commit(barrier_of<C>(bars, iteration));
+  return expect<OpKind::commit>(c);
+}
+
+// The TMA load op: the barrier its bytes land on (the caller issues the copies).
+template <class C>
+__device__ __forceinline__ std::uint64_t* tma_barrier(C, std::uint64_t* bars, int iteration) {
+  static_assert(C::op().kind == OpKind::tma_load, "kernel loads where the protocol table has another op");
+  return barrier_of<C>(bars, iteration);
+}
+
+// Instance of buffer kBuffer at `iteration`; the table must list the buffer for this op.
+template <class C, std::uint8_t kBuffer>
+__device__ __forceinline__ int buffer_instance(int iteration) {
+  constexpr Op op = C::op();
+  static_assert(op.write == kBuffer || op.read[0] == kBuffer || op.read[1] == kBuffer || op.read[2] == kBuffer,
+                "the kernel touches a buffer the protocol table does not list for this op");
+  constexpr Ring ring = C::protocol().buffer(kBuffer).ring;
+  constexpr int size = C::protocol().ring_size(ring);
+  return ring_instance(ring, size, op_step<C>(iteration));
+}
+
+// Whether the op writes kBuffer (for accesses: the kernel writes exactly what the table says).
+template <class C, std::uint8_t kBuffer>
+inline constexpr bool writes = C::op().write == kBuffer;
+
+// First TMEM column of TMEM buffer kBuffer's instance at `iteration`.
+template <class C, std::uint8_t kBuffer>
+__device__ __forceinline__ int tmem_column(int iteration) {
+  constexpr BufferSpec spec = C::protocol().buffer(kBuffer);
+  static_assert(spec.memory == Memory::tmem, "not a TMEM buffer");
+  static_assert(spec.tmem_region >= 0, "TMEM buffer without a column range");
+  constexpr int size = C::protocol().ring_size(spec.ring);
+  static_assert(size <= 2, "extend the column lookup below for deeper TMEM rings");
+  constexpr int col0 = C::protocol().tmem[spec.tmem_region].first_column;
+  constexpr int col1 = C::protocol().tmem[spec.tmem_region + (size > 1 ? 1 : 0)].first_column;
+  return buffer_instance<C, kBuffer>(iteration) == 0 ? col0 : col1;
+}
+
+// Whether the op runs at `iteration` (the kernel's guard around ops it executes itself).
+template <class C>
+__device__ __forceinline__ bool active(C, int iteration, int steps) {
+  return C::op().active(iteration, steps);
+}
+
+}  // namespace vsa::sm100a::protocol

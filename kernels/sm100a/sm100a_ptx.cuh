@@ -1,0 +1,199 @@
+#pragma once
+// Every PTX instruction the sm100a kernels use, each wrapped once. CCCL's cuda::ptx
+// wrappers where they exist; inline PTX only where none does (marked "inline PTX").
+// Sections are those of the PTX ISA (9.x numbering as CCCL cites it; tcgen05 by title,
+// "Tensor Core 5th Generation Family Instructions"). Policy lives in the kernels.
+//
+// Contents: addresses | mbarrier | TMA | tcgen05 (alloc, mma, commit, ld/st, waits,
+// fences) | descriptors | CTA plumbing | arithmetic.
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cuda/ptx>
+
+namespace vsa::sm100a {
+
+// ---- addresses ----------------------------------------------------------------------------
+
+__device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// ---- mbarrier (9.7.12.15.9 init, 9.7.12.15.13 arrive, 9.7.12.15.16 try_wait) ------------
+
+__device__ __forceinline__ void mbar_init(std::uint64_t* bar, std::uint32_t arrivals) {
+  cuda::ptx::mbarrier_init(bar, arrivals);
+}
+
+// 9.7.12.4 fence.mbarrier_init: initialised barriers visible to the async proxy (TMA,
+// tcgen05.commit); follow with a CTA barrier.
+__device__ __forceinline__ void mbar_init_fence() {
+  cuda::ptx::fence_mbarrier_init(cuda::ptx::sem_release, cuda::ptx::scope_cluster);
+}
+
+// One arrival, release at CTA scope.
+__device__ __forceinline__ void mbar_arrive(std::uint64_t* bar) { (void)cuda::ptx::mbarrier_arrive(bar); }
+
+// One arrival plus `bytes` the copy engine will still deliver to this phase.
+__device__ __forceinline__ void mbar_arrive_expect_tx(std::uint64_t* bar, std::uint32_t bytes) {
+  (void)cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared,
+                                             bar, bytes);
+}
+
+// Blocks until the phase with this parity has completed (acquire at CTA scope).
+__device__ __forceinline__ void mbar_wait(std::uint64_t* bar, std::uint32_t parity) {
+  while (!cuda::ptx::mbarrier_try_wait_parity(bar, parity)) {
+  }
+}
+
+// ---- TMA (9.7.8.24.9 cp.async.bulk.tensor, .12 commit_group, .13 wait_group) --------------
+
+// 2-D box (x = column in elements, y = row) of a tensor map into shared memory; its bytes
+// complete the transaction count of `bar`'s current phase.
+__device__ __forceinline__ void tma_load_2d(void* dst, const CUtensorMap* map, int x, int y, std::uint64_t* bar) {
+  const std::int32_t coords[2] = {x, y};
+  cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster, cuda::ptx::space_global, dst, map, coords, bar);
+}
+
+// 2-D box from shared memory to global memory (bulk-group completion).
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, int x, int y, const void* src) {
+  const std::int32_t coords[2] = {x, y};
+  cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_global, cuda::ptx::space_shared, map, coords, src);
+}
+__device__ __forceinline__ void tma_store_commit() { cuda::ptx::cp_async_bulk_commit_group(); }
+// Every committed store has finished reading its shared memory (the tile may be reused or
+// the CTA may exit).
+__device__ __forceinline__ void tma_store_wait_read() { cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{}); }
+
+// inline PTX: "Data Movement and Conversion Instructions: prefetch" (prefetch.tensormap): warm the descriptor cache.
+__device__ __forceinline__ void prefetch_tensor_map(const CUtensorMap* map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(map)) : "memory");
+}
+
+// 9.7.12.4 fence.proxy.async.shared::cta: this thread's earlier generic-proxy (st.shared)
+// writes become visible to the async proxy (tcgen05.mma operands, TMA stores).
+__device__ __forceinline__ void fence_proxy_async_smem() { cuda::ptx::fence_proxy_async(cuda::ptx::space_shared); }
+
+// ---- tcgen05: TMEM allocation ("tcgen05.alloc / dealloc / relinquish_alloc_permit") ------
+// Warp-wide (.sync.aligned): the whole warp executes these.
+
+__device__ __forceinline__ void tmem_alloc(std::uint32_t* base_out, std::uint32_t columns) {
+  cuda::ptx::tcgen05_alloc(cuda::ptx::cta_group_1, base_out, columns);
+}
+__device__ __forceinline__ void tmem_relinquish_alloc_permit() {
+  cuda::ptx::tcgen05_relinquish_alloc_permit(cuda::ptx::cta_group_1);
+}
+__device__ __forceinline__ void tmem_dealloc(std::uint32_t base, std::uint32_t columns) {
+  cuda::ptx::tcgen05_dealloc(cuda::ptx::cta_group_1, base, columns);
+}
+
+// TMEM address: lane in bits 31..16, column in bits 15..0.
+__device__ __forceinline__ std::uint32_t tmem_at(std::uint32_t base, int lane, int column) {
+  return base + (std::uint32_t(lane) << 16) + std::uint32_t(column);
+}
+
+// ---- tcgen05.mma, tcgen05.commit ------------------------------------------------------------
+
+// D (TMEM, fp32) = A B (+ D when `accumulate`); A and B from shared-memory descriptors,
+// bf16, shape from the instruction descriptor. Issued by one thread.
+__device__ __forceinline__ void umma_bf16_ss(std::uint32_t d_tmem, std::uint64_t a_desc, std::uint64_t b_desc,
+                                             std::uint32_t idesc, bool accumulate) {
+  cuda::ptx::tcgen05_mma(cuda::ptx::kind_f16, cuda::ptx::cta_group_1, d_tmem, a_desc, b_desc, idesc, accumulate);
+}
+
+// One arrival on `bar` once every tcgen05 operation this thread issued before is complete.
+__device__ __forceinline__ void umma_commit(std::uint64_t* bar) {
+  cuda::ptx::tcgen05_commit(cuda::ptx::cta_group_1, bar);
+}
+
+// ---- tcgen05.ld / tcgen05.st / tcgen05.wait ---------------------------------------------
+// Warp-wide. Shape 32x32b: lane i of the warp reads TMEM lane (lane base + i), register j
+// holds column (column base + j). A warp may only reach the 32 lanes 32 (warp % 4)...
+
+__device__ __forceinline__ void tmem_load_32cols(std::uint32_t (&r)[32], std::uint32_t taddr) {
+  cuda::ptx::tcgen05_ld_32x32b(r, taddr);
+}
+__device__ __forceinline__ void tmem_load_64cols(std::uint32_t (&r)[64], std::uint32_t taddr) {
+  cuda::ptx::tcgen05_ld_32x32b(r, taddr);
+}
+__device__ __forceinline__ void tmem_store_32cols(std::uint32_t taddr, const std::uint32_t (&r)[32]) {
+  cuda::ptx::tcgen05_st_32x32b(taddr, r);
+}
+// Every earlier tcgen05.ld of this thread is complete: its registers hold the data.
+__device__ __forceinline__ void tmem_wait_ld() { cuda::ptx::tcgen05_wait_ld(); }
+// Every earlier tcgen05.st of this thread is complete.
+__device__ __forceinline__ void tmem_wait_st() { cuda::ptx::tcgen05_wait_st(); }
+
+// Registers written by tcgen05.ld are undefined until tcgen05.wait::ld, but the compiler
+// does not know that the wait guards them: pass them through this after the wait so no
+// use is hoisted above it.
+template <int N>
+__device__ __forceinline__ void keep_after_wait(std::uint32_t (&r)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");
+}
+
+// ---- tcgen05 fences ("tcgen05.fence") -------------------------------------------------------
+
+// Orders this thread's earlier tcgen05 operations before a following barrier arrive / sync.
+__device__ __forceinline__ void tc_fence_before_sync() { cuda::ptx::tcgen05_fence_before_thread_sync(); }
+// Orders this thread's later tcgen05 operations after a preceding barrier wait / sync.
+__device__ __forceinline__ void tc_fence_after_sync() { cuda::ptx::tcgen05_fence_after_thread_sync(); }
+
+// ---- descriptors ("Shared memory descriptor", "Instruction descriptor" of tcgen05.mma) ------
+
+// Shared-memory matrix descriptor, 128-byte swizzle, swizzle atoms on 1024-byte boundaries
+// (base offset 0). Bits: 0-13 address >> 4; 16-29 leading byte offset >> 4; 32-45 stride
+// byte offset >> 4; 46-48 fixed 0b001; 49-51 base offset; 52 LBO mode (relative); 61-63
+// layout (2 = 128-byte swizzle). K-major: LBO unused (16), SBO = 1024 (8 rows x 128 B);
+// MN-major: LBO = stride between 64-element MN chunks, SBO = stride between 8-row K groups.
+// A k16 step inside a K-major swizzle row adds 32 bytes to the address (the swizzle is
+// applied to the final address bits).
+__device__ __forceinline__ std::uint64_t smem_desc_sw128(std::uint32_t addr, std::uint32_t lbo, std::uint32_t sbo) {
+  return std::uint64_t((addr & 0x3FFFFu) >> 4) | (std::uint64_t((lbo & 0x3FFFFu) >> 4) << 16) |
+         (std::uint64_t((sbo & 0x3FFFFu) >> 4) << 32) | (std::uint64_t(1) << 46) | (std::uint64_t(2) << 61);
+}
+
+// Instruction descriptor of kind::f16 with bf16 A/B and fp32 D. Bits: 4-5 D format (1 =
+// F32); 7-9 A format (1 = BF16); 10-12 B format; 15 A MN-major; 16 B MN-major; 17-22 N >> 3;
+// 24-28 M >> 4. Dense, no negation, no saturation, no shift.
+constexpr std::uint32_t idesc_bf16_f32(int m, int n, bool a_mn_major, bool b_mn_major) {
+  return (1u << 4) | (1u << 7) | (1u << 10) | (std::uint32_t(a_mn_major) << 15) |
+         (std::uint32_t(b_mn_major) << 16) | (std::uint32_t(n >> 3) << 17) | (std::uint32_t(m >> 4) << 24);
+}
+
+// ---- CTA plumbing -------------------------------------------------------------------------
+
+// inline PTX: "Parallel Synchronization and Communication Instructions: bar" (bar.sync): named barrier `id` (1..15) over `threads`.
+__device__ __forceinline__ void named_barrier_sync(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+// Sleep at least `nanoseconds` (delay probes); __nanosleep takes at most about 1 ms.
+__device__ __forceinline__ void sleep_ns(std::uint32_t nanoseconds) {
+  while (nanoseconds > 0) {
+    const std::uint32_t chunk = nanoseconds < 1000000u ? nanoseconds : 1000000u;
+    __nanosleep(chunk);
+    nanoseconds -= chunk;
+  }
+}
+
+// ---- arithmetic ---------------------------------------------------------------------------
+
+// inline PTX: "Floating Point Instructions: ex2" (ex2.approx.ftz.f32): 2^x, -inf -> +0, ex2(0) = 1 exactly.
+__device__ __forceinline__ float fast_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// inline PTX: "Data Movement and Conversion Instructions: cvt" (cvt.rn.bf16x2.f32): two floats -> bf16x2, round to nearest even; `lo`
+// lands in the low 16 bits (the lower address in memory).
+__device__ __forceinline__ std::uint32_t pack_bf16x2(float lo, float hi) {
+  std::uint32_t r;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+}
+
+}  // namespace vsa::sm100a

@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Charts from vsa-bench output (a tool script; the harness never needs it).
+
+  plot.py tflops REPORT.json [REPORT.json ...] [-o tflops.png]
+      TFLOPS against sequence length S, one line per backend (and per report,
+      sparsity pattern and density when several are present), one panel per op.
+  plot.py fleet FLEET.json [-o fleet.png]
+      Each GPU's TFLOPS as a ratio to the fleet median, one column of points per
+      timed case; outliers (as `vsa-bench fleet` decided them) in red and named.
+      FLEET.json is `vsa-bench fleet DIR --format json > FLEET.json`.
+
+Needs matplotlib (pip install matplotlib). Only figures the reports hold are drawn.
+"""
+import argparse
+import json
+import sys
+from collections import defaultdict
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only: no display on cluster nodes
+import matplotlib.pyplot as plt  # noqa: E402
+
+
+def load_json(path, schema):
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        sys.exit(f"plot.py: {path}: {e}")
+    if doc.get("schema") != schema:
+        sys.exit(f'plot.py: {path}: not a {schema} document (no "schema": "{schema}")')
+    return doc
+
+
+def report_name(report, path):
+    node = report.get("node") or {}
+    device = report.get("device") or {}
+    parts = [report.get("label") or "", node.get("hostname") or ""]
+    if device.get("cuda_ordinal") is not None:
+        parts.append(f"gpu{device['cuda_ordinal']}")
+    return " ".join(p for p in parts if p) or path
+
+
+def series_points(reports):
+    """{(report, backend, op, pattern): [(S, tflops, spread)]} from every timing."""
+    series = defaultdict(list)
+    for name, report in reports:
+        for case in report.get("cases", []):
+            spec = case.get("spec") or {}
+            pattern = spec.get("pattern") or {}
+            shape = f"{pattern.get('kind', '?')} {pattern.get('density', '')}".strip()
+            for backend in case.get("backends", []):
+                for t in backend.get("timings", []):
+                    if t.get("tflops", 0) > 0 and "S" in spec:
+                        key = (name, backend["backend"], t["op"], shape)
+                        series[key].append((spec["S"], t["tflops"], t.get("spread", 0)))
+    return series
+
+
+def plot_tflops(args):
+    reports, seen = [], set()
+    for path in args.reports:
+        report = load_json(path, "vsa-bench/report")
+        name = report_name(report, path)
+        name = path if name in seen else name  # two runs of one GPU: tell them apart by file
+        seen.add(name)
+        reports.append((name, report))
+    series = series_points(reports)
+    if not series:
+        sys.exit("plot.py: no timed case in these reports (run a perf suite on a GPU)")
+    ops = sorted({key[2] for key in series}, key=lambda op: ["fwd", "bwd"].index(op) if op in ("fwd", "bwd") else 9)
+    several_reports = len({key[0] for key in series}) > 1
+    several_shapes = len({key[3] for key in series}) > 1
+    fig, axes = plt.subplots(1, len(ops), figsize=(6.5 * len(ops), 4.5), squeeze=False)
+    for ax, op in zip(axes[0], ops):
+        for (name, backend, key_op, shape), points in sorted(series.items()):
+            if key_op != op:
+                continue
+            points.sort()
+            s = [p[0] for p in points]
+            tflops = [p[1] for p in points]
+            errors = [p[1] * p[2] / 2 for p in points]  # half the relative spread either side
+            label = " ".join(x for x in (name if several_reports else "", backend, shape if several_shapes else "") if x)
+            ax.errorbar(s, tflops, yerr=errors, marker="o", capsize=3, label=label)
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("S (tokens)")
+        ax.set_ylabel("TFLOPS (SPEC.md FLOP count)")
+        ax.set_title(f"{op}")
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize="small")
+    fig.suptitle("vsa-bench: TFLOPS against S")
+    fig.tight_layout()
+    fig.savefig(args.output, dpi=120)
+    print(args.output)
+
+
+def plot_fleet(args):
+    fleet = load_json(args.fleet, "vsa-bench/fleet")
+    rows = fleet.get("performance", [])
+    if not rows:
+        sys.exit("plot.py: the fleet has no timed case")
+    threshold = fleet.get("outlier_threshold", 0.1)
+    fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(rows) + 3), 5))
+    ticks = []
+    for x, row in enumerate(rows):
+        ticks.append(f"P{x + 1}\n{row['backend']} {row['op']}")
+        for i, sample in enumerate(row["samples"]):
+            jitter = (i % 7 - 3) * 0.03  # spread coincident points sideways
+            outlier = sample.get("outlier")
+            ax.scatter(x + jitter, sample["ratio"], color="red" if outlier else "tab:blue", s=24, zorder=3)
+            if outlier:
+                node = next((n for n in fleet["nodes"] if n["path"] == sample["path"]), {})
+                who = " ".join(p for p in (node.get("label"), node.get("hostname")) if p)
+                ax.annotate(f"{who} gpu{node.get('gpu_index', '?')}", (x + jitter, sample["ratio"]),
+                            textcoords="offset points", xytext=(6, -3), fontsize="x-small", color="red")
+    ax.axhline(1.0, color="gray", linewidth=1)
+    ax.axhline(1.0 - threshold, color="red", linestyle="--", linewidth=1, label=f"median - {threshold:.0%}")
+    ax.set_xticks(range(len(rows)), ticks, fontsize="small")
+    ax.set_ylabel("TFLOPS / fleet median")
+    ax.set_title(f"vsa-bench fleet: {len(fleet['nodes'])} GPUs, {fleet.get('outliers', 0)} outliers")
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(args.output, dpi=120)
+    for x, row in enumerate(rows):  # the P-number legend, as the fleet table numbers them
+        print(f"P{x + 1}: {row['case']} {row['op']} {row['backend']} ({row['gpu'] or 'no GPU'})")
+    print(args.output)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="chart", required=True)
+    tflops = sub.add_parser("tflops", help="TFLOPS against S per backend")
+    tflops.add_argument("reports", nargs="+", help="vsa-bench report JSON files")
+    tflops.add_argument("-o", "--output", default="tflops.png", help="PNG to write")
+    fleet = sub.add_parser("fleet", help="each GPU's ratio to the fleet median")
+    fleet.add_argument("fleet", help="output of `vsa-bench fleet DIR --format json`")
+    fleet.add_argument("-o", "--output", default="fleet.png", help="PNG to write")
+    args = parser.parse_args()
+    if args.chart == "tflops":
+        plot_tflops(args)
+    else:
+        plot_fleet(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,33 @@
+# `vsa-bench selftest`: every planted fault that can run here is detected, exit 0.
+# Without a GPU the GPU rows read SKIP with a reason and the host rows (a worker that
+# aborts, one that hangs) still run; without cuobjdump the lint rows read SKIP.
+source "$(dirname "$0")/lib.sh"
+"$BIN" selftest --json --hang-timeout 3 --race-runs 10 >"$WORK/rows.json" 2>"$WORK/stderr"
+rc=$?
+cat "$WORK/rows.json"
+[ "$rc" -eq 0 ] || { cat "$WORK/stderr"; fail "exit $rc, expected 0"; }
+python3 - "$WORK/rows.json" <<'PY' || fail "selftest rows"
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = {r["fault"]: r for r in d["rows"]}
+expected = ["out-of-bounds write", "barrier that never completes", "cross-warp overlap race + probe", "NaN output",
+            "unwritten output row", "empty kernel image", "arrive before wait", "stream-unsafe cache, two streams",
+            "host abort", "host hang"]
+assert [r["fault"] for r in d["rows"]] == expected, [r["fault"] for r in d["rows"]]
+for r in d["rows"]:
+    assert r["outcome"] in ("detected", "SKIP"), r
+    assert r["observed"], r
+for host in ("host abort", "host hang"):
+    assert rows[host]["outcome"] == "detected", rows[host]
+assert "signal" in rows["host abort"]["observed"], rows["host abort"]
+gpu_rows = [r for r in d["rows"] if r["planted"].startswith("selftest-") and not r["fault"].startswith("host")]
+if any(r["outcome"] == "SKIP" for r in gpu_rows):
+    print("GPU rows skipped:", {r["fault"]: r["observed"] for r in gpu_rows if r["outcome"] == "SKIP"})
+assert d["exit_code"] == 0
+PY
+# The table form names every row and says "detected".
+"$BIN" selftest --quiet --hang-timeout 3 --race-runs 10 >"$WORK/table" 2>"$WORK/stderr" || { cat "$WORK/stderr"; fail "table run failed"; }
+cat "$WORK/table"
+[ "$(grep -c '^detected' "$WORK/table")" -ge 2 ] || fail "table has fewer than 2 detected rows"
+grep -q "MISSED" "$WORK/table" && fail "a MISSED row"
+echo "ok"

@@ -1,0 +1,101 @@
+// Reading reports back for compare and fleet: a report round-trips with its
+// "tool" object; bad files are errors that name the file; directories are searched
+// recursively and JSON that is not a report is skipped with a note.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <unistd.h>
+
+#include "report/report_files.hpp"
+#include "synthetic_reports.hpp"
+
+namespace vsa {
+namespace {
+
+namespace fs = std::filesystem;
+
+class ReportFiles : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    m_dir = fs::temp_directory_path() / ("vsa-report-files-" + std::to_string(::getpid()) + "-" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(m_dir);
+    fs::create_directories(m_dir);
+  }
+  void TearDown() override { fs::remove_all(m_dir); }
+
+  std::string write(const std::string& name, const std::string& content) {
+    const fs::path path = m_dir / name;
+    fs::create_directories(path.parent_path());
+    std::ofstream(path) << content;
+    return path.string();
+  }
+  std::string write_report(const std::string& name, const std::string& host) {
+    auto file = testing::synthetic_report({.host = host});
+    testing::add_check(file.report, "qualify/x16", "sm90a", kPass);
+    auto j = to_json(file.report);
+    j["tool"]["cuda_toolkit"] = "12.8.93";  // as if another build wrote it
+    return write(name, j.dump());
+  }
+
+  fs::path m_dir;
+};
+
+TEST_F(ReportFiles, ReadsAReportWithItsOwnToolObject) {
+  const std::string path = write_report("a.json", "node7");
+  const ReportFile file = load_report_file(path);
+  EXPECT_EQ(file.path, path);
+  EXPECT_EQ(file.report.node["hostname"], "node7");
+  ASSERT_EQ(file.report.cases.size(), 1u);
+  EXPECT_EQ(file.report.cases[0].verdict, kPass);
+  EXPECT_EQ(file.tool["cuda_toolkit"], "12.8.93");
+}
+
+TEST_F(ReportFiles, BadFilesAreErrorsNamingTheFile) {
+  const std::string missing = (m_dir / "missing.json").string();
+  const std::string broken = write("broken.json", "{\"schema\": ");
+  const std::string other = write("other.json", "{\"schema\": \"something/else\"}");
+  const std::string malformed = write("malformed.json", R"({"schema": "vsa-bench/report", "cases": [{"name": 3}]})");
+  for (const auto& path : {missing, broken, other, malformed}) {
+    try {
+      (void)load_report_paths({path});
+      ADD_FAILURE() << "no error for " << path;
+    } catch (const ReportFileError& e) {
+      EXPECT_EQ(e.path(), path);
+      EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST_F(ReportFiles, DirectoriesAreSearchedRecursivelyAndOtherJsonIsSkipped) {
+  write_report("rack1/b.json", "b");
+  write_report("rack1/a.json", "a");
+  write_report("rack2/c.json", "c");
+  write("rack2/lint.json", "{\"kernels\": []}");
+  write("rack2/c.md", "# not json");
+  write("rack2/d.json.tmp", "{");
+  const ReportCollection c = load_report_paths({m_dir.string()});
+  ASSERT_EQ(c.reports.size(), 3u);
+  EXPECT_EQ(c.reports[0].report.node["hostname"], "a");
+  EXPECT_EQ(c.reports[1].report.node["hostname"], "b");
+  EXPECT_EQ(c.reports[2].report.node["hostname"], "c");
+  ASSERT_EQ(c.skipped.size(), 1u);
+  EXPECT_NE(c.skipped[0].find("lint.json"), std::string::npos);
+}
+
+TEST_F(ReportFiles, BrokenJsonInADirectoryIsStillAnError) {
+  write_report("a.json", "a");
+  const std::string broken = write("b.json", "{");
+  try {
+    (void)load_report_paths({m_dir.string()});
+    ADD_FAILURE() << "no error";
+  } catch (const ReportFileError& e) {
+    EXPECT_EQ(e.path(), broken);
+  }
+}
+
+}  // namespace
+}  // namespace vsa
