@@ -1,5 +1,6 @@
 #include "report/report.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -103,6 +104,21 @@ std::string tflops_of(const BackendResult& b, const char* op) {
   return "";
 }
 
+// "dq 3/999 runs differ (band 0.01)" for outputs that moved; "bitwise x999" when none did.
+std::string stability_of(const BackendResult& b) {
+  if (b.stability.empty()) return "";
+  std::string moved;
+  int runs = 0;
+  for (const auto& s : b.stability) {
+    runs = std::max(runs, s.runs - 1);
+    if (s.mismatched_runs > 0)
+      moved += (moved.empty() ? "" : "; ") + s.tensor + " " + std::to_string(s.mismatched_runs) + "/" +
+               std::to_string(s.runs - 1) + " differ (worst " + fmt_num(s.worst_rel_dev, 2) +
+               (s.band > 0 ? ", band " + fmt_num(s.band, 2) : std::string(", must be bitwise")) + ")";
+  }
+  return moved.empty() ? "bitwise equal over " + std::to_string(runs + 1) + " runs" : moved;
+}
+
 std::string escape_cell(std::string s) {
   for (auto& ch : s)
     if (ch == '|' || ch == '\n') ch = ' ';
@@ -130,14 +146,15 @@ std::string render_markdown(const Report& r) {
   const auto s = summary_counts(r.cases);
   md << "- cases: " << s["cases"] << " — PASS " << s[kPass] << ", FAIL " << s[kFail] << ", FAULT " << s[kFault]
      << ", HANG " << s[kHang] << ", SKIP " << s[kSkip] << "; exit code " << r.exit_code << "\n\n";
-  md << "| case | backend | verdict | worst rel_max | fwd TFLOPS | bwd TFLOPS | note |\n";
-  md << "|---|---|---|---|---|---|---|\n";
+  md << "| case | backend | verdict | worst rel_max | fwd TFLOPS | bwd TFLOPS | stability | note |\n";
+  md << "|---|---|---|---|---|---|---|---|\n";
   for (const auto& c : r.cases) {
     if (c.backends.empty())
-      md << "| " << c.name << " | | " << c.verdict << " | | | | " << escape_cell(c.message) << " |\n";
+      md << "| " << c.name << " | | " << c.verdict << " | | | | | " << escape_cell(c.message) << " |\n";
     for (const auto& b : c.backends)
       md << "| " << c.name << " | " << b.backend << " | " << b.verdict << " | " << worst_error(b) << " | "
-         << tflops_of(b, "fwd") << " | " << tflops_of(b, "bwd") << " | " << escape_cell(b.reason) << " |\n";
+         << tflops_of(b, "fwd") << " | " << tflops_of(b, "bwd") << " | " << stability_of(b) << " | "
+         << escape_cell(b.reason) << " |\n";
   }
   return md.str();
 }
