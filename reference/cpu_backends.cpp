@@ -1,5 +1,6 @@
 // The host backends: "cpu-ref" (Eigen, fp32, threaded; the harness's reference for
 // small and medium cases) and "cpu-naive" (fp64 triple loops; tiny shapes only).
+#include <cstdio>
 #include <exception>
 #include <memory>
 #include <string>
@@ -16,6 +17,12 @@ namespace {
 Status refuse_probes(const ProbeDelays& probes, const std::string& backend) {
   if (probes.any()) return Status::failure(backend + " has no delay probe points");
   return Status::success();
+}
+
+std::string format_number(double x, const char* format) {
+  char text[64];
+  std::snprintf(text, sizeof text, format, x);
+  return text;
 }
 
 Support support_of(const Status& shape_check) {
@@ -41,7 +48,7 @@ class CpuRefBackend final : public Backend {
     const double scalars = op == Op::forward ? 2 * keys * d + blk * keys + 2 * blk * d
                                              : 4 * keys * d + 2 * blk * keys + 4 * blk * d + 2.0 * shape.seq() * d;
     if (scalars * sizeof(float) > kMaxWorkerScratchBytes)
-      return Support::no("cpu-ref would need " + std::to_string(scalars * sizeof(float) / double(1ull << 30)) +
+      return Support::no("cpu-ref would need " + format_number(scalars * sizeof(float) / double(1ull << 30), "%.0f") +
                          " GiB of scratch per thread");
     return Support::yes();
   }
@@ -76,8 +83,8 @@ class NaiveBackend final : public Backend {
     const double multiply_adds = double(shape.bh()) * shape.num_blocks * shape.max_kv * double(shape.block) *
                                  shape.block * shape.head_dim;
     if (multiply_adds > m_max_multiply_adds)
-      return Support::no("cpu-naive: B*H*nb*max_kv*BLK*BLK*D = " + std::to_string(multiply_adds) +
-                         " multiply-adds exceeds its budget of " + std::to_string(m_max_multiply_adds));
+      return Support::no("cpu-naive: B*H*nb*max_kv*BLK*BLK*D = " + format_number(multiply_adds, "%.3g") +
+                         " multiply-adds exceeds its budget of " + format_number(m_max_multiply_adds, "%.3g"));
     return Support::yes();
   }
 

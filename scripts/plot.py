@@ -5,8 +5,9 @@
       TFLOPS against sequence length S, one line per backend (and per report,
       sparsity pattern and density when several are present), one panel per op.
   plot.py fleet FLEET.json [-o fleet.png]
-      Each GPU's TFLOPS as a ratio to the fleet median, one column of points per
-      timed case; outliers (as `vsa-bench fleet` decided them) in red and named.
+      Each GPU's TFLOPS as a ratio to the fleet median: a heat map with one row per
+      GPU and one column per timed case; outliers (as `vsa-bench fleet` decided
+      them) framed.
       FLEET.json is `vsa-bench fleet DIR --format json > FLEET.json`.
 
 Needs matplotlib (pip install matplotlib). Only figures the reports hold are drawn.
@@ -20,6 +21,8 @@ import matplotlib
 
 matplotlib.use("Agg")  # files only: no display on cluster nodes
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.colors import TwoSlopeNorm  # noqa: E402
+from matplotlib.patches import Rectangle  # noqa: E402
 
 
 def load_json(path, schema):
@@ -95,35 +98,51 @@ def plot_tflops(args):
     print(args.output)
 
 
+def gpu_name(node):
+    index = node.get("gpu_index")
+    gpu = f"gpu{index}" if index not in (None, "", "cpu") else (index or "")
+    return " ".join(p for p in (node.get("label"), node.get("hostname"), gpu) if p) or node["path"]
+
+
 def plot_fleet(args):
     fleet = load_json(args.fleet, "vsa-bench/fleet")
     rows = fleet.get("performance", [])
     if not rows:
         sys.exit("plot.py: the fleet has no timed case")
+    nodes = fleet["nodes"]
+    node_of_path = {n["path"]: i for i, n in enumerate(nodes)}
+    # A heat map scales to many GPUs and many cases: one row per GPU, one column per
+    # timed case (P-numbers as in the fleet table), colour = TFLOPS / fleet median.
+    ratios = [[float("nan")] * len(rows) for _ in nodes]
+    outliers = []
+    for col, row in enumerate(rows):
+        for sample in row["samples"]:
+            r = node_of_path[sample["path"]]
+            ratios[r][col] = sample["ratio"]
+            if sample.get("outlier"):
+                outliers.append((col, r))
+    known = [v for line in ratios for v in line if v == v]
     threshold = fleet.get("outlier_threshold", 0.1)
-    fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(rows) + 3), 5))
-    ticks = []
-    for x, row in enumerate(rows):
-        ticks.append(f"P{x + 1}\n{row['backend']} {row['op']}")
-        for i, sample in enumerate(row["samples"]):
-            jitter = (i % 7 - 3) * 0.03  # spread coincident points sideways
-            outlier = sample.get("outlier")
-            ax.scatter(x + jitter, sample["ratio"], color="red" if outlier else "tab:blue", s=24, zorder=3)
-            if outlier:
-                node = next((n for n in fleet["nodes"] if n["path"] == sample["path"]), {})
-                who = " ".join(p for p in (node.get("label"), node.get("hostname")) if p)
-                ax.annotate(f"{who} gpu{node.get('gpu_index', '?')}", (x + jitter, sample["ratio"]),
-                            textcoords="offset points", xytext=(6, -3), fontsize="x-small", color="red")
-    ax.axhline(1.0, color="gray", linewidth=1)
-    ax.axhline(1.0 - threshold, color="red", linestyle="--", linewidth=1, label=f"median - {threshold:.0%}")
-    ax.set_xticks(range(len(rows)), ticks, fontsize="small")
-    ax.set_ylabel("TFLOPS / fleet median")
-    ax.set_title(f"vsa-bench fleet: {len(fleet['nodes'])} GPUs, {fleet.get('outliers', 0)} outliers")
-    ax.grid(True, axis="y", alpha=0.3)
-    ax.legend(fontsize="small")
+    low = min(min(known), 1 - threshold)
+    high = max(max(known), 1 + threshold / 2)
+    fig, ax = plt.subplots(figsize=(min(40, 3 + 0.6 * len(rows)), min(60, 2 + 0.32 * len(nodes))))
+    image = ax.imshow(ratios, cmap="RdYlGn", norm=TwoSlopeNorm(vmin=low, vcenter=1.0, vmax=high), aspect="auto")
+    fig.colorbar(image, ax=ax, label="TFLOPS / fleet median")
+    if len(rows) * len(nodes) <= 400:
+        for r, line in enumerate(ratios):
+            for col, value in enumerate(line):
+                if value == value:
+                    ax.text(col, r, f"{value:.2f}", ha="center", va="center", fontsize="x-small")
+    for col, r in outliers:
+        ax.add_patch(Rectangle((col - 0.5, r - 0.5), 1, 1, fill=False, edgecolor="black", linewidth=2))
+    ax.set_xticks(range(len(rows)), [f"P{i + 1} {row['backend']} {row['op']}" for i, row in enumerate(rows)],
+                  rotation=60, ha="right", fontsize="small")
+    ax.set_yticks(range(len(nodes)), [gpu_name(n) for n in nodes], fontsize="small")
+    ax.set_title(f"vsa-bench fleet: {len(nodes)} GPUs, {fleet.get('outliers', 0)} outliers framed "
+                 f"(threshold {threshold:.0%} below the median, or outside the IQR fences)")
     fig.tight_layout()
     fig.savefig(args.output, dpi=120)
-    for x, row in enumerate(rows):  # the P-number legend, as the fleet table numbers them
+    for x, row in enumerate(rows):  # the P-numbers, as the fleet table numbers them
         print(f"P{x + 1}: {row['case']} {row['op']} {row['backend']} ({row['gpu'] or 'no GPU'})")
     print(args.output)
 

@@ -1,17 +1,17 @@
 // `vsa-bench compare A.json B.json [...] [--baseline A.json] [--threshold 5%] [--format md|json]`:
 // reports side by side (report/compare.hpp). Exit 0, 2 bad input (names the file),
 // 3 a regression with the gate on (--baseline or --threshold).
+#include "report/compare.hpp"
+
+#include <CLI/CLI.hpp>
 #include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include "commands/commands.hpp"
 #include "harness/exit_codes.hpp"
-#include "report/compare.hpp"
 #include "report/markdown_table.hpp"
 #include "report/report_files.hpp"
 

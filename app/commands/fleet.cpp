@@ -2,16 +2,16 @@
 // many reports read as one fleet (report/fleet.hpp). Exit 0, 1 a GPU failed
 // (FAIL, FAULT, HANG, or its report is incomplete), 2 bad input (names the file),
 // 3 performance outliers with --gate.
+#include "report/fleet.hpp"
+
+#include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include <CLI/CLI.hpp>
-
 #include "commands/commands.hpp"
 #include "harness/exit_codes.hpp"
-#include "report/fleet.hpp"
 #include "report/markdown_table.hpp"
 #include "report/report_files.hpp"
 

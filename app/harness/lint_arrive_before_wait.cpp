@@ -115,6 +115,7 @@ class ScoreboardState {
   void reset() {
     for (auto& sb : m_scoreboards) sb.clear();
     m_closed_groups.clear();
+    m_overlapped_groups.clear();
     m_open_group.clear();
   }
 
@@ -146,14 +147,26 @@ class ScoreboardState {
     if (sb >= 0 && sb < sass::kScoreboards && keep) keep_newest(static_cast<std::size_t>(sb), *keep);
   }
 
-  // "WARPGROUP.DEPBAR.LE gsb0, 0x0": at most N committed wgmma groups stay in flight.
+  // "WARPGROUP.DEPBAR.LE gsb0, N": at most N committed wgmma groups stay in flight.
+  // When the wait retires at least one group, the N left running are deliberate
+  // overlap (FA3-style: wait for S = QK^T, release K, let P.V run on); they are not
+  // reported, since which buffer a barrier guards is unknown. A wait that retires
+  // nothing (N too large) leaves them reportable.
   void apply_warpgroup_depbar(const sass::Instruction& inst) {
     const std::string_view ops(inst.operands);
     const auto comma = ops.find(',');
     const auto keep = comma == std::string_view::npos ? std::optional<int>(0) : parse_count(ops.substr(comma + 1));
-    if (keep && static_cast<int>(m_closed_groups.size()) > *keep) {
-      m_closed_groups.erase(m_closed_groups.begin(), m_closed_groups.end() - *keep);
-    }
+    // Overlapped groups are older than every closed one and retire first.
+    const auto in_flight = m_overlapped_groups.size() + m_closed_groups.size();
+    if (!keep || static_cast<int>(in_flight) <= *keep) return;
+    auto retire = in_flight - static_cast<std::size_t>(*keep);
+    const auto from_overlapped = std::min(retire, m_overlapped_groups.size());
+    m_overlapped_groups.erase(m_overlapped_groups.begin(),
+                              m_overlapped_groups.begin() + static_cast<std::ptrdiff_t>(from_overlapped));
+    retire -= from_overlapped;
+    m_closed_groups.erase(m_closed_groups.begin(), m_closed_groups.begin() + static_cast<std::ptrdiff_t>(retire));
+    m_overlapped_groups.insert(m_overlapped_groups.end(), m_closed_groups.begin(), m_closed_groups.end());
+    m_closed_groups.clear();
   }
 
   void record(const sass::Instruction& inst, Kind kind) {
@@ -223,7 +236,8 @@ class ScoreboardState {
   void push(std::uint8_t sb, Outstanding op) { m_scoreboards[sb].push_back(std::move(op)); }
 
   std::array<std::vector<Outstanding>, sass::kScoreboards> m_scoreboards;
-  std::vector<Outstanding> m_closed_groups;
+  std::vector<Outstanding> m_closed_groups;      // committed, not yet covered by a wait
+  std::vector<Outstanding> m_overlapped_groups;  // left in flight on purpose by a wait_group N > 0
   std::vector<Outstanding> m_open_group;
   std::uint64_t m_seq = 0;
 };

@@ -24,8 +24,10 @@ std::vector<RuleDescription> rule_descriptions() {
 RuleTable default_rule_table() {
   RuleTable table;
   table.families = {
-      // order_longest_first (fwd_schedule.cuh) sorts work items on the device: no MMA by design.
-      {"vsa::sm90a", "_ZN3vsa5sm90a", "sm_90a", "HGMMA", "HGMMA (wgmma.mma_async)", true, {"order_longest_first"}},
+      // Helpers without MMA by design: order_longest_first (fwd_schedule.cuh, device-side
+      // work sort) and dq_postprocess_kernel (fp32 dQ partials -> bf16).
+      {"vsa::sm90a", "_ZN3vsa5sm90a", "sm_90a", "HGMMA", "HGMMA (wgmma.mma_async)", true,
+       {"order_longest_first", "dq_postprocess"}},
       {"vsa::sm100a", "_ZN3vsa6sm100a", "sm_100a", "UTC[A-Z]*MMA", "a tcgen05 MMA (UTCHMMA/UTCQMMA/UTCIMMA...)",
        true, {}},
   };

@@ -124,6 +124,10 @@ std::string find_compute_sanitizer(const std::string& explicit_path) {
   for (const char* var : {"CUDA_HOME", "CUDA_PATH"})
     if (const char* home = std::getenv(var); home && *home) searched.push_back(std::string(home) + "/bin");
   searched.push_back("/usr/local/cuda/bin");
+  std::vector<std::string> unique;
+  for (const auto& dir : searched)
+    if (std::find(unique.begin(), unique.end(), dir) == unique.end()) unique.push_back(dir);
+  searched = std::move(unique);
   for (const auto& dir : searched)
     if (const std::string candidate = dir + "/" + kToolName; is_executable_file(candidate)) return candidate;
   std::string where;

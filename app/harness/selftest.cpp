@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "harness/devices.hpp"
@@ -174,9 +175,9 @@ std::string format_selftest_table(const SelftestResult& r) {
     std::snprintf(line, sizeof line, "%-9s %-33s %-32s %-26s %s\n", row.outcome.c_str(), row.fault.c_str(),
                   row.planted.c_str(), row.expected.c_str(), row.observed.c_str());
     out << line;
-    if (row.outcome == kDetected) ++detected;
-    else if (row.outcome == kMissed) ++missed;
-    else ++skipped;
+    detected += row.outcome == kDetected;
+    missed += row.outcome == kMissed;
+    skipped += row.outcome == kNotRun;
   }
   out << detected << " detected, " << missed << " missed, " << skipped << " skipped (SKIP: not runnable here)";
   if (!r.report_path.empty()) out << "; report: " << r.report_path;

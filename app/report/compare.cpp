@@ -17,7 +17,8 @@ namespace {
 template <typename K, typename Row>
 class OrderedRows {
  public:
-  Row& at(const K& key, const std::function<Row()>& make) {
+  template <typename Make>
+  Row& at(const K& key, Make&& make) {
     const auto it = m_index.find(key);
     if (it != m_index.end()) return m_rows[it->second];
     m_index.emplace(key, m_rows.size());
@@ -36,11 +37,15 @@ std::vector<ConfigRow> config_rows(const std::vector<ReportFile>& reports) {
   OrderedRows<std::string, ConfigRow> rows;
   for (std::size_t i = 0; i < n; ++i)
     for (const auto& value : configuration_of(reports[i]))
-      rows.at(value.key, [&] { return ConfigRow{value.key, value.title, value.identity, std::vector<std::string>(n), false}; })
+      rows.at(value.key,
+              [&] {
+                return ConfigRow{value.key, value.title, value.identity, std::vector<std::string>(n), false};
+              })
           .values[i] = value.value;
   std::vector<ConfigRow> all = rows.take(), kept;
   for (auto& row : all) {
-    const bool known = std::any_of(row.values.begin(), row.values.end(), [](const std::string& v) { return !v.empty(); });
+    const bool known =
+        std::any_of(row.values.begin(), row.values.end(), [](const std::string& v) { return !v.empty(); });
     if (!known) continue;
     row.differs = std::adjacent_find(row.values.begin(), row.values.end(), std::not_equal_to<>()) != row.values.end();
     kept.push_back(std::move(row));
@@ -54,12 +59,13 @@ std::vector<VerdictRow> verdict_rows(const std::vector<ReportFile>& reports) {
   OrderedRows<Key, VerdictRow> rows;
   for (std::size_t i = 0; i < n; ++i)
     for (const auto& c : reports[i].report.cases) {
-      auto make = [&](const std::string& backend) {
-        return [&, backend] { return VerdictRow{c.name, backend, std::vector<std::optional<VerdictCell>>(n), false}; };
+      auto row = [&](const std::string& backend) -> VerdictRow& {
+        return rows.at({c.name, backend}, [&] {
+          return VerdictRow{c.name, backend, std::vector<std::optional<VerdictCell>>(n), false};
+        });
       };
-      if (c.backends.empty()) rows.at({c.name, ""}, make("")).cells[i] = VerdictCell{c.verdict, c.message, std::nullopt};
-      for (const auto& b : c.backends)
-        rows.at({c.name, b.backend}, make(b.backend)).cells[i] = VerdictCell{b.verdict, b.reason, worst_error(b)};
+      if (c.backends.empty()) row("").cells[i] = VerdictCell{c.verdict, c.message, std::nullopt};
+      for (const auto& b : c.backends) row(b.backend).cells[i] = VerdictCell{b.verdict, b.reason, worst_error(b)};
     }
   std::vector<VerdictRow> all = rows.take();
   for (auto& row : all) {
@@ -84,8 +90,12 @@ std::vector<PerfRow> perf_rows(const std::vector<ReportFile>& reports, const Com
     for (const auto& s : perf_samples(reports[i].report))
       rows.at({s.case_name, s.op, s.backend},
               [&] {
-                return PerfRow{s.case_name, s.op, s.backend, std::vector<std::optional<PerfCell>>(n),
-                               std::vector<std::optional<double>>(n), std::vector<std::string>(n),
+                return PerfRow{s.case_name,
+                               s.op,
+                               s.backend,
+                               std::vector<std::optional<PerfCell>>(n),
+                               std::vector<std::optional<double>>(n),
+                               std::vector<std::string>(n),
                                std::vector<bool>(n, false)};
               })
           .cells[i] = PerfCell{s.tflops, s.spread};
@@ -134,7 +144,9 @@ std::vector<SpeedupRow> speedup_rows(const std::vector<ReportFile>& reports) {
         for (const auto& b : c.backends) {
           if (b.backend == versus || !timed.count(b.backend)) continue;
           rows.at({c.name, op, b.backend, versus},
-                  [&] { return SpeedupRow{c.name, op, b.backend, versus, std::vector<std::optional<double>>(n)}; })
+                  [&] {
+                    return SpeedupRow{c.name, op, b.backend, versus, std::vector<std::optional<double>>(n)};
+                  })
               .speedups[i] = timed[b.backend] / timed[versus];
         }
       }
@@ -166,7 +178,7 @@ Comparison compare_reports(const std::vector<ReportFile>& reports, const Compare
   for (const auto& r : reports) {
     cmp.paths.push_back(r.path);
     cmp.who.push_back(identity_of(r.report));
-    cmp.finished_at.push_back(r.report.finished_at);
+    cmp.finished_at.push_back(r.report.complete ? r.report.finished_at : "incomplete (run interrupted)");
   }
   cmp.config = config_rows(reports);
   cmp.verdicts = verdict_rows(reports);

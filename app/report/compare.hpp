@@ -7,11 +7,10 @@
 // whose TFLOPS dropped beyond the threshold and beyond measurement noise is a
 // regression (exit 3).
 #include <cstddef>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "report/report_fields.hpp"
 #include "report/report_files.hpp"
@@ -37,7 +36,7 @@ struct VerdictCell {
   std::optional<WorstError> worst;
 };
 struct VerdictRow {
-  std::string case_name, backend;  // backend "" for a case that ran no backend
+  std::string case_name, backend;                 // backend "" for a case that ran no backend
   std::vector<std::optional<VerdictCell>> cells;  // nullopt: not in that report
   bool differs = false;
 };
@@ -72,7 +71,7 @@ struct Regression {
 struct Comparison {
   std::vector<std::string> paths;
   std::vector<ReportIdentity> who;
-  std::vector<std::string> finished_at;
+  std::vector<std::string> finished_at;  // "incomplete ..." for an interrupted run
   CompareOptions options;
   std::vector<ConfigRow> config;
   std::vector<VerdictRow> verdicts;

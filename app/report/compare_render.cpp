@@ -152,7 +152,10 @@ nlohmann::json to_json(const Comparison& c) {
                        {"finished_at", c.finished_at[i]}});
   json config = json::array();
   for (const auto& row : c.config)
-    config.push_back({{"key", row.key}, {"title", row.title}, {"identity", row.identity}, {"values", row.values},
+    config.push_back({{"key", row.key},
+                      {"title", row.title},
+                      {"identity", row.identity},
+                      {"values", row.values},
                       {"differs", row.differs}});
   json verdicts = json::array();
   for (const auto& row : c.verdicts) {
@@ -162,7 +165,8 @@ nlohmann::json to_json(const Comparison& c) {
         cells.push_back(nullptr);
         continue;
       }
-      json j = {{"verdict", cell->verdict}, {"reason", cell->reason}, {"worst_tensor", nullptr}, {"worst_rel_max", nullptr}};
+      json j = {
+          {"verdict", cell->verdict}, {"reason", cell->reason}, {"worst_tensor", nullptr}, {"worst_rel_max", nullptr}};
       if (cell->worst) {
         j["worst_tensor"] = cell->worst->tensor;
         j["worst_rel_max"] = cell->worst->rel_max;
@@ -179,22 +183,36 @@ nlohmann::json to_json(const Comparison& c) {
       spread.push_back(row.cells[i] ? json(row.cells[i]->spread) : json());
       ratios.push_back(optional_json(row.ratios[i]));
     }
-    perf.push_back({{"case", row.case_name}, {"op", row.op}, {"backend", row.backend}, {"tflops", tflops},
-                    {"spread", spread}, {"ratio_to_baseline", ratios}, {"notes", row.notes},
+    perf.push_back({{"case", row.case_name},
+                    {"op", row.op},
+                    {"backend", row.backend},
+                    {"tflops", tflops},
+                    {"spread", spread},
+                    {"ratio_to_baseline", ratios},
+                    {"notes", row.notes},
                     {"regressed", row.regressed}});
   }
   json speedups = json::array();
   for (const auto& row : c.speedups) {
     json values = json::array();
     for (const auto& s : row.speedups) values.push_back(optional_json(s));
-    speedups.push_back(
-        {{"case", row.case_name}, {"op", row.op}, {"backend", row.backend}, {"versus", row.versus}, {"speedup", values}});
+    speedups.push_back({{"case", row.case_name},
+                        {"op", row.op},
+                        {"backend", row.backend},
+                        {"versus", row.versus},
+                        {"speedup", values}});
   }
   json regressions = json::array();
   for (const auto& r : c.regressions)
-    regressions.push_back({{"case", r.case_name}, {"op", r.op}, {"backend", r.backend}, {"column", column_id(r.report)},
-                           {"path", c.paths[r.report]}, {"baseline_tflops", r.base.tflops},
-                           {"baseline_spread", r.base.spread}, {"tflops", r.now.tflops}, {"spread", r.now.spread},
+    regressions.push_back({{"case", r.case_name},
+                           {"op", r.op},
+                           {"backend", r.backend},
+                           {"column", column_id(r.report)},
+                           {"path", c.paths[r.report]},
+                           {"baseline_tflops", r.base.tflops},
+                           {"baseline_spread", r.base.spread},
+                           {"tflops", r.now.tflops},
+                           {"spread", r.now.spread},
                            {"change", r.change()}});
   return {{"schema", "vsa-bench/compare"},
           {"schema_version", 1},

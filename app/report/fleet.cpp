@@ -112,10 +112,14 @@ bool FleetNode::failed() const { return is_failure(verdict) || verdict == kIncom
 
 const char* outlier_name(Outlier outlier) {
   switch (outlier) {
-    case Outlier::slow: return "slow";
-    case Outlier::low_fence: return "below IQR fence";
-    case Outlier::high_fence: return "above IQR fence";
-    case Outlier::none: break;
+    case Outlier::slow:
+      return "slow";
+    case Outlier::low_fence:
+      return "below IQR fence";
+    case Outlier::high_fence:
+      return "above IQR fence";
+    case Outlier::none:
+      break;
   }
   return "";
 }
@@ -151,7 +155,8 @@ Fleet analyse_fleet(const std::vector<ReportFile>& reports, const FleetOptions& 
   fleet.options = options;
   for (const auto& r : reports) fleet.nodes.push_back(node_of(r));
   fleet.perf = perf_rows(reports, fleet.nodes, options.outlier_threshold);
-  fleet.by_config = group_nodes(reports, fleet.nodes, key_titles(), [](const FleetNode& n) { return key_values(n.config); });
+  fleet.by_config =
+      group_nodes(reports, fleet.nodes, key_titles(), [](const FleetNode& n) { return key_values(n.config); });
   // Each varying field alone, when more than one varies (with one, by_config says it all).
   std::vector<std::size_t> varying;
   for (std::size_t field = 0; field < key_titles().size(); ++field) {

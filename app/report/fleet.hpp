@@ -7,11 +7,10 @@
 // one table.
 #include <cstddef>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "report/fleet_stats.hpp"
 #include "report/report_fields.hpp"
@@ -33,7 +32,7 @@ struct FleetNode {
   std::string path;
   ReportIdentity who;
   ConfigKey config;
-  std::string verdict;  // worst case verdict, or INCOMPLETE
+  std::string verdict;                // worst case verdict, or INCOMPLETE
   std::map<std::string, int> counts;  // case verdict -> cases
   std::vector<std::string> problems;  // "case backend: VERDICT reason", for FAIL / FAULT / HANG
   int outliers = 0;

@@ -16,7 +16,11 @@ std::string or_unknown(const std::string& value) { return value.empty() ? kAbsen
 
 std::string node_name(const FleetNode& node) { return or_unknown(short_name(node.who)); }
 
-std::string perf_id(std::size_t row) { return "P" + std::to_string(row + 1); }
+std::string perf_id(std::size_t row) {
+  std::string id = "P";
+  id += std::to_string(row + 1);
+  return id;
+}
 
 std::string count_of(const std::map<std::string, int>& counts, const std::string& key) {
   const auto it = counts.find(key);
@@ -30,10 +34,12 @@ std::string headline(const Fleet& f) {
   out << f.nodes.size() << (f.nodes.size() == 1 ? " report" : " reports") << " from " << hosts.size()
       << (hosts.size() == 1 ? " host" : " hosts") << "; GPUs by verdict:";
   for (const char* v : {kPass, kSkip, kFail, kFault, kHang, kIncomplete}) {
-    const auto n = std::count_if(f.nodes.begin(), f.nodes.end(), [v](const FleetNode& node) { return node.verdict == v; });
+    const auto n =
+        std::count_if(f.nodes.begin(), f.nodes.end(), [v](const FleetNode& node) { return node.verdict == v; });
     out << " " << v << " " << n << (std::string(v) == kIncomplete ? "" : ",");
   }
-  out << "; " << f.failed_nodes() << " failed. " << f.outliers() << " performance outliers (slower than " << format_percent(1 - f.options.outlier_threshold)
+  out << "; " << f.failed_nodes() << " failed. " << f.outliers() << " performance outliers (slower than "
+      << format_percent(1 - f.options.outlier_threshold)
       << " of the fleet median, or outside the IQR fences beyond their own spread).\n";
   for (const auto& s : f.skipped) out << "\nSkipped " << s << "\n";
   return out.str();
@@ -69,7 +75,8 @@ std::string grouping_table(const ConfigGrouping& g) {
     std::vector<std::string> cells;
     for (const auto& v : group.values) cells.push_back(or_unknown(v));
     cells.push_back(std::to_string(group.nodes.size()));
-    for (const char* v : {kPass, kFail, kFault, kHang, kIncomplete, kSkip}) cells.push_back(count_of(group.verdicts, v));
+    for (const char* v : {kPass, kFail, kFault, kHang, kIncomplete, kSkip})
+      cells.push_back(count_of(group.verdicts, v));
     std::string problems;
     for (const auto& [problem, count] : group.problem_cases)
       problems += (problems.empty() ? "" : "; ") + problem + " (" + std::to_string(count) + ")";
@@ -93,17 +100,17 @@ std::string performance(const Fleet& f) {
   out << "Fleet median TFLOPS per timed case, backend, op and GPU model; fences are Q1 - 1.5 IQR and Q3 + 1.5 IQR "
          "(with "
       << kMinSamplesForFences << " or more GPUs).\n\n";
-  MarkdownTable cases({"id", "case", "op", "backend", "model", "GPUs", "median TFLOPS", "Q1", "Q3", "fences", "outliers"});
+  MarkdownTable cases(
+      {"id", "case", "op", "backend", "model", "GPUs", "median TFLOPS", "Q1", "Q3", "fences", "outliers"});
   for (std::size_t r = 0; r < f.perf.size(); ++r) {
     const auto& row = f.perf[r];
     int outliers = 0;
     for (const auto& s : row.samples) outliers += s.outlier != Outlier::none;
-    cases.add_row({perf_id(r), row.case_name, row.op, row.backend, or_unknown(row.gpu_name),
-                   std::to_string(row.samples.size()), format_number(row.stats.median), format_number(row.stats.q1),
-                   format_number(row.stats.q3),
-                   row.fences ? format_number(row.stats.low_fence()) + " .. " + format_number(row.stats.high_fence())
-                              : kAbsent,
-                   std::to_string(outliers)});
+    cases.add_row(
+        {perf_id(r), row.case_name, row.op, row.backend, or_unknown(row.gpu_name), std::to_string(row.samples.size()),
+         format_number(row.stats.median), format_number(row.stats.q1), format_number(row.stats.q3),
+         row.fences ? format_number(row.stats.low_fence()) + " .. " + format_number(row.stats.high_fence()) : kAbsent,
+         std::to_string(outliers)});
   }
   out << cases.str() << "\nEach GPU's TFLOPS / fleet median (outliers in bold):\n\n";
   std::vector<std::string> header = {"GPU"};
@@ -172,12 +179,21 @@ nlohmann::json to_json(const Fleet& f) {
   for (const auto& row : f.perf) {
     json samples = json::array();
     for (const auto& s : row.samples)
-      samples.push_back({{"path", f.nodes[s.node].path}, {"tflops", s.tflops}, {"spread", s.spread},
-                         {"ratio", s.ratio}, {"outlier", s.outlier == Outlier::none ? json() : json(outlier_name(s.outlier))}});
-    perf.push_back({{"case", row.case_name}, {"op", row.op}, {"backend", row.backend}, {"gpu", row.gpu_name},
-                    {"median", row.stats.median}, {"q1", row.stats.q1}, {"q3", row.stats.q3},
+      samples.push_back({{"path", f.nodes[s.node].path},
+                         {"tflops", s.tflops},
+                         {"spread", s.spread},
+                         {"ratio", s.ratio},
+                         {"outlier", s.outlier == Outlier::none ? json() : json(outlier_name(s.outlier))}});
+    perf.push_back({{"case", row.case_name},
+                    {"op", row.op},
+                    {"backend", row.backend},
+                    {"gpu", row.gpu_name},
+                    {"median", row.stats.median},
+                    {"q1", row.stats.q1},
+                    {"q3", row.stats.q3},
                     {"low_fence", row.fences ? json(row.stats.low_fence()) : json()},
-                    {"high_fence", row.fences ? json(row.stats.high_fence()) : json()}, {"samples", samples}});
+                    {"high_fence", row.fences ? json(row.stats.high_fence()) : json()},
+                    {"samples", samples}});
   }
   json by_field = json::array();
   for (const auto& g : f.by_field) by_field.push_back(grouping_json(f, g));

@@ -64,8 +64,7 @@ double parse_fraction(const std::string& text) {
   if (number.empty() || used != number.size() || !std::isfinite(value))
     throw std::invalid_argument("expected a percentage such as 5% or a fraction such as 0.05, got \"" + text + "\"");
   if (percent) value /= 100;
-  if (value < 0 || value >= 1)
-    throw std::invalid_argument("\"" + text + "\" is outside [0%, 100%): write 5% or 0.05");
+  if (value < 0 || value >= 1) throw std::invalid_argument("\"" + text + "\" is outside [0%, 100%): write 5% or 0.05");
   return value;
 }
 

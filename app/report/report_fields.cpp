@@ -25,7 +25,10 @@ std::string compute_capability(const nlohmann::json& device) {
 std::string joined(const nlohmann::json& list) {
   std::string out;
   if (!list.is_array()) return out;
-  for (const auto& item : list) out += (out.empty() ? "" : ",") + text_of(item);
+  for (const auto& item : list) {
+    if (!out.empty()) out += ',';
+    out += text_of(item);
+  }
   return out;
 }
 
@@ -53,8 +56,9 @@ ReportIdentity identity_of(const Report& r) {
 
 std::string short_name(const ReportIdentity& who) {
   std::string name;
-  for (const std::string& part : {who.label, who.hostname,
-                                  who.gpu_index == "cpu" || who.gpu_index.empty() ? who.gpu_index : "gpu" + who.gpu_index})
+  for (const std::string& part :
+       {who.label, who.hostname,
+        who.gpu_index == "cpu" || who.gpu_index.empty() ? who.gpu_index : "gpu" + who.gpu_index})
     if (!part.empty()) name += (name.empty() ? "" : " ") + part;
   return name;
 }

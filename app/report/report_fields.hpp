@@ -4,11 +4,10 @@
 // images), verdicts with their worst error, and the TFLOPS samples. Values a node
 // could not give are null in reports (json_optional.hpp); here null and missing
 // both read as "" (unknown).
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "report/report_files.hpp"
 

@@ -27,6 +27,12 @@ bool is_report_document(const nlohmann::json& j) {
   return j.is_object() && it != j.end() && it->is_string() && it->get<std::string>() == kReportSchema;
 }
 
+// What a skipped file is, when it says (e.g. a saved `fleet --format json`).
+std::string schema_note(const nlohmann::json& j) {
+  const auto it = j.is_object() ? j.find("schema") : j.end();
+  return j.is_object() && it != j.end() && it->is_string() ? " (schema " + it->get<std::string>() + ")" : "";
+}
+
 std::vector<std::string> json_files_under(const std::string& dir) {
   std::vector<std::string> files;
   std::error_code ec;
@@ -68,7 +74,7 @@ ReportCollection load_report_paths(const std::vector<std::string>& paths) {
         if (is_report_document(document))
           collection.reports.push_back(report_file_from_json(document, file));
         else
-          collection.skipped.push_back(file + ": not a vsa-bench report");
+          collection.skipped.push_back(file + ": not a vsa-bench report" + schema_note(document));
       }
       continue;
     }

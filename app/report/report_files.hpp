@@ -3,11 +3,10 @@
 // under a directory. A bad file is an input error that names the file; JSON files
 // in a directory that are not reports (no "schema": "vsa-bench/report") are skipped
 // and listed, so a results folder may hold other tools' output.
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "report/report.hpp"
 

@@ -34,7 +34,8 @@ namespace vsa::device {
   const CUresult r = encode(map, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, const_cast<void*>(base), dims, strides, box,
                             element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS) return Status::failure("cuTensorMapEncodeTiled failed with CUresult " + std::to_string(int(r)));
+  if (r != CUDA_SUCCESS)
+    return Status::failure("cuTensorMapEncodeTiled failed with CUresult " + std::to_string(int(r)));
   return Status::success();
 }
 

@@ -19,9 +19,9 @@
 //   softmax        sm_0 | sm_1 | ... | sm_{N-1} | epilogue
 //
 // sm_n: read S_n (TMEM) -> row max/sum, P_n = exp2(...) -> wait PV_{n-1} -> P_n to smem
-// (bf16) -> rescale O in TMEM when a row max moved -> p_full. (P is stored before the O
-// correction so the 64 P registers are dead when the 128 O columns are loaded.) The MMA warp then issues
-// O += P_n V_n. S is double-buffered in TMEM so S_{n+1} overlaps sm_n.
+// (bf16) -> rescale O in TMEM when a row max moved -> p_full. The MMA warp then issues
+// O += P_n V_n. P is stored before the O correction so the 64 P registers are dead when
+// the 128 O columns are loaded. S is double-buffered in TMEM so S_{n+1} overlaps sm_n.
 #include <cstdint>
 
 #include "fwd_config.hpp"
@@ -179,7 +179,9 @@ inline constexpr protocol::Op kSoftmaxLoop[] = {
     protocol::wait_on(Bar::pv_done, "PV_{n-1} done: O stable, P smem free").step(-1),
     protocol::plain(OpKind::fence_after, "order the O access after the wait").step(-1),
     protocol::access(OpKind::smem_store, Buf::p, protocol::kNone, "P_n row (bf16) -> smem"),
-    protocol::access(OpKind::tmem_load, protocol::kNone, Buf::o, "O row -> registers (correction)").step(-1).may_skip(),
+    protocol::access(OpKind::tmem_load, protocol::kNone, Buf::o, "O row -> registers (correction)")
+        .step(-1)
+        .may_skip(),
     protocol::plain(OpKind::wait_ld, "O row in registers").step(-1),
     protocol::access(OpKind::tmem_store, Buf::o, protocol::kNone, "O row * alpha -> TMEM").step(-1).may_skip(),
     protocol::plain(OpKind::wait_st, "O row written").step(-1),

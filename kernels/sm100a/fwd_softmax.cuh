@@ -120,8 +120,8 @@ __device__ void softmax_steps(SharedStorage& smem, const WorkItem& w, std::uint3
     if (mine) store_p_row(smem.p[me.block], me.row, s);
     auto c9 = expect<OpKind::smem_store>(c8);
 
-    // O correction after PV_{n-1} (none at n = 0: PV_0 overwrites O). alpha == 1 exactly
-    // when a row's max did not move (ex2(0) = 1), so skipping those warps changes no bit.
+    // O correction after PV_{n-1} (none at n = 0: PV_0 overwrites O). A warp skips it only
+    // when every alpha is exactly 1 (no row max moved), so skipping changes no bit.
     const bool correct = active(c9, n, steps) && __any_sync(0xffffffffu, alpha != 1.0f);
     const std::uint32_t o_addr = my_lanes + std::uint32_t(tmem_column<decltype(c9), Buf::o>(n));
     std::uint32_t o[Config::kHeadDim];

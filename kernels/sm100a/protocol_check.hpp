@@ -371,8 +371,10 @@ class Checker {
     // k-th role_sync of each warp of a role, k-th cta_sync of every warp.
     auto join = [&](OpKind kind, auto&& member, const std::string& group) {
       std::vector<std::vector<int>> per_agent(m_agents.size());
-      for (int i = 0; i < int(m_events.size()); ++i)
-        if (m_events[std::size_t(i)].op->kind == kind) per_agent[std::size_t(m_events[std::size_t(i)].agent)].push_back(i);
+      for (int i = 0; i < int(m_events.size()); ++i) {
+        const Event& e = m_events[std::size_t(i)];
+        if (e.op->kind == kind) per_agent[std::size_t(e.agent)].push_back(i);
+      }
       std::size_t rounds = 0;
       bool first = true, same = true;
       for (std::size_t a = 0; a < m_agents.size(); ++a) {
@@ -382,7 +384,8 @@ class Checker {
         rounds = std::min(rounds, per_agent[a].size());
         first = false;
       }
-      if (!same) report("sync-count", "warps of " + group + " reach " + kind_name(kind) + " a different number of times");
+      if (!same)
+        report("sync-count", "warps of " + group + " reach " + kind_name(kind) + " a different number of times");
       for (std::size_t k = 0; k < rounds; ++k) {
         const int join_node = m_graph.add();
         for (std::size_t a = 0; a < m_agents.size(); ++a) {

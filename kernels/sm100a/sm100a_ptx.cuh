@@ -64,9 +64,12 @@ __device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, int x, int 
 __device__ __forceinline__ void tma_store_commit() { cuda::ptx::cp_async_bulk_commit_group(); }
 // Every committed store has finished reading its shared memory (the tile may be reused or
 // the CTA may exit).
-__device__ __forceinline__ void tma_store_wait_read() { cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{}); }
+__device__ __forceinline__ void tma_store_wait_read() {
+  cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{});
+}
 
-// inline PTX: "Data Movement and Conversion Instructions: prefetch" (prefetch.tensormap): warm the descriptor cache.
+// inline PTX: "Data Movement and Conversion Instructions: prefetch" (prefetch.tensormap):
+// warm the descriptor cache.
 __device__ __forceinline__ void prefetch_tensor_map(const CUtensorMap* map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(map)) : "memory");
 }
@@ -165,7 +168,8 @@ constexpr std::uint32_t idesc_bf16_f32(int m, int n, bool a_mn_major, bool b_mn_
 
 // ---- CTA plumbing -------------------------------------------------------------------------
 
-// inline PTX: "Parallel Synchronization and Communication Instructions: bar" (bar.sync): named barrier `id` (1..15) over `threads`.
+// inline PTX: "Parallel Synchronization and Communication Instructions: bar" (bar.sync):
+// named barrier `id` (1..15) over `threads`.
 __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
@@ -181,15 +185,15 @@ __device__ __forceinline__ void sleep_ns(std::uint32_t nanoseconds) {
 
 // ---- arithmetic ---------------------------------------------------------------------------
 
-// inline PTX: "Floating Point Instructions: ex2" (ex2.approx.ftz.f32): 2^x, -inf -> +0, ex2(0) = 1 exactly.
+// inline PTX: "Floating Point Instructions: ex2" (ex2.approx.ftz.f32): 2^x, -inf -> +0.
 __device__ __forceinline__ float fast_exp2(float x) {
   float y;
   asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
   return y;
 }
 
-// inline PTX: "Data Movement and Conversion Instructions: cvt" (cvt.rn.bf16x2.f32): two floats -> bf16x2, round to nearest even; `lo`
-// lands in the low 16 bits (the lower address in memory).
+// inline PTX: "Data Movement and Conversion Instructions: cvt" (cvt.rn.bf16x2.f32): two floats
+// -> bf16x2, round to nearest even; `lo` lands in the low 16 bits (the lower address in memory).
 __device__ __forceinline__ std::uint32_t pack_bf16x2(float lo, float hi) {
   std::uint32_t r;
   asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));

@@ -81,11 +81,11 @@ rc=$?; expect_rc 0 "compare where the second report is faster"
 for i in 1 2 3 4; do with_tflops "${reports[0]}" "$WORK/fleet/n$i.json" "40$i" "node$i" || fail "python: n$i"; done
 with_tflops "${reports[0]}" "$WORK/fleet/n5.json" 280 node5 || fail "python: n5"
 "$BIN" fleet "$WORK/fleet" >"$WORK/out" 2>"$WORK/err"; rc=$?; expect_rc 0 "fleet with an outlier, no --gate"
-grep -qF "**0.698 slow**" "$WORK/out" || { cat "$WORK/out"; fail "slow GPU not flagged"; }
+grep -qF "**0.697 slow**" "$WORK/out" || { cat "$WORK/out"; fail "slow GPU not flagged"; }
 "$BIN" fleet "$WORK/fleet" --gate >"$WORK/out" 2>"$WORK/err"; rc=$?; expect_rc 3 "fleet --gate with an outlier"
 "$BIN" fleet "$WORK/fleet" --gate --outlier-threshold 40% >"$WORK/out" 2>"$WORK/err"; rc=$?
 expect_rc 3 "fleet --gate, 30% slow under a 40% threshold: still outside the IQR fences (5 GPUs)"
-grep -qF "**0.698 below IQR fence**" "$WORK/out" || { cat "$WORK/out"; fail "fence outlier not flagged"; }
+grep -qF "**0.697 below IQR fence**" "$WORK/out" || { cat "$WORK/out"; fail "fence outlier not flagged"; }
 "$BIN" fleet "$WORK/fleet/n1.json" "$WORK/fleet/n2.json" "$WORK/fleet/n5.json" --gate --outlier-threshold 40% \
   >"$WORK/out" 2>"$WORK/err"; rc=$?
 expect_rc 0 "fleet --gate, 3 GPUs (no fences), 30% slow under a 40% threshold"

@@ -1,6 +1,8 @@
 // `vsa-bench compare` on synthetic reports: configuration differences, verdict
 // rows, TFLOPS ratios, backend speedups, and the regression gate (threshold AND
 // noise), plus the Markdown / JSON renderings carrying them.
+#include "report/compare.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -8,7 +10,6 @@
 #include <vector>
 
 #include "harness/exit_codes.hpp"
-#include "report/compare.hpp"
 #include "synthetic_reports.hpp"
 
 namespace vsa {
@@ -26,7 +27,8 @@ const ConfigRow* row_titled(const Comparison& c, const std::string& title) {
   return nullptr;
 }
 
-const PerfRow* perf_row(const Comparison& c, const std::string& name, const std::string& op, const std::string& backend) {
+const PerfRow* perf_row(const Comparison& c, const std::string& name, const std::string& op,
+                        const std::string& backend) {
   for (const auto& row : c.perf)
     if (row.case_name == name && row.op == op && row.backend == backend) return &row;
   return nullptr;
@@ -168,12 +170,12 @@ TEST(ComparePerf, WithoutTheReferenceTimedSpeedupIsAgainstTheLastTimedBackend) {
 
 TEST(RegressionRule, NeedsBothTheThresholdAndAGapBeyondTheSpreads) {
   const double threshold = 0.05;
-  EXPECT_TRUE(is_regression({100, 0.01}, {94, 0.01}, threshold));   // 6% drop, noise 1.94
-  EXPECT_FALSE(is_regression({100, 0.01}, {96, 0.01}, threshold));  // inside the threshold
-  EXPECT_FALSE(is_regression({100, 0.01}, {95, 0.0}, threshold));   // exactly at it: not beyond
-  EXPECT_TRUE(is_regression({100, 0.05}, {90, 0.05}, threshold));   // gap 10 > noise 9.5
-  EXPECT_FALSE(is_regression({100, 0.06}, {90, 0.06}, threshold));  // gap 10 < noise 11.4
-  EXPECT_FALSE(is_regression({100, 0.01}, {130, 0.01}, threshold)); // faster is never a regression
+  EXPECT_TRUE(is_regression({100, 0.01}, {94, 0.01}, threshold));    // 6% drop, noise 1.94
+  EXPECT_FALSE(is_regression({100, 0.01}, {96, 0.01}, threshold));   // inside the threshold
+  EXPECT_FALSE(is_regression({100, 0.01}, {95, 0.0}, threshold));    // exactly at it: not beyond
+  EXPECT_TRUE(is_regression({100, 0.05}, {90, 0.05}, threshold));    // gap 10 > noise 9.5
+  EXPECT_FALSE(is_regression({100, 0.06}, {90, 0.06}, threshold));   // gap 10 < noise 11.4
+  EXPECT_FALSE(is_regression({100, 0.01}, {130, 0.01}, threshold));  // faster is never a regression
   EXPECT_TRUE(is_regression({100, 0}, {89, 0}, 0.10));
   EXPECT_FALSE(is_regression({100, 0}, {91, 0}, 0.10));
 }
@@ -213,6 +215,7 @@ TEST(CompareGate, OnlyTheBaselineIsCompared) {
 TEST(CompareRender, MarkdownHasTheTablesAndJsonTheVerdict) {
   auto reports = pair_with_tflops(400, 280);
   reports[1].report.device["driver_version"] = "575.57.08";
+  reports[1].report.complete = false;
   add_check(reports[0].report, "check/x16", "sm90a", kPass);
   add_check(reports[1].report, "check/x16", "sm90a", kFault);
   CompareOptions gate;
@@ -223,7 +226,7 @@ TEST(CompareRender, MarkdownHasTheTablesAndJsonTheVerdict) {
                            "| case | op | backend | A TFLOPS | B TFLOPS | B/A |",
                            "| perf/S=16384 | fwd | sm90a | 400 ±1.0% | 280 ±1.0% | **0.7 regression** |",
                            "| ≠ | check/x16 | sm90a | PASS (dq 0.001) | FAULT (dq 0.001) |", "## Regression gate",
-                           "1 regression (exit 3)"})
+                           "1 regression (exit 3)", "| B | b gpu0 | NVIDIA H200 | incomplete (run interrupted) |"})
     EXPECT_NE(md.find(text), std::string::npos) << text << "\n" << md;
   const auto j = to_json(c);
   EXPECT_EQ(j["schema"], "vsa-bench/compare");

@@ -1,13 +1,14 @@
 // `vsa-bench fleet` on synthetic reports: node verdicts and the exit code, fleet
 // medians and ratios, outliers (threshold and IQR fences beyond noise), medians
 // kept per GPU model, and configuration groups with their verdict counts.
+#include "report/fleet.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
 #include "harness/exit_codes.hpp"
-#include "report/fleet.hpp"
 #include "synthetic_reports.hpp"
 
 namespace vsa {
@@ -179,11 +180,11 @@ TEST(FleetRender, MarkdownAndJsonCarryTheTables) {
   add_check(reports[2].report, "qualify/x16", "sm90a", kHang);
   const Fleet f = analyse_fleet(reports, {});
   const std::string md = render_markdown(f);
-  for (const char* text : {"## GPUs", "| GPU | model | PCI | verdict |", "| node2 gpu0 | NVIDIA H200 |",
-                           "| driver | GSP firmware | VBIOS | CUDA toolkit | GPUs | PASS | FAIL | FAULT | HANG |",
-                           "qualify/x16 sm90a HANG (1)", "| id | case | op | backend | model | GPUs | median TFLOPS |",
-                           "| P1 | qualify/perf-16k | fwd | sm90a | NVIDIA H200 | 5 | 400 |", "**0.75 slow**",
-                           "1 failed"})
+  for (const char* text :
+       {"## GPUs", "| GPU | model | PCI | verdict |", "| node2 gpu0 | NVIDIA H200 |",
+        "| driver | GSP firmware | VBIOS | CUDA toolkit | GPUs | PASS | FAIL | FAULT | HANG |",
+        "qualify/x16 sm90a HANG (1)", "| id | case | op | backend | model | GPUs | median TFLOPS |",
+        "| P1 | qualify/perf-16k | fwd | sm90a | NVIDIA H200 | 5 | 400 |", "**0.75 slow**", "1 failed"})
     EXPECT_NE(md.find(text), std::string::npos) << text << "\n" << md;
   const auto j = to_json(f);
   EXPECT_EQ(j["schema"], "vsa-bench/fleet");

@@ -87,8 +87,30 @@ TEST(LintArriveBeforeWait, WgmmaReleasedBeforeWaitGroup) {
   EXPECT_EQ(planted[0].offset, 0x170U);
   EXPECT_NE(planted[0].message.find("HGMMA"), std::string::npos) << planted[0].message;
   EXPECT_TRUE(check(fence + hgmma + wait_group + arrive).empty());
-  // wait_group 1 leaves the newest committed group in flight
+  // wait_group 1 with a single group in flight waits for nothing
   EXPECT_EQ(check(fence + hgmma + wait_one + arrive).size(), 1U);
+}
+
+TEST(LintArriveBeforeWait, WaitGroupOverlapIsDeliberate) {
+  // vsa::sm90a forward kernel (sm_90a): S = Q K^T (group A) and P V (group B) are
+  // committed back to back; wait_group 1 retires A, the kernel hands K back while B
+  // still reads V. Which barrier guards which buffer is unknown, so the groups a
+  // retiring wait_group leaves running count as deliberate overlap.
+  const auto scores = sass("3510", "HGMMA.64x64x16.F32.BF16 R88, R164, gdesc[UR16], R88, gsb0", "0x00e00010a4587df0",
+                           "0x000fea0008001858");
+  const auto pv = sass("3640", "HGMMA.64x128x16.F32.BF16 R24, R120, gdesc[UR8].tnspB, R24, gsb0", "0x41e0000878187df0",
+                       "0x000fe20008001818");
+  const auto wait_one = sass("3670", "WARPGROUP.DEPBAR.LE gsb0, 0x1", "0x00008000000079c5", "0x000fd00000010100");
+  const auto wait_all = sass("3670", "WARPGROUP.DEPBAR.LE gsb0, 0x0", "0x00008000000079c5", "0x000fd00000010100");
+  const auto release_k = sass("36a0", "@!P3 SYNCS.ARRIVE.TRANS64.A1T0 RZ, [UR17+0x38040], RZ", "0x038040ffffffb9a7",
+                              "0x000fe40008100011");
+  EXPECT_TRUE(check(scores + pv + wait_one + release_k).empty());
+  EXPECT_TRUE(check(scores + pv + wait_all + release_k).empty());
+  // without any wait both groups are reported
+  const auto none = check(scores + pv + release_k);
+  ASSERT_EQ(none.size(), 1U);
+  EXPECT_NE(none[0].message.find("0x3510"), std::string::npos) << none[0].message;
+  EXPECT_NE(none[0].message.find("0x3640"), std::string::npos) << none[0].message;
 }
 
 TEST(LintArriveBeforeWait, DepbarDrainsAllButTheNewest) {

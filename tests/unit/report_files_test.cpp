@@ -1,15 +1,15 @@
 // Reading reports back for compare and fleet: a report round-trips with its
 // "tool" object; bad files are errors that name the file; directories are searched
 // recursively and JSON that is not a report is skipped with a note.
+#include "report/report_files.hpp"
+
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
 
-#include <unistd.h>
-
-#include "report/report_files.hpp"
 #include "synthetic_reports.hpp"
 
 namespace vsa {

@@ -1,9 +1,8 @@
 #pragma once
 // Reports built in memory for the compare and fleet tests: a GPU with a given
 // configuration, then cases with verdicts, errors and timings. No GPU, no files.
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "report/report_files.hpp"
 
@@ -44,9 +43,10 @@ inline ReportFile synthetic_report(const SyntheticGpu& gpu) {
               {"cc_major", 9},
               {"cc_minor", 0},
               {"sm_count", 132}};
-  r.backends = nlohmann::json::array({{{"name", "cuda-ref"}, {"images", {"sm_80", "sm_90"}}},
-                                      {{"name", "sm90a"}, {"images", {"sm_90a"}}}});
-  file.tool = {{"version", "0.1.0"}, {"git_sha", gpu.git_sha}, {"cuda_toolkit", gpu.toolkit}, {"build_type", "Release"}};
+  r.backends = nlohmann::json::array(
+      {{{"name", "cuda-ref"}, {"images", {"sm_80", "sm_90"}}}, {{"name", "sm90a"}, {"images", {"sm_90a"}}}});
+  file.tool = {
+      {"version", "0.1.0"}, {"git_sha", gpu.git_sha}, {"cuda_toolkit", gpu.toolkit}, {"build_type", "Release"}};
   return file;
 }
 
