@@ -272,6 +272,10 @@ class CaseRun {
         for (auto& s : sessions) {
           BackendResult& br = result_of(r, s->backend());
           if (br.verdict != kPass) continue;
+          if (!s->on_device()) {  // CUDA events time device work only
+            br.reason = "not timed: host backend (perf timing uses CUDA events)";
+            continue;
+          }
           timed.push_back(s.get());
           slots.push_back(&br);
         }
