@@ -127,7 +127,7 @@ int SelftestResult::exit_code() const {
 SelftestResult run_selftest(const SelftestOptions& o) {
   const WorkDir work(o.out_dir);
   const std::vector<PlantedCase> cases = planted_cases(o);
-  const std::string suite_path = (fs::path(work.path()) / "selftest-suite.json").string();
+  const std::string suite_path = (fs::path(work.path()) / "planted-faults.suite.json").string();
   write_file_atomic(suite_path, planted_suite(cases).dump(2) + "\n");
 
   RunOptions run;

@@ -59,7 +59,8 @@ const TensorMetrics* find_metric(const BackendResult& b, const std::string& tens
   return nullptr;
 }
 
-// "o: 29/29 runs differ (up to 1234 elements)" for the output that differed most often.
+// "o: 29/29 runs differ from the first (up to 1234 elements)" for the output that differed
+// most often, or "0/29 runs differ in any output".
 std::string stability_text(const BackendResult& b, bool& differed) {
   differed = false;
   const StabilityOutput* worst = nullptr;
@@ -68,9 +69,9 @@ std::string stability_text(const BackendResult& b, bool& differed) {
     if (!worst || s.mismatched_runs > worst->mismatched_runs) worst = &s;
   }
   if (!worst) return b.verdict + ": no stability runs" + (b.reason.empty() ? "" : " (" + b.reason + ")");
+  if (!differed) return "0/" + std::to_string(worst->runs - 1) + " runs differ in any output";
   return worst->tensor + ": " + std::to_string(worst->mismatched_runs) + "/" + std::to_string(worst->runs - 1) +
-         " runs differ from the first" +
-         (worst->mismatched_runs > 0 ? " (up to " + std::to_string(worst->max_mismatched_elems) + " elements)" : "");
+         " runs differ from the first (up to " + std::to_string(worst->max_mismatched_elems) + " elements)";
 }
 
 }  // namespace
