@@ -52,7 +52,7 @@ class CaseRun {
       r.pairs = m_map.pairs;
       r.flops_fwd = forward_flops(m_map.shape, m_map.pairs);
       r.flops_bwd = 2.5 * r.flops_fwd;
-      r.reference = choose_reference(m_spec, "", m_map.pairs);
+      r.reference = choose_reference(m_spec, m_map.pairs);
       plan_backends(r);
       if (!m_active.empty()) {
         prepare_inputs(r);
@@ -340,7 +340,7 @@ double forward_flops(const Shape& s, std::int64_t pairs) {
   return 4.0 * s.head_dim * double(s.block) * double(s.block) * double(pairs);
 }
 
-std::string choose_reference(const CaseSpec& spec, const std::string&, std::int64_t pairs) {
+std::string choose_reference(const CaseSpec& spec, std::int64_t pairs) {
   if (spec.reference != "auto") return spec.reference;
   const bool only_cpu_ref = std::all_of(spec.backends.begin(), spec.backends.end(),
                                         [](const std::string& b) { return b == "cpu-ref"; });

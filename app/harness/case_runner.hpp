@@ -30,8 +30,7 @@ struct CaseOutcome {
 [[nodiscard]] CaseOutcome run_case(const CaseSpec& spec, const WorkerContext& ctx);
 
 // The reference backend for a case ("auto" resolved), and the multiply-add count it is judged on.
-[[nodiscard]] std::string choose_reference(const CaseSpec& spec, const std::string& backend_under_test,
-                                           std::int64_t pairs);
+[[nodiscard]] std::string choose_reference(const CaseSpec& spec, std::int64_t pairs);
 [[nodiscard]] double forward_flops(const Shape& shape, std::int64_t pairs);
 
 }  // namespace vsa

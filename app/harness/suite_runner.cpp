@@ -281,8 +281,9 @@ class TargetRun {
         b.verdict = kSkip;
         b.reason = "not run: the worker was lost earlier in this case";
       }
-    r.message = r.message.empty() ? r.message : r.message;
-    const std::string msg = r.message;
+    // The worker-loss message is already reflected in a backend's FAULT/HANG:
+    // the verdict comes from the backends alone, the message stays for the report.
+    const std::string msg = std::move(r.message);
     r.message.clear();
     aggregate_verdict(r);
     r.message = msg;
