@@ -67,8 +67,10 @@ struct PerfSample {
 // Every timing with a positive TFLOPS figure, in report order.
 [[nodiscard]] std::vector<PerfSample> perf_samples(const Report& report);
 
-// The case's spec without the fields that do not change what is measured (the
-// backend list, which --backends filters): equal specs make two TFLOPS comparable.
+// The case's spec without the fields that do not change the problem: the backend
+// list (which --backends filters) and the delay probes (a run condition that compare
+// lists under configuration; a run slowed by a probe must trip the regression gate).
+// Equal specs make two TFLOPS comparable.
 [[nodiscard]] nlohmann::json comparable_spec(const CaseResult& result);
 
 }  // namespace vsa

@@ -80,9 +80,9 @@ struct alignas(kSwizzleAtomBytes) BwdSmem {
   float resident_lse[kBlk];  // q items: rows of the resident q block
   float resident_delta[kBlk];
   std::uint64_t full[kStages];     // producer -> consumer: stage loaded (TMA bytes)
-  std::uint64_t empty[kStages];    // consumer -> producer: stage free (one arrival per consumer warp)
+  std::uint64_t empty[kStages];    // consumer -> producer: stage free (one arrival per thread of the consumer)
   std::uint64_t resident_full;     // producer -> consumers: `item` published, its resident tiles loaded
-  std::uint64_t resident_empty;    // consumers -> producer: item's GEMMs done, `item` and resident tiles free
+  std::uint64_t resident_empty;    // consumers -> producer: item's GEMMs done, `item` and resident tiles free (every consumer thread)
   int item;                        // mailbox: the work item id (-1: no more work)
 };
 

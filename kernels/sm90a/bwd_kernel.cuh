@@ -33,11 +33,22 @@ __device__ __forceinline__ unsigned char* align_to_swizzle_atom(unsigned char* s
 }
 
 // First barrier of an item's epilogue: every consumer warp has finished the item's GEMMs
-// (resident tiles, dS^T tiles) and read the mailbox, so the producer may load the next
-// item's resident tiles and the exchange buffer (aliasing dS^T) may be written.
-__device__ __forceinline__ void begin_item_epilogue(BwdSmem& sm, int consumer, int t) {
+// (resident tiles, dS^T tiles) and read the mailbox, so the exchange buffer (aliasing
+// dS^T) may be written. Every consumer thread arrives on resident_empty after its own
+// reads (256 arrivals), so the producer's next mailbox and resident writes are ordered
+// after each reader's own release (what racecheck follows; once per item, no cost).
+__device__ __forceinline__ void begin_item_epilogue(BwdSmem& sm) {
   named_barrier_sync(kBarConsumers, kConsumerThreads);
-  if (consumer == 0 && t == 0) mbar_arrive(&sm.resident_empty);
+  mbar_arrive(&sm.resident_empty);
+}
+
+// Atomic mode: consumer c passes the dS^T barrier kBarDsWritten0 + c once per entry. With
+// an odd count consumer 1 has one entry fewer; one extra pass evens the two barrier
+// histories. Hardware needs no such thing (the barriers are private to each consumer),
+// but compute-sanitizer racecheck misorders the epilogue's dV hand-off without it
+// (NOTES.md, "racecheck triage"). It waits at the epilogue barrier anyway: no cost.
+__device__ __forceinline__ void even_ds_barrier_history(int consumer, int count) {
+  if (consumer == 1 && count % 2 == 1) named_barrier_sync(kBarDsWritten0 + consumer, kWarpgroupThreads);
 }
 
 template <bool kAccumulateDq, bool kProbes>
@@ -59,7 +70,8 @@ __device__ __forceinline__ void kv_item(BwdSmem& sm, const BwdParams& p, int con
       reduce_dq(p.dq_accum + (std::int64_t(w.row_base(p)) + q_block * kBlk) * kD, t, dq);
     }
   }
-  begin_item_epilogue(sm, consumer, t);
+  if constexpr (kAccumulateDq) even_ds_barrier_history(consumer, w.count);
+  begin_item_epilogue(sm);
   const std::int64_t at = w.own_block_offset(p);
   if (w.count == 0) {  // nobody selected this kv block: exact zero dK, dV
     store_zero_block(p.dk + at, consumer * kWarpgroupThreads + t);
@@ -81,7 +93,7 @@ __device__ __forceinline__ void q_item(BwdSmem& sm, const BwdParams& p, int cons
     mbar_wait(&sm.full[slot.stage], slot.parity);
     q_entry<kProbes>(sm, p, slot.stage, f, valid_cols, dq);
   }
-  begin_item_epilogue(sm, consumer, t);
+  begin_item_epilogue(sm);
   probe_sleep<kProbes>(p.probes.dq_reduce_ns);
   bf16_bits* dq_block = p.dq + w.own_block_offset(p);
   if (w.count == 0)  // a q block that selected nothing: exact zero dQ
@@ -123,10 +135,10 @@ __global__ void __launch_bounds__(kThreads, 1) backward_kernel(const __grid_cons
   if (threadIdx.x == 0) {
     for (int s = 0; s < kStages; ++s) {
       mbar_init(&sm.full[s], 1);
-      mbar_init(&sm.empty[s], kWarpgroupThreads / 32);
+      mbar_init(&sm.empty[s], kWarpgroupThreads);  // every thread of the entry's consumer
     }
     mbar_init(&sm.resident_full, 1);
-    mbar_init(&sm.resident_empty, 1);
+    mbar_init(&sm.resident_empty, kConsumerThreads);  // every consumer thread
     mbar_init_fence();
   }
   __syncthreads();

@@ -127,9 +127,11 @@ __device__ void run_consumer(SharedStorage<Cfg>& smem, int slot, const Params& p
     wgmma_wait<0>();
     keep_live(s);
     {
+      // The branch on `valid` comes before the K release that lets the producer rewrite
+      // the word: the load has completed before the arrive (no arrive-before-wait).
       const int valid = read_mailbox(mail.kv_valid[cur.index], lane);
-      if constexpr (Cfg::kEarlyKRelease) release_stage<kProbe>(&bars.k_empty[cur.index], lane, p.probe_release_kv_ns);
       if (valid < Cfg::kBlockKv) OnlineSoftmax::mask_padding(s, valid, lane);
+      if constexpr (Cfg::kEarlyKRelease) release_stage<kProbe>(&bars.k_empty[cur.index], lane, p.probe_release_kv_ns);
     }
     softmax.update(s, p.scale_log2, alpha);
 
@@ -161,8 +163,8 @@ __device__ void run_consumer(SharedStorage<Cfg>& smem, int slot, const Params& p
       wgmma_wait<1>();  // S_n ready (K_n free); P_{n-1} V_{n-1} may still run
       keep_live(s);
       const int valid = read_mailbox(mail.kv_valid[next.index], lane);
+      if (valid < Cfg::kBlockKv) OnlineSoftmax::mask_padding(s, valid, lane);  // before the release, as above
       if constexpr (Cfg::kEarlyKRelease) release_stage<kProbe>(&bars.k_empty[next.index], lane, p.probe_release_kv_ns);
-      if (valid < Cfg::kBlockKv) OnlineSoftmax::mask_padding(s, valid, lane);
       softmax.update(s, p.scale_log2, alpha);
       prev = cur;
       cur = next;

@@ -19,18 +19,25 @@ step "correctness"; "$BIN" run smoke correctness --out "$OUT" --label correctnes
 step "fault isolation (expect exit 4: FAULT then PASS, HANG then PASS)"
 SRC="$(cd "$(dirname "$0")/../.." && pwd)"
 "$BIN" run "$SRC/tests/suites/gpu_fault.json" --out "$OUT" --label fault; RC[fault_expect_4]=$?
-if command -v compute-sanitizer >/dev/null || [ -x /usr/local/cuda/bin/compute-sanitizer ]; then
-  CS="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
-  for tool in memcheck racecheck; do
-    step "compute-sanitizer $tool (smoke suite, in-process)"
-    "$CS" --tool "$tool" --error-exitcode 9 "$BIN" run smoke --no-isolate --out "$OUT/sanitize-$tool" --quiet \
-      >"$OUT/sanitize-$tool.log" 2>&1
-    RC[sanitize_$tool]=$?; tail -4 "$OUT/sanitize-$tool.log"
-  done
+step "selftest (every planted fault must read detected)"; "$BIN" selftest; RC[selftest]=$?
+step "lint (the binary's own kernels)"; "$BIN" lint | tail -3; RC[lint]=${PIPESTATUS[0]}
+for tool in memcheck racecheck synccheck; do
+  step "vsa-bench sanitize --tool $tool (suites/sanitize.json)"
+  "$BIN" sanitize --tool "$tool" --out "$OUT/sanitize-$tool" | tail -6; RC[sanitize_$tool]=${PIPESTATUS[0]}
+done
+step "repro (one correctness case re-run from its report)"
+report="$(ls "$OUT"/correctness-*.json 2>/dev/null | grep -v '\.md$' | head -1)"
+if [ -n "$report" ]; then
+  "$BIN" repro "$report" --case odd-nb --out "$OUT/repro" --quiet; RC[repro]=$?
+  "$BIN" repro "$report" --case odd-nb --bundle "$OUT/repro/odd-nb-bundle.json"; RC[repro_bundle]=$?
 fi
 if [ "$LEVEL" = full ]; then
   step "stability"; "$BIN" run stability --out "$OUT" --label stability --quiet; RC[stability]=$?
   step "perf"; "$BIN" run perf --out "$OUT" --label perf --quiet; RC[perf]=$?
+  step "regression gate: one perf case slowed by a delay probe against the perf run (expect exit 3)"
+  "$BIN" run perf --case "S=16384,density=0.25" --probe bwd.release_q=2000 --out "$OUT/slow" --label slow --quiet
+  "$BIN" compare --baseline "$(ls "$OUT"/perf-*.json | head -1)" "$(ls "$OUT"/slow/slow-*.json | head -1)" \
+    --threshold 5% >"$OUT/gate.md"; RC[gate_expect_3]=$?; tail -8 "$OUT/gate.md"
 else
   step "stability (short)"
   "$BIN" run stability --out "$OUT" --label stability --quiet --case sm90a --case cuda-ref; RC[stability]=$?

@@ -140,6 +140,18 @@ TEST(ComparePerf, NoRatioWhenTheCaseSpecDiffers) {
   EXPECT_TRUE(c.regressions.empty());
 }
 
+TEST(ComparePerf, ARunSlowedByADelayProbeIsComparedAndGated) {
+  auto reports = pair_with_tflops(400, 200);
+  reports[1].report.cases[0].spec["probes"] = {{"bwd.release_q", 2000}};
+  CompareOptions gate;
+  gate.gate = true;
+  const Comparison c = compare_reports(reports, gate);
+  const PerfRow* row = perf_row(c, "perf/S=16384", "fwd", "sm90a");
+  ASSERT_TRUE(row->ratios[1].has_value());
+  EXPECT_DOUBLE_EQ(*row->ratios[1], 0.5);
+  EXPECT_EQ(c.regressions.size(), 1u);
+}
+
 TEST(ComparePerf, BackendSpeedupAgainstTheReferenceWithinEachReport) {
   auto a = synthetic_report({});
   add_timing(a.report, "qualify/perf", "sm90a", "fwd", 400);

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# `vsa-bench lint` on this build's own executable must be clean (issue #5: "lint clean
+# on the real kernels", checked in CI), and a planted fixture must make it exit 1.
+# Skips (77) where no cuobjdump can be found, saying so.
+source "$(dirname "$0")/lib.sh"
+
+"$BIN" lint --json >"$WORK/lint.json" 2>"$WORK/stderr"; rc=$?
+if [ "$rc" = 2 ] && grep -qi "cuobjdump" "$WORK/stderr"; then
+  echo "SKIP: no cuobjdump here ($(head -1 "$WORK/stderr"))"; exit 77
+fi
+[ "$rc" = 0 ] || { cat "$WORK/stderr"; head -c 2000 "$WORK/lint.json"; fail "lint of the real binary exited $rc"; }
+[ "$(json_get "$WORK/lint.json" "len(d['findings'])")" = 0 ] || fail "findings on the real binary"
+kernels="$(json_get "$WORK/lint.json" "len(d['kernels'])")"
+[ "$kernels" -gt 0 ] || fail "no kernel images found in the binary"
+# Every fast family this build compiled must be among the linted images.
+for family in sm90a sm100a; do
+  if "$BIN" list backends --json | python3 -c "import json,sys; sys.exit(0 if any(b['name'].startswith('$family') for b in json.load(sys.stdin)['backends']) else 1)"; then
+    json_get "$WORK/lint.json" "sum('vsa::$family' in k['kernel'] for k in d['kernels'])" | grep -qv '^0$' \
+      || fail "$family backend registered but none of its kernels were linted"
+  fi
+done
+
+fixture="$(dirname "$BIN")/tests/fixtures/lint_shared_arrive.cubin"
+if [ -f "$fixture" ]; then
+  "$BIN" lint "$fixture" >"$WORK/planted.txt" 2>&1; rc=$?
+  [ "$rc" = 1 ] || fail "planted arrive-before-wait: exit $rc, expected 1"
+  grep -q "arrive-before-wait" "$WORK/planted.txt" || fail "planted finding not named"
+fi
+echo "lint: $kernels kernel images, 0 findings; planted fixture flagged"
