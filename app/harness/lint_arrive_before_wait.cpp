@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <optional>
 #include <set>
 #include <string_view>
 
@@ -64,7 +65,28 @@ Kind op_kind(const sass::Instruction& inst, const ArriveRule& rule) {
 
 bool is_tracked(Kind kind) { return kind == Kind::shared_load || kind == Kind::tensor_load || kind == Kind::async_mma; }
 
-bool is_arrive(const sass::Instruction& inst, const ArriveRule& rule) {
+// `BAR.ARV 0x4, 0x100`: the immediate barrier id, or nothing when it sits in a register.
+std::optional<int> immediate_barrier_id(const sass::Instruction& inst) {
+  const std::string first = inst.operands.substr(0, inst.operands.find(','));
+  if (first.rfind("0x", 0) != 0) return std::nullopt;
+  try {
+    return std::stoi(first, nullptr, 16);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+bool is_scheduling_barrier(const sass::Instruction& inst, const std::string& kernel, const ArriveRule& rule) {
+  if (!inst.opcode_starts_with("BAR.ARV")) return false;
+  const auto id = immediate_barrier_id(inst);
+  if (!id) return false;
+  for (const auto& b : rule.scheduling_barriers)
+    if (b.id == *id && kernel.rfind(b.mangled_prefix, 0) == 0) return true;
+  return false;
+}
+
+bool is_arrive(const sass::Instruction& inst, const std::string& kernel, const ArriveRule& rule) {
+  if (is_scheduling_barrier(inst, kernel, rule)) return false;
   for (const auto& prefix : rule.arrive_opcodes) {
     if (inst.opcode_starts_with(prefix)) return true;
   }
@@ -271,7 +293,7 @@ void check_arrive_before_wait(const sass::Kernel& kernel, const ArriveRule& rule
     if (inst.opcode_starts_with("DEPBAR")) state.apply_depbar(inst);
     if (inst.opcode_starts_with("WARPGROUP.DEPBAR")) state.apply_warpgroup_depbar(inst);
 
-    if (is_arrive(inst, rule)) {
+    if (is_arrive(inst, kernel.name, rule)) {
       const auto ops = state.outstanding();
       if (!ops.empty()) {
         out.push_back({kRuleArriveBeforeWait, kernel.name, kernel.arch, inst.offset, message_for(inst, ops)});

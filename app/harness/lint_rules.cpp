@@ -32,6 +32,9 @@ RuleTable default_rule_table() {
        true, {}},
   };
   table.arrive.arrive_opcodes = {"SYNCS.ARRIVE", "BAR.ARV"};
+  // kBarTurn0 / kBarTurn1: the consumers' turns to issue S and dP; the buffers those
+  // GEMMs read go back through mbarriers after wgmma.wait_group, which the rule checks.
+  table.arrive.scheduling_barriers = {{"_ZN3vsa5sm90a3bwd", 4}, {"_ZN3vsa5sm90a3bwd", 5}};
   return table;
 }
 

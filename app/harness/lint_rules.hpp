@@ -33,8 +33,17 @@ struct KernelFamily {
 // Which loads hand their data to registers asynchronously, so that a barrier
 // arrive issued before their scoreboard is waited on may release a buffer that is
 // still being read.
+// A named barrier that only orders instruction issue between warp groups (a ping-pong
+// turn) and never hands a buffer over: `BAR.ARV id` with this immediate id, in a kernel
+// whose mangled name starts with the prefix, releases nothing.
+struct SchedulingBarrier {
+  std::string mangled_prefix;
+  int id = 0;
+};
+
 struct ArriveRule {
   std::vector<std::string> arrive_opcodes;  // opcode prefixes of releasing arrives
+  std::vector<SchedulingBarrier> scheduling_barriers;
   bool shared_loads = true;   // LDS*, LDSM*  (ld.shared, ldmatrix)
   bool tensor_loads = true;   // LDTM*        (tcgen05.ld; waited by tcgen05.wait::ld)
   bool async_mma = true;      // HGMMA        (wgmma reads shared memory until wgmma.wait_group)
@@ -46,7 +55,8 @@ struct RuleTable {
 };
 
 // vsa::sm90a -> HGMMA on sm_90a; vsa::sm100a -> tcgen05 MMA (UTC*MMA) on sm_100a;
-// both hot. Arrives: SYNCS.ARRIVE* (mbarrier.arrive in all its forms) and BAR.ARV.
+// both hot. Arrives: SYNCS.ARRIVE* (mbarrier.arrive in all its forms) and BAR.ARV,
+// except the sm90a backward's ping-pong turn barriers (kernels/sm90a/bwd_config.cuh).
 [[nodiscard]] RuleTable default_rule_table();
 
 }  // namespace vsa::lint

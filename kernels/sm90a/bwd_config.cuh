@@ -54,6 +54,8 @@ enum NamedBarrier : int {
   kBarDsWritten0 = 1,  // consumer 0's warps -> its own dQ wgmma: dS^T tile complete in smem
   kBarDsWritten1 = 2,  // same for consumer 1
   kBarConsumers = 3,   // both consumers: item's GEMMs done / exchange written / exchange read
+  kBarTurn0 = 4,       // ping-pong: consumer 0 may issue its S/dP GEMMs (consumer 1 arrives)
+  kBarTurn1 = 5,       // same for consumer 1
 };
 
 // ---- work items ----------------------------------------------------------------------

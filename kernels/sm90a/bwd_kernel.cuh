@@ -70,6 +70,7 @@ __device__ __forceinline__ void kv_item(BwdSmem& sm, const BwdParams& p, int con
       reduce_dq(p.dq_accum + (std::int64_t(w.row_base(p)) + q_block * kBlk) * kD, t, dq);
     }
   }
+  pass_empty_turn(consumer, w.count);
   if constexpr (kAccumulateDq) even_ds_barrier_history(consumer, w.count);
   begin_item_epilogue(sm);
   const std::int64_t at = w.own_block_offset(p);
@@ -91,8 +92,9 @@ __device__ __forceinline__ void q_item(BwdSmem& sm, const BwdParams& p, int cons
     const int valid_cols = p.vbs[w.list[n]];
     const PipeSlot slot = PipeSlot::of(pos + n);
     mbar_wait(&sm.full[slot.stage], slot.parity);
-    q_entry<kProbes>(sm, p, slot.stage, f, valid_cols, dq);
+    q_entry<kProbes>(sm, p, slot.stage, consumer, f, valid_cols, dq);
   }
+  pass_empty_turn(consumer, w.count);
   begin_item_epilogue(sm);
   probe_sleep<kProbes>(p.probes.dq_reduce_ns);
   bf16_bits* dq_block = p.dq + w.own_block_offset(p);
@@ -107,6 +109,7 @@ __device__ __forceinline__ void consumer_role(BwdSmem& sm, const BwdParams& p, i
   const int t = threadIdx.x % kWarpgroupThreads;
   const Frag f(t);
   int pos = 0;  // ring position of the current item's first entry (same count as the producer's)
+  if (consumer == 1) end_turn(consumer);  // consumer 0 takes the first turn
   for (std::uint32_t k = 0;; ++k) {
     mbar_wait(&sm.resident_full, k & 1u);
     const WorkItem w = WorkItem::decode(p, *reinterpret_cast<volatile int*>(&sm.item));

@@ -161,6 +161,28 @@ __device__ __forceinline__ void release_stage(std::uint64_t* empty, const Probes
   mbar_arrive(empty);
 }
 
+// ---- ping-pong between the two consumers ----------------------------------------------
+// The consumers alternate strictly in issuing an entry's first GEMM batch (S and dP), so
+// one consumer's softmax runs while the other's GEMMs occupy the tensor cores (NOTES.md,
+// run 5: +3-6% at S = 4096, +0-3% above). Both consumers take the same number of turns
+// per item: the one with an entry fewer passes an empty turn (pass_empty_turn), so the
+// turns never depend on timing. Consumer 1 opens the first turn (consumer_role).
+__device__ __forceinline__ void wait_turn(int consumer) {
+  named_barrier_sync(kBarTurn0 + consumer, kConsumerThreads);
+}
+__device__ __forceinline__ void end_turn(int consumer) {
+  if (consumer == 0)
+    named_barrier_arrive<kBarTurn1, kConsumerThreads>();
+  else
+    named_barrier_arrive<kBarTurn0, kConsumerThreads>();
+}
+__device__ __forceinline__ void pass_empty_turn(int consumer, int count) {
+  if (consumer == 1 && count % 2 == 1) {
+    wait_turn(consumer);
+    end_turn(consumer);
+  }
+}
+
 // ---- one entry of a kv item -----------------------------------------------------------
 // dV += P^T dO, dK += dS^T Q (unscaled), and, when kAccumulateDq, dq = dS K (this entry's
 // partial, unscaled). ds_t is this consumer's dS^T tile for this entry (double-buffered
@@ -176,11 +198,13 @@ __device__ __forceinline__ void kv_entry(BwdSmem& sm, const BwdParams& p, int st
   const std::uint32_t do_tile = smem_addr(sm.stage[stage].b);
 
   float s[32], dp[32];
+  wait_turn(consumer);
   wgmma_fence();
   gemm_abt(s, k_tile, q_tile);  // S^T = K Q^T
   wgmma_commit();
   gemm_abt(dp, v_tile, do_tile);  // dP^T = V dO^T
   wgmma_commit();
+  end_turn(consumer);
   wgmma_wait<1>();
   keep_live(s);
   probs_kv(s, sm.stage_lse[stage], f, valid_rows, p.scale_log2);  // while dP^T is computed
@@ -223,17 +247,19 @@ __device__ __forceinline__ void kv_entry(BwdSmem& sm, const BwdParams& p, int st
 // ---- one entry of a q item --------------------------------------------------------------
 // dq += dS K_j (unscaled).
 template <bool kProbes>
-__device__ __forceinline__ void q_entry(BwdSmem& sm, const BwdParams& p, int stage, const Frag& f, int valid_cols,
-                                        float (&dq)[64]) {
+__device__ __forceinline__ void q_entry(BwdSmem& sm, const BwdParams& p, int stage, int consumer, const Frag& f,
+                                        int valid_cols, float (&dq)[64]) {
   const std::uint32_t k_tile = smem_addr(sm.stage[stage].a);
   const std::uint32_t v_tile = smem_addr(sm.stage[stage].b);
 
   float s[32], dp[32];
+  wait_turn(consumer);
   wgmma_fence();
   gemm_abt(s, smem_addr(sm.resident.a), k_tile);  // S = Q K^T
   wgmma_commit();
   gemm_abt(dp, smem_addr(sm.resident.b), v_tile);  // dP = dO V^T
   wgmma_commit();
+  end_turn(consumer);
   wgmma_wait<1>();
   keep_live(s);
   probs_q(s, sm.resident_lse, f, valid_cols, p.scale_log2);  // while dP is computed

@@ -148,6 +148,14 @@ __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
+// PTX ISA "bar, barrier" (bar.arrive): counts this warp into named barrier kId without
+// waiting for it (the signalling side). The id is an immediate so that the SASS names it
+// (`vsa-bench lint` tells scheduling barriers from releasing ones by id).
+template <int kId, int kThreads>
+__device__ __forceinline__ void named_barrier_arrive() {
+  asm volatile("bar.arrive %0, %1;\n" ::"n"(kId), "n"(kThreads) : "memory");
+}
+
 // PTX ISA "griddepcontrol": programmatic dependent launch. wait blocks until the
 // grids this one depends on have completed and their memory is visible; launch_dependents
 // lets the next grid in the stream start its prologue early.

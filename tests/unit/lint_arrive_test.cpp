@@ -17,8 +17,9 @@ std::string sass(const char* offset, const char* text, const char* low, const ch
          " */\n                                                      /* " + high + " */\n";
 }
 
-std::vector<Finding> check(const std::string& body, const ArriveRule& rule = default_rule_table().arrive) {
-  const auto listing = sass::parse_listing("\tcode for sm_90a\n\t\tFunction : _Z6kernelv\n" + body);
+std::vector<Finding> check(const std::string& body, const ArriveRule& rule = default_rule_table().arrive,
+                           const std::string& kernel = "_Z6kernelv") {
+  const auto listing = sass::parse_listing("\tcode for sm_90a\n\t\tFunction : " + kernel + "\n" + body);
   std::vector<Finding> findings;
   check_arrive_before_wait(listing.kernels.at(0), rule, findings);
   return findings;
@@ -47,6 +48,23 @@ TEST(LintArriveBeforeWait, SharedLoadReleasedBeforeItsWait) {
 
 TEST(LintArriveBeforeWait, SharedLoadConsumedFirstIsClean) {
   EXPECT_TRUE(check(kLds + kUseBefore + kArriveLate).empty());
+}
+
+// The sm90a backward's ping-pong turn: BAR.ARV on an immediate id right after issuing
+// HGMMAs that still read shared memory. Only the listed ids of the listed family are
+// scheduling barriers; any other BAR.ARV in that position is a release.
+std::string turn_sequence(const char* bar_operands) {
+  return sass("0100", "HGMMA.64x64x16.F32.BF16 R24, gdesc[UR4], RZ, !UPT, gsb0", "0x00e00000041879f0",
+              "0x000fe2000bf00c18") +
+         sass("0110", (std::string("BAR.ARV ") + bar_operands).c_str(), "0x0000000000007b1d", "0x000fec0000002000");
+}
+
+TEST(LintArriveBeforeWait, PingPongTurnBarrierIsNotARelease) {
+  const std::string bwd = "_ZN3vsa5sm90a3bwd15backward_kernelILb0ELb0EEEvNS1_9BwdParamsE";
+  EXPECT_TRUE(check(turn_sequence("0x5, 0x100"), default_rule_table().arrive, bwd).empty());
+  EXPECT_EQ(check(turn_sequence("0x3, 0x100"), default_rule_table().arrive, bwd).size(), 1U);  // not a turn id
+  EXPECT_EQ(check(turn_sequence("R2, 0x100"), default_rule_table().arrive, bwd).size(), 1U);   // id unknown
+  EXPECT_EQ(check(turn_sequence("0x5, 0x100")).size(), 1U);  // another kernel's barrier 5
 }
 
 TEST(LintArriveBeforeWait, SharedLoadsCanBeSwitchedOff) {
