@@ -25,8 +25,9 @@ int main(int argc, char** argv) {
       "  vsa-bench run correctness stability perf --out results/\n"
       "  vsa-bench lint                      check the binary's own SASS for empty bodies, spills, races\n"
       "  vsa-bench selftest                  show every check catching its planted fault\n"
-      "  vsa-bench sanitize --tool racecheck smoke   a suite under compute-sanitizer, findings in the report\n"
+      "  vsa-bench sanitize --tool racecheck  small cases (suites/sanitize.json) under compute-sanitizer\n"
       "  vsa-bench repro REPORT.json --case NAME [--bundle OUT.json]   re-run or export one case\n"
+      "  vsa-bench dump --case NAME --out DIR   one case's tensors and reference outputs as .npy (peers)\n"
       "Exit codes: 0 all passed (stated skips allowed), 1 a check failed, 2 bad usage or input,\n"
       "3 performance regression, 4 incomplete (a case faulted or hung, or --require-gpu found none)."};
   app.require_subcommand(1);
@@ -42,6 +43,7 @@ int main(int argc, char** argv) {
   vsa::cli::register_selftest(app, exit_code);
   vsa::cli::register_sanitize(app, exit_code);
   vsa::cli::register_repro(app, exit_code);
+  vsa::cli::register_dump(app, exit_code);
   vsa::cli::register_compare(app, exit_code);
   vsa::cli::register_fleet(app, exit_code);
   vsa::cli::register_worker(app, exit_code);

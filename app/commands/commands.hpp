@@ -20,6 +20,7 @@ void register_lint(CLI::App& app, int& exit_code);
 void register_selftest(CLI::App& app, int& exit_code);
 void register_sanitize(CLI::App& app, int& exit_code);
 void register_repro(CLI::App& app, int& exit_code);
+void register_dump(CLI::App& app, int& exit_code);
 void register_compare(CLI::App& app, int& exit_code);
 void register_fleet(CLI::App& app, int& exit_code);
 void register_worker(CLI::App& app, int& exit_code);  // hidden: the isolated case runner

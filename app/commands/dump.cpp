@@ -1,0 +1,37 @@
+// `vsa-bench dump --case NAME [SUITE|FILE ...] --out DIR`: one case's tensors, index
+// lists and CPU-reference outputs as .npy files plus case.json (harness/case_dump.hpp).
+#include <cstdio>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
+#include "commands/commands.hpp"
+#include "harness/case_dump.hpp"
+
+namespace vsa::cli {
+
+void register_dump(CLI::App& app, int& exit_code) {
+  auto opts = std::make_shared<DumpOptions>();
+  auto* cmd = app.add_subcommand(
+      "dump",
+      "Write one case's inputs (q, k, v, do as bf16 bits in uint16), index lists (q2k, k2q, vbs) and the CPU "
+      "reference's outputs (o, lse, dq, dk, dv in float32) as .npy files plus case.json, for peer kernels and "
+      "notebooks. Needs no GPU; the inputs equal those the GPU generator gives.");
+  cmd->add_option("suites", opts->suites, "Suites to look in (built-in names or JSON files; default: every built-in)");
+  cmd->add_option("--case", opts->case_name, "The case's name (or text matching exactly one case)")->required();
+  cmd->add_option("-o,--out", opts->out_dir, "Directory for the .npy files and case.json")->required();
+  cmd->add_flag("!--no-reference", opts->reference,
+                "Inputs and index lists only: no CPU reference outputs (for cases too large for the CPU)");
+  cmd->add_option("--reference-limit", opts->reference_limit_flops,
+                  "Refuse a case whose CPU reference needs more SPEC.md FLOPs (forward + backward) than this")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  cmd->callback([&exit_code, opts] {
+    opts->argv = process_argv();
+    const DumpOutcome outcome = dump_case(*opts);
+    std::fputs(outcome.text.c_str(), stdout);
+    exit_code = outcome.exit_code;
+  });
+}
+
+}  // namespace vsa::cli

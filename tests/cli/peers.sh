@@ -1,0 +1,63 @@
+# scripts/peers/peers.py on a tiny dumped case: FlexAttention is checked against the dump's
+# CPU reference (on the CPU here: forward only, not timed), FastVideo is skipped with its
+# reason, the report is in our schema (`vsa-bench compare` and `fleet` read it), and a
+# corrupted reference makes the check fail (exit 1). Needs a python with torch
+# ($VSA_PYTHON, default python3); skipped (77) at once without it: CI never installs torch.
+source "$(dirname "$0")/lib.sh"
+PY="${VSA_PYTHON:-python3}"
+"$PY" -c "import torch" 2>/dev/null \
+  || { echo "SKIP: $PY cannot import torch (set VSA_PYTHON to a python that has it to test scripts/peers)"; exit 77; }
+PEERS="$SRC/scripts/peers/peers.py"
+
+cat >"$WORK/tiny.json" <<'JSON'
+{"name": "tiny", "defaults": {"B": 1, "H": 2, "D": 64, "seed": 3, "backends": ["cpu-ref"]},
+ "cases": [
+   {"name": "ragged", "S": 384, "pattern": {"kind": "ragged", "density": 0.5, "zero_rows": 0.2}, "vbs": {"kind": "random"}}
+ ]}
+JSON
+"$BIN" dump "$WORK/tiny.json" --case tiny/ragged --out "$WORK/d" >"$WORK/out" 2>"$WORK/err" \
+  || { cat "$WORK/err"; fail "dump"; }
+
+"$PY" "$PEERS" "$WORK/d" --device cpu --out "$WORK/peers/peers-report.json" >"$WORK/out" 2>"$WORK/err"; rc=$?
+cat "$WORK/out"
+[ "$rc" -eq 0 ] || { cat "$WORK/err"; fail "peers.py exit $rc"; }
+R="$WORK/peers/peers-report.json"
+[ "$(json_get "$R" "d['schema']")" = "vsa-bench/report" ] || fail "schema"
+[ "$(json_get "$R" "d['cases'][0]['name']")" = "tiny/ragged" ] || fail "case name"
+[ "$(json_get "$R" "d['cases'][0]['reference']")" = "cpu-ref (vsa-bench dump)" ] || fail "reference"
+flex="[b for b in d['cases'][0]['backends'] if b['backend']=='flex-attention'][0]"
+[ "$(json_get "$R" "$flex['verdict']")" = "PASS" ] || { cat "$WORK/err"; fail "flex-attention did not pass"; }
+[ "$(json_get "$R" "sorted(m['tensor'] for m in $flex['metrics'])")" = "['lse', 'o']" ] || fail "flex metrics"
+[ "$(json_get "$R" "max(m['rel_max'] for m in $flex['metrics']) < 1e-2")" = "True" ] || fail "flex rel_max"
+json_get "$R" "$flex['reason']" | grep -q "no CPU backward" || fail "the unchecked backward is not stated"
+fv="[b for b in d['cases'][0]['backends'] if b['backend']=='fastvideo-triton'][0]"
+[ "$(json_get "$R" "$fv['verdict']")" = "SKIP" ] || fail "fastvideo-triton not skipped"
+[ -n "$(json_get "$R" "$fv['reason']")" ] || fail "fastvideo-triton skipped without a reason"
+
+# Our tools read it: compare next to a vsa-bench report of the same case, fleet over both.
+"$BIN" run "$WORK/tiny.json" --devices none --out "$WORK/ours" --label ours --quiet >"$WORK/out" 2>"$WORK/err" \
+  || { cat "$WORK/err"; fail "run"; }
+ours="$(ls "$WORK"/ours/*.json)"
+"$BIN" compare "$ours" "$R" >"$WORK/out" 2>"$WORK/err"; rc=$?
+[ "$rc" -eq 0 ] || { cat "$WORK/out" "$WORK/err"; fail "compare exit $rc"; }
+grep -qF "| tiny/ragged | flex-attention |" "$WORK/out" || { cat "$WORK/out"; fail "compare has no flex-attention row"; }
+grep -qF "| tiny/ragged | cpu-ref |" "$WORK/out" || { cat "$WORK/out"; fail "compare has no cpu-ref row"; }
+cp "$ours" "$WORK/peers/"
+"$BIN" fleet "$WORK/peers" >"$WORK/out" 2>"$WORK/err"; rc=$?
+[ "$rc" -eq 0 ] || { cat "$WORK/out" "$WORK/err"; fail "fleet exit $rc"; }
+
+# A wrong reference must fail the check: scale the dumped O by 1.5.
+python3 - "$WORK/d/o.npy" <<'PY' || fail "corrupting o.npy"
+import array, struct, sys
+raw = bytearray(open(sys.argv[1], "rb").read())
+start = 10 + struct.unpack("<H", raw[8:10])[0]
+values = array.array("f", raw[start:])
+open(sys.argv[1], "wb").write(raw[:start] + array.array("f", (x * 1.5 for x in values)).tobytes())
+PY
+"$PY" "$PEERS" "$WORK/d" --device cpu --peers flex-attention --out "$WORK/bad.json" >"$WORK/out" 2>"$WORK/err"; rc=$?
+[ "$rc" -eq 1 ] || { cat "$WORK/out" "$WORK/err"; fail "corrupted reference: exit $rc, expected 1"; }
+json_get "$WORK/bad.json" "d['cases'][0]['backends'][0]['reason']" | grep -q "^o: rel_max" || fail "FAIL reason"
+
+"$PY" "$PEERS" "$WORK/nowhere" --device cpu --out "$WORK/x.json" >"$WORK/out" 2>"$WORK/err"; rc=$?
+[ "$rc" -eq 2 ] || fail "missing dump: exit $rc, expected 2"
+echo "ok"
