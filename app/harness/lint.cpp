@@ -34,6 +34,7 @@ LintResult lint_listing(const sass::Listing& listing, const RuleTable& rules) {
     // An empty body has no MMA by definition; one root cause, one finding.
     if (family && !empty) check_missing_mma(kernel, *family, result.findings);
     if (family && family->hot) check_local_spill(kernel, result.findings);
+    if (family && family->hot) check_wgmma_serialized(kernel, result.findings);
     check_arrive_before_wait(kernel, rules.arrive, result.findings);
   }
   check_family_images(listing, rules, result.findings);

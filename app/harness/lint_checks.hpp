@@ -22,6 +22,11 @@ void check_missing_mma(const sass::Kernel& kernel, const KernelFamily& family, s
 // LDL/STL instructions or nonzero stack/local bytes; one finding per kernel image.
 void check_local_spill(const sass::Kernel& kernel, std::vector<Finding>& out);
 
+// Every HGMMA of the kernel completes (WARPGROUP.DEPBAR.LE gsb0, 0x0) before the next
+// HGMMA issues, with at least kMinHgmma of them: ptxas serialised the wgmma pipeline.
+inline constexpr int kWgmmaSerializedMinHgmma = 4;
+void check_wgmma_serialized(const sass::Kernel& kernel, std::vector<Finding>& out);
+
 // Straight-line scoreboard tracking within extended basic blocks (LINT.md explains the model).
 void check_arrive_before_wait(const sass::Kernel& kernel, const ArriveRule& rule, std::vector<Finding>& out);
 

@@ -18,6 +18,10 @@ std::vector<RuleDescription> rule_descriptions() {
        "(LDS, LDSM, LDTM) or an HGMMA reading shared memory is still outstanding: no instruction between "
        "them waits on the load's scoreboard (wait mask, DEPBAR, WARPGROUP.DEPBAR), so the buffer can be "
        "handed back before it has been read"},
+      {kRuleWgmmaSerialized,
+       "a hot kernel with 4 or more HGMMA in which every HGMMA is waited on (WARPGROUP.DEPBAR.LE gsb0, 0x0) "
+       "before the next one issues: ptxas serialised the wgmma pipeline (sometimes silently), usually because "
+       "of a branch or call between a wgmma and its wait; the kernel runs correctly but far slower"},
   };
 }
 

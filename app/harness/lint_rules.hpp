@@ -12,6 +12,7 @@ inline constexpr const char* kRuleEmptyBody = "empty-body";
 inline constexpr const char* kRuleMissingMma = "missing-mma";
 inline constexpr const char* kRuleLocalSpill = "local-spill";
 inline constexpr const char* kRuleArriveBeforeWait = "arrive-before-wait";
+inline constexpr const char* kRuleWgmmaSerialized = "wgmma-serialized";
 
 struct RuleDescription {
   std::string id;

@@ -171,10 +171,7 @@ __device__ __forceinline__ void wait_turn(int consumer) {
   named_barrier_sync(kBarTurn0 + consumer, kConsumerThreads);
 }
 __device__ __forceinline__ void end_turn(int consumer) {
-  if (consumer == 0)
-    named_barrier_arrive<kBarTurn1, kConsumerThreads>();
-  else
-    named_barrier_arrive<kBarTurn0, kConsumerThreads>();
+  named_barrier_arrive_select<kBarTurn1, kBarTurn0, kConsumerThreads>(consumer == 0);  // hand the turn over
 }
 __device__ __forceinline__ void pass_empty_turn(int consumer, int count) {
   if (consumer == 1 && count % 2 == 1) {

@@ -148,12 +148,22 @@ __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
-// PTX ISA "bar, barrier" (bar.arrive): counts this warp into named barrier kId without
-// waiting for it (the signalling side). The id is an immediate so that the SASS names it
-// (`vsa-bench lint` tells scheduling barriers from releasing ones by id).
-template <int kId, int kThreads>
-__device__ __forceinline__ void named_barrier_arrive() {
-  asm volatile("bar.arrive %0, %1;\n" ::"n"(kId), "n"(kThreads) : "memory");
+// PTX ISA "bar, barrier" (bar.arrive): counts this warp into named barrier kIdIf (when
+// `first` is true) or kIdElse, without waiting. The choice is a predicate inside one asm
+// block, not a branch: a branch between a wgmma issue and its wait makes ptxas serialise
+// every wgmma of the kernel (seen in run 5). The ids stay immediates, so the SASS names
+// them (`vsa-bench lint` tells scheduling barriers from releasing ones by id).
+template <int kIdIf, int kIdElse, int kThreads>
+__device__ __forceinline__ void named_barrier_arrive_select(bool first) {
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "setp.ne.b32 p, %0, 0;\n"
+      "@p bar.arrive %1, %3;\n"
+      "@!p bar.arrive %2, %3;\n"
+      "}\n" ::"r"(int(first)),
+      "n"(kIdIf), "n"(kIdElse), "n"(kThreads)
+      : "memory");
 }
 
 // PTX ISA "griddepcontrol": programmatic dependent launch. wait blocks until the
