@@ -29,9 +29,7 @@ __device__ __forceinline__ void stage_o_row(bf16_bits* tile, int row, const std:
       v[i] = attended ? pack_bf16x2(__uint_as_float(o[8 * c + 2 * i]) * inv_sum,
                                     __uint_as_float(o[8 * c + 2 * i + 1]) * inv_sum)
                       : 0u;
-    asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(base + staged_chunk(row, c)), "r"(v[0]),
-                 "r"(v[1]), "r"(v[2]), "r"(v[3])
-                 : "memory");
+    st_shared_v4(base + staged_chunk(row, c), v[0], v[1], v[2], v[3]);
   }
 }
 

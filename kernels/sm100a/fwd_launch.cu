@@ -15,7 +15,7 @@ namespace vsa::sm100a {
 namespace {
 
 static_assert(fwd::Config::kBlock == kBlock && fwd::Config::kHeadDim == kHeadDim, "one tile contract");
-static_assert(fwd::kProbeSlots <= kMaxProbePoints, "probe slots fit ProbeDelays");
+static_assert(fwd::kProbeSlots <= kFirstBwdProbeSlot, "forward probe slots come before the backward's");
 
 [[nodiscard]] Status check_args(const ForwardArgs& a) {
   if (const Support s = blk64_shape_support(a.shape); !s.ok) return Status::failure("sm100a-blk64: " + s.reason);

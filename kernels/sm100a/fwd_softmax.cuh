@@ -66,9 +66,7 @@ __device__ __forceinline__ void store_p_row(bf16_bits* tile, int row, const floa
     const std::uint32_t y = pack_bf16x2(s[8 * c + 2], s[8 * c + 3]);
     const std::uint32_t z = pack_bf16x2(s[8 * c + 4], s[8 * c + 5]);
     const std::uint32_t t = pack_bf16x2(s[8 * c + 6], s[8 * c + 7]);
-    asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(base + ((c ^ (row % 8)) << 4)), "r"(x), "r"(y),
-                 "r"(z), "r"(t)
-                 : "memory");
+    st_shared_v4(base + ((c ^ (row % 8)) << 4), x, y, z, t);
   }
 }
 

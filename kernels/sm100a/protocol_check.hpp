@@ -6,7 +6,7 @@
 // Method: for a work item of `steps` kv steps, every warp's script is expanded into a
 // trace of events (exactly the ops the kernel executes for that step count), and a
 // happens-before graph is built:
-//   - program order within a warp;
+//   - program order within a warp (an ld.shared is complete in program order);
 //   - asynchronous work as its own node: a TMA load lands on its barrier's phase; a
 //     tcgen05.mma is done before every later tcgen05.commit of its thread and before the
 //     thread's next MMA (in-order tensor pipe); a tcgen05.ld / st is done at the warp's next
@@ -26,8 +26,8 @@
 //   fence           missing tcgen05.fence::before_thread_sync before a release, ::after_thread_sync
 //                   before a tcgen05 op after a wait, or fence.proxy.async after st.shared
 //   sync-count      warps of one barrier group reach bar.sync / __syncthreads different times
-//   table           the tables contradict themselves (TMEM ranges outside the allocation,
-//                   missing regions)
+//   table           the tables contradict themselves (TMEM ranges outside the allocation or
+//                   sharing columns, missing regions)
 #include <algorithm>
 #include <cstdint>
 #include <sstream>
@@ -186,6 +186,15 @@ class Checker {
       if (r.first_column < 0 || r.columns <= 0 || r.first_column + r.columns > m_p.tmem_alloc_columns)
         report("table", std::string("TMEM range ") + r.name + " lies outside the allocated columns");
     }
+    // Every range says it holds nothing else: two ranges sharing a column are a table error
+    // even where the MMA issue order keeps the writes apart (S^T and dP^T of one step).
+    for (int i = 0; i < m_p.tmem_count; ++i)
+      for (int j = i + 1; j < m_p.tmem_count; ++j) {
+        const TmemRange& a = m_p.tmem[i];
+        const TmemRange& b = m_p.tmem[j];
+        if (a.first_column < b.first_column + b.columns && b.first_column < a.first_column + a.columns)
+          report("table", std::string("TMEM ranges ") + a.name + " and " + b.name + " share columns");
+      }
     for (int i = 0; i < m_p.buffer_count; ++i) {
       const BufferSpec& b = m_p.buffers[i];
       if (b.memory == Memory::tmem && (b.tmem_region < 0 || b.tmem_region + m_p.ring_size(b.ring) > m_p.tmem_count))
@@ -290,6 +299,9 @@ class Checker {
         }
         case OpKind::smem_store:
           add_access(e.node, i, op.write, true);
+          break;
+        case OpKind::smem_load:
+          add_access(e.node, i, op.read[0], false);
           break;
         case OpKind::tmem_dealloc:
           m_accesses.push_back({e.node, i, kNone, 0, true});
@@ -490,7 +502,8 @@ class Checker {
     const Event& e = m_events[std::size_t(x.event)];
     const Agent& ag = m_agents[std::size_t(e.agent)];
     const OpKind k = e.op->kind;
-    const bool whole = k == OpKind::mma || k == OpKind::tma_load || k == OpKind::tma_store || x.buffer == kNone;
+    const bool whole =
+        (k == OpKind::mma || k == OpKind::tma_load || k == OpKind::tma_store || x.buffer == kNone) && !e.op->own_rows;
     const int lo = whole ? 0 : ag.lane_lo, hi = whole ? 128 : ag.lane_hi;
     if (x.buffer == kNone) return {true, 0, m_p.tmem_alloc_columns, lo, hi};
     const BufferSpec& b = m_p.buffer(x.buffer);

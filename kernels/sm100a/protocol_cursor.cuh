@@ -11,6 +11,7 @@
 // checker uses. Memory accesses marked optional in the table may additionally be left
 // out at run time (the helper then only advances the cursor); synchronising ops never.
 #include <cstdint>
+#include <utility>
 
 #include "protocol_model.hpp"
 #include "sm100a_ptx.cuh"
@@ -152,6 +153,22 @@ __device__ __forceinline__ int tmem_column(int iteration) {
 template <class C>
 __device__ __forceinline__ bool active(C, int iteration, int steps) {
   return C::op().active(iteration, steps);
+}
+
+// Every mbarrier slot of barrier kBarrier with the table's arrival count (compile-time
+// indices: device code never reads the tables at run time).
+template <const Protocol& kP, int kBarrier>
+__device__ __forceinline__ void init_barrier(std::uint64_t* bars) {
+  constexpr BarrierSpec spec = kP.barriers[kBarrier];
+  constexpr int slots = kP.ring_size(spec.ring);
+  constexpr int first = kP.barrier_slot(kBarrier, 0);
+#pragma unroll
+  for (int i = 0; i < slots; ++i) mbar_init(&bars[first + i], std::uint32_t(spec.arrivals));
+}
+// All barriers of the table: init_all_barriers<kP>(bars, std::make_integer_sequence<int, count>{}).
+template <const Protocol& kP, int... kBarrier>
+__device__ __forceinline__ void init_all_barriers(std::uint64_t* bars, std::integer_sequence<int, kBarrier...>) {
+  (init_barrier<kP, kBarrier>(bars), ...);
 }
 
 }  // namespace vsa::sm100a::protocol

@@ -2,7 +2,7 @@
 // The vocabulary of the sm100a protocol tables: warp roles, rings, barriers, buffers,
 // TMEM column ranges and the per-role scripts of synchronising and memory operations.
 //
-// One table describes one kernel (fwd_protocol.hpp). The kernel walks its role's script
+// One table describes one kernel (fwd_protocol.hpp, bwd_protocol.hpp). The kernel walks its role's script
 // op by op (protocol_cursor.cuh static_asserts that every step it takes is the op the
 // table lists, and takes barrier slots, parities and TMEM columns from the table), and
 // the host checker (protocol_check.hpp) proves properties of the same table. Plain
@@ -12,13 +12,20 @@
 namespace vsa::sm100a::protocol {
 
 // Every role any sm100a kernel gives a warp.
-enum class WarpRole : std::uint8_t { softmax, producer, mma };
+//   softmax    forward: online softmax, O correction, epilogue
+//   producer   TMA loads
+//   mma        tcgen05.mma issue, commits, TMEM allocation
+//   dsoftmax   backward: P = exp2(S - lse), dS = P (dP - Delta) per kv row, dK/dV epilogue
+//   dq_reduce  backward: dQ partials out of TMEM, reduce-added into the fp32 accumulator
+enum class WarpRole : std::uint8_t { softmax, producer, mma, dsoftmax, dq_reduce };
 
 [[nodiscard]] constexpr const char* role_name(WarpRole r) {
   switch (r) {
     case WarpRole::softmax: return "softmax";
     case WarpRole::producer: return "producer";
     case WarpRole::mma: return "mma";
+    case WarpRole::dsoftmax: return "dsoftmax";
+    case WarpRole::dq_reduce: return "dq_reduce";
   }
   return "?";
 }
@@ -28,7 +35,8 @@ enum class Ring : std::uint8_t {
   once,      // one instance, one use per work item (Q)
   per_step,  // one instance, used once per kv step: use = step
   kv,        // kv_stages instances: step n uses instance n % kv_stages, use n / kv_stages
-  s,         // s_buffers instances (the S accumulators in TMEM), likewise
+  s,         // s_buffers instances, likewise (forward: the S accumulators in TMEM; backward:
+             // the P^T / dS^T smem tiles)
 };
 
 enum class Memory : std::uint8_t { smem, tmem };
@@ -56,6 +64,7 @@ enum class OpKind : std::uint8_t {
   tmem_store,    // tcgen05.st: async write of `write`, complete at the next wait_st
   wait_st,       // tcgen05.wait::st
   smem_store,    // st.shared (generic proxy) of `write`
+  smem_load,     // ld.shared (generic proxy) of read[0]: complete when the registers are used
   fence_async,   // fence.proxy.async.shared::cta: earlier generic-proxy smem writes -> async proxy
   fence_before,  // tcgen05.fence::before_thread_sync: orders earlier tcgen05 ops before a sync
   fence_after,   // tcgen05.fence::after_thread_sync: orders later tcgen05 ops after a sync
@@ -79,6 +88,7 @@ enum class OpKind : std::uint8_t {
     case OpKind::tmem_store: return "tcgen05.st";
     case OpKind::wait_st: return "tcgen05.wait::st";
     case OpKind::smem_store: return "st.shared";
+    case OpKind::smem_load: return "ld.shared";
     case OpKind::fence_async: return "fence.proxy.async";
     case OpKind::fence_before: return "tcgen05.fence::before_thread_sync";
     case OpKind::fence_after: return "tcgen05.fence::after_thread_sync";
@@ -105,6 +115,9 @@ struct Op {
   bool always = false;     // done whatever the number of steps (the epilogue's O store)
   bool optional = false;   // the kernel may leave it out at run time (memory accesses only)
   bool lead_only = false;  // only the first warp of the role
+  // An asynchronous copy (tma_store) that touches only the issuing warp's rows of its buffer
+  // (each thread copies its own row), not the whole tile.
+  bool own_rows = false;
   const char* what = "";
 
   [[nodiscard]] constexpr Op step(int offset) const {
@@ -130,6 +143,11 @@ struct Op {
   [[nodiscard]] constexpr Op lead() const {
     Op o = *this;
     o.lead_only = true;
+    return o;
+  }
+  [[nodiscard]] constexpr Op rows_of_warp() const {
+    Op o = *this;
+    o.own_rows = true;
     return o;
   }
   // Whether the op happens at iteration n of a work item with `steps` kv steps.

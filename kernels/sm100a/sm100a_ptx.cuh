@@ -68,6 +68,33 @@ __device__ __forceinline__ void tma_store_wait_read() {
   cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{});
 }
 
+// 9.7.8.24.6 cp.async.bulk (global -> shared, mbarrier completion): `bytes` (a multiple of
+// 16, both addresses 16-byte aligned) contiguous bytes; they complete the transaction count
+// of `bar`'s current phase.
+__device__ __forceinline__ void bulk_load_1d(void* dst, const void* src, std::uint32_t bytes, std::uint64_t* bar) {
+  cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_global, dst, src, bytes, bar);
+}
+
+// 9.7.8.24.7 cp.reduce.async.bulk .add.f32 (shared -> global, bulk-group completion):
+// dst[i] += src[i] for `bytes` / 4 floats, performed by the bulk-copy engine; the smem
+// source may be reused after tma_store_wait_read(), the global result is complete after
+// bulk_wait_all().
+__device__ __forceinline__ void bulk_reduce_add_f32(float* dst, const float* src, std::uint32_t bytes) {
+  cuda::ptx::cp_reduce_async_bulk(cuda::ptx::space_global, cuda::ptx::space_shared, cuda::ptx::op_add, dst, src,
+                                  bytes);
+}
+// 9.7.8.24.13 cp.async.bulk.wait_group 0: every committed bulk operation of this thread has
+// completed, its writes included.
+__device__ __forceinline__ void bulk_wait_all() { cuda::ptx::cp_async_bulk_wait_group(cuda::ptx::n32_t<0>{}); }
+
+// inline PTX: "Data Movement and Conversion Instructions: st" (st.shared.v4.b32; CCCL's
+// cuda::ptx::st covers .global only): one 16-byte store at a shared-memory address
+// (swizzled tiles are addressed by hand).
+__device__ __forceinline__ void st_shared_v4(std::uint32_t addr, std::uint32_t x, std::uint32_t y, std::uint32_t z,
+                                             std::uint32_t w) {
+  asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "r"(x), "r"(y), "r"(z), "r"(w) : "memory");
+}
+
 // inline PTX: "Data Movement and Conversion Instructions: prefetch" (prefetch.tensormap):
 // warm the descriptor cache.
 __device__ __forceinline__ void prefetch_tensor_map(const CUtensorMap* map) {

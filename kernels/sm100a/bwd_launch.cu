@@ -1,0 +1,155 @@
+// Host side of the sm100a-blk64 backward (launch.hpp): argument checks, workspace layout,
+// tensor maps and the launch sequence, all stream-ordered on args.stream with no host sync
+// and nothing kept between calls:
+//   Delta preprocess (kernels/common) -> zero the fp32 dQ accumulator -> [from 1024 kv items:
+//   longest-first order (kernels/common)] -> backward_kernel (one CTA per kv item) ->
+//   dQ postprocess (kernels/common).
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "backward_common.hpp"
+#include "bwd_kernel.cuh"
+#include "cuda_status.hpp"
+#include "kernel_info.hpp"
+#include "launch.hpp"
+#include "order_by_count.hpp"
+#include "tensor_map.hpp"
+
+namespace vsa::sm100a {
+namespace {
+
+static_assert(bwd::Config::kBlock == kBlock && bwd::Config::kHeadDim == kHeadDim, "one tile contract");
+static_assert(kFirstBwdProbeSlot + bwd::kProbeSlots <= kMaxProbePoints, "backward probe slots fit ProbeDelays");
+
+constexpr std::size_t kWorkspaceAlign = 256;
+constexpr std::size_t align_up(std::size_t bytes) {
+  return (bytes + kWorkspaceAlign - 1) / kWorkspaceAlign * kWorkspaceAlign;
+}
+
+[[nodiscard]] bool ordered(const Shape& s) { return s.count_elems() >= bwd::Config::kOrderFromItems; }
+
+// Workspace, in this order (each part 256-byte aligned):
+//   Delta [B*H*S] fp32 | dQ accumulator [B*H*S*D] fp32 | from 1024 kv items: order [B*H*nb] int32
+struct WorkspaceLayout {
+  std::size_t delta = 0, dq_accum = 0, order = 0, total = 0;
+  explicit WorkspaceLayout(const Shape& s) {
+    dq_accum = delta + align_up(std::size_t(s.row_elems()) * sizeof(float));
+    order = dq_accum + align_up(std::size_t(s.tensor_elems()) * sizeof(float));
+    total = order + (ordered(s) ? align_up(std::size_t(s.count_elems()) * sizeof(std::int32_t)) : 0);
+  }
+};
+
+bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+[[nodiscard]] Status check_args(const BackwardArgs& a) {
+  if (const Support s = blk64_backward_shape_support(a.shape); !s.ok)
+    return Status::failure("sm100a-blk64 backward: " + s.reason);
+  const Shape& s = a.shape;
+  if (s.batch < 0 || s.heads < 0 || s.num_blocks < 0 || s.max_q < 0) return Status::failure("negative shape field");
+  if (!a.q || !a.k || !a.v || !a.out || !a.d_out || !a.lse || !a.k2q_num || !a.vbs || !a.dq || !a.dk || !a.dv)
+    return Status::failure("sm100a-blk64 backward: a required pointer is null");
+  if (s.max_q > 0 && !a.k2q_idx) return Status::failure("sm100a-blk64 backward: null k2q_idx");
+  if (!a.workspace) return Status::failure("sm100a-blk64 backward: workspace is null");
+  if (!aligned16(a.q) || !aligned16(a.k) || !aligned16(a.v) || !aligned16(a.d_out) || !aligned16(a.lse) ||
+      !aligned16(a.dk) || !aligned16(a.dv) || !aligned16(a.workspace))
+    return Status::failure("sm100a-blk64 backward: tensors and workspace must be 16-byte aligned (TMA, bulk copies)");
+  return Status::success();
+}
+
+template <bool kProbe>
+[[nodiscard]] Status launch(const CUtensorMap (&maps)[4], const bwd::Params& params, unsigned grid,
+                            cudaStream_t stream) {
+  auto* kernel = &bwd::backward_kernel<kProbe>;
+  if (Status st = device::status_from(
+          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bwd::kSmemBytes)));
+      !st.ok())
+    return Status::failure("cudaFuncSetAttribute(sm100a backward smem): " + st.error);
+  kernel<<<grid, bwd::Config::kThreads, bwd::kSmemBytes, stream>>>(maps[0], maps[1], maps[2], maps[3], params);
+  return device::last_launch_status();
+}
+
+}  // namespace
+
+std::size_t backward_workspace_bytes_blk64(const Shape& shape) { return WorkspaceLayout(shape).total; }
+
+Status launch_backward_blk64(const BackwardArgs& a) {
+  if (Status st = check_args(a); !st.ok()) return st;
+  const Shape& s = a.shape;
+  if (s.count_elems() == 0) return Status::success();
+  const auto stream = static_cast<cudaStream_t>(a.stream);
+  const WorkspaceLayout layout(s);
+  auto* ws = static_cast<unsigned char*>(a.workspace);
+  auto* delta = reinterpret_cast<float*>(ws + layout.delta);
+  auto* dq_accum = reinterpret_cast<float*>(ws + layout.dq_accum);
+  auto* order = ordered(s) ? reinterpret_cast<std::int32_t*>(ws + layout.order) : nullptr;
+
+  // Q, K, V, dO as [B * H * S, D] matrices, boxes of 64 rows x 64 columns (128-byte swizzle).
+  const std::uint64_t rows = std::uint64_t(s.row_elems());
+  const void* bases[4] = {a.q, a.k, a.v, a.d_out};
+  CUtensorMap maps[4];
+  for (int i = 0; i < 4; ++i)
+    if (Status st = device::make_tensor_map_bf16_sw128(&maps[i], bases[i], rows, bwd::Config::kHeadDim,
+                                                       bwd::Config::kBlock, bwd::Config::kHalfCols);
+        !st.ok())
+      return st;
+
+  bwd::Params params{};
+  params.k2q_idx = a.k2q_idx;
+  params.k2q_num = a.k2q_num;
+  params.vbs = a.vbs;
+  params.lse = a.lse;
+  params.delta = delta;
+  params.dq_accum = dq_accum;
+  params.dk = a.dk;
+  params.dv = a.dv;
+  params.order = order;
+  params.num_blocks = s.num_blocks;
+  params.max_q = s.max_q;
+  params.scale = float(1.0 / std::sqrt(double(s.head_dim)));
+  params.scale_log2 = float(1.4426950408889634 / std::sqrt(double(s.head_dim)));
+  for (int i = 0; i < bwd::kProbeSlots; ++i) params.probe_ns[i] = a.probes.nanoseconds[kFirstBwdProbeSlot + i];
+  bool probed = false;
+  for (std::uint32_t ns : params.probe_ns) probed = probed || ns != 0;
+
+  if (Status st = device::compute_delta(s, a.out, a.d_out, delta, a.stream); !st.ok()) return st;
+  if (Status st = device::status_from(
+          cudaMemsetAsync(dq_accum, 0, std::size_t(s.tensor_elems()) * sizeof(float), stream));
+      !st.ok())
+    return st;
+  if (order != nullptr)
+    if (Status st = device::order_by_count_desc(a.k2q_num, s.count_elems(), s.max_q, order, a.stream); !st.ok())
+      return st;
+  const unsigned grid = unsigned(s.count_elems());  // one CTA per (b, h, kv block)
+  if (Status st = probed ? launch<true>(maps, params, grid, stream) : launch<false>(maps, params, grid, stream);
+      !st.ok())
+    return st;
+  return device::postprocess_dq(s, dq_accum, params.scale, a.dq, a.stream);
+}
+
+std::vector<KernelInfo> backward_kernels_blk64() {
+  return {
+      device::compute_delta_kernel_info(),
+      device::order_by_count_kernel_info(),
+      device::kernel_info(reinterpret_cast<const void*>(&bwd::backward_kernel<false>), "sm100a.bwd_blk64", true),
+      device::kernel_info(reinterpret_cast<const void*>(&bwd::backward_kernel<true>), "sm100a.bwd_blk64_probe",
+                          false),
+      device::postprocess_dq_kernel_info(),
+  };
+}
+
+bool backward_image_loads() {
+  cudaFuncAttributes attr{};
+  const cudaError_t e = cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(&bwd::backward_kernel<false>));
+  if (e != cudaSuccess) {
+    (void)cudaGetLastError();  // not sticky: keep it out of the next launch's status
+    return false;
+  }
+  return attr.binaryVersion == 100;
+}
+
+std::vector<std::string> backward_probe_names() { return {"bwd.release", "bwd.hand_over", "bwd.store"}; }
+
+}  // namespace vsa::sm100a

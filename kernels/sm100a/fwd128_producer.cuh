@@ -1,0 +1,54 @@
+#pragma once
+// Producer role (warp 4, lane 0) of the blk128 forward: TMA loads of Q once, then per kv
+// step the K and V tiles (128 rows each) into the stage the table's ring names.
+#include "fwd128_storage.cuh"
+#include "protocol_cursor.cuh"
+
+namespace vsa::sm100a::fwd128 {
+
+// A 128 x 128 tile as two 128-row x 64-column boxes ([half][row][64]), completing on `bar`.
+__device__ __forceinline__ void load_tile(bf16_bits* dst, const CUtensorMap* map, int row, std::uint64_t* bar) {
+#pragma unroll
+  for (int h = 0; h < Config::kHalves; ++h)
+    tma_load_2d(dst + h * (Config::kHalfBytes / 2), map, h * Config::kHalfCols, row, bar);
+}
+
+template <bool kProbe>
+__device__ void run_producer(SharedStorage& smem, const WorkItem& w, const CUtensorMap* tm_q, const CUtensorMap* tm_k,
+                             const CUtensorMap* tm_v, const Params& p) {
+  using namespace protocol;
+  const int steps = w.steps;
+  {
+    auto c0 = Begin<kProtocol, WarpRole::producer, Section::prologue>{};
+    auto c1 = arrive_expect_tx(c0, smem.bars, 0, steps, Config::kTileBytes);
+    if (active(c1, 0, steps)) load_tile(smem.q, tm_q, w.item * Config::kBlock, tma_barrier(c1, smem.bars, 0));
+    finish(expect<OpKind::tma_load>(c1));
+  }
+
+  for (int n = 0; n < steps; ++n) {
+    auto c0 = Begin<kProtocol, WarpRole::producer, Section::loop>{};
+    const int row = w.head_row + w.kv_block(p, n) * Config::kBlock;
+
+    auto c1 = wait(c0, smem.bars, n, steps);  // k_empty
+    if constexpr (kProbe) sleep_ns(p.probe_ns[kProbeRefillKv]);
+    auto c2 = arrive_expect_tx(c1, smem.bars, n, steps, Config::kTileBytes);
+    load_tile(smem.k[buffer_instance<decltype(c2), Buf::k>(n)], tm_k, row, tma_barrier(c2, smem.bars, n));
+    auto c3 = expect<OpKind::tma_load>(c2);
+
+    auto c4 = wait(c3, smem.bars, n, steps);  // v_empty
+    auto c5 = arrive_expect_tx(c4, smem.bars, n, steps, Config::kTileBytes);
+    load_tile(smem.v[buffer_instance<decltype(c5), Buf::v>(n)], tm_v, row, tma_barrier(c5, smem.bars, n));
+    finish(expect<OpKind::tma_load>(c5));
+  }
+}
+
+// Producer warp, all lanes, after run_producer: the teardown barrier.
+__device__ __forceinline__ void producer_teardown() {
+  using namespace protocol;
+  auto c0 = Begin<kProtocol, WarpRole::producer, Section::epilogue>{};
+  static_assert(decltype(c0)::op().always, "the teardown barrier runs whatever the step count");
+  __syncthreads();
+  finish(expect<OpKind::cta_sync>(c0));
+}
+
+}  // namespace vsa::sm100a::fwd128

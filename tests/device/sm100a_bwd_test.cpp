@@ -1,0 +1,223 @@
+// sm100a-blk64 backward against the fp64 naive reference on small cases (SPEC.md "Backward").
+// Both sides get the same O, lse (naive forward) and k2q (host inversion), so only the
+// backward is compared. Skips, with the reason, on every device that is not compute
+// capability 10.0: as of this writing it has never run (no Blackwell GPU was available), so
+// these cases are the first thing to run on one. Aimed at the kernel's own risks: M = 64
+// accumulators in TMEM layout F, the MN-major dS^T operand of dQ = dS K, kv blocks nobody
+// selects (exact-zero dK/dV, no barrier touched), padded keys, k2q rows longer than the
+// Q/dO ring, the longest-first order from 1024 kv items on, the probe variant, and
+// run-to-run reproducibility of dK and dV.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "portable_runs.hpp"
+
+namespace vsa::test {
+namespace {
+
+constexpr double kRelMax = 1e-2;  // bf16 P and dS into the tensor cores, bf16 outputs
+constexpr double kRelL2 = 1e-2;
+
+Backend& sm100a_backend() {
+  static Registry registry = [] {
+    Registry r;
+    register_sm100a_backends(r);
+    return r;
+  }();
+  Backend* backend = registry.find("sm100a-blk64");
+  if (backend == nullptr) throw std::logic_error("sm100a-blk64 is not registered");
+  return *backend;
+}
+
+// Skips unless device 0 is compute capability 10.0 (the binary holds only an sm_100a image).
+class Sm100aBwdTest : public DeviceTest {
+ protected:
+  void SetUp() override {
+    DeviceTest::SetUp();
+    if (IsSkipped()) return;
+    cudaDeviceProp prop{};
+    check_cuda(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+    if (prop.major != 10 || prop.minor != 0)
+      GTEST_SKIP() << "sm100a kernels need compute capability 10.0, device 0 is " << prop.major << "." << prop.minor;
+  }
+};
+
+enum class Rows {
+  random,          // ragged counts, zero rows, shuffled ids, garbage past the count
+  minimal_1_0,     // nb = 2: q block 0 selects kv block 1 only, q block 1 nothing (kv block 0 unselected)
+  dense_reversed,  // every q block selects every kv block, descending (k2q rows longer than the ring)
+};
+
+struct Case {
+  ProblemSpec spec;
+  Rows rows = Rows::random;
+};
+
+void PrintTo(const Case& c, std::ostream* os) { *os << c.spec.name; }
+
+std::vector<Case> cases() {
+  // ProblemSpec: name, B, H, nb, D, BLK, max_kv, seed, input scale, vbs pattern, zero rows.
+  return {
+      {{"b1h1_nb2_counts_1_0", 1, 1, 2, 128, 64, 1, 41, 1.0f, VbsPattern::full, false}, Rows::minimal_1_0},
+      {{"b2h2_nb5_random_vbs", 2, 2, 5, 128, 64, 3, 42, 1.0f, VbsPattern::random, true}, Rows::random},
+      {{"b1h3_nb3_tail_x4", 1, 3, 3, 128, 64, 3, 43, 4.0f, VbsPattern::tail_only, true}, Rows::random},
+      {{"b2h1_nb7_random_vbs_x16", 2, 1, 7, 128, 64, 4, 44, 16.0f, VbsPattern::random, true}, Rows::random},
+      // k2q rows of 9 entries: the 3-stage Q/dO ring and the 2 P^T/dS^T buffers wrap several times.
+      {{"b1h2_nb9_dense_reversed", 1, 2, 9, 128, 64, 9, 45, 1.0f, VbsPattern::tail_only, false}, Rows::dense_reversed},
+      {{"b3h1_nb6_dense_x16", 3, 1, 6, 128, 64, 6, 46, 16.0f, VbsPattern::random, false}, Rows::dense_reversed},
+      {{"b3h6_nb24_many_items", 3, 6, 24, 128, 64, 6, 47, 1.0f, VbsPattern::random, true}, Rows::random},
+      // 1024 kv items: the grid walks the device-sorted longest-first order.
+      {{"b1h16_nb64_ordered", 1, 16, 64, 128, 64, 3, 48, 1.0f, VbsPattern::random, true}, Rows::random},
+  };
+}
+
+Problem make_case(const Case& c) {
+  Problem p = make_problem(c.spec);
+  const Shape& s = p.shape;
+  if (c.rows == Rows::minimal_1_0) {
+    p.q2k_num = {1, 0};
+    p.q2k_idx = {1, 0};
+  } else if (c.rows == Rows::dense_reversed) {
+    for (std::int64_t row = 0; row < s.count_elems(); ++row) {
+      p.q2k_num[std::size_t(row)] = s.num_blocks;
+      for (int e = 0; e < s.num_blocks; ++e) p.q2k_idx[std::size_t(row * s.max_kv + e)] = s.num_blocks - 1 - e;
+    }
+  }
+  return p;
+}
+
+void expect_close(const std::vector<bf16_bits>& got, const std::vector<bf16_bits>& want, const char* what,
+                  const std::string& name) {
+  EXPECT_EQ(count_bits(got, kPoisonBf16), 0) << what << " elements never written";
+  const ErrorMetrics m = compare_bf16(got, want);
+  std::printf("  %-32s %-2s rel_max %.3e rel_l2 %.3e non_finite %lld\n", name.c_str(), what, m.rel_max, m.rel_l2,
+              static_cast<long long>(m.non_finite));
+  EXPECT_EQ(m.non_finite, 0) << what;
+  EXPECT_LT(m.rel_max, kRelMax) << what;
+  EXPECT_LT(m.rel_l2, kRelL2) << what;
+}
+
+void expect_zero_rows(const std::vector<bf16_bits>& t, const Shape& s, std::int64_t bh, std::int64_t token,
+                      const char* what) {
+  const std::int64_t at = (bh * s.seq() + token) * s.head_dim;
+  for (int d = 0; d < s.head_dim; ++d)
+    ASSERT_EQ(t[std::size_t(at + d)], 0) << what << " bh " << bh << " token " << token << " d " << d;
+}
+
+class Sm100aBackward : public Sm100aBwdTest, public ::testing::WithParamInterface<Case> {};
+
+TEST_P(Sm100aBackward, MatchesNaiveReference) {
+  const Problem p = make_case(GetParam());
+  const Shape& s = p.shape;
+  const BackwardInputs in = naive_backward_inputs(p);
+  const BackwardOutputs want = naive_backward(p, in);
+  const BackwardOutputs got = device_backward(sm100a_backend(), p, DeviceInputs(p), in);
+  const std::string& name = GetParam().spec.name;
+  expect_close(got.dq, want.dq, "dQ", name);
+  expect_close(got.dk, want.dk, "dK", name);
+  expect_close(got.dv, want.dv, "dV", name);
+
+  // Exact zeros: dQ of count-0 q blocks; dK, dV of unselected kv blocks and of padded keys.
+  for (std::int64_t bh = 0; bh < s.bh(); ++bh)
+    for (int b = 0; b < s.num_blocks; ++b) {
+      const std::size_t at = std::size_t(bh * s.num_blocks + b);
+      for (int t = 0; t < s.block; ++t) {
+        const std::int64_t token = std::int64_t(b) * s.block + t;
+        if (p.q2k_num[at] == 0) expect_zero_rows(got.dq, s, bh, token, "dQ of an empty q block");
+        if (in.k2q.k2q_num[at] == 0 || t >= p.vbs[std::size_t(b)]) {
+          expect_zero_rows(got.dk, s, bh, token, "dK of an unselected or padded key");
+          expect_zero_rows(got.dv, s, bh, token, "dV of an unselected or padded key");
+        }
+      }
+    }
+}
+
+// dK and dV are owned by one CTA each: same bits every run. dQ is reduce-added in CTA
+// completion order and may differ (nondeterministic_outputs() says so).
+TEST_P(Sm100aBackward, DkDvAreBitwiseReproducible) {
+  const Problem p = make_case(GetParam());
+  const BackwardInputs in = naive_backward_inputs(p);
+  const DeviceInputs dev(p);
+  const BackwardOutputs first = device_backward(sm100a_backend(), p, dev, in);
+  for (int run = 0; run < 3; ++run) {
+    const BackwardOutputs again = device_backward(sm100a_backend(), p, dev, in);
+    EXPECT_EQ(first.dk, again.dk) << "run " << run;
+    EXPECT_EQ(first.dv, again.dv) << "run " << run;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, Sm100aBackward, ::testing::ValuesIn(cases()),
+                         [](const auto& info) { return info.param.spec.name; });
+
+// Every backward hand-off delayed by 3 us: dK, dV bitwise equal to the normal variant, dQ
+// within the reference tolerance (another summation order).
+class Sm100aBackwardProbes : public Sm100aBwdTest, public ::testing::WithParamInterface<int> {};
+
+TEST_P(Sm100aBackwardProbes, ProbedVariantMatchesNormal) {
+  const Problem p = make_case(cases()[std::size_t(GetParam())]);
+  const BackwardInputs in = naive_backward_inputs(p);
+  const DeviceInputs dev(p);
+  Backend& backend = sm100a_backend();
+  const BackwardOutputs normal = device_backward(backend, p, dev, in);
+
+  DeviceBuffer<std::int32_t> k2q_idx(in.k2q.k2q_idx), k2q_num(in.k2q.k2q_num);
+  DeviceBuffer<bf16_bits> out(in.forward.out);
+  DeviceBuffer<float> lse(in.forward.lse);
+  auto dq = poisoned_bf16(p.q.size()), dk = poisoned_bf16(p.q.size()), dv = poisoned_bf16(p.q.size());
+  BackwardArgs a;
+  a.shape = p.shape;
+  a.shape.max_q = in.k2q.max_q;
+  DeviceBuffer<unsigned char> workspace(backend.workspace_bytes(a.shape, Op::backward));
+  a.q = dev.q.get();
+  a.k = dev.k.get();
+  a.v = dev.v.get();
+  a.out = out.get();
+  a.d_out = dev.d_out.get();
+  a.lse = lse.get();
+  a.q2k_idx = dev.q2k_idx.get();
+  a.q2k_num = dev.q2k_num.get();
+  a.k2q_idx = k2q_idx.get();
+  a.k2q_num = k2q_num.get();
+  a.vbs = dev.vbs.get();
+  a.dq = dq.get();
+  a.dk = dk.get();
+  a.dv = dv.get();
+  a.workspace = workspace.get();
+  const auto names = backend.probe_points();
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (names[i].rfind("bwd.", 0) == 0) a.probes.nanoseconds[i] = 3000;
+  ASSERT_TRUE(a.probes.any());
+  ASSERT_TRUE(ok(backend.backward(a)));
+  synchronize();
+  EXPECT_EQ(dk.download(), normal.dk);
+  EXPECT_EQ(dv.download(), normal.dv);
+  expect_close(dq.download(), naive_backward(p, in).dq, "dQ", "probed_" + cases()[std::size_t(GetParam())].spec.name);
+}
+
+// The dense case (long k2q rows) and the many-items case.
+INSTANTIATE_TEST_SUITE_P(Cases, Sm100aBackwardProbes, ::testing::Values(4, 6),
+                         [](const auto& info) { return cases()[std::size_t(info.param)].spec.name; });
+
+// The module holds sm_100 machine code for both backward variants and the hot one does not spill.
+class Sm100aBackwardKernels : public Sm100aBwdTest {};
+TEST_F(Sm100aBackwardKernels, ReportsLoadedImages) {
+  int hot = 0;
+  for (const KernelInfo& k : sm100a_backend().kernels()) {
+    if (k.name.rfind("sm100a.bwd", 0) != 0) continue;
+    EXPECT_EQ(k.binary_version, 100) << k.name;
+    EXPECT_GT(k.registers, 0) << k.name;
+    if (k.hot) {
+      ++hot;
+      EXPECT_EQ(k.local_bytes, 0u) << k.name << " spills to local memory";
+    }
+  }
+  EXPECT_EQ(hot, 1);
+}
+
+}  // namespace
+}  // namespace vsa::test
