@@ -151,7 +151,7 @@ __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
 // PTX ISA "bar, barrier" (bar.arrive): counts this warp into named barrier kIdIf (when
 // `first` is true) or kIdElse, without waiting. The choice is a predicate inside one asm
 // block, not a branch: a branch between a wgmma issue and its wait makes ptxas serialise
-// every wgmma of the kernel (seen in run 5). The ids stay immediates, so the SASS names
+// every wgmma of the kernel (NOTES.md, run 6). The ids stay immediates, so the SASS names
 // them (`vsa-bench lint` tells scheduling barriers from releasing ones by id).
 template <int kIdIf, int kIdElse, int kThreads>
 __device__ __forceinline__ void named_barrier_arrive_select(bool first) {
