@@ -38,7 +38,9 @@ struct Config {
   // tcgen05.mma kind::f16 consumes K = 16 per instruction.
   static constexpr int kMmaK = 16;
   // Warps: 4 dsoftmax (one TMEM lane quarter each), 4 dq_reduce (likewise), 1 producer,
-  // 1 MMA. 320 threads: the register file allows 204 per thread (launch bounds cap 200).
+  // 1 MMA. 320 threads: ptxas caps them at 168 registers (10 warps put 3 on some of the 4
+  // SM sub-partitions: 16384 / 3 / 32 = 170, rounded down to 8); both variants use 168
+  // with no spill (cuobjdump --dump-resource-usage, NOTES.md "Backward (blk64)").
   static constexpr int kDsoftmaxWarps = 4;
   static constexpr int kDqReduceWarps = 4;
   static constexpr int kFirstDqReduceWarp = kDsoftmaxWarps;

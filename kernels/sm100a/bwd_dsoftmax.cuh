@@ -170,6 +170,7 @@ __device__ void dsoftmax_epilogue(SharedStorage& smem, const WorkItem& w, const 
   }
   // No q block selected this kv block: exact-zero dV and dK rows, no barrier touched.
   if (me.holds_row) store_row_bf16(p.dv + row, r, 1.0f, !have);
+  __syncwarp();  // tcgen05.ld is .sync.aligned: the warp reconverges after the lane-divergent store
 
   if (have) load_row_128(r, me.lanes + std::uint32_t(tmem_column<decltype(c4), Buf::dk>(it)));
   auto c5 = expect<OpKind::tmem_load>(c4);
@@ -182,9 +183,12 @@ __device__ void dsoftmax_epilogue(SharedStorage& smem, const WorkItem& w, const 
 
   if (have) tc_fence_before_sync();
   auto c7 = expect<OpKind::fence_before>(c6);
+  // The tail: the last ds_empty commits (steps N-2, then N-1), which the loop never waits for.
+  auto c8 = wait(c7, smem.bars, it, steps);
+  auto c9 = wait(c8, smem.bars, it, steps);
   __syncwarp();
   __syncthreads();
-  finish(expect<OpKind::cta_sync>(c7));
+  finish(expect<OpKind::cta_sync>(c9));
 }
 
 template <bool kProbe>

@@ -58,13 +58,18 @@ __device__ void run_producer(SharedStorage& smem, const WorkItem& w, const CUten
   }
 }
 
-// Producer warp, all lanes, after run_producer: the teardown barrier.
-__device__ __forceinline__ void producer_teardown() {
+// Producer warp, all lanes, after run_producer: the tail (wait for the last tcgen05.commit
+// on each Q/dO stage, which nothing else waits for) and the teardown barrier.
+__device__ __forceinline__ void producer_teardown(std::uint64_t* bars, int steps) {
   using namespace protocol;
+  const int it = steps;  // the epilogue's iteration: step_offset -d names step steps - d
   auto c0 = Begin<kProtocol, WarpRole::producer, Section::epilogue>{};
-  static_assert(decltype(c0)::op().always, "the teardown barrier runs whatever the step count");
+  auto c1 = wait(c0, bars, it, steps);  // qdo_empty of step N-3
+  auto c2 = wait(c1, bars, it, steps);  // qdo_empty of step N-2
+  auto c3 = wait(c2, bars, it, steps);  // qdo_empty of step N-1
+  static_assert(decltype(c3)::op().always, "the teardown barrier runs whatever the step count");
   __syncthreads();
-  finish(expect<OpKind::cta_sync>(c0));
+  finish(expect<OpKind::cta_sync>(c3));
 }
 
 }  // namespace vsa::sm100a::bwd

@@ -162,7 +162,15 @@ inline constexpr protocol::Op kProducerLoop[] = {
     protocol::arrive_tx_on(Bar::stat_full, "expect this step's lse_i, Delta_i bytes"),
     protocol::tma_load_into(Buf::stat, Bar::stat_full, "bulk copy lse_i, Delta_i"),
 };
+// The tail: the last kStages commits on qdo_empty have no waiter in the loop. The MMA warp
+// commits dkdv_done after them (and the dsoftmax warps wait for it), but commits are not
+// ordered among themselves, so the producer waits for them before the teardown (a late
+// tcgen05.commit arrival must not land in the next CTA's shared memory).
+static_assert(Config::kStages == 3, "one tail wait per Q/dO stage below");
 inline constexpr protocol::Op kProducerEpilogue[] = {
+    protocol::wait_on(Bar::qdo_empty, "tail: MMAs of step N-3 done with its Q/dO stage").step(-3),
+    protocol::wait_on(Bar::qdo_empty, "tail: MMAs of step N-2 done with its Q/dO stage").step(-2),
+    protocol::wait_on(Bar::qdo_empty, "tail: MMAs of step N-1 done with its Q/dO stage").step(-1),
     protocol::plain(OpKind::cta_sync, "teardown: everyone done before TMEM is freed").every_time(),
 };
 
@@ -215,6 +223,7 @@ inline constexpr protocol::Op kDsoftmaxLoop[] = {
     protocol::arrive_on(Bar::stat_empty, "lse/Delta stage free (late: few registers live here)"),
     protocol::arrive_on(Bar::ds_full, "P^T_n, dS^T_n handed to the MMA warp"),
 };
+static_assert(Config::kDsBuffers == 2, "one tail wait per P^T/dS^T buffer in the epilogue below");
 inline constexpr protocol::Op kDsoftmaxEpilogue[] = {
     protocol::wait_on(Bar::dkdv_done, "dV, dK final").step(-1),
     protocol::plain(OpKind::fence_after, "order the TMEM loads after the wait").step(-1),
@@ -223,6 +232,10 @@ inline constexpr protocol::Op kDsoftmaxEpilogue[] = {
     protocol::access(OpKind::tmem_load, protocol::kNone, Buf::dk, "dK row -> registers").step(-1),
     protocol::plain(OpKind::wait_ld, "dK row in registers").step(-1),
     protocol::plain(OpKind::fence_before, "order the TMEM loads before the teardown sync").step(-1),
+    // The tail: the last kDsBuffers ds_empty commits have no waiter in the loop (see the
+    // producer's tail).
+    protocol::wait_on(Bar::ds_empty, "tail: gradient MMAs of step N-2 done with its buffer").step(-2),
+    protocol::wait_on(Bar::ds_empty, "tail: gradient MMAs of step N-1 done with its buffer").step(-1),
     protocol::plain(OpKind::cta_sync, "teardown").every_time(),
 };
 

@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 #include "cuda_status.hpp"
@@ -16,12 +17,17 @@ namespace {
 
 static_assert(fwd128::Config::kBlock == kBlock128 && fwd128::Config::kHeadDim == kHeadDim, "one tile contract");
 
+// TMA tensor maps need a 16-byte aligned global base (cuTensorMapEncodeTiled).
+bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
 [[nodiscard]] Status check_args(const ForwardArgs& a) {
   if (const Support s = blk128_shape_support(a.shape); !s.ok) return Status::failure("sm100a-blk128: " + s.reason);
   const Shape& s = a.shape;
   if (s.batch < 0 || s.heads < 0 || s.num_blocks < 0 || s.max_kv < 0) return Status::failure("negative shape field");
   if (!a.q || !a.k || !a.v || !a.q2k_num || !a.vbs || !a.out || !a.lse) return Status::failure("null tensor pointer");
   if (s.max_kv > 0 && !a.q2k_idx) return Status::failure("null q2k_idx");
+  if (!aligned16(a.q) || !aligned16(a.k) || !aligned16(a.v) || !aligned16(a.out))
+    return Status::failure("sm100a-blk128 forward: q, k, v and out must be 16-byte aligned (TMA tensor maps)");
   return Status::success();
 }
 

@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include <cmath>
+#include <cstdint>
 #include <string>
 
 #include "cuda_status.hpp"
@@ -17,6 +18,9 @@ namespace {
 static_assert(fwd::Config::kBlock == kBlock && fwd::Config::kHeadDim == kHeadDim, "one tile contract");
 static_assert(fwd::kProbeSlots <= kFirstBwdProbeSlot, "forward probe slots come before the backward's");
 
+// TMA tensor maps need a 16-byte aligned global base (cuTensorMapEncodeTiled).
+bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
 [[nodiscard]] Status check_args(const ForwardArgs& a) {
   if (const Support s = blk64_shape_support(a.shape); !s.ok) return Status::failure("sm100a-blk64: " + s.reason);
   const Shape& s = a.shape;
@@ -24,6 +28,8 @@ static_assert(fwd::kProbeSlots <= kFirstBwdProbeSlot, "forward probe slots come 
   if (!a.q || !a.k || !a.v || !a.q2k_num || !a.vbs || !a.out || !a.lse)
     return Status::failure("null tensor pointer");
   if (s.max_kv > 0 && !a.q2k_idx) return Status::failure("null q2k_idx");
+  if (!aligned16(a.q) || !aligned16(a.k) || !aligned16(a.v) || !aligned16(a.out))
+    return Status::failure("sm100a-blk64 forward: q, k, v and out must be 16-byte aligned (TMA tensor maps)");
   return Status::success();
 }
 

@@ -136,7 +136,17 @@ inline constexpr protocol::Op kProducerLoop[] = {
     protocol::arrive_tx_on(Bar::v_full, "expect this step's V bytes"),
     protocol::tma_load_into(Buf::v, Bar::v_full, "TMA V_A[n], V_B[n]"),
 };
+// The tail: the last kKvStages commits on k_empty / v_empty (steps N-1, N-2) have no
+// waiter in the loop. tcgen05.commit arrives asynchronously, so the producer waits for them
+// before the teardown; otherwise a late arrival could land in shared memory that the next
+// CTA on the SM already owns. Steps below 0 are inactive, so steps = 0 waits on nothing.
+// Oldest step first, as the slots completed them.
+static_assert(Config::kKvStages == 2, "one tail wait per K and V stage below");
 inline constexpr protocol::Op kProducerEpilogue[] = {
+    protocol::wait_on(Bar::k_empty, "tail: S MMAs of step N-2 done with its K stage").step(-2),
+    protocol::wait_on(Bar::k_empty, "tail: S MMAs of step N-1 done with its K stage").step(-1),
+    protocol::wait_on(Bar::v_empty, "tail: PV MMAs of step N-2 done with its V stage").step(-2),
+    protocol::wait_on(Bar::v_empty, "tail: PV MMAs of step N-1 done with its V stage").step(-1),
     protocol::plain(OpKind::cta_sync, "teardown: everyone done before TMEM is freed").every_time(),
 };
 

@@ -26,6 +26,10 @@
 //   fence           missing tcgen05.fence::before_thread_sync before a release, ::after_thread_sync
 //                   before a tcgen05 op after a wait, or fence.proxy.async after st.shared
 //   sync-count      warps of one barrier group reach bar.sync / __syncthreads different times
+//   teardown        asynchronous work (a tcgen05.commit arrival, an MMA, a TMA copy, a
+//                   tcgen05.ld / st) not ordered before the last __syncthreads: nobody waits
+//                   for it, so it may still write shared memory or TMEM after the CTA has
+//                   handed them back (e.g. the last commits on a ring's "empty" barriers)
 //   table           the tables contradict themselves (TMEM ranges outside the allocation or
 //                   sharing columns, missing regions)
 #include <algorithm>
@@ -158,6 +162,7 @@ class Checker {
     } else {
       check_phases();
       check_races();
+      check_teardown();
     }
     m_result.events = int(m_events.size());
     return m_result;
@@ -400,6 +405,7 @@ class Checker {
         report("sync-count", "warps of " + group + " reach " + kind_name(kind) + " a different number of times");
       for (std::size_t k = 0; k < rounds; ++k) {
         const int join_node = m_graph.add();
+        if (kind == OpKind::cta_sync) m_teardown_join = join_node;
         for (std::size_t a = 0; a < m_agents.size(); ++a) {
           if (!member(m_agents[a])) continue;
           const int ev = per_agent[a][k];
@@ -491,6 +497,23 @@ class Checker {
     }
   }
 
+  // Every asynchronous operation must be done (seen complete by some wait) before the last
+  // __syncthreads, after which the CTA frees TMEM and exits and its shared memory goes to
+  // the next CTA on the SM.
+  void check_teardown() {
+    for (const Event& e : m_events) {
+      if (e.async_node < 0) continue;
+      if (m_teardown_join < 0) {
+        report("teardown", agent_name(e.agent) + ": " + e.where() + " is asynchronous and the CTA has no __syncthreads");
+        continue;
+      }
+      if (!m_graph.reaches(e.async_node, m_teardown_join))
+        report("teardown", agent_name(e.agent) + ": " + e.where() +
+                               " is waited by nobody before the teardown __syncthreads: it may complete after the "
+                               "CTA's shared memory / TMEM is reused");
+    }
+  }
+
   struct Cells {
     bool tmem;
     int col_lo, col_hi;  // TMEM columns [lo, hi)
@@ -551,6 +574,7 @@ class Checker {
   std::vector<Access> m_accesses;
   std::vector<Phase> m_phases;
   Graph m_graph;
+  int m_teardown_join = -1;  // join node of the last __syncthreads round
   CheckResult m_result;
 };
 

@@ -2,9 +2,11 @@
 // host with the same checker as the forward's: the kernel's own tables must pass every rule
 // for 0..8 steps, and planted variants (overlapping TMEM columns, a tcgen05.ld released
 // before its wait, missing empty waits, a missing bulk-copy read wait, a wrong arrival
-// count, a missing proxy fence) must each be reported. No GPU and no CUDA header.
+// count, a missing proxy fence, a missing tail wait) must each be reported. No GPU and no
+// CUDA header.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -114,6 +116,16 @@ struct EditableProtocol {
     relink();
   }
   std::vector<Op>& loop(WarpRole role) { return ops[index(role)][1]; }
+  std::vector<Op>& epilogue(WarpRole role) { return ops[index(role)][2]; }
+  // Removes every wait on `barrier` from the role's epilogue; returns how many there were.
+  std::size_t drop_epilogue_waits(WarpRole role, std::uint8_t barrier) {
+    auto& epi = epilogue(role);
+    const auto before = epi.size();
+    epi.erase(std::remove_if(epi.begin(), epi.end(),
+                             [&](const Op& op) { return op.kind == OpKind::wait && op.barrier == barrier; }),
+              epi.end());
+    return before - epi.size();
+  }
   int index(WarpRole role) const {
     for (int s = 0; s < int(scripts.size()); ++s)
       if (scripts[std::size_t(s)].role == role) return s;
@@ -318,6 +330,25 @@ TEST(Sm100aBwdProtocol, PlantedSingleSlotDsFullIsAPhaseError) {
   e.barriers[bwd::Bar::ds_full].ring = protocol::Ring::per_step;
   const auto result = check_protocol_up_to(e.relink(), kMaxSteps);
   EXPECT_TRUE(result.has("phase-order")) << result.text();
+}
+
+// Planted: no producer tail. The last kStages qdo_empty commits are waited by nobody; the
+// later dkdv_done commit does not order them (commits are not ordered among themselves).
+TEST(Sm100aBwdProtocol, PlantedMissingQdoTailWaitIsReported) {
+  EditableProtocol e;
+  EXPECT_EQ(e.drop_epilogue_waits(WarpRole::producer, bwd::Bar::qdo_empty), std::size_t(bwd::Config::kStages));
+  const auto result = check_protocol_up_to(e.relink(), kMaxSteps);
+  EXPECT_TRUE(result.has("teardown")) << result.text();
+  EXPECT_NE(result.text().find("Q/dO stage of step n read"), std::string::npos) << result.text();
+}
+
+// Planted: no dsoftmax tail: the last kDsBuffers ds_empty commits are waited by nobody.
+TEST(Sm100aBwdProtocol, PlantedMissingDsTailWaitIsReported) {
+  EditableProtocol e;
+  EXPECT_EQ(e.drop_epilogue_waits(WarpRole::dsoftmax, bwd::Bar::ds_empty), std::size_t(bwd::Config::kDsBuffers));
+  const auto result = check_protocol_up_to(e.relink(), kMaxSteps);
+  EXPECT_TRUE(result.has("teardown")) << result.text();
+  EXPECT_NE(result.text().find("P^T/dS^T buffer of step n read"), std::string::npos) << result.text();
 }
 
 }  // namespace

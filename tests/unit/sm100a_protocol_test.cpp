@@ -1,10 +1,12 @@
 // The sm100a-blk64 forward protocol tables (kernels/sm100a/fwd_protocol.hpp) checked on the
 // host: the kernel's own tables must pass every rule of the checker for 0..6 kv steps, and
 // planted variants (overlapping TMEM columns, a tcgen05.ld released before its wait, a wrong
-// arrival count, a missing empty-barrier wait, a missing proxy fence) must each be reported.
+// arrival count, a missing empty-barrier wait, a missing proxy fence, a missing tail wait)
+// must each be reported.
 // No GPU and no CUDA header: the tables are plain C++.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -246,6 +248,46 @@ TEST(Sm100aProtocol, PlantedMissingRoleSyncIsARace) {
   epi.erase(epi.begin() + e.find(epi, OpKind::role_sync, protocol::kNone));
   const auto result = check_protocol_up_to(e.relink(), kMaxSteps);
   EXPECT_TRUE(result.has("race")) << result.text();
+}
+
+// Removes every wait on `barrier` from the producer's epilogue (the tail).
+void drop_tail_waits(EditableProtocol& e, std::uint8_t barrier) {
+  auto& epi = e.epilogue(fwd::WarpRole::producer);
+  const auto before = epi.size();
+  epi.erase(std::remove_if(epi.begin(), epi.end(),
+                           [&](const Op& op) { return op.kind == OpKind::wait && op.barrier == barrier; }),
+            epi.end());
+  ASSERT_EQ(before - epi.size(), std::size_t(fwd::Config::kKvStages)) << "one tail wait per stage";
+}
+
+// Planted: no tail. The last kKvStages tcgen05.commit arrivals on k_empty are waited by
+// nobody, so they may land after the teardown __syncthreads (in the next CTA's smem).
+TEST(Sm100aProtocol, PlantedMissingKTailWaitIsReported) {
+  EditableProtocol e;
+  drop_tail_waits(e, fwd::Bar::k_empty);
+  const auto result = check_protocol_up_to(e.relink(), kMaxSteps);
+  EXPECT_TRUE(result.has("teardown")) << result.text();
+  EXPECT_NE(result.text().find("K stage of step n+1 read"), std::string::npos) << result.text();
+  EXPECT_EQ(result.text().find("V stage of step n read"), std::string::npos) << result.text();
+  EXPECT_FALSE(check_protocol(e.relink(), 0).has("teardown")) << "steps = 0 commits nothing";
+}
+
+TEST(Sm100aProtocol, PlantedMissingVTailWaitIsReported) {
+  EditableProtocol e;
+  drop_tail_waits(e, fwd::Bar::v_empty);
+  const auto result = check_protocol_up_to(e.relink(), kMaxSteps);
+  EXPECT_TRUE(result.has("teardown")) << result.text();
+  EXPECT_NE(result.text().find("V stage of step n read"), std::string::npos) << result.text();
+}
+
+// Half a tail: waiting only for step N-1 leaves step N-2's commit (the other stage) unwaited.
+TEST(Sm100aProtocol, PlantedShortTailIsReported) {
+  EditableProtocol e;
+  auto& epi = e.epilogue(fwd::WarpRole::producer);
+  epi.erase(epi.begin() + e.find(epi, OpKind::wait, fwd::Bar::k_empty));  // the step N-2 wait
+  const auto result = check_protocol_up_to(e.relink(), kMaxSteps);
+  EXPECT_TRUE(result.has("teardown")) << result.text();
+  EXPECT_FALSE(check_protocol(e.relink(), 1).has("teardown")) << "with one step there is no step N-2";
 }
 
 // With two S buffers, p_full(n) already orders the softmax's read of S_n before S_{n+2}
