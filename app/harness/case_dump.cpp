@@ -13,6 +13,7 @@
 #include "harness/case_runner.hpp"
 #include "harness/npy_writer.hpp"
 #include "harness/suite.hpp"
+#include "report/markdown_table.hpp"
 #include "report/report.hpp"
 
 namespace vsa {
@@ -21,12 +22,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 using Dims = std::vector<std::int64_t>;
-
-std::string format_number(double x) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3g", x);
-  return text;
-}
 
 struct ReferenceOutputs {
   std::vector<float> o, lse, dq, dk, dv;
@@ -67,9 +62,8 @@ CaseSpec find_case_in_suites(const std::vector<std::string>& suites, const std::
     Suite s = load_suite(suite);
     // Named as `vsa-bench run` names them in reports ("perf/topk/S=4096,density=0.25"),
     // so a dump and a report of the same case line up in `vsa-bench compare`.
-    const std::string prefix = (s.name.empty() ? fs::path(suite).stem().string() : s.name) + "/";
     for (auto& c : s.cases) {
-      c.name = prefix + c.name;
+      c.name = qualified_case_name(s, suite, c.name);
       all.push_back(std::move(c));
     }
   }
@@ -101,12 +95,16 @@ DumpOutcome dump_case(const DumpOptions& o) {
   const double flops_fwd = forward_flops(s, map.pairs);
   const double reference_flops = flops_fwd * (backward ? 3.5 : 1.0);  // F_bwd = 2.5 F_fwd
   if (o.reference && reference_flops > o.reference_limit_flops)
-    throw SuiteError(spec.name + ": the CPU reference would take " + format_number(reference_flops) +
-                     " FLOPs, above the limit of " + format_number(o.reference_limit_flops) +
+    throw SuiteError(spec.name + ": the CPU reference would take " + format_number(reference_flops, 3) +
+                     " FLOPs, above the limit of " + format_number(o.reference_limit_flops, 3) +
                      " (--reference-limit); dump without outputs (--no-reference) and check against a GPU "
                      "reference, or raise the limit");
 
-  fs::create_directories(o.out_dir);
+  try {
+    fs::create_directories(o.out_dir);
+  } catch (const fs::filesystem_error& e) {
+    throw SuiteError(o.out_dir + ": cannot create the output folder (" + e.code().message() + ")");
+  }
   const auto path = [&](const std::string& file) { return (fs::path(o.out_dir) / file).string(); };
   const Dims bhsd{s.batch, s.heads, s.seq(), s.head_dim}, bhs{s.batch, s.heads, s.seq()};
   const Dims q2k_dims{s.batch, s.heads, s.num_blocks, s.max_kv}, k2q_dims{s.batch, s.heads, s.num_blocks, s.max_q};

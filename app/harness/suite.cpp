@@ -1,6 +1,7 @@
 #include "harness/suite.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -236,6 +237,11 @@ Suite parse_suite(const std::string& text, const std::string& src) {
   for (const auto& c : suite.cases)
     if (!names.insert(c.name).second) throw SuiteError(src + ": $.cases: duplicate case name \"" + c.name + "\"");
   return suite;
+}
+
+std::string qualified_case_name(const Suite& suite, const std::string& name_or_path, const std::string& case_name) {
+  const std::string prefix = suite.name.empty() ? std::filesystem::path(name_or_path).stem().string() : suite.name;
+  return prefix + "/" + case_name;
 }
 
 Suite load_suite(const std::string& name_or_path) {

@@ -27,6 +27,10 @@ struct Suite {
 
 // A built-in suite name (suites/*.json, embedded) or a path to a JSON file.
 [[nodiscard]] Suite load_suite(const std::string& name_or_path);
+// The suite's cases named as reports name them: "SUITE/CASE", SUITE being the suite's
+// "name" or, without one, the file's stem. `run` and `dump` share it so their names line up.
+[[nodiscard]] std::string qualified_case_name(const Suite& suite, const std::string& name_or_path,
+                                              const std::string& case_name);
 // Parses suite text; `source` is used in error messages.
 [[nodiscard]] Suite parse_suite(const std::string& text, const std::string& source);
 // One case in its expanded JSON form (worker protocol, repro bundles); strict like suites.

@@ -37,7 +37,7 @@ std::vector<CaseSpec> collect_cases(const RunOptions& o, json& suites_json) {
     Suite s = load_suite(name);
     suites_json.push_back({{"name", s.name}, {"source", s.source}, {"description", s.description}});
     for (auto& c : s.cases) {
-      c.name = (s.name.empty() ? fs::path(name).stem().string() : s.name) + "/" + c.name;
+      c.name = qualified_case_name(s, name, c.name);
       if (!o.cases.empty() && std::none_of(o.cases.begin(), o.cases.end(), [&](const std::string& f) {
             return c.name.find(f) != std::string::npos;
           }))

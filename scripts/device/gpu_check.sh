@@ -26,16 +26,19 @@ for tool in memcheck racecheck synccheck; do
   "$BIN" sanitize --tool "$tool" --out "$OUT/sanitize-$tool" | tail -6; RC[sanitize_$tool]=${PIPESTATUS[0]}
 done
 step "repro (one correctness case re-run from its report)"
-report="$(ls "$OUT"/correctness-*.json 2>/dev/null | grep -v '\.md$' | head -1)"
+report="$(ls "$OUT"/correctness-*.json 2>/dev/null | head -1)"
 if [ -n "$report" ]; then
   "$BIN" repro "$report" --case odd-nb --out "$OUT/repro" --quiet; RC[repro]=$?
   "$BIN" repro "$report" --case odd-nb --bundle "$OUT/repro/odd-nb-bundle.json"; RC[repro_bundle]=$?
+else
+  RC[repro]="not run: no correctness report"
 fi
 if [ "$LEVEL" = full ]; then
   step "stability"; "$BIN" run stability --out "$OUT" --label stability --quiet; RC[stability]=$?
   step "perf"; "$BIN" run perf --out "$OUT" --label perf --quiet; RC[perf]=$?
   step "regression gate: one perf case slowed by a delay probe against the perf run (expect exit 3)"
   "$BIN" run perf --case "S=16384,density=0.25" --probe bwd.release_q=2000 --out "$OUT/slow" --label slow --quiet
+  RC[slow_run]=$?
   "$BIN" compare --baseline "$(ls "$OUT"/perf-*.json | head -1)" "$(ls "$OUT"/slow/slow-*.json | head -1)" \
     --threshold 5% >"$OUT/gate.md"; RC[gate_expect_3]=$?; tail -8 "$OUT/gate.md"
 else

@@ -65,11 +65,17 @@ def parse_args(argv):
     return p.parse_args(argv)
 
 
+def usage_error(message: str):
+    """Bad usage or input: exit 2, as the harness does (1 means a check failed)."""
+    print(f"peers.py: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
 def make_peers(args):
     wanted = [p.strip() for p in args.peers.split(",") if p.strip()]
     unknown = [p for p in wanted if p not in PEERS]
     if unknown:
-        raise SystemExit(f"peers.py: unknown peer(s) {', '.join(unknown)} (known: {', '.join(PEERS)})")
+        usage_error(f"unknown peer(s) {', '.join(unknown)} (known: {', '.join(PEERS)})")
     peers = []
     for name in wanted:
         peers.append(FlexPeer() if name == "flex-attention"
@@ -82,7 +88,7 @@ def pick_device(text: str) -> torch.device:
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     device = torch.device(text)
     if device.type == "cuda" and not torch.cuda.is_available():
-        raise SystemExit("peers.py: --device cuda but torch sees no CUDA device")
+        usage_error("--device cuda but torch sees no CUDA device")
     return device
 
 

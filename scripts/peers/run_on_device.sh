@@ -39,7 +39,7 @@ for entry in $CASES; do
   c="${entry%@noref}"; flags=(); [ "$c" != "$entry" ] && flags=(--no-reference)
   d="$DUMPS/$(echo "$c" | tr '/,=' '___')"
   start=$(date +%s%N)
-  "$BIN" dump --case "$c" --out "$d" "${flags[@]}" >"$OUT/dump.log" 2>&1 || { cat "$OUT/dump.log"; exit 4; }
+  "$BIN" dump --case "$c" --out "$d" "${flags[@]}" >"$OUT/dump.log" 2>&1 || { rc=$?; cat "$OUT/dump.log"; exit "$rc"; }
   echo "$(cat "$OUT/dump.log") in $(( ($(date +%s%N) - start) / 1000000 )) ms"
   dirs+=("$d"); names+=("$c")
 done
@@ -47,12 +47,14 @@ done
 "$PY" "$HERE/peers.py" "${dirs[@]}" --out "$OUT/peers-report.json" --check-torch-reference "$@" \
   2>"$OUT/peers.log" | tee "$OUT/peers-table.md"
 rc=${PIPESTATUS[0]}
-[ -s "$OUT/peers-report.json" ] || { tail -50 "$OUT/peers.log"; exit "${rc:-4}"; }
+[ -s "$OUT/peers-report.json" ] || { tail -50 "$OUT/peers.log"; [ "$rc" != 0 ] || rc=4; exit "$rc"; }
 
 ours="${OURS:-}"
-# `list backends` prints each backend's line, then one line per device: "...: supported".
-if [ -z "$ours" ] && "$BIN" list backends 2>/dev/null | awk '/^  sm90a /{f=1; next} f{print; exit}' \
-     | grep -q ': supported'; then ours=run; fi
+if [ -z "$ours" ] && "$BIN" list backends --json 2>/dev/null | "$PY" -c "import json, sys
+d = json.load(sys.stdin)
+sys.exit(0 if any(s['supported'] for b in d['backends'] if b['name'] == 'sm90a' for s in b['support']) else 1)"; then
+  ours=run
+fi
 if [ "$ours" = "run" ]; then
   filters=(); for c in "${names[@]}"; do filters+=(--case "$c"); done
   "$BIN" run perf "${filters[@]}" --backends sm90a --out "$OUT/ours" --label ours --quiet >"$OUT/ours.log" 2>&1

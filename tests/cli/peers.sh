@@ -60,4 +60,7 @@ json_get "$WORK/bad.json" "d['cases'][0]['backends'][0]['reason']" | grep -q "^o
 
 "$PY" "$PEERS" "$WORK/nowhere" --device cpu --out "$WORK/x.json" >"$WORK/out" 2>"$WORK/err"; rc=$?
 [ "$rc" -eq 2 ] || fail "missing dump: exit $rc, expected 2"
+"$PY" "$PEERS" "$WORK/d" --device cpu --peers nope --out "$WORK/x.json" >"$WORK/out" 2>"$WORK/err"; rc=$?
+[ "$rc" -eq 2 ] || fail "unknown peer: exit $rc, expected 2"
+grep -q "unknown peer" "$WORK/err" || fail "unknown peer not named"
 echo "ok"

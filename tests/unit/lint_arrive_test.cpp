@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "../../kernels/sm90a/bwd_config.cuh"  // the turn barrier ids the rule table must name
 #include "harness/lint_checks.hpp"
 #include "harness/sass_listing.hpp"
 
@@ -65,6 +66,17 @@ TEST(LintArriveBeforeWait, PingPongTurnBarrierIsNotARelease) {
   EXPECT_EQ(check(turn_sequence("0x3, 0x100"), default_rule_table().arrive, bwd).size(), 1U);  // not a turn id
   EXPECT_EQ(check(turn_sequence("R2, 0x100"), default_rule_table().arrive, bwd).size(), 1U);   // id unknown
   EXPECT_EQ(check(turn_sequence("0x5, 0x100")).size(), 1U);  // another kernel's barrier 5
+}
+
+TEST(LintArriveBeforeWait, SchedulingBarriersAreTheBackwardsTurnBarriers) {
+  // The rule table repeats kBarTurn0/1; renumbering them must not silently exempt a
+  // releasing barrier that takes the old id.
+  std::vector<int> ids;
+  for (const auto& b : default_rule_table().arrive.scheduling_barriers) {
+    EXPECT_EQ(b.mangled_prefix, "_ZN3vsa5sm90a3bwd");
+    ids.push_back(b.id);
+  }
+  EXPECT_EQ(ids, (std::vector<int>{sm90a::bwd::kBarTurn0, sm90a::bwd::kBarTurn1}));
 }
 
 TEST(LintArriveBeforeWait, SharedLoadsCanBeSwitchedOff) {

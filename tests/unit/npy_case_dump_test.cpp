@@ -3,6 +3,7 @@
 // and whose outputs are the reference of exactly those inputs; case.json carries
 // a spec that loads back to the same case. Bad names and oversized cases are refused.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstring>
@@ -53,7 +54,7 @@ class CaseDump : public ::testing::Test {
  protected:
   void SetUp() override {
     m_dir = fs::temp_directory_path() /
-            ("vsa-dump-test-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
+            ("vsa-dump-test-" + std::to_string(::getpid()) + "-" +
              ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(m_dir);
     m_suite = (m_dir / "suite.json").string();

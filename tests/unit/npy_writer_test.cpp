@@ -2,6 +2,7 @@
 // shape written, data starts on a 64-byte boundary, and the bytes after the
 // header are the data as given.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <filesystem>
@@ -79,7 +80,7 @@ TEST(NpyWriter, DescrPerDType) {
 }
 
 TEST(NpyWriter, FileHoldsHeaderThenDataBytes) {
-  const fs::path dir = fs::temp_directory_path() / ("vsa-npy-test-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  const fs::path dir = fs::temp_directory_path() / ("vsa-npy-test-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   const std::vector<float> f{1.0f, -2.5f, 0.0f, 3.25f, -0.0f, 1e-30f};
   const std::vector<std::int32_t> i{-1, 0, 1, 2147483647};

@@ -1,6 +1,7 @@
 // Repro bundles (harness/repro.hpp): a report's case becomes a one-case suite that
 // loads exactly like the original case, carries its origin, and names bad input.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -17,7 +18,7 @@ using nlohmann::json;
 class ReproBundle : public ::testing::Test {
  protected:
   void SetUp() override {
-    m_dir = fs::temp_directory_path() / ("vsa-repro-test-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+    m_dir = fs::temp_directory_path() / ("vsa-repro-test-" + std::to_string(::getpid()) +
                                          "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(m_dir);
     const Suite s = parse_suite(R"({"name": "t", "cases": [
