@@ -93,7 +93,7 @@ DumpOutcome dump_case(const DumpOptions& o) {
   const Shape& s = map.shape;
   const bool backward = runs_backward(spec.op);
   const double flops_fwd = forward_flops(s, map.pairs);
-  const double reference_flops = flops_fwd * (backward ? 3.5 : 1.0);  // F_bwd = 2.5 F_fwd
+  const double reference_flops = flops_fwd + (backward ? backward_flops(flops_fwd) : 0.0);
   if (o.reference && reference_flops > o.reference_limit_flops)
     throw SuiteError(spec.name + ": the CPU reference would take " + format_number(reference_flops, 3) +
                      " FLOPs, above the limit of " + format_number(o.reference_limit_flops, 3) +
@@ -174,7 +174,7 @@ DumpOutcome dump_case(const DumpOptions& o) {
       {"layout", "C order; q, k, v, do and outputs [B, H, S, D] (BHSD, S = nb * blk)"},
       {"pairs", map.pairs},
       {"flops_fwd", flops_fwd},
-      {"flops_bwd", 2.5 * flops_fwd},
+      {"flops_bwd", backward_flops(flops_fwd)},
       {"files", files},
       {"reference", reference},
   };

@@ -51,7 +51,7 @@ class CaseRun {
       m_map = make_block_map(m_spec.shape, m_spec.pattern, m_spec.vbs, m_spec.seed);
       r.pairs = m_map.pairs;
       r.flops_fwd = forward_flops(m_map.shape, m_map.pairs);
-      r.flops_bwd = 2.5 * r.flops_fwd;
+      r.flops_bwd = backward_flops(r.flops_fwd);
       r.reference = choose_reference(m_spec, m_map.pairs);
       plan_backends(r);
       if (!m_active.empty()) {

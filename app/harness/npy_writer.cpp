@@ -1,9 +1,9 @@
 #include "harness/npy_writer.hpp"
 
 #include <bit>
-#include <cstdio>
-#include <fstream>
 #include <stdexcept>
+
+#include "report/report.hpp"
 
 namespace vsa::npy {
 
@@ -73,16 +73,7 @@ void write(const std::string& path, DType dtype, const std::vector<std::int64_t>
   if (std::size_t(element_count(shape)) * item_bytes(dtype) != bytes)
     throw std::invalid_argument("npy: " + path + ": " + std::to_string(bytes) + " bytes of data do not fill shape " +
                                 shape_tuple(shape) + " of " + descr(dtype));
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write " + tmp);
-    out.write(head.data(), std::streamsize(head.size()));
-    out.write(static_cast<const char*>(data), std::streamsize(bytes));
-    out.flush();
-    if (!out) throw std::runtime_error("write failed: " + tmp);
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error("cannot rename " + tmp + " to " + path);
+  write_file_atomic(path, {head, std::string_view(static_cast<const char*>(data), bytes)});
 }
 
 void write(const std::string& path, const std::vector<std::int64_t>& shape, const std::vector<std::uint16_t>& data) {

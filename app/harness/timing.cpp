@@ -1,5 +1,7 @@
 #include "harness/timing.hpp"
 
+#include "harness/case_runner.hpp"
+
 #include <algorithm>
 #include <numeric>
 
@@ -69,7 +71,7 @@ void time_backends(const std::vector<BackendSession*>& sessions, const std::vect
   for (Op op : {Op::forward, Op::backward}) {
     if (op == Op::forward && !runs_forward(spec.op)) continue;
     if (op == Op::backward && !runs_backward(spec.op)) continue;
-    const double flops = op == Op::forward ? flops_fwd : 2.5 * flops_fwd;
+    const double flops = op == Op::forward ? flops_fwd : backward_flops(flops_fwd);
     auto launch = [&](BackendSession& s) {
       Status st = op == Op::forward ? s.forward() : s.backward();
       if (!st.ok()) throw CudaError(s.backend().name() + (op == Op::forward ? " forward" : " backward") +
