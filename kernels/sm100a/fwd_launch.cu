@@ -2,15 +2,13 @@
 // launch of forward_kernel (normal or probe variant), and KernelInfo.
 #include <cuda_runtime.h>
 
-#include <cmath>
-#include <cstdint>
 #include <string>
 
 #include "cuda_status.hpp"
+#include "fwd_launch_common.cuh"
 #include "fwd_kernel.cuh"
 #include "kernel_info.hpp"
 #include "launch.hpp"
-#include "tensor_map.hpp"
 
 namespace vsa::sm100a {
 namespace {
@@ -18,59 +16,27 @@ namespace {
 static_assert(fwd::Config::kBlock == kBlock && fwd::Config::kHeadDim == kHeadDim, "one tile contract");
 static_assert(fwd::kProbeSlots <= kFirstBwdProbeSlot, "forward probe slots come before the backward's");
 
-// TMA tensor maps need a 16-byte aligned global base (cuTensorMapEncodeTiled).
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
-
-[[nodiscard]] Status check_args(const ForwardArgs& a) {
-  if (const Support s = blk64_shape_support(a.shape); !s.ok) return Status::failure("sm100a-blk64: " + s.reason);
-  const Shape& s = a.shape;
-  if (s.batch < 0 || s.heads < 0 || s.num_blocks < 0 || s.max_kv < 0) return Status::failure("negative shape field");
-  if (!a.q || !a.k || !a.v || !a.q2k_num || !a.vbs || !a.out || !a.lse)
-    return Status::failure("null tensor pointer");
-  if (s.max_kv > 0 && !a.q2k_idx) return Status::failure("null q2k_idx");
-  if (!aligned16(a.q) || !aligned16(a.k) || !aligned16(a.v) || !aligned16(a.out))
-    return Status::failure("sm100a-blk64 forward: q, k, v and out must be 16-byte aligned (TMA tensor maps)");
-  return Status::success();
-}
-
 template <bool kProbe>
 [[nodiscard]] Status launch(const CUtensorMap (&maps)[4], const fwd::Params& params, unsigned grid,
                             cudaStream_t stream) {
-  auto* kernel = &fwd::forward_kernel<kProbe>;
-  if (Status st = device::status_from(
-          cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(fwd::kSmemBytes)));
-      !st.ok())
-    return Status::failure("cudaFuncSetAttribute(sm100a forward smem): " + st.error);
-  kernel<<<grid, fwd::Config::kThreads, fwd::kSmemBytes, stream>>>(maps[0], maps[1], maps[2], maps[3], params);
-  return device::last_launch_status();
+  return fwd_host::launch_kernel(&fwd::forward_kernel<kProbe>, "sm100a forward", fwd::Config::kThreads,
+                                 fwd::kSmemBytes, maps, params, grid, stream);
 }
 
 }  // namespace
 
 Status launch_forward_blk64(const ForwardArgs& a) {
-  if (Status st = check_args(a); !st.ok()) return st;
+  if (Status st = fwd_host::check_forward_args(a, blk64_shape_support(a.shape), "sm100a-blk64"); !st.ok()) return st;
   const Shape& s = a.shape;
   if (s.count_elems() == 0) return Status::success();
 
-  // Q, K, V, O as [B * H * S, D] matrices, boxes of 64 rows x 64 columns (128-byte swizzle).
-  const std::uint64_t rows = std::uint64_t(s.row_elems());
-  const void* bases[4] = {a.q, a.k, a.v, a.out};
+  // Boxes of 64 rows x 64 columns.
   CUtensorMap maps[4];
-  for (int i = 0; i < 4; ++i)
-    if (Status st = device::make_tensor_map_bf16_sw128(&maps[i], bases[i], rows, fwd::Config::kHeadDim,
-                                                       fwd::Config::kBlock, fwd::Config::kHalfCols);
-        !st.ok())
-      return st;
-
-  fwd::Params params{};
-  params.q2k_idx = a.q2k_idx;
-  params.q2k_num = a.q2k_num;
-  params.vbs = a.vbs;
-  params.lse = a.lse;
-  params.num_blocks = s.num_blocks;
-  params.max_kv = s.max_kv;
-  params.scale_log2 = float(1.4426950408889634 / std::sqrt(double(s.head_dim)));
-  for (int i = 0; i < fwd::kProbeSlots; ++i) params.probe_ns[i] = a.probes.nanoseconds[i];
+  if (Status st = fwd_host::encode_qkvo_maps(maps, a, fwd::Config::kHeadDim, fwd::Config::kBlock,
+                                             fwd::Config::kHalfCols);
+      !st.ok())
+    return st;
+  const fwd::Params params = fwd_host::forward_params(a);
 
   // One CTA per pair of q blocks; nb is even, so a pair never straddles two heads.
   const unsigned grid = unsigned(s.count_elems() / fwd::Config::kQBlocks);
