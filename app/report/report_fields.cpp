@@ -128,7 +128,7 @@ nlohmann::json comparable_spec(const CaseResult& result) {
   nlohmann::json spec = result.spec;
   if (spec.is_object()) {
     spec.erase("backends");
-    spec.erase("probes");  // a run condition, shown in the configuration table; a probed run is a slowdown to catch
+    spec.erase("probes");  // a run condition (--probe ones are in the configuration table); a slowdown to catch
   }
   return spec;
 }

@@ -218,6 +218,11 @@ def main(argv=None) -> int:
         except DumpError as e:
             print(f"peers.py: {e}", file=sys.stderr)
             return 2
+        except Exception:  # outside the peers (inputs, reference): the run is incomplete, not failed
+            traceback.print_exc()
+            print(f"peers.py: {path}: could not prepare the case; the report keeps the cases before it",
+                  file=sys.stderr)
+            return 4
         c = cases[-1]
         print(f"[{len(cases)}/{len(args.dumps)}] {c['name']}: {c['verdict']} ({c['seconds']:.1f} s)", file=sys.stderr)
         # Rewritten after every case, as our runs do: an interrupted run keeps what finished.
