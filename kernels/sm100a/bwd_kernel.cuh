@@ -73,7 +73,7 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
     case protocol::WarpRole::mma:
       if (lane == 0) run_mma<kProbe>(smem, w, tmem_base, p);
       __syncwarp();
-      mma_teardown(tmem_base);
+      protocol::mma_teardown<kProtocol, 1>(tmem_base);  // after dkdv_done (run_mma)
       break;
     default:
       break;

@@ -133,16 +133,4 @@ __device__ void run_mma(SharedStorage& smem, const WorkItem& w, std::uint32_t tm
   (void)p;
 }
 
-// MMA warp, all lanes, after run_mma: teardown barrier, then free TMEM (the allocating warp).
-__device__ __forceinline__ void mma_teardown(std::uint32_t tmem_base) {
-  using namespace protocol;
-  auto c1 = Cursor<kProtocol, WarpRole::mma, Section::epilogue, 1>{};  // after dkdv_done (run_mma)
-  __syncthreads();
-  auto c2 = expect<OpKind::cta_sync>(c1);
-  tc_fence_after_sync();
-  auto c3 = expect<OpKind::fence_after>(c2);
-  tmem_dealloc(tmem_base, kTmemAllocColumns);
-  finish(expect<OpKind::tmem_dealloc>(c3));
-}
-
 }  // namespace vsa::sm100a::bwd

@@ -63,7 +63,7 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
     case protocol::WarpRole::mma:
       if (lane == 0) run_mma<kProbe>(smem, w, tmem_base, p);
       __syncwarp();
-      mma_teardown(tmem_base);
+      protocol::mma_teardown<kProtocol>(tmem_base);
       break;
     default:
       break;

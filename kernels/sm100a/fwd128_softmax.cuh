@@ -12,6 +12,7 @@
 
 #include "fwd128_storage.cuh"
 #include "protocol_cursor.cuh"
+#include "swizzled_tile.cuh"
 
 namespace vsa::sm100a::fwd128 {
 
@@ -57,7 +58,7 @@ __device__ __forceinline__ void store_p_row(bf16_bits* tile, int row, const std:
   const std::uint32_t base = smem_addr(tile);
 #pragma unroll
   for (int c = 0; c < Config::kBlock / 8; ++c)
-    st_shared_v4(base + swizzled_chunk(row, c), p[4 * c], p[4 * c + 1], p[4 * c + 2], p[4 * c + 3]);
+    st_shared_v4(base + swizzled_chunk<Config::kHalfBytes>(row, c), p[4 * c], p[4 * c + 1], p[4 * c + 2], p[4 * c + 3]);
 }
 
 // All 128 O columns of this warp's lanes: four 32-column loads (one wait after them).
@@ -142,22 +143,6 @@ __device__ void softmax_steps(SharedStorage& smem, const WorkItem& w, std::uint3
   }
 }
 
-// O row (normalised, bf16, or exact zeros) into the staging tile over Q.
-__device__ __forceinline__ void stage_o_row(bf16_bits* tile, int row, const std::uint32_t (&o)[Config::kHeadDim],
-                                            float inv_sum, bool attended) {
-  const std::uint32_t base = smem_addr(tile);
-#pragma unroll
-  for (int c = 0; c < Config::kHeadDim / 8; ++c) {
-    std::uint32_t v[4];
-#pragma unroll
-    for (int i = 0; i < 4; ++i)
-      v[i] = attended ? pack_bf16x2(__uint_as_float(o[8 * c + 2 * i]) * inv_sum,
-                                    __uint_as_float(o[8 * c + 2 * i + 1]) * inv_sum)
-                      : 0u;
-    st_shared_v4(base + swizzled_chunk(row, c), v[0], v[1], v[2], v[3]);
-  }
-}
-
 template <bool kProbe>
 __device__ void softmax_epilogue(SharedStorage& smem, const WorkItem& w, std::uint32_t lanes, const Params& p,
                                  const CUtensorMap* tm_o, int row, const OnlineRow& stats, int warp, int lane) {
@@ -189,7 +174,7 @@ __device__ void softmax_epilogue(SharedStorage& smem, const WorkItem& w, std::ui
       attended ? stats.m * p.scale_log2 + log2f(stats.l) : -CUDART_INF_F;
 
   static_assert(writes<decltype(c5), Buf::q>, "O is staged over the Q tile");
-  stage_o_row(smem.q, row, o, inv_sum, attended);
+  stage_o_row<Config::kHalfBytes, Config::kHeadDim>(smem.q, row, o, inv_sum, attended);  // over Q
   auto c6 = expect<OpKind::smem_store>(c5);
   fence_proxy_async_smem();
   auto c7 = expect<OpKind::fence_async>(c6);

@@ -54,10 +54,4 @@ struct SharedStorage {
 inline constexpr std::size_t kSmemBytes = sizeof(SharedStorage) + 1024;
 static_assert(kSmemBytes <= Config::kSmemLimit, "blk128 forward tiles exceed the shared memory of an SM");
 
-// Byte offset of 16-byte chunk `chunk` (0..15: columns 8 chunk ..) of `row` in a 128 x 128
-// tile stored as TMA writes it with 128-byte swizzle: [half][row][64].
-__device__ __forceinline__ std::uint32_t swizzled_chunk(int row, int chunk) {
-  return std::uint32_t((chunk / 8) * Config::kHalfBytes + row * 128 + (((chunk % 8) ^ (row % 8)) << 4));
-}
-
 }  // namespace vsa::sm100a::fwd128

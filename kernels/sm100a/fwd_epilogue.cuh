@@ -6,32 +6,12 @@
 #include <math_constants.h>
 
 #include "fwd_softmax.cuh"
+#include "swizzled_tile.cuh"
 
 namespace vsa::sm100a::fwd {
 
 // Named barrier of the four softmax warps (0 is __syncthreads).
 inline constexpr int kSoftmaxBarrierId = 1;
-
-// Byte offset of 16-byte chunk `chunk` (0..15, columns 8 chunk..) of `row` in a 64 x 128
-// tile stored as TMA writes it with 128-byte swizzle: [half][row][64].
-__device__ __forceinline__ std::uint32_t staged_chunk(int row, int chunk) {
-  return std::uint32_t((chunk / 8) * Config::kHalfBytes + row * 128 + (((chunk % 8) ^ (row % 8)) << 4));
-}
-
-__device__ __forceinline__ void stage_o_row(bf16_bits* tile, int row, const std::uint32_t (&o)[Config::kHeadDim],
-                                            float inv_sum, bool attended) {
-  const std::uint32_t base = smem_addr(tile);
-#pragma unroll
-  for (int c = 0; c < Config::kHeadDim / 8; ++c) {
-    std::uint32_t v[4];
-#pragma unroll
-    for (int i = 0; i < 4; ++i)
-      v[i] = attended ? pack_bf16x2(__uint_as_float(o[8 * c + 2 * i]) * inv_sum,
-                                    __uint_as_float(o[8 * c + 2 * i + 1]) * inv_sum)
-                      : 0u;
-    st_shared_v4(base + staged_chunk(row, c), v[0], v[1], v[2], v[3]);
-  }
-}
 
 template <bool kProbe>
 __device__ void softmax_epilogue(SharedStorage& smem, const WorkItem& w, std::uint32_t tmem_base, const Params& p,
@@ -64,7 +44,7 @@ __device__ void softmax_epilogue(SharedStorage& smem, const WorkItem& w, std::ui
   p.lse[std::int64_t(w.item_a + me.block) * Config::kBlock + me.row] = lse;
 
   static_assert(writes<decltype(c5), Buf::q>, "O is staged over the Q tiles");
-  stage_o_row(smem.q[me.block], me.row, o, inv_sum, attended);
+  stage_o_row<Config::kHalfBytes, Config::kHeadDim>(smem.q[me.block], me.row, o, inv_sum, attended);
   auto c6 = expect<OpKind::smem_store>(c5);
   fence_proxy_async_smem();
   auto c7 = expect<OpKind::fence_async>(c6);

@@ -94,16 +94,4 @@ __device__ void run_mma(SharedStorage& smem, const WorkItem& w, std::uint32_t tm
   (void)p;
 }
 
-// MMA warp, all lanes, after run_mma: teardown barrier, then free TMEM (the allocating warp).
-__device__ __forceinline__ void mma_teardown(std::uint32_t tmem_base) {
-  using namespace protocol;
-  auto c0 = Begin<kProtocol, WarpRole::mma, Section::epilogue>{};
-  __syncthreads();
-  auto c1 = expect<OpKind::cta_sync>(c0);
-  tc_fence_after_sync();
-  auto c2 = expect<OpKind::fence_after>(c1);
-  tmem_dealloc(tmem_base, kTmemAllocColumns);
-  finish(expect<OpKind::tmem_dealloc>(c2));
-}
-
 }  // namespace vsa::sm100a::fwd

@@ -171,4 +171,18 @@ __device__ __forceinline__ void init_all_barriers(std::uint64_t* bars, std::inte
   (init_barrier<kP, kBarrier>(bars), ...);
 }
 
+// MMA warp, all lanes, at the end of every sm100a kernel: the teardown barrier, then the
+// table's TMEM allocation freed (the MMA warp allocated it). kFirst: the epilogue op the
+// teardown starts at, after any the script puts before it (the backward waits dkdv_done).
+template <const Protocol& kP, int kFirst = 0>
+__device__ __forceinline__ void mma_teardown(std::uint32_t tmem_base) {
+  auto c0 = Cursor<kP, WarpRole::mma, Section::epilogue, kFirst>{};
+  __syncthreads();
+  auto c1 = expect<OpKind::cta_sync>(c0);
+  tc_fence_after_sync();
+  auto c2 = expect<OpKind::fence_after>(c1);
+  tmem_dealloc(tmem_base, std::uint32_t(kP.tmem_alloc_columns));
+  finish(expect<OpKind::tmem_dealloc>(c2));
+}
+
 }  // namespace vsa::sm100a::protocol
