@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "bwd_cases.hpp"
 #include "portable_runs.hpp"
 
 namespace vsa::test {
@@ -47,17 +48,6 @@ class Sm100aBwdTest : public DeviceTest {
   }
 };
 
-enum class Rows {
-  random,          // ragged counts, zero rows, shuffled ids, garbage past the count
-  minimal_1_0,     // nb = 2: q block 0 selects kv block 1 only, q block 1 nothing (kv block 0 unselected)
-  dense_reversed,  // every q block selects every kv block, descending (k2q rows longer than the ring)
-};
-
-struct Case {
-  ProblemSpec spec;
-  Rows rows = Rows::random;
-};
-
 void PrintTo(const Case& c, std::ostream* os) { *os << c.spec.name; }
 
 std::vector<Case> cases() {
@@ -74,21 +64,6 @@ std::vector<Case> cases() {
       // 1024 kv items: the grid walks the device-sorted longest-first order.
       {{"b1h16_nb64_ordered", 1, 16, 64, 128, 64, 3, 48, 1.0f, VbsPattern::random, true}, Rows::random},
   };
-}
-
-Problem make_case(const Case& c) {
-  Problem p = make_problem(c.spec);
-  const Shape& s = p.shape;
-  if (c.rows == Rows::minimal_1_0) {
-    p.q2k_num = {1, 0};
-    p.q2k_idx = {1, 0};
-  } else if (c.rows == Rows::dense_reversed) {
-    for (std::int64_t row = 0; row < s.count_elems(); ++row) {
-      p.q2k_num[std::size_t(row)] = s.num_blocks;
-      for (int e = 0; e < s.num_blocks; ++e) p.q2k_idx[std::size_t(row * s.max_kv + e)] = s.num_blocks - 1 - e;
-    }
-  }
-  return p;
 }
 
 void expect_close(const std::vector<bf16_bits>& got, const std::vector<bf16_bits>& want, const char* what,

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "bwd_cases.hpp"
 #include "portable_runs.hpp"
 
 namespace vsa::test {
@@ -47,16 +48,6 @@ class Sm90aTest : public DeviceTest {
 };
 
 // How a case's q2k rows are made beyond make_problem's random ones.
-enum class Rows {
-  random,          // ragged counts, zero rows, shuffled ids, garbage past the count
-  minimal_1_0,     // nb = 2: q block 0 selects kv block 1 only, q block 1 nothing
-  dense_reversed,  // every q block selects every kv block, in descending order (k2q rows longer than the ring)
-};
-
-struct Case {
-  ProblemSpec spec;
-  Rows rows = Rows::random;
-};
 
 std::vector<Case> cases() {
   // ProblemSpec: name, B, H, nb, D, BLK, max_kv, seed, input scale, vbs pattern, zero rows.
@@ -71,21 +62,6 @@ std::vector<Case> cases() {
       // 432 kv items (864 with q items): several items per persistent CTA, mixed kinds and lengths.
       {{"b3h6_nb24_many_items", 3, 6, 24, 128, 64, 6, 28, 1.0f, VbsPattern::random, true}, Rows::random},
   };
-}
-
-Problem make_case(const Case& c) {
-  Problem p = make_problem(c.spec);
-  const Shape& s = p.shape;
-  if (c.rows == Rows::minimal_1_0) {
-    p.q2k_num = {1, 0};
-    p.q2k_idx = {1, 0};
-  } else if (c.rows == Rows::dense_reversed) {
-    for (std::int64_t row = 0; row < s.count_elems(); ++row) {
-      p.q2k_num[std::size_t(row)] = s.num_blocks;
-      for (int e = 0; e < s.num_blocks; ++e) p.q2k_idx[std::size_t(row * s.max_kv + e)] = s.num_blocks - 1 - e;
-    }
-  }
-  return p;
 }
 
 struct Param {
