@@ -47,7 +47,6 @@ class Sm90aTest : public DeviceTest {
   }
 };
 
-// How a case's q2k rows are made beyond make_problem's random ones.
 
 std::vector<Case> cases() {
   // ProblemSpec: name, B, H, nb, D, BLK, max_kv, seed, input scale, vbs pattern, zero rows.
