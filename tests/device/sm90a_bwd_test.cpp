@@ -47,7 +47,6 @@ class Sm90aTest : public DeviceTest {
   }
 };
 
-
 std::vector<Case> cases() {
   // ProblemSpec: name, B, H, nb, D, BLK, max_kv, seed, input scale, vbs pattern, zero rows.
   return {
