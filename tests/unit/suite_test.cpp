@@ -1,6 +1,8 @@
 // Suite parsing: sweeps, strictness, and errors that name the file and JSON path.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "harness/suite.hpp"
 
 namespace vsa {
@@ -63,6 +65,20 @@ TEST(Suite, BuiltinSuitesParse) {
     EXPECT_FALSE(s.cases.empty());
   }
   EXPECT_NE(builtin_suite_names().size(), 0u);
+}
+
+// The suites under tests/suites are inputs of the device scripts (gpu_check.sh: fault
+// isolation; ab_switch.sh: forward A/B); a broken one would only show on a GPU node.
+TEST(Suite, RepositorySuiteFilesParse) {
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(VSA_REPO_SUITE_DIR)) {
+    if (entry.path().extension() != ".json") continue;
+    SCOPED_TRACE(entry.path().string());
+    const Suite s = load_suite(entry.path().string());
+    EXPECT_FALSE(s.cases.empty());
+    ++files;
+  }
+  EXPECT_GE(files, 2);
 }
 
 TEST(Suite, CaseJsonRoundTrips) {
