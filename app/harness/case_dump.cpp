@@ -82,7 +82,7 @@ CaseSpec find_case_in_suites(const std::vector<std::string>& suites, const std::
   throw SuiteError("\"" + name + "\" matches " + std::to_string(matches.size()) + " cases: " + listed);
 }
 
-DumpOutcome dump_case(const DumpOptions& o) {
+std::string dump_case(const DumpOptions& o) {
   const CaseSpec spec = find_case_in_suites(o.suites, o.case_name);
   BlockMap map;
   try {
@@ -179,12 +179,10 @@ DumpOutcome dump_case(const DumpOptions& o) {
       {"reference", reference},
   };
   write_file_atomic(path("case.json"), doc.dump(2) + "\n");
-  DumpOutcome outcome;
-  outcome.text = "dumped \"" + spec.name + "\" (B=" + std::to_string(s.batch) + " H=" + std::to_string(s.heads) +
-                 " S=" + std::to_string(s.seq()) + " D=" + std::to_string(s.head_dim) +
-                 ", pairs=" + std::to_string(map.pairs) + ") to " + o.out_dir + "; reference outputs: " +
-                 (o.reference ? "cpu-ref" : "not computed (--no-reference)") + "\n";
-  return outcome;
+  return "dumped \"" + spec.name + "\" (B=" + std::to_string(s.batch) + " H=" + std::to_string(s.heads) +
+         " S=" + std::to_string(s.seq()) + " D=" + std::to_string(s.head_dim) + ", pairs=" + std::to_string(map.pairs) +
+         ") to " + o.out_dir + "; reference outputs: " + (o.reference ? "cpu-ref" : "not computed (--no-reference)") +
+         "\n";
 }
 
 }  // namespace vsa

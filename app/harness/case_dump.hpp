@@ -28,19 +28,14 @@ struct DumpOptions {
   std::vector<std::string> argv;
 };
 
-struct DumpOutcome {
-  int exit_code = 0;
-  std::string text;  // what to print
-};
-
 // The case named `name` in the suites (exact name first, else the one case whose
 // name contains it). Throws SuiteError when none or several match.
 [[nodiscard]] CaseSpec find_case_in_suites(const std::vector<std::string>& suites, const std::string& name);
 
-// Writes the files above into out_dir (created). Throws SuiteError for bad input:
-// an unknown or ambiguous case, or a case above the reference limit (the message
-// says to use --no-reference or raise the limit); std::runtime_error when the
-// reference or a file write fails.
-[[nodiscard]] DumpOutcome dump_case(const DumpOptions& options);
+// Writes the files above into out_dir (created) and returns the line to print. Throws
+// SuiteError for bad input: an unknown or ambiguous case, or a case above the reference
+// limit (the message says to use --no-reference or raise the limit); std::runtime_error
+// when the reference or a file write fails. Every failure throws, so there is no status.
+[[nodiscard]] std::string dump_case(const DumpOptions& options);
 
 }  // namespace vsa
