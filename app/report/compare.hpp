@@ -43,7 +43,8 @@ struct VerdictRow {
 
 struct PerfCell {
   double tflops = 0;
-  double spread = 0;  // relative: (max - min) / median of the pass medians
+  double spread = 0;   // relative: (max - min) / median of the pass medians
+  std::string clocks;  // "at 1395-1620 MHz, sw_power_cap" (report/clock_summary.hpp), or empty
 };
 struct PerfRow {
   std::string case_name, op, backend;

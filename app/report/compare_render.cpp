@@ -19,9 +19,13 @@ std::string verdict_text(const std::optional<VerdictCell>& cell) {
   return cell->verdict + " (" + cell->worst->tensor + " " + format_number(cell->worst->rel_max, 2) + ")";
 }
 
+// The clock goes with the number: an A/B whose runs sat at different clocks (one under
+// a power cap) shows it in the same cell.
 std::string perf_text(const std::optional<PerfCell>& cell) {
   if (!cell) return kAbsent;
-  return format_number(cell->tflops) + " ±" + format_percent(cell->spread);
+  std::string text = format_number(cell->tflops) + " ±" + format_percent(cell->spread);
+  if (!cell->clocks.empty()) text += " " + cell->clocks;
+  return text;
 }
 
 std::string ratio_text(const PerfRow& row, std::size_t i) {

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "build_info.hpp"
+#include "report/clock_summary.hpp"
 
 namespace vsa {
 
@@ -98,9 +99,13 @@ std::string worst_error(const BackendResult& b) {
   return worst < 0 ? "" : which + " " + fmt_num(worst, 2);
 }
 
+// "515.5 (±1.2%) at 1395-1620 MHz, sw_power_cap": the clock goes with the number.
 std::string tflops_of(const BackendResult& b, const char* op) {
   for (const auto& t : b.timings)
-    if (t.op == op) return fmt_num(t.tflops, 4) + " (±" + fmt_num(100 * t.spread, 2) + "%)";
+    if (t.op == op) {
+      const std::string clocks = clock_summary(t.clocks);
+      return fmt_num(t.tflops, 4) + " (±" + fmt_num(100 * t.spread, 2) + "%)" + (clocks.empty() ? "" : " " + clocks);
+    }
   return "";
 }
 

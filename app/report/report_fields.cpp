@@ -1,5 +1,7 @@
 #include "report/report_fields.hpp"
 
+#include "report/clock_summary.hpp"
+
 namespace vsa {
 
 namespace {
@@ -120,7 +122,8 @@ std::vector<PerfSample> perf_samples(const Report& report) {
   for (const auto& c : report.cases)
     for (const auto& b : c.backends)
       for (const auto& t : b.timings)
-        if (t.tflops > 0) samples.push_back({c.name, b.backend, t.op, t.tflops, t.median_ms, t.spread});
+        if (t.tflops > 0)
+          samples.push_back({c.name, b.backend, t.op, t.tflops, t.median_ms, t.spread, clock_summary(t.clocks)});
   return samples;
 }
 

@@ -63,6 +63,7 @@ struct PerfSample {
   double tflops = 0;
   double median_ms = 0;
   double spread = 0;  // (max - min) / median of the pass medians
+  std::string clocks;  // clock_summary of the timing: "at 1395-1620 MHz, sw_power_cap", or empty
 };
 // Every timing with a positive TFLOPS figure, in report order.
 [[nodiscard]] std::vector<PerfSample> perf_samples(const Report& report);

@@ -1,0 +1,18 @@
+#pragma once
+// One short phrase for the clocks behind a timing, for tables next to its TFLOPS:
+// "at 1395-1620 MHz, sw_power_cap". A number measured while the card held a power
+// cap is then visibly not the same kind of number as one at full clock
+// (kernels/sm90a/NOTES.md, run 10: the S >= 65536 forward misses its target this way).
+#include <string>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace vsa {
+
+// `clocks` is Timing::clocks: [{"pass", "before", "after"}, ...] with ClockSample objects
+// (report/clock_sample.hpp). Uses the samples taken after each pass: the SM clock range,
+// then the slowdown reasons seen in any of them. Empty when no sample has an SM clock
+// (no NVML, or a CPU backend).
+[[nodiscard]] std::string clock_summary(const nlohmann::json& clocks);
+
+}  // namespace vsa

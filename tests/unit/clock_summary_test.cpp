@@ -1,0 +1,50 @@
+// The clock phrase next to a timing's TFLOPS (report/clock_summary.hpp) and its place in
+// the Markdown report: a number measured under a power cap must say so.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "report/clock_sample.hpp"
+#include "report/clock_summary.hpp"
+#include "report/report.hpp"
+#include "synthetic_reports.hpp"
+
+namespace vsa {
+namespace {
+
+constexpr std::uint64_t kGpuIdle = 0x1;    // NVML: not a slowdown
+constexpr std::uint64_t kSwPowerCap = 0x4;  // NVML: a slowdown
+
+nlohmann::json pass_with(unsigned mhz, std::uint64_t reasons) {
+  ClockSample after;
+  after.sm_clock_mhz = mhz;
+  after.event_reasons = reasons;
+  return {{"pass", 0}, {"before", nullptr}, {"after", after}};
+}
+
+TEST(ClockSummary, EmptyWithoutSamples) {
+  EXPECT_EQ(clock_summary(nlohmann::json()), "");
+  EXPECT_EQ(clock_summary(nlohmann::json::array()), "");
+  EXPECT_EQ(clock_summary(nlohmann::json::array({{{"pass", 0}, {"after", ClockSample{}}}})), "");  // NVML unknown
+}
+
+TEST(ClockSummary, FullClockWithoutSlowdown) {
+  EXPECT_EQ(clock_summary(nlohmann::json::array({pass_with(1980, 0), pass_with(1980, kGpuIdle)})), "at 1980 MHz");
+}
+
+TEST(ClockSummary, RangeAndPowerCap) {
+  const auto clocks = nlohmann::json::array({pass_with(1620, kSwPowerCap), pass_with(1395, kSwPowerCap | kGpuIdle),
+                                             pass_with(1545, 0)});
+  EXPECT_EQ(clock_summary(clocks), "at 1395-1620 MHz, sw_power_cap");
+}
+
+TEST(ClockSummary, ShownNextToTflopsInTheReport) {
+  Report r;
+  testing::add_timing(r, "perf/S=65536", "sm90a", "fwd", 515.5);
+  r.cases[0].backends[0].timings[0].clocks = nlohmann::json::array({pass_with(1395, kSwPowerCap), pass_with(1620, 0)});
+  EXPECT_NE(render_markdown(r).find("515.5 (±1%) at 1395-1620 MHz, sw_power_cap"), std::string::npos)
+      << render_markdown(r);
+}
+
+}  // namespace
+}  // namespace vsa
