@@ -114,6 +114,7 @@ __device__ void run_consumer(SharedStorage<Cfg>& smem, int slot, const Params& p
     OnlineSoftmax softmax;
     softmax.reset();
     float alpha[2];
+    bool rescale = false;  // O needs alpha before the next P.V (softmax.update)
 #pragma unroll
     for (int i = 0; i < 64; ++i) o[i] = 0.0f;
 
@@ -133,7 +134,7 @@ __device__ void run_consumer(SharedStorage<Cfg>& smem, int slot, const Params& p
       if (valid < Cfg::kBlockKv) OnlineSoftmax::mask_padding(s, valid, lane);
       if constexpr (Cfg::kEarlyKRelease) release_stage<kProbe>(&bars.k_empty[cur.index], lane, p.probe_release_kv_ns);
     }
-    softmax.update(s, p.scale_log2, alpha);
+    softmax.update<Cfg::kLazyRescale>(s, p.scale_log2, alpha);  // O is still zero: no rescale
 
     // The wait for P_{n-2} V_{n-2} sits at the top of iteration n, behind the loop's
     // back edge: ptxas schedules a wgmma wait as early as its basic block allows, and
@@ -143,7 +144,7 @@ __device__ void run_consumer(SharedStorage<Cfg>& smem, int slot, const Params& p
         wgmma_wait<0>();
         keep_live(o);
         release_kv<Cfg, kProbe>(bars, prev.index, lane, p.probe_release_kv_ns);
-        rescale_rows(o, alpha);
+        if (rescale) rescale_rows(o, alpha);  // warp-uniform; no wgmma in flight here
       }
       pack_probabilities(s, pfrag);
       PipelineState<Cfg::kStages> next = cur;
@@ -165,7 +166,7 @@ __device__ void run_consumer(SharedStorage<Cfg>& smem, int slot, const Params& p
       const int valid = read_mailbox(mail.kv_valid[next.index], lane);
       if (valid < Cfg::kBlockKv) OnlineSoftmax::mask_padding(s, valid, lane);  // before the release, as above
       if constexpr (Cfg::kEarlyKRelease) release_stage<kProbe>(&bars.k_empty[next.index], lane, p.probe_release_kv_ns);
-      softmax.update(s, p.scale_log2, alpha);
+      rescale = softmax.update<Cfg::kLazyRescale>(s, p.scale_log2, alpha);
       prev = cur;
       cur = next;
     }
@@ -175,7 +176,7 @@ __device__ void run_consumer(SharedStorage<Cfg>& smem, int slot, const Params& p
       wgmma_wait<0>();
       keep_live(o);
       release_kv<Cfg, kProbe>(bars, prev.index, lane, p.probe_release_kv_ns);
-      rescale_rows(o, alpha);
+      if (rescale) rescale_rows(o, alpha);
     }
     pack_probabilities(s, pfrag);
     mbar_wait(&bars.v_full[cur.index], cur.full_parity());

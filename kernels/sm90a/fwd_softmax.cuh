@@ -10,7 +10,8 @@
 namespace vsa::sm90a::fwd {
 
 struct OnlineSoftmax {
-  float m[2];  // running max of the raw scores (-inf: no valid key seen yet)
+  float m[2];  // reference max of the raw scores: the running max, or below it by at most
+               // 2^kLazyThresholdLog2 in the lazy variant (-inf: no valid key seen yet)
   float l[2];  // this thread's share of the row sum, scaled to m (summed over the quad at the end)
 
   __device__ __forceinline__ void reset() {
@@ -31,25 +32,44 @@ struct OnlineSoftmax {
         }
   }
 
-  // Folds a new score tile in: s becomes exp2(scale_log2 * s - max) (unnormalised P, in
+  // Folds a new score tile in: s becomes exp2(scale_log2 * s - ref) (unnormalised P, in
   // fp32) and alpha the factor by which rows of O accumulated so far must be rescaled.
+  // Returns whether O needs that rescale (the same answer for the whole warp).
+  // kLazy: the reference max `m` moves only when some row of the warp grew past it by
+  // more than 2^kLazyThresholdLog2; otherwise P is taken against the stale reference
+  // (values up to 2^8, exact in fp32 and as exact in bf16 as any other) and O keeps its
+  // scale, which saves the 64 multiplies of the rescale in most blocks. The final O / l
+  // and lse = ref * scale_log2 + log2(l) are the same quantities either way.
   // A row with no valid key so far keeps max -inf; its exponent base is taken as 0 so
   // every term is exp2(-inf) = 0 rather than NaN.
-  __device__ __forceinline__ void update(float (&s)[32], float scale_log2, float (&alpha)[2]) {
+  static constexpr float kLazyThresholdLog2 = 8.0f;
+  template <bool kLazy = false>
+  __device__ __forceinline__ bool update(float (&s)[32], float scale_log2, float (&alpha)[2]) {
     float mx[2] = {m[0], m[1]};
 #pragma unroll
     for (int j = 0; j < 8; ++j) {
       mx[0] = fmaxf(mx[0], fmaxf(s[4 * j], s[4 * j + 1]));
       mx[1] = fmaxf(mx[1], fmaxf(s[4 * j + 2], s[4 * j + 3]));
     }
-    float base[2];
 #pragma unroll
     for (int r = 0; r < 2; ++r) {
       mx[r] = fmaxf(mx[r], __shfl_xor_sync(0xffffffffu, mx[r], 1));
       mx[r] = fmaxf(mx[r], __shfl_xor_sync(0xffffffffu, mx[r], 2));
-      base[r] = mx[r] == -CUDART_INF_F ? 0.0f : mx[r] * scale_log2;
-      alpha[r] = fast_exp2(m[r] * scale_log2 - base[r]);
-      m[r] = mx[r];
+    }
+    bool rescale = true;
+    if constexpr (kLazy) {
+      // -inf reference with a finite max: +inf > threshold (move); both -inf: NaN (stay).
+      const bool grew = (mx[0] - m[0]) * scale_log2 > kLazyThresholdLog2 ||
+                        (mx[1] - m[1]) * scale_log2 > kLazyThresholdLog2;
+      rescale = __any_sync(0xffffffffu, grew);  // a vote, not a branch: P.V is still in flight
+    }
+    float base[2];
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      const float ref = rescale ? mx[r] : m[r];
+      base[r] = ref == -CUDART_INF_F ? 0.0f : ref * scale_log2;
+      alpha[r] = rescale ? fast_exp2(m[r] * scale_log2 - base[r]) : 1.0f;
+      m[r] = ref;
     }
     float sum[2] = {0.0f, 0.0f};
 #pragma unroll
@@ -62,6 +82,7 @@ struct OnlineSoftmax {
       }
 #pragma unroll
     for (int r = 0; r < 2; ++r) l[r] = l[r] * alpha[r] + sum[r];
+    return rescale;
   }
 
   // Per row: 1/sum (0 for a row that attended to nothing) and lse in M format,
