@@ -181,10 +181,11 @@ nlohmann::json to_json(const Comparison& c) {
   }
   json perf = json::array();
   for (const auto& row : c.perf) {
-    json tflops = json::array(), spread = json::array(), ratios = json::array();
+    json tflops = json::array(), spread = json::array(), clocks = json::array(), ratios = json::array();
     for (std::size_t i = 0; i < row.cells.size(); ++i) {
       tflops.push_back(row.cells[i] ? json(row.cells[i]->tflops) : json());
       spread.push_back(row.cells[i] ? json(row.cells[i]->spread) : json());
+      clocks.push_back(row.cells[i] && !row.cells[i]->clocks.empty() ? json(row.cells[i]->clocks) : json());
       ratios.push_back(optional_json(row.ratios[i]));
     }
     perf.push_back({{"case", row.case_name},
@@ -192,6 +193,7 @@ nlohmann::json to_json(const Comparison& c) {
                     {"backend", row.backend},
                     {"tflops", tflops},
                     {"spread", spread},
+                    {"clocks", clocks},  // "at 1590-1620 MHz, sw_power_cap" or null
                     {"ratio_to_baseline", ratios},
                     {"notes", row.notes},
                     {"regressed", row.regressed}});

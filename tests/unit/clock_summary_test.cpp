@@ -6,6 +6,7 @@
 
 #include "report/clock_sample.hpp"
 #include "report/clock_summary.hpp"
+#include "report/compare.hpp"
 #include "report/report.hpp"
 #include "synthetic_reports.hpp"
 
@@ -44,6 +45,23 @@ TEST(ClockSummary, ShownNextToTflopsInTheReport) {
   r.cases[0].backends[0].timings[0].clocks = nlohmann::json::array({pass_with(1395, kSwPowerCap), pass_with(1620, 0)});
   EXPECT_NE(render_markdown(r).find("515.5 (±1%) at 1395-1620 MHz, sw_power_cap"), std::string::npos)
       << render_markdown(r);
+}
+
+// compare: the Markdown cell and the JSON both carry it, per report.
+TEST(ClockSummary, ShownInCompareForEachRun) {
+  auto capped = testing::synthetic_report({.host = "a"});
+  auto full = testing::synthetic_report({.host = "b"});
+  testing::add_timing(capped.report, "perf/S=65536", "sm90a", "fwd", 544.0);
+  testing::add_timing(full.report, "perf/S=65536", "sm90a", "fwd", 599.0);
+  capped.report.cases[0].backends[0].timings[0].clocks = nlohmann::json::array({pass_with(1605, kSwPowerCap)});
+  full.report.cases[0].backends[0].timings[0].clocks = nlohmann::json::array({pass_with(1980, 0)});
+  const Comparison c = compare_reports({capped, full}, {});
+  const std::string md = render_markdown(c);
+  EXPECT_NE(md.find("at 1605 MHz, sw_power_cap"), std::string::npos) << md;
+  EXPECT_NE(md.find("at 1980 MHz"), std::string::npos) << md;
+  const nlohmann::json j = to_json(c);
+  ASSERT_EQ(j.at("performance").size(), 1u) << j.dump(2);
+  EXPECT_EQ(j.at("performance").at(0).at("clocks"), nlohmann::json::array({"at 1605 MHz, sw_power_cap", "at 1980 MHz"}));
 }
 
 }  // namespace
