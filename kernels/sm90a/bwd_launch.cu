@@ -2,13 +2,14 @@
 // launch sequence, all stream-ordered on args.stream with no host sync and nothing kept
 // between calls.
 //
-//   atomic ("sm90a"):            Delta, zero dQ tiles and counter -> backward kernel (kv items,
-//                                natural order) -> dQ postprocess (bwd_dq_postprocess.cuh)
-//   deterministic ("sm90a-det"): Delta, item counts -> order kernel (longest first) ->
-//                                backward kernel (kv and q items)
-// In the deterministic mode the backward kernel is launched with programmatic dependent
-// launch: its prologue overlaps the order kernel, and its producer waits
-// (griddepcontrol.wait) before it reads the order.
+//   atomic ("sm90a"):            preprocess (Delta, zero dQ tiles and counter, order when the
+//                                dQ tiles fit in L2) -> backward kernel (kv items) -> dQ
+//                                postprocess (bwd_dq_postprocess.cuh)
+//   deterministic ("sm90a-det"): preprocess (Delta, counter, longest-first order of kv and q
+//                                items) -> backward kernel (kv and q items)
+// The backward kernel is launched with programmatic dependent launch: its prologue
+// overlaps the preprocess (bwd_preprocess.cuh), and its producer waits
+// (griddepcontrol.wait) before it reads anything the preprocess wrote.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -17,9 +18,9 @@
 #include <cstdint>
 #include <utility>
 
-#include "backward_common.hpp"
 #include "bwd_dq_postprocess.cuh"
 #include "bwd_kernel.cuh"
+#include "bwd_preprocess.cuh"
 #include "cuda_status.hpp"
 #include "grid_stride.cuh"
 #include "fwd_schedule.cuh"
@@ -40,20 +41,31 @@ constexpr std::size_t align_up(std::size_t bytes) {
 }
 
 // Workspace, in this order (each part 256-byte aligned):
-//   Delta [B*H*S] fp32 | scheduler counter |
-//   deterministic: item counts (k2q_num then q2k_num) | longest-first order [2 * B*H*nb]
-//   atomic:        fp32 dQ tiles [B*H*S*D]
+//   Delta [B*H*S] fp32 | scheduler counter | longest-first order of the item ids
+//   (deterministic: 2 * B*H*nb, kv then q items; atomic: B*H*nb) |
+//   atomic only: fp32 dQ tiles [B*H*S*D]
 struct WorkspaceLayout {
-  std::size_t delta = 0, counter = 0, counts = 0, order = 0, dq_accum = 0, total = 0;
+  std::size_t delta = 0, counter = 0, order = 0, dq_accum = 0, total = 0;
   WorkspaceLayout(const Shape& s, bool deterministic) {
-    const std::size_t list_bytes = deterministic ? align_up(2 * std::size_t(s.count_elems()) * sizeof(std::int32_t)) : 0;
+    const std::size_t items = std::size_t(s.count_elems()) * (deterministic ? 2 : 1);
     counter = delta + align_up(std::size_t(s.row_elems()) * sizeof(float));
-    counts = counter + kWorkspaceAlign;
-    order = counts + list_bytes;
-    dq_accum = order + list_bytes;
+    order = counter + kWorkspaceAlign;
+    dq_accum = order + align_up(items * sizeof(std::int32_t));
     total = dq_accum + (deterministic ? 0 : align_up(std::size_t(s.tensor_elems()) * sizeof(float)));
   }
 };
+
+// Atomic mode: longest-first order mixes the heads, so the CTAs in flight reduce into
+// every head's dQ tiles at once. That pays only while all the tiles stay in L2: measured
+// +16% at S = 4096 (16 MB of tiles) and -8% / -16% at S = 16384 / 65536 (64 / 256 MB),
+// NOTES.md v2/v3. Half of L2 leaves room for the K, V, Q, dO tiles in flight.
+bool atomic_mode_orders_items(std::size_t dq_tile_bytes) {
+  int device = 0, l2_bytes = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device) != cudaSuccess)
+    return false;
+  return dq_tile_bytes <= std::size_t(l2_bytes) / 2;
+}
 
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
@@ -88,10 +100,9 @@ auto backward_kernel(bool probes) {
   return probes ? bwd::backward_kernel<kAccumulateDq, true> : bwd::backward_kernel<kAccumulateDq, false>;
 }
 
-// Persistent launch (one CTA per SM at most); `after_order_kernel`: programmatic dependent
-// launch on the order kernel just before it.
-Status launch_persistent(void (*kernel)(BwdParams), const BwdParams& params, bool after_order_kernel,
-                         cudaStream_t stream) {
+// Persistent launch (one CTA per SM at most), with programmatic dependent launch on the
+// preprocess kernel just before it.
+Status launch_persistent(void (*kernel)(BwdParams), const BwdParams& params, cudaStream_t stream) {
   int device = 0, sm_count = 0;
   if (const Status st = device::status_from(cudaGetDevice(&device)); !st.ok()) return st;
   if (const Status st = device::status_from(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
@@ -109,8 +120,8 @@ Status launch_persistent(void (*kernel)(BwdParams), const BwdParams& params, boo
   config.blockDim = dim3(unsigned(bwd::kThreads));
   config.dynamicSmemBytes = bwd::kSmemBytes;
   config.stream = stream;
-  config.attrs = after_order_kernel ? &attr : nullptr;
-  config.numAttrs = after_order_kernel ? 1 : 0;
+  config.attrs = &attr;
+  config.numAttrs = 1;
   return device::status_from(cudaLaunchKernelEx(&config, kernel, params));
 }
 
@@ -130,7 +141,6 @@ Status launch_backward(const BackwardArgs& a, bool deterministic) {
   auto* ws = static_cast<unsigned char*>(a.workspace);
   auto* delta = reinterpret_cast<float*>(ws + layout.delta);
   auto* counter = reinterpret_cast<std::int32_t*>(ws + layout.counter);
-  auto* counts = reinterpret_cast<std::int32_t*>(ws + layout.counts);
   auto* order = reinterpret_cast<std::int32_t*>(ws + layout.order);
   auto* dq_accum = reinterpret_cast<float*>(ws + layout.dq_accum);
 
@@ -152,46 +162,45 @@ Status launch_backward(const BackwardArgs& a, bool deterministic) {
   p.max_q = s.max_q;
   p.num_kv_items = kv_items;
   p.num_items = deterministic ? 2 * kv_items : kv_items;
-  p.order = deterministic ? order : nullptr;
+  const bool ordered = deterministic || atomic_mode_orders_items(std::size_t(s.tensor_elems()) * sizeof(float));
+  p.order = ordered ? order : nullptr;
   p.next_work = counter;
   p.scale = float(1.0 / std::sqrt(double(kHeadDim)));
   p.scale_log2 = float(kLog2e / std::sqrt(double(kHeadDim)));
   p.probes = {a.probes.nanoseconds[kProbeBwdReleaseQ], a.probes.nanoseconds[kProbeBwdDqReduce]};
   const bool probed = p.probes.release_stage_ns != 0 || p.probes.dq_reduce_ns != 0;
 
-  if (const Status st = device::compute_delta(s, a.out, a.d_out, delta, a.stream); !st.ok()) return st;
-  if (!deterministic) {
-    if (const Status st = device::status_from(cudaMemsetAsync(counter, 0, sizeof(std::int32_t), stream)); !st.ok())
-      return st;
-    const std::size_t accum_bytes = std::size_t(s.tensor_elems()) * sizeof(float);
-    if (const Status st = device::status_from(cudaMemsetAsync(dq_accum, 0, accum_bytes, stream)); !st.ok()) return st;
-    if (const Status st = launch_persistent(backward_kernel<true>(probed), p, false, stream); !st.ok()) return st;
-    const std::int64_t float4_count = s.tensor_elems() / 4;
-    bwd::dq_postprocess_kernel<<<device::elementwise_blocks(float4_count), device::kElementwiseThreads, 0, stream>>>(
-        float4_count, reinterpret_cast<const float4*>(dq_accum), p.scale, a.dq);
-    return device::last_launch_status();
-  }
-
-  // Deterministic: kv items' counts, then q items' counts, sorted longest first.
-  const std::size_t bytes = std::size_t(kv_items) * sizeof(std::int32_t);
-  if (const Status st = device::status_from(cudaMemcpyAsync(counts, a.k2q_num, bytes, cudaMemcpyDeviceToDevice, stream));
-      !st.ok())
-    return st;
-  if (const Status st =
-          device::status_from(cudaMemcpyAsync(counts + kv_items, a.q2k_num, bytes, cudaMemcpyDeviceToDevice, stream));
-      !st.ok())
-    return st;
-  fwd::order_longest_first<fwd::kOrderThreads><<<1, fwd::kOrderThreads, 0, stream>>>(
-      counts, p.num_items, std::max(s.max_q, s.max_kv), order, counter);
+  bwd::PreprocessParams pre{};
+  pre.out = a.out;
+  pre.d_out = a.d_out;
+  pre.delta = delta;
+  pre.rows = s.row_elems();
+  pre.zero = deterministic ? nullptr : reinterpret_cast<float4*>(dq_accum);
+  pre.zero_float4s = deterministic ? 0 : s.tensor_elems() / 4;
+  pre.counts = fwd::ItemCounts{a.k2q_num, kv_items, a.q2k_num};
+  pre.n_items = p.num_items;
+  pre.max_count = std::max(s.max_q, s.max_kv);
+  pre.order = p.order == nullptr ? nullptr : order;
+  pre.next_work = counter;
+  const std::int64_t rows_blocks = (pre.rows + bwd::kDeltaRowsPerBlock - 1) / bwd::kDeltaRowsPerBlock;
+  const std::int64_t zero_blocks = (pre.zero_float4s + bwd::kPreprocessThreads - 1) / bwd::kPreprocessThreads;
+  const unsigned workers = unsigned(std::clamp<std::int64_t>(std::max(rows_blocks, zero_blocks), 1,
+                                                             device::kMaxElementwiseBlocks));
+  bwd::backward_preprocess<<<1 + workers, bwd::kPreprocessThreads, 0, stream>>>(pre);
   if (const Status st = device::last_launch_status(); !st.ok()) return st;
-  return launch_persistent(backward_kernel<false>(probed), p, true, stream);
+
+  if (deterministic) return launch_persistent(backward_kernel<false>(probed), p, stream);
+  if (const Status st = launch_persistent(backward_kernel<true>(probed), p, stream); !st.ok()) return st;
+  const std::int64_t pair_count = s.tensor_elems() / 8;
+  bwd::dq_postprocess_kernel<<<device::elementwise_blocks(pair_count), device::kElementwiseThreads, 0, stream>>>(
+      pair_count, reinterpret_cast<const float4*>(dq_accum), p.scale, a.dq);
+  return device::last_launch_status();
 }
 
 std::vector<KernelInfo> backward_kernels(bool deterministic) {
-  std::vector<KernelInfo> infos{device::compute_delta_kernel_info()};
+  std::vector<KernelInfo> infos{
+      device::kernel_info(reinterpret_cast<const void*>(&bwd::backward_preprocess), "sm90a.bwd.preprocess", false)};
   if (deterministic) {
-    infos.push_back(device::kernel_info(reinterpret_cast<const void*>(&fwd::order_longest_first<fwd::kOrderThreads>),
-                                        "sm90a.bwd.order", false));
     infos.push_back(device::kernel_info(reinterpret_cast<const void*>(backward_kernel<false>(false)),
                                         "sm90a.bwd.kv_and_q_items", true));
   } else {

@@ -25,7 +25,7 @@ struct Probes {
 struct BwdParams {
   TensorMaps maps;
   const float* lse;    // [B*H*S], M format
-  const float* delta;  // [B*H*S], from the Delta preprocess
+  const float* delta;  // [B*H*S], from the preprocess kernel
   const std::int32_t* q2k_idx;
   const std::int32_t* q2k_num;
   const std::int32_t* k2q_idx;
@@ -40,7 +40,7 @@ struct BwdParams {
   int max_q;
   int num_kv_items;   // B*H*nb: item ids [0, num_kv_items) are kv items, the rest q items
   int num_items;      // num_kv_items (atomic) or 2 * num_kv_items (deterministic)
-  const std::int32_t* order;  // deterministic: longest-first permutation of the item ids; atomic: null (natural)
+  const std::int32_t* order;  // longest-first permutation of the item ids, or null (natural order)
   std::int32_t* next_work;    // scheduler counter, zero at launch
   float scale;       // 1/sqrt(D): dK = scale * dS^T Q, dQ = scale * dS K
   float scale_log2;  // scale * log2(e): P = exp2(scale_log2 * s - lse)

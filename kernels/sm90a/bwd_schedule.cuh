@@ -4,12 +4,13 @@
 // Item ids [0, num_kv_items) are kv items (b, h, kv block) in k2q order, ids
 // [num_kv_items, num_items) q items (b, h, q block) of the deterministic mode. The
 // producer of each CTA takes the next position from a global counter when its consumers
-// are about to need an item (greedy list scheduling). Deterministic mode: positions go
-// through the order kernel's permutation (fwd_schedule.cuh, shared with the forward),
-// all ids by list length, longest first, so neither kind of item waits for a second
-// launch and the last items are the short ones. Atomic mode: natural order (no
-// permutation), so the CTAs in flight work on one head and its fp32 dQ tiles stay in
-// L2 (longest-first mixed the heads and cost 8-16% at S >= 16384, NOTES.md).
+// are about to need an item (greedy list scheduling). Positions go through the
+// preprocess kernel's permutation (bwd_preprocess.cuh, fwd_schedule.cuh's sort), all ids by
+// list length, longest first, so neither kind of item waits for a second launch and the
+// last items are the short ones. The atomic mode is ordered only while every head's fp32
+// dQ tiles fit in L2 together (bwd_launch.cu); above that it keeps natural order (no
+// permutation), so the CTAs in flight work on one head and its tiles stay in L2
+// (longest-first mixed the heads and cost 8-16% at S >= 16384, NOTES.md).
 // Results do not depend on the order: every item owns its outputs (dQ atomics excepted).
 #include <cstdint>
 

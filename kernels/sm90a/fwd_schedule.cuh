@@ -44,21 +44,29 @@ __device__ __forceinline__ int block_exclusive_sum(int x, int* warp_totals) {
   return inclusive - x + (warp > 0 ? warp_totals[warp - 1] : 0);
 }
 
-// One CTA of kOrderThreads: counting sort of the items by descending count into `order`,
-// and the scheduler counter reset for the kernel that follows. Lets that kernel (launched
-// with programmatic stream serialization) start its prologue at once; it reads `order`
-// only after griddepcontrol.wait. (A template only so that every translation unit that
-// includes this header may define it.)
-template <int kThreads = kOrderThreads>
-__global__ void __launch_bounds__(kThreads) order_longest_first(const std::int32_t* counts, int n_items,
-                                                                int max_count, std::int32_t* order,
-                                                                std::int32_t* next_work) {
-  grid_launch_dependents();
-  __shared__ int bins[kOrderBins];
-  __shared__ int warp_totals[32];
+// Per-item list lengths, read from one array or from two laid end to end (the backward's
+// kv items' k2q_num, then its q items' q2k_num), so no copy joins them first.
+struct ItemCounts {
+  const std::int32_t* first;
+  int n_first;
+  const std::int32_t* second;  // items [n_first, n) read second[i - n_first]; may be null
+  __device__ int operator()(int i) const { return i < n_first ? first[i] : second[i - n_first]; }
+};
+
+// Shared memory of one sort: a bin per count value and the prefix sum's warp totals.
+struct OrderScratch {
+  int bins[kOrderBins];
+  int warp_totals[32];
+};
+
+// One CTA of kThreads: counting sort of the items by descending count into `order`.
+// Equal counts keep their natural order up to one chunk of kThreads items.
+template <int kThreads>
+__device__ __forceinline__ void sort_longest_first(ItemCounts counts, int n_items, int max_count, std::int32_t* order,
+                                   OrderScratch& scratch) {
+  int* bins = scratch.bins;
   const int tid = threadIdx.x;
   const int num_bins = min(max(max_count, 0), kOrderBins - 1) + 1;
-  if (tid == 0) *next_work = 0;
   for (int b = tid; b < num_bins; b += kThreads) bins[b] = 0;
 
   // The first kCachedChunks chunks keep their bins in registers between the histogram and
@@ -68,14 +76,14 @@ __global__ void __launch_bounds__(kThreads) order_longest_first(const std::int32
 #pragma unroll
   for (int c = 0; c < kCachedChunks; ++c) {
     const int i = c * kThreads + tid;
-    cached[c] = i < n_items ? order_bin(counts[i], num_bins) : 0;
+    cached[c] = i < n_items ? order_bin(counts(i), num_bins) : 0;
   }
   __syncthreads();
 #pragma unroll
   for (int c = 0; c < kCachedChunks; ++c)
     if (c * kThreads + tid < n_items) atomicAdd(&bins[cached[c]], 1);
   for (int i = kCachedChunks * kThreads + tid; i < n_items; i += kThreads)
-    atomicAdd(&bins[order_bin(counts[i], num_bins)], 1);
+    atomicAdd(&bins[order_bin(counts(i), num_bins)], 1);
   __syncthreads();
 
   // Each thread owns `per` consecutive bins in descending-count order and turns their
@@ -86,7 +94,7 @@ __global__ void __launch_bounds__(kThreads) order_longest_first(const std::int32
     const int pos = tid * per + k;
     if (pos < num_bins) local += bins[num_bins - 1 - pos];
   }
-  int start = block_exclusive_sum<kThreads>(local, warp_totals);
+  int start = block_exclusive_sum<kThreads>(local, scratch.warp_totals);
   for (int k = 0; k < per; ++k) {
     const int pos = tid * per + k;
     if (pos < num_bins) {
@@ -107,9 +115,23 @@ __global__ void __launch_bounds__(kThreads) order_longest_first(const std::int32
   }
   for (int base = kCachedChunks * kThreads; base < n_items; base += kThreads) {
     const int i = base + tid;
-    if (i < n_items) order[atomicAdd(&bins[order_bin(counts[i], num_bins)], 1)] = i;
+    if (i < n_items) order[atomicAdd(&bins[order_bin(counts(i), num_bins)], 1)] = i;
     __syncthreads();
   }
+}
+
+// The forward's order kernel: one CTA sorts, and resets the scheduler counter for the
+// kernel that follows. Lets that kernel (launched with programmatic stream serialization)
+// start its prologue at once; it reads `order` only after griddepcontrol.wait. (A
+// template only so that every translation unit that includes this header may define it.)
+template <int kThreads = kOrderThreads>
+__global__ void __launch_bounds__(kThreads) order_longest_first(const std::int32_t* counts, int n_items,
+                                                                int max_count, std::int32_t* order,
+                                                                std::int32_t* next_work) {
+  grid_launch_dependents();
+  __shared__ OrderScratch scratch;
+  if (threadIdx.x == 0) *next_work = 0;
+  sort_longest_first<kThreads>(ItemCounts{counts, n_items, nullptr}, n_items, max_count, order, scratch);
 }
 
 // Next work item for the calling warp (warp-uniform), or -1 when none is left.
