@@ -177,7 +177,7 @@ Status launch_backward(const BackwardArgs& a, bool deterministic) {
   pre.rows = s.row_elems();
   pre.zero = deterministic ? nullptr : reinterpret_cast<float4*>(dq_accum);
   pre.zero_float4s = deterministic ? 0 : s.tensor_elems() / 4;
-  pre.counts = fwd::ItemCounts{a.k2q_num, kv_items, a.q2k_num};
+  pre.counts = device::ItemCounts{a.k2q_num, kv_items, a.q2k_num};
   pre.n_items = p.num_items;
   pre.max_count = std::max(s.max_q, s.max_kv);
   pre.order = p.order == nullptr ? nullptr : order;

@@ -1,8 +1,8 @@
 #pragma once
 // Everything the backward kernel needs before it starts, in one launch:
 //   block 0      the scheduler counter reset and, where the mode orders its items, the
-//                longest-first sort of the item ids (fwd_schedule.cuh's counting sort,
-//                reading k2q_num and q2k_num where they lie)
+//                longest-first sort of the item ids (longest_first_sort.cuh, reading
+//                k2q_num and q2k_num where they lie)
 //   blocks 1..   Delta[r] = dot(O[r], dO[r]) in fp32, and in the atomic mode the fp32 dQ
 //                tiles set to zero
 // One launch instead of four or five stream operations (Delta, memsets or count copies,
@@ -13,7 +13,7 @@
 #include <cstdint>
 
 #include "bwd_config.cuh"
-#include "fwd_schedule.cuh"
+#include "longest_first_sort.cuh"
 #include "sm90a_common.cuh"
 
 namespace vsa::sm90a::bwd {
@@ -31,7 +31,7 @@ struct PreprocessParams {
   std::int64_t rows;
   float4* zero;             // atomic mode: the fp32 dQ tiles; null in the deterministic mode
   std::int64_t zero_float4s;
-  fwd::ItemCounts counts;   // list length of each item id
+  device::ItemCounts counts;   // list length of each item id
   int n_items;
   int max_count;
   std::int32_t* order;      // null: the backward takes items in natural order
@@ -64,8 +64,8 @@ __global__ void __launch_bounds__(kPreprocessThreads, 1) backward_preprocess(con
   if (blockIdx.x == 0) {
     if (threadIdx.x == 0) *p.next_work = 0;
     if (p.order != nullptr) {
-      __shared__ fwd::OrderScratch scratch;
-      fwd::sort_longest_first<kPreprocessThreads>(p.counts, p.n_items, p.max_count, p.order, scratch);
+      __shared__ device::OrderScratch scratch;
+      device::sort_longest_first<kPreprocessThreads>(p.counts, p.n_items, p.max_count, p.order, scratch);
     }
     return;
   }

@@ -9,117 +9,15 @@
 // of one head then run together and share that head's K/V in L2.
 #include <cstdint>
 
+#include "longest_first_sort.cuh"
 #include "sm90a_common.cuh"
 
 namespace vsa::sm90a::fwd {
 
 inline constexpr int kOrderThreads = 1024;
-// Counts above kOrderBins - 1 share the top bin: they are long either way.
-inline constexpr int kOrderBins = 4096;
-
-__device__ __forceinline__ int order_bin(int count, int num_bins) { return min(max(count, 0), num_bins - 1); }
-
-// Exclusive prefix sum over the CTA (kThreads threads, a multiple of 32, at most 1024).
-template <int kThreads>
-__device__ __forceinline__ int block_exclusive_sum(int x, int* warp_totals) {
-  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  int inclusive = x;
-#pragma unroll
-  for (int o = 1; o < 32; o <<= 1) {
-    const int y = __shfl_up_sync(0xffffffffu, inclusive, o);
-    if (lane >= o) inclusive += y;
-  }
-  if (lane == 31) warp_totals[warp] = inclusive;
-  __syncthreads();
-  if (warp == 0) {
-    int w = lane < kThreads / 32 ? warp_totals[lane] : 0;
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-      const int y = __shfl_up_sync(0xffffffffu, w, o);
-      if (lane >= o) w += y;
-    }
-    warp_totals[lane] = w;
-  }
-  __syncthreads();
-  return inclusive - x + (warp > 0 ? warp_totals[warp - 1] : 0);
-}
-
-// Per-item list lengths, read from one array or from two laid end to end (the backward's
-// kv items' k2q_num, then its q items' q2k_num), so no copy joins them first.
-struct ItemCounts {
-  const std::int32_t* first;
-  int n_first;
-  const std::int32_t* second;  // items [n_first, n) read second[i - n_first]; may be null
-  __device__ int operator()(int i) const { return i < n_first ? first[i] : second[i - n_first]; }
-};
-
-// Shared memory of one sort: a bin per count value and the prefix sum's warp totals.
-struct OrderScratch {
-  int bins[kOrderBins];
-  int warp_totals[32];
-};
-
-// One CTA of kThreads: counting sort of the items by descending count into `order`.
-// Equal counts keep their natural order up to one chunk of kThreads items.
-template <int kThreads>
-__device__ __forceinline__ void sort_longest_first(ItemCounts counts, int n_items, int max_count, std::int32_t* order,
-                                   OrderScratch& scratch) {
-  int* bins = scratch.bins;
-  const int tid = threadIdx.x;
-  const int num_bins = min(max(max_count, 0), kOrderBins - 1) + 1;
-  for (int b = tid; b < num_bins; b += kThreads) bins[b] = 0;
-
-  // The first kCachedChunks chunks keep their bins in registers between the histogram and
-  // the scatter: one round trip to memory instead of two for up to 8 * kThreads items.
-  constexpr int kCachedChunks = 8;
-  int cached[kCachedChunks];
-#pragma unroll
-  for (int c = 0; c < kCachedChunks; ++c) {
-    const int i = c * kThreads + tid;
-    cached[c] = i < n_items ? order_bin(counts(i), num_bins) : 0;
-  }
-  __syncthreads();
-#pragma unroll
-  for (int c = 0; c < kCachedChunks; ++c)
-    if (c * kThreads + tid < n_items) atomicAdd(&bins[cached[c]], 1);
-  for (int i = kCachedChunks * kThreads + tid; i < n_items; i += kThreads)
-    atomicAdd(&bins[order_bin(counts(i), num_bins)], 1);
-  __syncthreads();
-
-  // Each thread owns `per` consecutive bins in descending-count order and turns their
-  // sizes into start offsets in place.
-  const int per = (num_bins + kThreads - 1) / kThreads;
-  int local = 0;
-  for (int k = 0; k < per; ++k) {
-    const int pos = tid * per + k;
-    if (pos < num_bins) local += bins[num_bins - 1 - pos];
-  }
-  int start = block_exclusive_sum<kThreads>(local, scratch.warp_totals);
-  for (int k = 0; k < per; ++k) {
-    const int pos = tid * per + k;
-    if (pos < num_bins) {
-      const int b = num_bins - 1 - pos;
-      const int size = bins[b];
-      bins[b] = start;
-      start += size;
-    }
-  }
-  __syncthreads();
-
-  // Scatter chunk by chunk so equal counts keep their natural order between chunks.
-#pragma unroll
-  for (int c = 0; c < kCachedChunks; ++c) {
-    const int i = c * kThreads + tid;
-    if (i < n_items) order[atomicAdd(&bins[cached[c]], 1)] = i;
-    __syncthreads();
-  }
-  for (int base = kCachedChunks * kThreads; base < n_items; base += kThreads) {
-    const int i = base + tid;
-    if (i < n_items) order[atomicAdd(&bins[order_bin(counts(i), num_bins)], 1)] = i;
-    __syncthreads();
-  }
-}
-
+using device::ItemCounts;
+using device::OrderScratch;
+using device::sort_longest_first;
 // The forward's order kernel: one CTA sorts, and resets the scheduler counter for the
 // kernel that follows. Lets that kernel (launched with programmatic stream serialization)
 // start its prologue at once; it reads `order` only after griddepcontrol.wait. (A
