@@ -85,7 +85,11 @@ struct alignas(kSwizzleAtomBytes) BwdSmem {
   std::uint64_t empty[kStages];    // consumer -> producer: stage free (one arrival per thread of the consumer)
   std::uint64_t resident_full;     // producer -> consumers: `item` published, its resident tiles loaded
   std::uint64_t resident_empty;    // consumers -> producer: item's GEMMs done, `item` and resident tiles free (every consumer thread)
-  int item;                        // mailbox: the work item id (-1: no more work)
+  // Mailbox: the work item and its list length, which the consumers would otherwise load
+  // from global memory at the item's start, before their loop can begin (the producer
+  // loaded it when it took the item).
+  int item;        // work item id (-1: no more work)
+  int item_count;  // entries of its list
 };
 
 // Dynamic shared memory is only 16-byte aligned: ask for one swizzle atom more and

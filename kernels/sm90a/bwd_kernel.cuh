@@ -57,6 +57,9 @@ __device__ __forceinline__ void kv_item(BwdSmem& sm, const BwdParams& p, int con
   float dk[64], dv[64], dq[64];
 #pragma unroll
   for (int i = 0; i < 64; ++i) dk[i] = dv[i] = 0.0f;
+  // From global memory, not the mailbox: needed only after the first GEMMs, so its
+  // latency hides; read from shared memory (volatile) it made ptxas add 16 divergent
+  // regions to the det kernel, -4% (NOTES.md run 13).
   const int valid_rows = p.vbs[w.block];
   int local = 0;
   for (int n = consumer; n < w.count; n += kConsumers, ++local) {
@@ -112,7 +115,9 @@ __device__ __forceinline__ void consumer_role(BwdSmem& sm, const BwdParams& p, i
   if (consumer == 1) end_turn(consumer);  // consumer 0 takes the first turn
   for (std::uint32_t k = 0;; ++k) {
     mbar_wait(&sm.resident_full, k & 1u);
-    const WorkItem w = WorkItem::decode(p, *reinterpret_cast<volatile int*>(&sm.item));
+    const int id = *reinterpret_cast<volatile int*>(&sm.item);
+    const int count = *reinterpret_cast<volatile int*>(&sm.item_count);
+    const WorkItem w = WorkItem::make(p, id, count);
     if (w.id < 0) return;
     if constexpr (kAccumulateDq) {
       kv_item<true, kProbes>(sm, p, consumer, t, f, w, pos);  // the atomic mode has kv items only

@@ -41,11 +41,12 @@ __device__ __forceinline__ void load_entry(BwdSmem& sm, const BwdParams& p, cons
   }
 }
 
-// Publishes item w (the mailbox write is released by the arrival) and loads its resident
+// Publishes item w (the mailbox writes are released by the arrival) and loads its resident
 // tiles: K_j, V_j for a kv item; Q_i, dO_i, lse_i, Delta_i for a q item. Items without
 // entries (and the final -1) complete the phase with a plain arrival.
 __device__ __forceinline__ void publish_item(BwdSmem& sm, const BwdParams& p, const WorkItem& w) {
   sm.item = w.id;
+  sm.item_count = w.count;
   std::uint64_t* bar = &sm.resident_full;
   if (w.count == 0) {
     mbar_arrive(bar);

@@ -27,13 +27,19 @@ struct WorkItem {
   int count;   // entries of its list
   const std::int32_t* list;
 
-  __device__ static WorkItem decode(const BwdParams& p, int id) {
+  // Item `id` with its list length (k2q_num or q2k_num of its row) already known.
+  __device__ static WorkItem make(const BwdParams& p, int id, int count) {
     if (id < 0) return {id, false, 0, 0, 0, nullptr};
     const bool kv = id < p.num_kv_items;
     const int row = kv ? id : id - p.num_kv_items;  // (b, h, block), block fastest
-    const int count = kv ? p.k2q_num[row] : p.q2k_num[row];
     const std::int32_t* list = kv ? p.k2q_idx + std::int64_t(row) * p.max_q : p.q2k_idx + std::int64_t(row) * p.max_kv;
     return {id, kv, row / p.num_blocks, row % p.num_blocks, count, list};
+  }
+  // Item `id`, loading its list length.
+  __device__ static WorkItem decode(const BwdParams& p, int id) {
+    if (id < 0) return make(p, id, 0);
+    const bool kv = id < p.num_kv_items;
+    return make(p, id, kv ? p.k2q_num[id] : p.q2k_num[id - p.num_kv_items]);
   }
   // First row of this (b, h) in the [B*H*S] row space of the tensor maps.
   __device__ int row_base(const BwdParams& p) const { return bh * p.num_blocks * kBlk; }
