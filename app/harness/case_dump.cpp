@@ -160,7 +160,7 @@ std::string dump_case(const DumpOptions& o) {
   const json doc = {
       {"schema", "vsa-bench/case-dump"},
       {"schema_version", 1},
-      {"tool", {{"name", "vsa-bench"}, {"version", build::kVersion}, {"git_sha", build::kGitSha}}},
+      {"tool", {{"name", "vsa-bench"}, {"version", build::kVersion}, {"git_sha", build::git_sha()}}},
       {"argv", o.argv},
       {"created_at", utc_now_iso8601()},
       {"name", spec.name},

@@ -90,7 +90,7 @@ auto reader(const nlohmann::json& j) {
 
 nlohmann::json build_info_json() {
   return {
-      {"version", build::kVersion},         {"git_sha", build::kGitSha},
+      {"version", build::kVersion},         {"git_sha", build::git_sha()},
       {"build_type", build::kBuildType},    {"cxx_compiler", build::kCxxCompiler},
       {"cuda_compiler", build::kCudaCompiler}, {"cuda_toolkit", build::kCudaToolkit},
   };

@@ -35,7 +35,7 @@ nlohmann::json to_json(const Report& r) {
       {"tool",
        {{"name", "vsa-bench"},
         {"version", build::kVersion},
-        {"git_sha", build::kGitSha},
+        {"git_sha", build::git_sha()},
         {"build_type", build::kBuildType},
         {"cxx_compiler", build::kCxxCompiler},
         {"cuda_compiler", build::kCudaCompiler},
@@ -135,7 +135,7 @@ std::string escape_cell(std::string s) {
 std::string render_markdown(const Report& r) {
   std::ostringstream md;
   md << "# vsa-bench report" << (r.label.empty() ? "" : ": " + r.label) << "\n\n";
-  md << "- tool: vsa-bench " << build::kVersion << " (" << build::kGitSha << "), CUDA toolkit " << build::kCudaToolkit
+  md << "- tool: vsa-bench " << build::kVersion << " (" << build::git_sha() << "), CUDA toolkit " << build::kCudaToolkit
      << "\n";
   md << "- node: " << (r.node.is_object() ? r.node.value("hostname", "?") : std::string("?")) << "\n";
   if (r.device.is_object()) {
