@@ -257,48 +257,18 @@ inline constexpr protocol::Op kDqReduceEpilogue[] = {
     protocol::plain(OpKind::cta_sync, "teardown").every_time(),
 };
 
-template <class T, int N>
-constexpr int count_of(const T (&)[N]) {
-  return N;
-}
-
 inline constexpr protocol::Script kScripts[] = {
-    {WarpRole::producer, kProducerPrologue, count_of(kProducerPrologue), kProducerLoop, count_of(kProducerLoop), 0,
-     kProducerEpilogue, count_of(kProducerEpilogue)},
-    {WarpRole::mma, kMmaPrologue, count_of(kMmaPrologue), kMmaLoop, count_of(kMmaLoop), -1, kMmaEpilogue,
-     count_of(kMmaEpilogue)},
-    {WarpRole::dsoftmax, nullptr, 0, kDsoftmaxLoop, count_of(kDsoftmaxLoop), 0, kDsoftmaxEpilogue,
-     count_of(kDsoftmaxEpilogue)},
-    {WarpRole::dq_reduce, nullptr, 0, kDqReduceLoop, count_of(kDqReduceLoop), 0, kDqReduceEpilogue,
-     count_of(kDqReduceEpilogue)},
+    protocol::role_script(WarpRole::producer, kProducerPrologue, kProducerLoop, 0, kProducerEpilogue),
+    protocol::role_script(WarpRole::mma, kMmaPrologue, kMmaLoop, -1, kMmaEpilogue),
+    protocol::role_script(WarpRole::dsoftmax, kDsoftmaxLoop, 0, kDsoftmaxEpilogue),
+    protocol::role_script(WarpRole::dq_reduce, kDqReduceLoop, 0, kDqReduceEpilogue),
 };
 
-inline constexpr protocol::Protocol kProtocol = {
-    "sm100a-blk64 backward",
-    kRoles,
-    count_of(kRoles),
-    kBarriers,
-    count_of(kBarriers),
-    kBuffers,
-    count_of(kBuffers),
-    kTmemMap,
-    count_of(kTmemMap),
-    kTmemAllocColumns,
-    kScripts,
-    count_of(kScripts),
-    Config::kStages,
-    Config::kDsBuffers,
-};
-
-// Tables indexed by id must list ids in order (the kernel indexes them directly).
-constexpr bool ids_in_order() {
-  for (int i = 0; i < count_of(kBarriers); ++i)
-    if (kBarriers[i].id != i) return false;
-  for (int i = 0; i < count_of(kBuffers); ++i)
-    if (kBuffers[i].id != i) return false;
-  return count_of(kBarriers) == Bar::count && count_of(kBuffers) == Buf::count;
-}
-static_assert(ids_in_order(), "barrier and buffer tables are indexed by id");
+inline constexpr protocol::Protocol kProtocol =
+    protocol::make_protocol("sm100a-blk64 backward", kRoles, kBarriers, kBuffers, kTmemMap, kTmemAllocColumns, kScripts,
+                            Config::kStages, Config::kDsBuffers);
+static_assert(protocol::ids_in_order(kBarriers, kBuffers, Bar::count, Buf::count),
+              "barrier and buffer tables are indexed by id");
 static_assert(kProtocol.barrier_slots() == 6 + 4 * Config::kStages + 2 * Config::kDsBuffers,
               "mbarrier slots: kv_full, s_full, s_empty, dq_full, dq_empty, dkdv_done + 4 stage rings + 2 ds rings");
 

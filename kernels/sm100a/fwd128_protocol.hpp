@@ -32,21 +32,8 @@ inline constexpr protocol::TmemRange kTmemMap[] = {
 inline constexpr int kTmemAllocColumns = Config::kTmemColumns;
 static_assert(kTmemMap[2].first_column + kTmemMap[2].columns <= kTmemAllocColumns, "the map fits the allocation");
 
-inline constexpr protocol::Protocol kProtocol = {
-    "sm100a-blk128 forward",
-    fwd::kRoles,
-    fwd::count_of(fwd::kRoles),
-    fwd::kBarriers,
-    fwd::count_of(fwd::kBarriers),
-    fwd::kBuffers,
-    fwd::count_of(fwd::kBuffers),
-    kTmemMap,
-    fwd::count_of(kTmemMap),
-    kTmemAllocColumns,
-    fwd::kScripts,
-    fwd::count_of(fwd::kScripts),
-    Config::kKvStages,
-    Config::kSBuffers,
-};
+inline constexpr protocol::Protocol kProtocol =
+    protocol::make_protocol("sm100a-blk128 forward", fwd::kRoles, fwd::kBarriers, fwd::kBuffers, kTmemMap,
+                            kTmemAllocColumns, fwd::kScripts, Config::kKvStages, Config::kSBuffers);
 
 }  // namespace vsa::sm100a::fwd128

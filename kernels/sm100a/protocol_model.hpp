@@ -323,6 +323,44 @@ struct Protocol {
   }
 };
 
+// ---- building a protocol from its tables (the kernels' *_protocol.hpp) ----------------
+
+template <class T, int N>
+constexpr int count_of(const T (&)[N]) {
+  return N;
+}
+
+// A role's script: its loop ops (issued at loop iterations first_iteration, ...) and its
+// epilogue ops, with or without prologue ops.
+template <int L, int E>
+constexpr Script role_script(WarpRole role, const Op (&loop)[L], int first_iteration, const Op (&epilogue)[E]) {
+  return {role, nullptr, 0, loop, L, first_iteration, epilogue, E};
+}
+template <int P, int L, int E>
+constexpr Script role_script(WarpRole role, const Op (&prologue)[P], const Op (&loop)[L], int first_iteration,
+                             const Op (&epilogue)[E]) {
+  return {role, prologue, P, loop, L, first_iteration, epilogue, E};
+}
+
+template <int R, int B, int F, int T, int S>
+constexpr Protocol make_protocol(const char* name, const RoleSpec (&roles)[R], const BarrierSpec (&barriers)[B],
+                                 const BufferSpec (&buffers)[F], const TmemRange (&tmem)[T], int tmem_alloc_columns,
+                                 const Script (&scripts)[S], int kv_stages, int s_buffers) {
+  return {name, roles, R, barriers, B, buffers, F, tmem, T, tmem_alloc_columns, scripts, S, kv_stages, s_buffers};
+}
+
+// Tables indexed by id must list ids 0, 1, ... in order, one per id (the kernel indexes
+// them directly): `barrier_ids` and `buffer_ids` are the enums' counts.
+template <int B, int F>
+constexpr bool ids_in_order(const BarrierSpec (&barriers)[B], const BufferSpec (&buffers)[F], int barrier_ids,
+                            int buffer_ids) {
+  for (int i = 0; i < B; ++i)
+    if (barriers[i].id != i) return false;
+  for (int i = 0; i < F; ++i)
+    if (buffers[i].id != i) return false;
+  return B == barrier_ids && F == buffer_ids;
+}
+
 // Phase parity the kernel waits for on use `u` of a barrier slot.
 [[nodiscard]] constexpr std::uint32_t parity_of_use(int u) { return std::uint32_t(u) & 1u; }
 
