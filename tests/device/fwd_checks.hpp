@@ -9,7 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "naive_reference.hpp"
+#include "lse_rows_check.hpp"
+#include "naive_forward_of.hpp"
 #include "sm90a_fwd_problem.hpp"
 
 namespace vsa::test::sm90a {
@@ -19,21 +20,7 @@ namespace vsa::test::sm90a {
 inline constexpr double kRelMax = 1e-2;
 inline constexpr double kLseRel = 1e-4;
 
-inline FwdOutputs naive_forward(const FwdProblem& p) {
-  FwdOutputs o{std::vector<bf16_bits>(p.q.size()), std::vector<float>(std::size_t(p.shape.row_elems()))};
-  ForwardArgs a;
-  a.shape = p.shape;
-  a.q = p.q.data();
-  a.k = p.k.data();
-  a.v = p.v.data();
-  a.q2k_idx = p.q2k_idx.data();
-  a.q2k_num = p.q2k_num.data();
-  a.vbs = p.vbs.data();
-  a.out = o.out.data();
-  a.lse = o.lse.data();
-  naive::forward(a);
-  return o;
-}
+inline FwdOutputs naive_forward(const FwdProblem& p) { return naive_forward_of<FwdOutputs>(p); }
 
 inline double rel_max(const std::vector<bf16_bits>& got, const std::vector<bf16_bits>& want) {
   double max_diff = 0, max_ref = 0;
@@ -53,22 +40,7 @@ inline void expect_matches(const FwdProblem& p, const FwdOutputs& got, const Fwd
   const double err = rel_max(got.out, want.out);
   EXPECT_LT(err, kRelMax);
   ::testing::Test::RecordProperty("rel_max", std::to_string(err));
-  const std::int64_t rows = p.shape.row_elems();
-  int reported = 0;
-  for (std::int64_t r = 0; r < rows && reported < 5; ++r) {
-    const float w = want.lse[std::size_t(r)], g = got.lse[std::size_t(r)];
-    if (std::isinf(w)) {
-      bool zero = std::isinf(g) && g < 0;
-      for (int d = 0; d < p.shape.head_dim; ++d) zero = zero && got.out[std::size_t(r * p.shape.head_dim + d)] == 0;
-      if (!zero) {
-        ADD_FAILURE() << "row " << r << " attends to nothing but lse = " << g << " or O != +0";
-        ++reported;
-      }
-    } else if (!(std::abs(g - w) <= kLseRel * std::max(1.0f, std::abs(w)))) {
-      ADD_FAILURE() << "lse row " << r << ": got " << g << ", want " << w;
-      ++reported;
-    }
-  }
+  expect_lse_and_empty_rows(p.shape, got.out, got.lse, want.lse, kLseRel);
 }
 
 }  // namespace vsa::test::sm90a

@@ -10,7 +10,7 @@
 
 #include "device_buffers.hpp"
 #include "inversion.hpp"
-#include "naive_reference.hpp"
+#include "naive_forward_of.hpp"
 #include "portable_problem.hpp"
 #include "vsa/device_ops.hpp"
 #include "vsa/registry.hpp"
@@ -47,21 +47,7 @@ struct BackwardOutputs {
   std::vector<bf16_bits> dq, dk, dv;
 };
 
-inline ForwardOutputs naive_forward(const Problem& p) {
-  ForwardOutputs o{std::vector<bf16_bits>(p.q.size()), std::vector<float>(std::size_t(p.shape.row_elems()))};
-  ForwardArgs a;
-  a.shape = p.shape;
-  a.q = p.q.data();
-  a.k = p.k.data();
-  a.v = p.v.data();
-  a.q2k_idx = p.q2k_idx.data();
-  a.q2k_num = p.q2k_num.data();
-  a.vbs = p.vbs.data();
-  a.out = o.out.data();
-  a.lse = o.lse.data();
-  naive::forward(a);
-  return o;
-}
+inline ForwardOutputs naive_forward(const Problem& p) { return naive_forward_of<ForwardOutputs>(p); }
 
 // Backward inputs from the naive forward and the host inversion: both backends get the same O, lse, k2q.
 inline BackwardInputs naive_backward_inputs(const Problem& p) {

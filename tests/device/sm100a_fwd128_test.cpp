@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "lse_rows_check.hpp"
 #include "portable_runs.hpp"
 
 namespace vsa::test {
@@ -65,21 +66,7 @@ void expect_matches(const Problem& p, const ForwardOutputs& got, const ForwardOu
               static_cast<long long>(m.non_finite));
   EXPECT_EQ(m.non_finite, 0);
   EXPECT_LT(m.rel_max, kRelMax);
-  int reported = 0;
-  for (std::int64_t r = 0; r < p.shape.row_elems() && reported < 5; ++r) {
-    const float w = want.lse[std::size_t(r)], g = got.lse[std::size_t(r)];
-    if (std::isinf(w)) {
-      bool zero = std::isinf(g) && g < 0;
-      for (int d = 0; d < p.shape.head_dim; ++d) zero = zero && got.out[std::size_t(r * p.shape.head_dim + d)] == 0;
-      if (!zero) {
-        ADD_FAILURE() << "row " << r << " attends to nothing but lse = " << g << " or O != +0";
-        ++reported;
-      }
-    } else if (!(std::abs(g - w) <= kLseRel * std::max(1.0f, std::abs(w)))) {
-      ADD_FAILURE() << "lse row " << r << ": got " << g << ", want " << w;
-      ++reported;
-    }
-  }
+  expect_lse_and_empty_rows(p.shape, got.out, got.lse, want.lse, kLseRel);
 }
 
 class Sm100aForward128 : public Sm100aFwd128Test, public ::testing::WithParamInterface<ProblemSpec> {};
