@@ -18,7 +18,9 @@ namespace {
 struct LintCommandOptions {
   std::string file;
   std::string cuobjdump;
+  std::string against;
   bool json = false;
+  bool counts = false;
 };
 
 std::string rules_help() {
@@ -40,7 +42,16 @@ void register_lint(CLI::App& app, int& exit_code) {
       "local-memory spills in hot kernels, and barrier arrives that release a buffer before its loads are waited on");
   cmd->add_option("FILE", options->file,
                   "executable, object, cubin or fatbin to lint (default: this vsa-bench executable)");
-  cmd->add_flag("--json", options->json, "print the result as JSON (file, kernels with resources, findings)");
+  cmd->add_flag("--json", options->json,
+                "print the result as JSON (file, kernels with resources and counts, findings)");
+  cmd->add_flag("--counts", options->counts,
+                "also print each kernel's SASS counts: MMA, wgmma waits, divergent regions (BSSY), barriers, "
+                "memory instructions by space, spills, ...");
+  cmd->add_option("--against", options->against,
+                  "another build of the same kernels (the parent commit's binary): print only the kernels whose "
+                  "counts differ, e.g. `divergent 26 -> 42 (+16)`; a change that moves no arithmetic should move "
+                  "none of them")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--cuobjdump", options->cuobjdump,
                   "cuobjdump to use (default: $VSA_CUOBJDUMP, then PATH, $CUDA_HOME/bin, /usr/local/cuda/bin, "
                   "then the PyPI wheel nvidia-cuda-cuobjdump in site-packages)");
@@ -51,10 +62,20 @@ void register_lint(CLI::App& app, int& exit_code) {
     lint_options.cuobjdump = options->cuobjdump;
     try {
       const auto result = lint::lint_file(lint_options);
+      std::vector<sass::KernelCounts> against;
+      if (!options->against.empty()) against = lint::counts_of_file(result.cuobjdump, options->against);
+      const auto changes = sass::compare_counts(against, result.counts);
       if (options->json) {
-        std::cout << lint::to_json(result).dump(2) << "\n";
+        auto doc = lint::to_json(result);
+        if (!options->against.empty()) doc["against"] = lint::changes_to_json(options->against, changes);
+        std::cout << doc.dump(2) << "\n";
       } else {
         std::cout << lint::format_text(result);
+        if (options->counts)
+          std::cout << "\nSASS counts (" << result.file << ")\n" << sass::format_counts(result.counts);
+        if (!options->against.empty())
+          std::cout << "\nSASS counts against " << options->against << " (A) -> " << result.file << " (B)\n"
+                    << sass::format_changes(changes);
       }
       exit_code = result.clean() ? kExitOk : kExitCheckFailed;
     } catch (const sass::ToolError& error) {

@@ -38,11 +38,16 @@ LintResult lint_listing(const sass::Listing& listing, const RuleTable& rules) {
     check_arrive_before_wait(kernel, rules.arrive, result.findings);
   }
   check_family_images(listing, rules, result.findings);
+  result.counts = sass::kernel_counts(listing);
 
   // A kernel linked from several objects appears once per image: report it once.
   std::sort(result.findings.begin(), result.findings.end(), finding_less);
   result.findings.erase(std::unique(result.findings.begin(), result.findings.end()), result.findings.end());
   return result;
+}
+
+std::vector<sass::KernelCounts> counts_of_file(const std::string& cuobjdump, const std::string& file) {
+  return sass::kernel_counts(sass::dump_sass(cuobjdump, file));
 }
 
 LintResult lint_file(const LintOptions& options) {

@@ -7,6 +7,7 @@
 
 #include "harness/lint_finding.hpp"
 #include "harness/lint_rules.hpp"
+#include "harness/sass_counts.hpp"
 #include "harness/sass_cuobjdump.hpp"
 #include "harness/sass_listing.hpp"
 
@@ -25,6 +26,7 @@ struct LintResult {
   std::string cuobjdump;
   std::vector<KernelSummary> kernels;  // one per (kernel, arch)
   std::vector<Finding> findings;       // sorted (finding_less), duplicates removed
+  std::vector<sass::KernelCounts> counts;  // per (kernel, arch): `lint --counts`
   [[nodiscard]] bool clean() const { return findings.empty(); }
 };
 
@@ -36,6 +38,9 @@ struct LintOptions {
 
 // Runs every rule over a parsed listing. No tools, no files: what the unit tests drive.
 [[nodiscard]] LintResult lint_listing(const sass::Listing& listing, const RuleTable& rules);
+
+// The SASS counts of another build's kernels (`lint --against`), with the same cuobjdump.
+[[nodiscard]] std::vector<sass::KernelCounts> counts_of_file(const std::string& cuobjdump, const std::string& file);
 
 // Locates cuobjdump, disassembles the file and lints it. Throws sass::ToolError for a
 // missing tool or unreadable input (exit code 2 in the command).

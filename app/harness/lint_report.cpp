@@ -24,7 +24,38 @@ std::string format_text(const LintResult& result) {
   return out;
 }
 
+namespace {
+
+nlohmann::json counts_json(const sass::KernelCounts& k) {
+  nlohmann::json counts = nlohmann::json::object();
+  for (std::size_t c = 0; c < sass::count_classes().size(); ++c) counts[sass::count_classes()[c].id] = k.counts[c];
+  return counts;
+}
+
+}  // namespace
+
+nlohmann::json changes_to_json(const std::string& against_file, const std::vector<sass::CountChange>& changes) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& change : changes) {
+    nlohmann::json c = {{"kernel", sass::demangle(change.name)}, {"mangled", change.name}, {"arch", change.arch}};
+    for (const auto& [key, side] : {std::pair{"a", change.a}, std::pair{"b", change.b}}) {
+      if (!side) {
+        c[key] = nullptr;
+        continue;
+      }
+      c[key] = {{"instructions", side->instructions},
+                {"registers", side->registers},
+                {"stack_bytes", side->stack_bytes},
+                {"counts", counts_json(*side)}};
+    }
+    list.push_back(std::move(c));
+  }
+  return {{"file", against_file}, {"changed", list}};
+}
+
 nlohmann::json to_json(const LintResult& result) {
+  std::map<std::pair<std::string, std::string>, const sass::KernelCounts*> counts;
+  for (const auto& k : result.counts) counts.emplace(std::pair{k.name, k.arch}, &k);
   nlohmann::json rules = nlohmann::json::array();
   for (const auto& rule : rule_descriptions()) rules.push_back({{"id", rule.id}, {"meaning", rule.meaning}});
 
@@ -41,6 +72,8 @@ nlohmann::json to_json(const LintResult& result) {
       k["shared_bytes"] = kernel.resources->shared_bytes;
       k["local_bytes"] = kernel.resources->local_bytes;
     }
+    if (const auto it = counts.find({kernel.name, kernel.arch}); it != counts.end())
+      k["counts"] = counts_json(*it->second);
     kernels.push_back(std::move(k));
   }
 

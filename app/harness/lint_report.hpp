@@ -15,5 +15,8 @@ namespace vsa::lint {
 
 // {"file", "cuobjdump", "clean", "rules": [{id, meaning}], "kernels": [...], "findings": [...]}
 [[nodiscard]] nlohmann::json to_json(const LintResult& result);
+// `lint --against FILE --json`: the kernels whose SASS counts differ (A = FILE, B = linted).
+[[nodiscard]] nlohmann::json changes_to_json(const std::string& against_file,
+                                             const std::vector<sass::CountChange>& changes);
 
 }  // namespace vsa::lint

@@ -20,7 +20,18 @@ for family in sm90a sm100a; do
   fi
 done
 
+# SASS counts: every kernel has them in JSON; against itself nothing changed; against a
+# fixture cubin the binary's kernels read as "only in B".
+json_get "$WORK/lint.json" "all('counts' in k and 'mma' in k['counts'] for k in d['kernels'])" | grep -q True \
+  || fail "kernels without SASS counts in lint --json"
+"$BIN" lint --against "$BIN" "$BIN" >"$WORK/self.txt" 2>&1 || fail "lint --against itself exited $?"
+grep -q "no kernel's counts changed" "$WORK/self.txt" || fail "a binary against itself shows changes"
+
 fixture="$(dirname "$BIN")/tests/fixtures/lint_shared_arrive.cubin"
+if [ -f "$fixture" ]; then
+  "$BIN" lint --against "$fixture" "$BIN" >"$WORK/against.txt" 2>&1
+  grep -q "only in B" "$WORK/against.txt" || fail "kernels missing from the A build are not reported"
+fi
 if [ -f "$fixture" ]; then
   "$BIN" lint "$fixture" >"$WORK/planted.txt" 2>&1; rc=$?
   [ "$rc" = 1 ] || fail "planted arrive-before-wait: exit $rc, expected 1"

@@ -2,22 +2,16 @@
 // emits when it serialises wgmma (each HGMMA waited alone) against a pipelined chain.
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <string>
 
 #include "harness/lint_checks.hpp"
 #include "harness/sass_listing.hpp"
+#include "sass_lines.hpp"
 
 namespace vsa::lint {
 namespace {
 
-std::string sass(int offset, const std::string& text) {
-  char off[16];
-  std::snprintf(off, sizeof off, "%04x", offset);
-  return std::string("        /*") + off + "*/                   " + text +
-         " ;    /* 0x0000000000007918 */\n                                                      /* "
-         "0x000fc00000000000 */\n";
-}
+using test::sass_line;
 
 std::vector<Finding> check(const std::string& body) {
   const auto listing = sass::parse_listing(
@@ -32,9 +26,9 @@ std::string serialised(int n) {
   std::string body;
   int at = 0x100;
   for (int i = 0; i < n; ++i) {
-    body += sass(at, "WARPGROUP.ARRIVE");
-    body += sass(at + 0x10, "HGMMA.64x64x16.F32.BF16 R184, gdesc[UR16], R184, gsb0");
-    body += sass(at + 0x20, "WARPGROUP.DEPBAR.LE gsb0, 0x0");
+    body += sass_line(at, "WARPGROUP.ARRIVE");
+    body += sass_line(at + 0x10, "HGMMA.64x64x16.F32.BF16 R184, gdesc[UR16], R184, gsb0");
+    body += sass_line(at + 0x20, "WARPGROUP.DEPBAR.LE gsb0, 0x0");
     at += 0x30;
   }
   return body;
@@ -49,10 +43,11 @@ TEST(LintWgmmaSerialized, EveryHgmmaWaitedAloneIsAFinding) {
 }
 
 TEST(LintWgmmaSerialized, AChainIssuedBeforeOneWaitIsClean) {
-  std::string body = sass(0x100, "WARPGROUP.ARRIVE");
-  for (int i = 0; i < 7; ++i) body += sass(0x110 + 0x10 * i, "HGMMA.64x64x16.F32.BF16 R184, gdesc[UR16], R184");
-  body += sass(0x180, "HGMMA.64x64x16.F32.BF16 R184, gdesc[UR16], R184, gsb0");
-  body += sass(0x190, "WARPGROUP.DEPBAR.LE gsb0, 0x0");
+  std::string body = sass_line(0x100, "WARPGROUP.ARRIVE");
+  for (int i = 0; i < 7; ++i)
+    body += sass_line(0x110 + 0x10 * i, "HGMMA.64x64x16.F32.BF16 R184, gdesc[UR16], R184");
+  body += sass_line(0x180, "HGMMA.64x64x16.F32.BF16 R184, gdesc[UR16], R184, gsb0");
+  body += sass_line(0x190, "WARPGROUP.DEPBAR.LE gsb0, 0x0");
   EXPECT_TRUE(check(body + serialised(3)).empty());
 }
 
@@ -63,8 +58,8 @@ TEST(LintWgmmaSerialized, AFewLoneWgmmasAreNotEnough) {
 TEST(LintWgmmaSerialized, AWaitThatLeavesOneGroupInFlightIsNotAFullWait) {
   std::string body;
   for (int i = 0; i < 4; ++i) {
-    body += sass(0x100 + 0x20 * i, "HGMMA.64x64x16.F32.BF16 R24, gdesc[UR8], R24, gsb0");
-    body += sass(0x110 + 0x20 * i, "WARPGROUP.DEPBAR.LE gsb0, 0x1");
+    body += sass_line(0x100 + 0x20 * i, "HGMMA.64x64x16.F32.BF16 R24, gdesc[UR8], R24, gsb0");
+    body += sass_line(0x110 + 0x20 * i, "WARPGROUP.DEPBAR.LE gsb0, 0x1");
   }
   EXPECT_TRUE(check(body).empty());
 }
