@@ -12,6 +12,8 @@
 
 #include "../../kernels/sm100a/bwd_protocol.hpp"
 #include "../../kernels/sm100a/protocol_check.hpp"
+#include "editable_protocol.hpp"
+#include "protocol_table_checks.hpp"
 
 namespace vsa::sm100a {
 namespace {
@@ -55,119 +57,23 @@ TEST(Sm100aBwdProtocol, WarpRolesMatchTheRoleTable) {
 
 TEST(Sm100aBwdProtocol, TmemRangesFitAndDoNotOverlap) {
   const auto& p = bwd::kProtocol;
+  test::expect_tmem_ranges_fit_and_disjoint(p);
   int columns = 0;
-  for (int i = 0; i < p.tmem_count; ++i) {
-    columns += p.tmem[i].columns;
-    EXPECT_LE(p.tmem[i].first_column + p.tmem[i].columns, p.tmem_alloc_columns) << p.tmem[i].name;
-    for (int j = i + 1; j < p.tmem_count; ++j) {
-      const bool disjoint = p.tmem[i].first_column + p.tmem[i].columns <= p.tmem[j].first_column ||
-                            p.tmem[j].first_column + p.tmem[j].columns <= p.tmem[i].first_column;
-      EXPECT_TRUE(disjoint) << p.tmem[i].name << " and " << p.tmem[j].name;
-    }
-  }
+  for (int i = 0; i < p.tmem_count; ++i) columns += p.tmem[i].columns;
   EXPECT_EQ(columns, 512) << "S^T, dP^T, dQ, dV, dK fill the whole TMEM";
   EXPECT_EQ(p.tmem_alloc_columns, 512);
 }
 
 // Each barrier is named after an edge: only its `from` role arrives, only its `to` role waits.
 TEST(Sm100aBwdProtocol, BarriersAreUsedAlongTheirEdge) {
-  const auto& p = bwd::kProtocol;
-  for (int b = 0; b < p.barrier_count; ++b) {
-    const auto& spec = p.barriers[b];
-    int arrivals = 0, waits = 0;
-    for (int s = 0; s < p.script_count; ++s) {
-      const Script& sc = p.scripts[s];
-      for (auto section : {Section::prologue, Section::loop, Section::epilogue})
-        for (int i = 0; i < sc.size(section); ++i) {
-          const Op& op = sc.ops(section)[i];
-          if (op.barrier != spec.id || op.kind == OpKind::tma_load) continue;
-          if (op.kind == OpKind::wait) {
-            ++waits;
-            EXPECT_EQ(sc.role, spec.to) << spec.name << " waited by " << protocol::role_name(sc.role);
-          } else {
-            ++arrivals;
-            EXPECT_EQ(sc.role, spec.from) << spec.name << " arrived on by " << protocol::role_name(sc.role);
-          }
-        }
-    }
-    EXPECT_GT(arrivals, 0) << spec.name;
-    EXPECT_GT(waits, 0) << spec.name;
-  }
+  test::expect_barriers_used_along_their_edge(bwd::kProtocol);
 }
 
 // ---- planted faults: the same checker must reject each ---------------------------------
 
 // Copies of the kernel's tables that a test may edit.
-struct EditableProtocol {
-  std::vector<Op> ops[4][3];  // [script][section]
-  std::vector<Script> scripts;
-  std::vector<protocol::BarrierSpec> barriers;
-  Protocol p;
-
-  EditableProtocol() : p(bwd::kProtocol) {
-    barriers.assign(bwd::kBarriers, bwd::kBarriers + p.barrier_count);
-    for (int s = 0; s < p.script_count; ++s) {
-      const Script& sc = p.scripts[s];
-      int k = 0;
-      for (auto section : {Section::prologue, Section::loop, Section::epilogue})
-        ops[s][k++].assign(sc.ops(section), sc.ops(section) + sc.size(section));
-      scripts.push_back(sc);
-    }
-    relink();
-  }
-  std::vector<Op>& loop(WarpRole role) { return ops[index(role)][1]; }
-  std::vector<Op>& epilogue(WarpRole role) { return ops[index(role)][2]; }
-  // Removes every wait on `barrier` from the role's epilogue; returns how many there were.
-  std::size_t drop_epilogue_waits(WarpRole role, std::uint8_t barrier) {
-    auto& epi = epilogue(role);
-    const auto before = epi.size();
-    epi.erase(std::remove_if(epi.begin(), epi.end(),
-                             [&](const Op& op) { return op.kind == OpKind::wait && op.barrier == barrier; }),
-              epi.end());
-    return before - epi.size();
-  }
-  int index(WarpRole role) const {
-    for (int s = 0; s < int(scripts.size()); ++s)
-      if (scripts[std::size_t(s)].role == role) return s;
-    return 0;
-  }
-  // First op of `kind` on a barrier or buffer (kNone: the first op of that kind).
-  int find(const std::vector<Op>& v, OpKind kind, std::uint8_t barrier_or_buffer) const {
-    for (int i = 0; i < int(v.size()); ++i) {
-      const Op& op = v[std::size_t(i)];
-      if (op.kind == kind && (barrier_or_buffer == protocol::kNone || op.barrier == barrier_or_buffer ||
-                              op.read[0] == barrier_or_buffer || op.write == barrier_or_buffer))
-        return i;
-    }
-    ADD_FAILURE() << "op not found";
-    return 0;
-  }
-  void erase(WarpRole role, OpKind kind, std::uint8_t barrier_or_buffer) {
-    auto& l = loop(role);
-    l.erase(l.begin() + find(l, kind, barrier_or_buffer));
-  }
-  // Moves the arrive on `barrier` to just before the first op of `before_kind`.
-  void move_arrive_before(WarpRole role, std::uint8_t barrier, OpKind before_kind) {
-    auto& l = loop(role);
-    const int arrive = find(l, OpKind::arrive, barrier);
-    const Op released = l[std::size_t(arrive)];
-    l.erase(l.begin() + arrive);
-    l.insert(l.begin() + find(l, before_kind, protocol::kNone), released);
-  }
-  const Protocol& relink() {
-    for (std::size_t s = 0; s < scripts.size(); ++s) {
-      Script& sc = scripts[s];
-      sc.prologue = ops[s][0].data();
-      sc.prologue_size = int(ops[s][0].size());
-      sc.loop = ops[s][1].data();
-      sc.loop_size = int(ops[s][1].size());
-      sc.epilogue = ops[s][2].data();
-      sc.epilogue_size = int(ops[s][2].size());
-    }
-    p.scripts = scripts.data();
-    p.barriers = barriers.data();
-    return p;
-  }
+struct EditableProtocol : test::EditableProtocol {
+  EditableProtocol() : test::EditableProtocol(bwd::kProtocol) {}
 };
 
 TEST(Sm100aBwdProtocol, UnchangedCopyStillPasses) {

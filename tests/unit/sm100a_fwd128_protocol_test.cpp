@@ -5,6 +5,7 @@
 
 #include "../../kernels/sm100a/fwd128_protocol.hpp"
 #include "../../kernels/sm100a/protocol_check.hpp"
+#include "protocol_table_checks.hpp"
 
 namespace vsa::sm100a {
 namespace {
@@ -19,14 +20,8 @@ TEST(Sm100aFwd128Protocol, TablesPassEveryRule) {
 
 TEST(Sm100aFwd128Protocol, TmemRangesFitAndDoNotOverlap) {
   const auto& p = fwd128::kProtocol;
-  for (int i = 0; i < p.tmem_count; ++i) {
-    EXPECT_EQ(p.tmem[i].columns, 128) << p.tmem[i].name;
-    EXPECT_LE(p.tmem[i].first_column + p.tmem[i].columns, p.tmem_alloc_columns) << p.tmem[i].name;
-    for (int j = i + 1; j < p.tmem_count; ++j)
-      EXPECT_TRUE(p.tmem[i].first_column + p.tmem[i].columns <= p.tmem[j].first_column ||
-                  p.tmem[j].first_column + p.tmem[j].columns <= p.tmem[i].first_column)
-          << p.tmem[i].name << " and " << p.tmem[j].name;
-  }
+  test::expect_tmem_ranges_fit_and_disjoint(p);
+  for (int i = 0; i < p.tmem_count; ++i) EXPECT_EQ(p.tmem[i].columns, 128) << p.tmem[i].name;
 }
 
 TEST(Sm100aFwd128Protocol, PlantedTmemOverlapIsARace) {

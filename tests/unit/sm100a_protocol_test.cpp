@@ -12,6 +12,8 @@
 
 #include "../../kernels/sm100a/fwd_protocol.hpp"
 #include "../../kernels/sm100a/protocol_check.hpp"
+#include "editable_protocol.hpp"
+#include "protocol_table_checks.hpp"
 
 namespace vsa::sm100a {
 namespace {
@@ -50,96 +52,16 @@ TEST(Sm100aProtocol, WarpRolesMatchTheRoleTable) {
   EXPECT_EQ(quarters, (std::vector<int>{0, 1, 2, 3}));
 }
 
-TEST(Sm100aProtocol, TmemRangesFitAndDoNotOverlap) {
-  const auto& p = fwd::kProtocol;
-  for (int i = 0; i < p.tmem_count; ++i) {
-    EXPECT_LE(p.tmem[i].first_column + p.tmem[i].columns, p.tmem_alloc_columns) << p.tmem[i].name;
-    for (int j = i + 1; j < p.tmem_count; ++j) {
-      const bool disjoint = p.tmem[i].first_column + p.tmem[i].columns <= p.tmem[j].first_column ||
-                            p.tmem[j].first_column + p.tmem[j].columns <= p.tmem[i].first_column;
-      EXPECT_TRUE(disjoint) << p.tmem[i].name << " and " << p.tmem[j].name;
-    }
-  }
-  EXPECT_LE(p.tmem_alloc_columns, 512);
-}
+TEST(Sm100aProtocol, TmemRangesFitAndDoNotOverlap) { test::expect_tmem_ranges_fit_and_disjoint(fwd::kProtocol); }
 
 // Each barrier is named after an edge: only its `from` role arrives, only its `to` role waits.
-TEST(Sm100aProtocol, BarriersAreUsedAlongTheirEdge) {
-  const auto& p = fwd::kProtocol;
-  for (int b = 0; b < p.barrier_count; ++b) {
-    const auto& spec = p.barriers[b];
-    int arrivals = 0, waits = 0;
-    for (int s = 0; s < p.script_count; ++s) {
-      const Script& sc = p.scripts[s];
-      for (auto section : {protocol::Section::prologue, protocol::Section::loop, protocol::Section::epilogue})
-        for (int i = 0; i < sc.size(section); ++i) {
-          const Op& op = sc.ops(section)[i];
-          if (op.barrier != spec.id || op.kind == OpKind::tma_load) continue;
-          if (op.kind == OpKind::wait) {
-            ++waits;
-            EXPECT_EQ(sc.role, spec.to) << spec.name << " waited by " << protocol::role_name(sc.role);
-          } else {
-            ++arrivals;
-            EXPECT_EQ(sc.role, spec.from) << spec.name << " arrived on by " << protocol::role_name(sc.role);
-          }
-        }
-    }
-    EXPECT_GT(arrivals, 0) << spec.name;
-    EXPECT_GT(waits, 0) << spec.name;
-  }
-}
+TEST(Sm100aProtocol, BarriersAreUsedAlongTheirEdge) { test::expect_barriers_used_along_their_edge(fwd::kProtocol); }
 
 // ---- planted faults: the same checker must reject each ---------------------------------
 
 // A protocol whose scripts the test may edit: copies of the kernel's tables.
-struct EditableProtocol {
-  std::vector<Op> ops[3][3];  // [script][section]
-  std::vector<Script> scripts;
-  std::vector<protocol::BarrierSpec> barriers;
-  Protocol p;
-
-  EditableProtocol() : p(fwd::kProtocol) {
-    barriers.assign(fwd::kBarriers, fwd::kBarriers + p.barrier_count);
-    for (int s = 0; s < p.script_count; ++s) {
-      const Script& sc = p.scripts[s];
-      int k = 0;
-      for (auto section : {protocol::Section::prologue, protocol::Section::loop, protocol::Section::epilogue})
-        ops[s][k++].assign(sc.ops(section), sc.ops(section) + sc.size(section));
-      scripts.push_back(sc);
-    }
-    relink();
-  }
-  std::vector<Op>& loop(fwd::WarpRole role) { return ops[index(role)][1]; }
-  std::vector<Op>& epilogue(fwd::WarpRole role) { return ops[index(role)][2]; }
-  int index(fwd::WarpRole role) const {
-    for (int s = 0; s < int(scripts.size()); ++s)
-      if (scripts[std::size_t(s)].role == role) return s;
-    return 0;
-  }
-  int find(const std::vector<Op>& v, OpKind kind, std::uint8_t barrier_or_buffer) const {
-    for (int i = 0; i < int(v.size()); ++i) {
-      const Op& op = v[std::size_t(i)];
-      if (op.kind == kind && (op.barrier == barrier_or_buffer || op.read[0] == barrier_or_buffer ||
-                              op.write == barrier_or_buffer))
-        return i;
-    }
-    ADD_FAILURE() << "op not found";
-    return 0;
-  }
-  const Protocol& relink() {
-    for (std::size_t s = 0; s < scripts.size(); ++s) {
-      Script& sc = scripts[s];
-      sc.prologue = ops[s][0].data();
-      sc.prologue_size = int(ops[s][0].size());
-      sc.loop = ops[s][1].data();
-      sc.loop_size = int(ops[s][1].size());
-      sc.epilogue = ops[s][2].data();
-      sc.epilogue_size = int(ops[s][2].size());
-    }
-    p.scripts = scripts.data();
-    p.barriers = barriers.data();
-    return p;
-  }
+struct EditableProtocol : test::EditableProtocol {
+  EditableProtocol() : test::EditableProtocol(fwd::kProtocol) {}
 };
 
 TEST(Sm100aProtocol, UnchangedCopyStillPasses) {
@@ -252,12 +174,8 @@ TEST(Sm100aProtocol, PlantedMissingRoleSyncIsARace) {
 
 // Removes every wait on `barrier` from the producer's epilogue (the tail).
 void drop_tail_waits(EditableProtocol& e, std::uint8_t barrier) {
-  auto& epi = e.epilogue(fwd::WarpRole::producer);
-  const auto before = epi.size();
-  epi.erase(std::remove_if(epi.begin(), epi.end(),
-                           [&](const Op& op) { return op.kind == OpKind::wait && op.barrier == barrier; }),
-            epi.end());
-  ASSERT_EQ(before - epi.size(), std::size_t(fwd::Config::kKvStages)) << "one tail wait per stage";
+  ASSERT_EQ(e.drop_epilogue_waits(fwd::WarpRole::producer, barrier), std::size_t(fwd::Config::kKvStages))
+      << "one tail wait per stage";
 }
 
 // Planted: no tail. The last kKvStages tcgen05.commit arrivals on k_empty are waited by
