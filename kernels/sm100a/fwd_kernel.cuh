@@ -20,21 +20,6 @@
 
 namespace vsa::sm100a::fwd {
 
-// Every mbarrier slot with its table's arrival count (compile-time indices throughout:
-// device code never reads the tables at run time).
-template <int kBarrier>
-__device__ __forceinline__ void init_barrier(std::uint64_t* bars) {
-  constexpr protocol::BarrierSpec spec = kProtocol.barriers[kBarrier];
-  constexpr int slots = kProtocol.ring_size(spec.ring);
-  constexpr int first = kProtocol.barrier_slot(kBarrier, 0);
-#pragma unroll
-  for (int i = 0; i < slots; ++i) mbar_init(&bars[first + i], std::uint32_t(spec.arrivals));
-}
-template <int... kBarrier>
-__device__ __forceinline__ void init_barriers(std::uint64_t* bars, std::integer_sequence<int, kBarrier...>) {
-  (init_barrier<kBarrier>(bars), ...);
-}
-
 // kProbe: the delay-probe variant (sleeps at the ProbeSlot hand-offs); the normal variant
 // compiles every probe out.
 template <bool kProbe>
@@ -51,7 +36,7 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
   const protocol::WarpRole role = warp_role(warp);
 
   if (threadIdx.x == 0) {
-    init_barriers(smem.bars, std::make_integer_sequence<int, Bar::count>{});
+    protocol::init_all_barriers<kProtocol>(smem.bars, std::make_integer_sequence<int, Bar::count>{});
     mbar_init_fence();
   }
   if (role == protocol::WarpRole::producer && lane == 0) {
