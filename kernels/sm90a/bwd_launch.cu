@@ -23,7 +23,6 @@
 #include "bwd_preprocess.cuh"
 #include "cuda_status.hpp"
 #include "grid_stride.cuh"
-#include "fwd_schedule.cuh"
 #include "kernel_info.hpp"
 #include "launch.hpp"
 #include "sm90a_common.cuh"
