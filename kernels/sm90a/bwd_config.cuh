@@ -51,7 +51,7 @@ inline constexpr int kStages = 4;
 
 // Named barriers (0 is __syncthreads, unused after the role split).
 enum NamedBarrier : int {
-  kBarDsWritten0 = 1,  // consumer 0's warps -> its own dQ wgmma: dS^T tile complete in smem
+  kBarDsWritten0 = 1,  // consumer 0's warps -> its dQ wgmma or dS^T store: dS^T tile complete in smem
   kBarDsWritten1 = 2,  // same for consumer 1
   kBarConsumers = 3,   // both consumers: item's GEMMs done / exchange written / exchange read
   kBarTurn0 = 4,       // ping-pong: consumer 0 may issue its S/dP GEMMs (consumer 1 arrives)
@@ -60,12 +60,13 @@ enum NamedBarrier : int {
 
 // ---- work items ----------------------------------------------------------------------
 // kv item (b, h, kv block j): resident K_j, V_j; streams Q_i, dO_i, lse_i, Delta_i for the
-//   q blocks i of k2q row j; produces dK_j, dV_j (and dQ partials in the atomic mode).
-// q item (b, h, q block i), deterministic mode only: resident Q_i, dO_i, lse_i, Delta_i;
-//   streams K_j, V_j for the kv blocks j of q2k row i; produces dQ_i.
+//   q blocks i of k2q row j; produces dK_j, dV_j, and dQ partials (atomic mode) or the dS^T
+//   tiles of its pairs (deterministic mode, bwd_ds_handoff.cuh).
+// q item (b, h, q block i), deterministic mode only: nothing resident; streams K_j and the
+//   dS^T tile of pair (i, j) for the kv blocks j of q2k row i; produces dQ_i.
 struct alignas(kSwizzleAtomBytes) TilePair {
-  bf16_bits a[kTileElems];  // kv item: K (resident) / Q (stage); q item: Q (resident) / K (stage)
-  bf16_bits b[kTileElems];  // kv item: V (resident) / dO (stage); q item: dO (resident) / V (stage)
+  bf16_bits a[kTileElems];  // kv item: K (resident) / Q (stage); q item: K (stage)
+  bf16_bits b[kTileElems];  // kv item: V (resident) / dO (stage); q item: dS^T in the first 8 KiB (stage)
 };
 
 struct alignas(kSwizzleAtomBytes) BwdSmem {
@@ -79,8 +80,6 @@ struct alignas(kSwizzleAtomBytes) BwdSmem {
   } scratch;
   float stage_lse[kStages][kBlk];  // kv items: rows of the streamed q block
   float stage_delta[kStages][kBlk];
-  float resident_lse[kBlk];  // q items: rows of the resident q block
-  float resident_delta[kBlk];
   std::uint64_t full[kStages];     // producer -> consumer: stage loaded (TMA bytes)
   std::uint64_t empty[kStages];    // consumer -> producer: stage free (one arrival per thread of the consumer)
   std::uint64_t resident_full;     // producer -> consumers: `item` published, its resident tiles loaded
@@ -100,8 +99,7 @@ static_assert(kSmemBytes <= kSmemLimit, "backward shared memory exceeds 227 KiB"
 static_assert(sizeof(TilePair) % kSwizzleAtomBytes == 0, "every tile must start on a swizzle atom");
 static_assert(offsetof(BwdSmem, scratch) % kSwizzleAtomBytes == 0, "dS^T tiles must start on a swizzle atom");
 static_assert(sizeof(BwdSmem::Scratch) == sizeof(float) * kWarpgroupThreads * 64, "dS^T tiles and exchange alias exactly");
-static_assert(offsetof(BwdSmem, stage_lse) % 16 == 0 && offsetof(BwdSmem, stage_delta) % 16 == 0 &&
-                  offsetof(BwdSmem, resident_lse) % 16 == 0 && offsetof(BwdSmem, resident_delta) % 16 == 0,
+static_assert(offsetof(BwdSmem, stage_lse) % 16 == 0 && offsetof(BwdSmem, stage_delta) % 16 == 0,
               "1-D bulk copy destinations must be 16-byte aligned");
 
 }  // namespace vsa::sm90a::bwd

@@ -8,14 +8,16 @@
 //     S^T = K Q^T, dP^T = V dO^T        (wgmma, both operands in smem)
 //     P^T, dS^T                         (registers)
 //     dV += P^T dO, dK += dS^T Q        (wgmma, A from registers)
-//     dQ_i += dS K -> fp32 reductions    (atomic mode only)
+//     dQ_i += dS K -> fp32 reductions    (atomic mode)
+//     dS^T tile -> global memory          (deterministic mode, bwd_ds_handoff.cuh)
 //   q item (b, h, q block i), deterministic mode, streaming the kv blocks j of q2k row i:
-//     S = Q K^T, dP = dO V^T, dS, dQ += dS K
+//     dQ += dS K                          (wgmma, dS^T and K_j in smem)
 // Consumer c takes entries c, c + 2, ... of an item; the two consumers' accumulators are
 // added in a fixed order in the item's epilogue.
 #include <cstdint>
 
 #include "bwd_config.cuh"
+#include "bwd_ds_handoff.cuh"
 #include "bwd_epilogue.cuh"
 #include "bwd_mainloop.cuh"
 #include "bwd_params.cuh"
@@ -42,7 +44,7 @@ __device__ __forceinline__ void begin_item_epilogue(BwdSmem& sm) {
   mbar_arrive(&sm.resident_empty);
 }
 
-// Atomic mode: consumer c passes the dS^T barrier kBarDsWritten0 + c once per entry. With
+// Consumer c passes the dS^T barrier kBarDsWritten0 + c once per entry. With
 // an odd count consumer 1 has one entry fewer; one extra pass evens the two barrier
 // histories. Hardware needs no such thing (the barriers are private to each consumer),
 // but compute-sanitizer racecheck misorders the epilogue's dV hand-off without it
@@ -64,6 +66,7 @@ __device__ __forceinline__ void kv_item(BwdSmem& sm, const BwdParams& p, int con
   int local = 0;
   for (int n = consumer; n < w.count; n += kConsumers, ++local) {
     const int q_block = w.list[n];
+    const int ds_slot = !kAccumulateDq && t == 0 ? ds_slot_of(p, w, n) : -1;
     const PipeSlot slot = PipeSlot::of(pos + n);
     bf16_bits* ds_t = sm.scratch.ds_t[consumer][local & 1];
     mbar_wait(&sm.full[slot.stage], slot.parity);
@@ -71,10 +74,17 @@ __device__ __forceinline__ void kv_item(BwdSmem& sm, const BwdParams& p, int con
     if constexpr (kAccumulateDq) {
       probe_sleep<kProbes>(p.probes.dq_reduce_ns);
       reduce_dq(p.dq_accum + (std::int64_t(w.row_base(p)) + q_block * kBlk) * kD, t, dq);
+    } else {
+      // The previous entry's store has read its tile, which the next entry overwrites;
+      // the barrier tells every warp so, and that this entry's tile is complete.
+      if (t == 0) bulk_wait_read<0>();
+      named_barrier_sync(kBarDsWritten0 + consumer, kWarpgroupThreads);
+      if (t == 0) store_ds_tile(p, w, q_block, ds_slot, ds_t);
     }
   }
   pass_empty_turn(consumer, w.count);
-  if constexpr (kAccumulateDq) even_ds_barrier_history(consumer, w.count);
+  even_ds_barrier_history(consumer, w.count);
+  if (!kAccumulateDq && t == 0) bulk_wait_read<0>();  // the exchange below overwrites the tiles
   begin_item_epilogue(sm);
   const std::int64_t at = w.own_block_offset(p);
   if (w.count == 0) {  // nobody selected this kv block: exact zero dK, dV
@@ -83,6 +93,8 @@ __device__ __forceinline__ void kv_item(BwdSmem& sm, const BwdParams& p, int con
   } else {
     combine_store_dkdv(sm, consumer, t, f, dk, dv, p.scale, p.dk + at, p.dv + at);
   }
+  // The tiles' global writes had the whole epilogue to land; now the q items may read them.
+  if (!kAccumulateDq && t == 0) publish_kv_done(p, w);
 }
 
 template <bool kProbes>
@@ -92,12 +104,10 @@ __device__ __forceinline__ void q_item(BwdSmem& sm, const BwdParams& p, int cons
 #pragma unroll
   for (int i = 0; i < 64; ++i) dq[i] = 0.0f;
   for (int n = consumer; n < w.count; n += kConsumers) {
-    const int valid_cols = p.vbs[w.list[n]];
     const PipeSlot slot = PipeSlot::of(pos + n);
     mbar_wait(&sm.full[slot.stage], slot.parity);
-    q_entry<kProbes>(sm, p, slot.stage, consumer, f, valid_cols, dq);
+    q_entry<kProbes>(sm, p, slot.stage, dq);
   }
-  pass_empty_turn(consumer, w.count);
   begin_item_epilogue(sm);
   probe_sleep<kProbes>(p.probes.dq_reduce_ns);
   bf16_bits* dq_block = p.dq + w.own_block_offset(p);

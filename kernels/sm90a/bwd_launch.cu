@@ -5,11 +5,17 @@
 //   atomic ("sm90a"):            preprocess (Delta, zero dQ tiles and counter, order when the
 //                                dQ tiles fit in L2) -> backward kernel (kv items) -> dQ
 //                                postprocess (bwd_dq_postprocess.cuh)
-//   deterministic ("sm90a-det"): preprocess (Delta, counter, longest-first order of kv and q
-//                                items) -> backward kernel (kv and q items)
+//   deterministic ("sm90a-det"): per chunk of heads: preprocess (Delta, counter, kv_done
+//                                flags, dS^T slot map, longest-first order of the kv items)
+//                                -> backward kernel (kv items, then q items that read the
+//                                kv items' dS^T tiles, bwd_ds_handoff.cuh)
 // The backward kernel is launched with programmatic dependent launch: its prologue
 // overlaps the preprocess (bwd_preprocess.cuh), and its producer waits
 // (griddepcontrol.wait) before it reads anything the preprocess wrote.
+//
+// The deterministic mode's dS^T tiles take 8 KiB per selected pair (17 GB at S = 65536,
+// B = 1, H = 8, 25%): heads are processed in chunks whose tiles fit kDsTileBudget (at least
+// one head per chunk), one after another in the same workspace.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -39,18 +45,49 @@ constexpr std::size_t align_up(std::size_t bytes) {
   return (bytes + kWorkspaceAlign - 1) / kWorkspaceAlign * kWorkspaceAlign;
 }
 
-// Workspace, in this order (each part 256-byte aligned):
-//   Delta [B*H*S] fp32 | scheduler counter | longest-first order of the item ids
-//   (deterministic: 2 * B*H*nb, kv then q items; atomic: B*H*nb) |
-//   atomic only: fp32 dQ tiles [B*H*S*D]
+// Deterministic mode: dS^T tile bytes one chunk of heads may take (see above).
+constexpr std::size_t kDsTileBudget = std::size_t(8) << 30;
+
+std::size_t ds_tile_bytes(const Shape& s) {
+  return std::size_t(s.q2k_idx_elems()) * std::size_t(bwd::kDsTileBytes);
+}
+
+// (b, h) pairs per chunk of the deterministic mode: as many as fit the budget, at least one.
+std::int64_t budget_heads_per_chunk(const Shape& s) {
+  const std::size_t per_head = ds_tile_bytes(Shape{1, 1, s.num_blocks, s.head_dim, s.block, s.max_kv, s.max_q});
+  return std::clamp<std::int64_t>(std::int64_t(kDsTileBudget / std::max<std::size_t>(per_head, 1)), 1,
+                                  std::max<std::int64_t>(s.bh(), 1));
+}
+
+// The shape of one chunk of `heads` (b, h) pairs (B and H flattened: the tensors are [B*H, ...]).
+Shape chunk_shape(const Shape& s, std::int64_t heads) {
+  Shape c = s;
+  c.batch = 1;
+  c.heads = int(heads);
+  return c;
+}
+
+// Workspace of one launch (one chunk in the deterministic mode), in this order (each part
+// 256-byte aligned):
+//   Delta [rows] fp32 | scheduler counter (and kv_done_total) | longest-first order of the kv item ids |
+//   atomic: fp32 dQ tiles [B*H*S*D]
+//   deterministic: kv_done [kv items] | dS^T slot map [k2q entries] | dS^T tiles [q2k entries]
 struct WorkspaceLayout {
-  std::size_t delta = 0, counter = 0, order = 0, dq_accum = 0, total = 0;
+  std::size_t delta = 0, counter = 0, order = 0, dq_accum = 0, kv_done = 0, ds_slot = 0, ds_t = 0, total = 0;
   WorkspaceLayout(const Shape& s, bool deterministic) {
-    const std::size_t items = std::size_t(s.count_elems()) * (deterministic ? 2 : 1);
+    const std::size_t kv_items = std::size_t(s.count_elems());
     counter = delta + align_up(std::size_t(s.row_elems()) * sizeof(float));
     order = counter + kWorkspaceAlign;
-    dq_accum = order + align_up(items * sizeof(std::int32_t));
-    total = dq_accum + (deterministic ? 0 : align_up(std::size_t(s.tensor_elems()) * sizeof(float)));
+    const std::size_t after_order = order + align_up(kv_items * sizeof(std::int32_t));
+    if (!deterministic) {
+      dq_accum = after_order;
+      total = dq_accum + align_up(std::size_t(s.tensor_elems()) * sizeof(float));
+      return;
+    }
+    kv_done = after_order;
+    ds_slot = kv_done + align_up(kv_items * sizeof(std::int32_t));
+    ds_t = ds_slot + align_up(std::size_t(s.k2q_idx_elems()) * sizeof(std::int32_t));
+    total = ds_t + align_up(ds_tile_bytes(s));
   }
 };
 
@@ -74,6 +111,8 @@ Status check_args(const BackwardArgs& a) {
     return Status::failure("sm90a backward needs BLK = 64 and D = 128");
   if (s.bh() * s.seq() > INT_MAX || 2 * s.count_elems() > INT_MAX)
     return Status::failure("sm90a backward: B*H*S exceeds the 32-bit row coordinates of the tensor maps");
+  if (s.k2q_idx_elems() > INT_MAX)
+    return Status::failure("sm90a backward: B*H*nb*max_q exceeds the 32-bit k2q entry index of the preprocess");
   if (!a.q || !a.k || !a.v || !a.out || !a.d_out || !a.lse || !a.q2k_idx || !a.q2k_num || !a.k2q_idx ||
       !a.k2q_num || !a.vbs || !a.dq || !a.dk || !a.dv)
     return Status::failure("sm90a backward: a required pointer is null");
@@ -124,24 +163,16 @@ Status launch_persistent(void (*kernel)(BwdParams), const BwdParams& params, cud
   return device::status_from(cudaLaunchKernelEx(&config, kernel, params));
 }
 
-}  // namespace
-
-std::size_t backward_workspace_bytes(const Shape& shape, bool deterministic) {
-  return WorkspaceLayout(shape, deterministic).total;
-}
-
-Status launch_backward(const BackwardArgs& a, bool deterministic) {
-  if (const Status st = check_args(a); !st.ok()) return st;
+// One launch sequence over all of `a` (atomic mode) or one chunk of heads (deterministic).
+Status launch_one(const BackwardArgs& a, bool deterministic) {
   const Shape& s = a.shape;
   const int kv_items = int(s.count_elems());
-  if (kv_items == 0) return Status::success();
   const auto stream = cudaStream_t(a.stream);
   const WorkspaceLayout layout(s, deterministic);
   auto* ws = static_cast<unsigned char*>(a.workspace);
   auto* delta = reinterpret_cast<float*>(ws + layout.delta);
   auto* counter = reinterpret_cast<std::int32_t*>(ws + layout.counter);
   auto* order = reinterpret_cast<std::int32_t*>(ws + layout.order);
-  auto* dq_accum = reinterpret_cast<float*>(ws + layout.dq_accum);
 
   BwdParams p{};
   if (const Status st = encode_tensor_maps(p.maps, a); !st.ok()) return st;
@@ -155,15 +186,22 @@ Status launch_backward(const BackwardArgs& a, bool deterministic) {
   p.dq = a.dq;
   p.dk = a.dk;
   p.dv = a.dv;
-  p.dq_accum = deterministic ? nullptr : dq_accum;
+  p.dq_accum = deterministic ? nullptr : reinterpret_cast<float*>(ws + layout.dq_accum);
+  p.ds_t = deterministic ? reinterpret_cast<bf16_bits*>(ws + layout.ds_t) : nullptr;
+  auto* ds_slot = deterministic ? reinterpret_cast<std::int32_t*>(ws + layout.ds_slot) : nullptr;
+  p.ds_slot = ds_slot;
+  p.kv_done = deterministic ? reinterpret_cast<std::int32_t*>(ws + layout.kv_done) : nullptr;
   p.num_blocks = s.num_blocks;
   p.max_kv = s.max_kv;
   p.max_q = s.max_q;
   p.num_kv_items = kv_items;
   p.num_items = deterministic ? 2 * kv_items : kv_items;
+  // Deterministic: kv items longest first, then q items in natural order (bwd_schedule.cuh).
   const bool ordered = deterministic || atomic_mode_orders_items(std::size_t(s.tensor_elems()) * sizeof(float));
   p.order = ordered ? order : nullptr;
+  p.num_sorted = ordered ? kv_items : 0;
   p.next_work = counter;
+  p.kv_done_total = deterministic ? counter + 1 : nullptr;  // the counter's part has room (256 bytes)
   p.scale = float(1.0 / std::sqrt(double(kHeadDim)));
   p.scale_log2 = float(kLog2e / std::sqrt(double(kHeadDim)));
   p.probes = {a.probes.nanoseconds[kProbeBwdReleaseQ], a.probes.nanoseconds[kProbeBwdDqReduce]};
@@ -174,16 +212,33 @@ Status launch_backward(const BackwardArgs& a, bool deterministic) {
   pre.d_out = a.d_out;
   pre.delta = delta;
   pre.rows = s.row_elems();
-  pre.zero = deterministic ? nullptr : reinterpret_cast<float4*>(dq_accum);
-  pre.zero_float4s = deterministic ? 0 : s.tensor_elems() / 4;
-  pre.counts = device::ItemCounts{a.k2q_num, kv_items, a.q2k_num};
-  pre.n_items = p.num_items;
-  pre.max_count = std::max(s.max_q, s.max_kv);
+  if (deterministic) {
+    pre.zero = reinterpret_cast<float4*>(p.kv_done);  // its part is 256-byte aligned: whole float4s
+    pre.zero_float4s = (kv_items + 3) / 4;
+    pre.ds_slot = ds_slot;
+  } else {
+    pre.zero = reinterpret_cast<float4*>(p.dq_accum);
+    pre.zero_float4s = s.tensor_elems() / 4;
+  }
+  pre.q2k_idx = a.q2k_idx;
+  pre.q2k_num = a.q2k_num;
+  pre.k2q_idx = a.k2q_idx;
+  pre.k2q_num = a.k2q_num;
+  pre.num_blocks = s.num_blocks;
+  pre.max_kv = s.max_kv;
+  pre.max_q = s.max_q;
+  pre.k2q_entries = int(s.k2q_idx_elems());
+  pre.counts = device::ItemCounts{a.k2q_num, kv_items, nullptr};
+  pre.n_items = p.num_sorted;
+  pre.max_count = s.max_q;
   pre.order = p.order == nullptr ? nullptr : order;
   pre.next_work = counter;
+  pre.kv_done_total = p.kv_done_total;
   const std::int64_t rows_blocks = (pre.rows + bwd::kDeltaRowsPerBlock - 1) / bwd::kDeltaRowsPerBlock;
   const std::int64_t zero_blocks = (pre.zero_float4s + bwd::kPreprocessThreads - 1) / bwd::kPreprocessThreads;
-  const unsigned workers = unsigned(std::clamp<std::int64_t>(std::max(rows_blocks, zero_blocks), 1,
+  const std::int64_t slot_blocks =
+      deterministic ? (std::int64_t(pre.k2q_entries) + bwd::kPreprocessThreads / 32 - 1) / (bwd::kPreprocessThreads / 32) : 0;
+  const unsigned workers = unsigned(std::clamp<std::int64_t>(std::max({rows_blocks, zero_blocks, slot_blocks}), 1,
                                                              device::kMaxElementwiseBlocks));
   bwd::backward_preprocess<<<1 + workers, bwd::kPreprocessThreads, 0, stream>>>(pre);
   if (const Status st = device::last_launch_status(); !st.ok()) return st;
@@ -192,8 +247,60 @@ Status launch_backward(const BackwardArgs& a, bool deterministic) {
   if (const Status st = launch_persistent(backward_kernel<true>(probed), p, stream); !st.ok()) return st;
   const std::int64_t pair_count = s.tensor_elems() / 8;
   bwd::dq_postprocess_kernel<<<device::elementwise_blocks(pair_count), device::kElementwiseThreads, 0, stream>>>(
-      pair_count, reinterpret_cast<const float4*>(dq_accum), p.scale, a.dq);
+      pair_count, reinterpret_cast<const float4*>(p.dq_accum), p.scale, a.dq);
   return device::last_launch_status();
+}
+
+// `a` restricted to the (b, h) pairs [first, first + heads) (B and H flattened).
+BackwardArgs chunk_of(const BackwardArgs& a, std::int64_t first, std::int64_t heads) {
+  const Shape& s = a.shape;
+  BackwardArgs c = a;
+  c.shape = chunk_shape(s, heads);
+  const std::int64_t tensor = first * s.seq() * s.head_dim, rows = first * s.seq(), blocks = first * s.num_blocks;
+  c.q = a.q + tensor;
+  c.k = a.k + tensor;
+  c.v = a.v + tensor;
+  c.out = a.out + tensor;
+  c.d_out = a.d_out + tensor;
+  c.dq = a.dq + tensor;
+  c.dk = a.dk + tensor;
+  c.dv = a.dv + tensor;
+  c.lse = a.lse + rows;
+  c.q2k_idx = a.q2k_idx + blocks * s.max_kv;
+  c.q2k_num = a.q2k_num + blocks;
+  c.k2q_idx = a.k2q_idx + blocks * s.max_q;
+  c.k2q_num = a.k2q_num + blocks;
+  return c;
+}
+
+}  // namespace
+
+std::size_t deterministic_backward_workspace_bytes(const Shape& shape, std::int64_t heads_per_chunk) {
+  const std::int64_t chunk = std::clamp<std::int64_t>(heads_per_chunk, 1, std::max<std::int64_t>(shape.bh(), 1));
+  return WorkspaceLayout(chunk_shape(shape, chunk), true).total;
+}
+
+std::size_t backward_workspace_bytes(const Shape& shape, bool deterministic) {
+  return deterministic ? deterministic_backward_workspace_bytes(shape, budget_heads_per_chunk(shape))
+                       : WorkspaceLayout(shape, false).total;
+}
+
+Status launch_deterministic_backward(const BackwardArgs& a, std::int64_t heads_per_chunk) {
+  if (const Status st = check_args(a); !st.ok()) return st;
+  const Shape& s = a.shape;
+  const std::int64_t chunk = std::clamp<std::int64_t>(heads_per_chunk, 1, std::max<std::int64_t>(s.bh(), 1));
+  for (std::int64_t first = 0; first < s.bh(); first += chunk) {
+    if (s.num_blocks == 0) break;
+    if (const Status st = launch_one(chunk_of(a, first, std::min(chunk, s.bh() - first)), true); !st.ok()) return st;
+  }
+  return Status::success();
+}
+
+Status launch_backward(const BackwardArgs& a, bool deterministic) {
+  if (deterministic) return launch_deterministic_backward(a, budget_heads_per_chunk(a.shape));
+  if (const Status st = check_args(a); !st.ok()) return st;
+  if (a.shape.count_elems() == 0) return Status::success();
+  return launch_one(a, false);
 }
 
 std::vector<KernelInfo> backward_kernels(bool deterministic) {

@@ -59,11 +59,14 @@ __device__ __forceinline__ void gemm_rs_ab(float (&acc)[64], const std::uint32_t
 #pragma unroll
   for (int kk = 0; kk < kBlk / 16; ++kk) wgmma_m64n128k16_rs<1>(acc, a[kk], desc_mn_major(b_tile, kk), 1);
 }
-// acc[64x128] = A B with A stored transposed ([K = 64 rows][M = 64 cols], one chunk) and B a tile whose rows are K.
-__device__ __forceinline__ void gemm_atb(float (&acc)[64], std::uint32_t a_t_tile, std::uint32_t b_tile) {
+// acc[64x128] (+)= A B with A stored transposed ([K = 64 rows][M = 64 cols], one chunk) and
+// B a tile whose rows are K. Without `accumulate` the first k-step overwrites acc.
+__device__ __forceinline__ void gemm_atb(float (&acc)[64], std::uint32_t a_t_tile, std::uint32_t b_tile,
+                                         bool accumulate) {
 #pragma unroll
   for (int kk = 0; kk < kBlk / 16; ++kk)
-    wgmma_m64n128k16_ss<1, 1>(acc, desc_mn_major(a_t_tile, kk), desc_mn_major(b_tile, kk), kk);
+    wgmma_m64n128k16_ss<1, 1>(acc, desc_mn_major(a_t_tile, kk), desc_mn_major(b_tile, kk),
+                              accumulate || kk > 0 ? 1 : 0);
 }
 
 // 64x64 fp32 accumulator -> bf16 A fragments, k-step kk = columns 16kk .. 16kk + 15.
@@ -112,30 +115,6 @@ __device__ __forceinline__ void dsoftmax_kv(float (&dp)[32], const float (&p)[32
   }
 }
 
-// q items (rows = q, columns = kv): S -> P in place. Padded keys (column >= vbs of this
-// kv block) get P = 0.
-__device__ __forceinline__ void probs_q(float (&s)[32], const float* lse, const Frag& f, int valid_cols,
-                                        float scale_log2) {
-  const float row_lse[2] = {usable_lse(lse[f.row0]), usable_lse(lse[f.row0 + 8])};
-#pragma unroll
-  for (int c = 0; c < 8; ++c)
-#pragma unroll
-    for (int e = 0; e < 2; ++e) {
-      const bool col_valid = 8 * c + f.col0 + e < valid_cols;
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        const int i = 4 * c + 2 * r + e;
-        s[i] = col_valid ? fast_exp2(fmaf(s[i], scale_log2, -row_lse[r])) : 0.0f;
-      }
-    }
-}
-// q items: dP -> dS = P (dP - Delta) in place, Delta per row.
-__device__ __forceinline__ void dsoftmax_q(float (&dp)[32], const float (&p)[32], const float* delta, const Frag& f) {
-  const float row_delta[2] = {delta[f.row0], delta[f.row0 + 8]};
-#pragma unroll
-  for (int i = 0; i < 32; ++i) dp[i] = p[i] * (dp[i] - row_delta[(i >> 1) & 1]);
-}
-
 // dS^T fragments -> the consumer's [64 kv][64 q] swizzled tile (A of dQ = dS K, MN-major).
 // Row kv at kv * 128 bytes; 16-byte chunk c of a row moves to c ^ (kv & 7).
 __device__ __forceinline__ void store_ds_t(bf16_bits* tile, const std::uint32_t (&frag)[4][4], const Frag& f) {
@@ -181,10 +160,11 @@ __device__ __forceinline__ void pass_empty_turn(int consumer, int count) {
 }
 
 // ---- one entry of a kv item -----------------------------------------------------------
-// dV += P^T dO, dK += dS^T Q (unscaled), and, when kAccumulateDq, dq = dS K (this entry's
-// partial, unscaled). ds_t is this consumer's dS^T tile for this entry (double-buffered
-// across entries: the kBarDsWritten barrier of entry n+1 orders entry n's dQ reads before
-// entry n+2's writes).
+// dV += P^T dO, dK += dS^T Q (unscaled); dS^T also goes to ds_t, this consumer's tile for
+// this entry (double-buffered across entries). When kAccumulateDq, dq = dS K (this entry's
+// partial, unscaled; the kBarDsWritten barrier of entry n+1 orders entry n's dQ reads
+// before entry n+2's writes); otherwise the caller stores the tile for the q items
+// (bwd_ds_handoff.cuh).
 template <bool kAccumulateDq, bool kProbes>
 __device__ __forceinline__ void kv_entry(BwdSmem& sm, const BwdParams& p, int stage, int consumer, bf16_bits* ds_t,
                                          const Frag& f, int valid_rows, float (&dk)[64], float (&dv)[64],
@@ -212,10 +192,8 @@ __device__ __forceinline__ void kv_entry(BwdSmem& sm, const BwdParams& p, int st
   std::uint32_t p_frag[4][4], ds_frag[4][4];
   to_a_frags(s, p_frag);
   to_a_frags(dp, ds_frag);
-  if constexpr (kAccumulateDq) {
-    store_ds_t(ds_t, ds_frag, f);
-    fence_proxy_async_smem();
-  }
+  store_ds_t(ds_t, ds_frag, f);
+  fence_proxy_async_smem();  // read by wgmma (atomic) or by a bulk store (deterministic)
 
   wgmma_fence();
   gemm_rs_ab(dv, p_frag, do_tile);  // dV += P^T dO
@@ -234,7 +212,7 @@ __device__ __forceinline__ void kv_entry(BwdSmem& sm, const BwdParams& p, int st
   if constexpr (kAccumulateDq) {
     named_barrier_sync(kBarDsWritten0 + consumer, kWarpgroupThreads);  // all four warps' dS^T rows written
     wgmma_fence();
-    gemm_atb(dq, smem_addr(ds_t), k_tile);  // dQ_i partial = dS K
+    gemm_atb(dq, smem_addr(ds_t), k_tile, false);  // dQ_i partial = dS K
     wgmma_commit();
     wgmma_wait<0>();
     keep_live(dq);
@@ -242,37 +220,15 @@ __device__ __forceinline__ void kv_entry(BwdSmem& sm, const BwdParams& p, int st
 }
 
 // ---- one entry of a q item --------------------------------------------------------------
-// dq += dS K_j (unscaled).
+// dq += dS K_j (unscaled), with dS^T the kv item's tile that the producer loaded beside K_j
+// (bwd_ds_handoff.cuh). One GEMM: the q items share no turn with the kv items' ping-pong.
 template <bool kProbes>
-__device__ __forceinline__ void q_entry(BwdSmem& sm, const BwdParams& p, int stage, int consumer, const Frag& f,
-                                        int valid_cols, float (&dq)[64]) {
-  const std::uint32_t k_tile = smem_addr(sm.stage[stage].a);
-  const std::uint32_t v_tile = smem_addr(sm.stage[stage].b);
-
-  float s[32], dp[32];
-  wait_turn(consumer);
+__device__ __forceinline__ void q_entry(BwdSmem& sm, const BwdParams& p, int stage, float (&dq)[64]) {
   wgmma_fence();
-  gemm_abt(s, smem_addr(sm.resident.a), k_tile);  // S = Q K^T
-  wgmma_commit();
-  gemm_abt(dp, smem_addr(sm.resident.b), v_tile);  // dP = dO V^T
-  wgmma_commit();
-  end_turn(consumer);
-  wgmma_wait<1>();
-  keep_live(s);
-  probs_q(s, sm.resident_lse, f, valid_cols, p.scale_log2);  // while dP is computed
-  wgmma_wait<0>();
-  keep_live(dp);
-  dsoftmax_q(dp, s, sm.resident_delta, f);
-
-  std::uint32_t ds_frag[4][4];
-  to_a_frags(dp, ds_frag);
-  wgmma_fence();
-  gemm_rs_ab(dq, ds_frag, k_tile);  // dQ += dS K
+  gemm_atb(dq, smem_addr(sm.stage[stage].b), smem_addr(sm.stage[stage].a), true);  // dQ += dS K
   wgmma_commit();
   wgmma_wait<0>();
   keep_live(dq);
-#pragma unroll
-  for (int kk = 0; kk < 4; ++kk) keep_live(ds_frag[kk]);
   release_stage<kProbes>(&sm.empty[stage], p.probes);
 }
 

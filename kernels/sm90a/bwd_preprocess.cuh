@@ -3,8 +3,9 @@
 //   block 0      the scheduler counter reset and, where the mode orders its items, the
 //                longest-first sort of the item ids (longest_first_sort.cuh, reading
 //                k2q_num and q2k_num where they lie)
-//   blocks 1..   Delta[r] = dot(O[r], dO[r]) in fp32, and in the atomic mode the fp32 dQ
-//                tiles set to zero
+//   blocks 1..   Delta[r] = dot(O[r], dO[r]) in fp32; in the atomic mode the fp32 dQ
+//                tiles set to zero; in the deterministic mode the kv items' done flags set
+//                to zero and the dS^T slot of every k2q entry found (bwd_ds_handoff.cuh)
 // One launch instead of four or five stream operations (Delta, memsets or count copies,
 // the order kernel): at S = 4096 those fixed costs were about 9% of the backward (ncu,
 // NOTES.md run 12). The backward kernel follows with programmatic dependent launch; its
@@ -13,6 +14,7 @@
 #include <cstdint>
 
 #include "bwd_config.cuh"
+#include "bwd_ds_handoff.cuh"
 #include "longest_first_sort.cuh"
 #include "sm90a_common.cuh"
 
@@ -29,13 +31,22 @@ struct PreprocessParams {
   const bf16_bits* d_out;   // dO, [rows][kD]
   float* delta;             // [rows]
   std::int64_t rows;
-  float4* zero;             // atomic mode: the fp32 dQ tiles; null in the deterministic mode
+  float4* zero;             // atomic mode: the fp32 dQ tiles; deterministic mode: kv_done
   std::int64_t zero_float4s;
+  // Deterministic mode: the dS^T slot map (null in the atomic mode).
+  std::int32_t* ds_slot;    // [k2q entries]
+  const std::int32_t* q2k_idx;
+  const std::int32_t* q2k_num;
+  const std::int32_t* k2q_idx;
+  const std::int32_t* k2q_num;
+  int num_blocks, max_kv, max_q;
+  int k2q_entries;          // B*H*nb*max_q (checked to fit an int: 32-bit divisions below)
   device::ItemCounts counts;   // list length of each item id
   int n_items;
   int max_count;
   std::int32_t* order;      // null: the backward takes items in natural order
   std::int32_t* next_work;  // scheduler counter, reset to zero here
+  std::int32_t* kv_done_total;  // deterministic mode: reset to zero here (null in the atomic mode)
 };
 
 // Delta of one row by its 16 lanes: each lane sums its 8 products in order, then an xor
@@ -62,7 +73,10 @@ __device__ __forceinline__ float delta_of_row(const bf16_bits* o_row, const bf16
 __global__ void __launch_bounds__(kPreprocessThreads, 1) backward_preprocess(const PreprocessParams p) {
   grid_launch_dependents();
   if (blockIdx.x == 0) {
-    if (threadIdx.x == 0) *p.next_work = 0;
+    if (threadIdx.x == 0) {
+      *p.next_work = 0;
+      if (p.kv_done_total != nullptr) *p.kv_done_total = 0;
+    }
     if (p.order != nullptr) {
       __shared__ device::OrderScratch scratch;
       device::sort_longest_first<kPreprocessThreads>(p.counts, p.n_items, p.max_count, p.order, scratch);
@@ -87,6 +101,12 @@ __global__ void __launch_bounds__(kPreprocessThreads, 1) backward_preprocess(con
   }
 #pragma unroll 1
   for (std::int64_t i = tid; i < p.zero_float4s; i += workers) p.zero[i] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+  if (p.ds_slot == nullptr) return;
+#pragma unroll 1
+  for (int e = int(tid / 32); e < p.k2q_entries; e += int(workers / 32)) {
+    if (e % p.max_q >= p.k2q_num[e / p.max_q]) continue;  // warp-uniform: one entry per warp
+    build_ds_slot(p.q2k_idx, p.q2k_num, p.k2q_idx, p.num_blocks, p.max_kv, p.max_q, e, p.ds_slot);
+  }
 }
 
 }  // namespace vsa::sm90a::bwd

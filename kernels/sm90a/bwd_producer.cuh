@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "bwd_config.cuh"
+#include "bwd_ds_handoff.cuh"
 #include "bwd_mainloop.cuh"
 #include "bwd_params.cuh"
 #include "bwd_schedule.cuh"
@@ -21,11 +22,14 @@ __device__ __forceinline__ void load_tile(bf16_bits* dst, const CUtensorMap* map
 }
 
 // Entry n of item w into ring position `pos` (positions count every entry of every item
-// this CTA has handled). kv items stream Q_i, dO_i, lse_i, Delta_i; q items K_j, V_j.
-__device__ __forceinline__ void load_entry(BwdSmem& sm, const BwdParams& p, const WorkItem& w, int n, int pos) {
+// this CTA has handled). kv items stream Q_i, dO_i, lse_i, Delta_i; q items K_j and the
+// dS^T tile of pair (i, j), once kv item j has published it (bwd_ds_handoff.cuh).
+__device__ __forceinline__ void load_entry(BwdSmem& sm, const BwdParams& p, const WorkItem& w, int n, int pos,
+                                           bool& kv_all_done) {
   const PipeSlot slot = PipeSlot::of(pos);
   if (pos >= kStages) mbar_wait(&sm.empty[slot.stage], slot.parity ^ 1u);
-  const int row = w.row_base(p) + w.list[n] * kBlk;
+  const int block = w.list[n];
+  const int row = w.row_base(p) + block * kBlk;
   std::uint64_t* bar = &sm.full[slot.stage];
   TilePair& t = sm.stage[slot.stage];
   if (w.kv) {
@@ -35,35 +39,28 @@ __device__ __forceinline__ void load_entry(BwdSmem& sm, const BwdParams& p, cons
     bulk_load(sm.stage_lse[slot.stage], p.lse + row, kRowStatBytes, bar);
     bulk_load(sm.stage_delta[slot.stage], p.delta + row, kRowStatBytes, bar);
   } else {
-    mbar_arrive_expect_tx(bar, 2 * kTileBytes);
+    wait_kv_done(p, w.bh, block, kv_all_done);
+    mbar_arrive_expect_tx(bar, kTileBytes + kDsTileBytes);
     load_tile(t.a, &p.maps.k, row, bar);
-    load_tile(t.b, &p.maps.v, row, bar);
+    bulk_load(t.b, ds_tile(p, w.bh, w.block, n), kDsTileBytes, bar);
   }
 }
 
-// Publishes item w (the mailbox writes are released by the arrival) and loads its resident
-// tiles: K_j, V_j for a kv item; Q_i, dO_i, lse_i, Delta_i for a q item. Items without
-// entries (and the final -1) complete the phase with a plain arrival.
+// Publishes item w (the mailbox writes are released by the arrival) and loads a kv item's
+// resident tiles K_j, V_j. q items have none; they, items without entries and the final
+// -1 complete the phase with a plain arrival.
 __device__ __forceinline__ void publish_item(BwdSmem& sm, const BwdParams& p, const WorkItem& w) {
   sm.item = w.id;
   sm.item_count = w.count;
   std::uint64_t* bar = &sm.resident_full;
-  if (w.count == 0) {
+  if (w.count == 0 || !w.kv) {
     mbar_arrive(bar);
     return;
   }
   const int row = w.own_row(p);
-  if (w.kv) {
-    mbar_arrive_expect_tx(bar, 2 * kTileBytes);
-    load_tile(sm.resident.a, &p.maps.k, row, bar);
-    load_tile(sm.resident.b, &p.maps.v, row, bar);
-  } else {
-    mbar_arrive_expect_tx(bar, 2 * kTileBytes + 2 * kRowStatBytes);
-    load_tile(sm.resident.a, &p.maps.q, row, bar);
-    load_tile(sm.resident.b, &p.maps.d_out, row, bar);
-    bulk_load(sm.resident_lse, p.lse + row, kRowStatBytes, bar);
-    bulk_load(sm.resident_delta, p.delta + row, kRowStatBytes, bar);
-  }
+  mbar_arrive_expect_tx(bar, 2 * kTileBytes);
+  load_tile(sm.resident.a, &p.maps.k, row, bar);
+  load_tile(sm.resident.b, &p.maps.v, row, bar);
 }
 
 __device__ __forceinline__ void producer_role(BwdSmem& sm, const BwdParams& p) {
@@ -73,14 +70,15 @@ __device__ __forceinline__ void producer_role(BwdSmem& sm, const BwdParams& p) {
   prefetch_tensor_map(&p.maps.d_out);
   grid_dependency_wait();  // the order kernel's permutation and counter reset
   int pos = 0;             // ring position of the next entry
+  bool kv_all_done = false;  // deterministic mode: every kv item's dS tiles are published
   for (int handed = 0;; ++handed) {
     const WorkItem w = WorkItem::decode(p, fetch_item(p));
     const int early = w.count < kStages ? w.count : kStages;
-    for (int n = 0; n < early; ++n) load_entry(sm, p, w, n, pos + n);
+    for (int n = 0; n < early; ++n) load_entry(sm, p, w, n, pos + n, kv_all_done);
     if (handed > 0) mbar_wait(&sm.resident_empty, std::uint32_t(handed - 1) & 1u);
     publish_item(sm, p, w);
     if (w.id < 0) return;
-    for (int n = early; n < w.count; ++n) load_entry(sm, p, w, n, pos + n);
+    for (int n = early; n < w.count; ++n) load_entry(sm, p, w, n, pos + n, kv_all_done);
     pos += w.count;
   }
 }

@@ -4,13 +4,15 @@
 // Item ids [0, num_kv_items) are kv items (b, h, kv block) in k2q order, ids
 // [num_kv_items, num_items) q items (b, h, q block) of the deterministic mode. The
 // producer of each CTA takes the next position from a global counter when its consumers
-// are about to need an item (greedy list scheduling). Positions go through the
-// preprocess kernel's permutation (bwd_preprocess.cuh, fwd_schedule.cuh's sort), all ids by
-// list length, longest first, so neither kind of item waits for a second launch and the
-// last items are the short ones. The atomic mode is ordered only while every head's fp32
-// dQ tiles fit in L2 together (bwd_launch.cu); above that it keeps natural order (no
-// permutation), so the CTAs in flight work on one head and its tiles stay in L2
-// (longest-first mixed the heads and cost 8-16% at S >= 16384, NOTES.md).
+// are about to need an item (greedy list scheduling).
+// - Deterministic mode: the kv items, longest first (the preprocess kernel's permutation,
+//   longest_first_sort.cuh), then the q items in natural order, so a q item is taken only
+//   after every kv item has been taken: a q item waits for the dS tiles of its kv items
+//   (kv_done), and those are in the hands of running CTAs, so the wait always ends. The
+//   natural order keeps the K tiles of one head in L2 while its q items read them.
+// - Atomic mode: longest first only while every head's fp32 dQ tiles fit in L2 together
+//   (bwd_launch.cu); above that natural order, so the CTAs in flight work on one head and
+//   its tiles stay in L2 (longest-first mixed the heads and cost 8-16% at S >= 16384, NOTES.md).
 // Results do not depend on the order: every item owns its outputs (dQ atomics excepted).
 #include <cstdint>
 
@@ -41,6 +43,8 @@ struct WorkItem {
     const bool kv = id < p.num_kv_items;
     return make(p, id, kv ? p.k2q_num[id] : p.q2k_num[id - p.num_kv_items]);
   }
+  // Row of its list in k2q (kv item) or q2k (q item): b * H * nb + h * nb + block.
+  __device__ int list_row(const BwdParams& p) const { return bh * p.num_blocks + block; }
   // First row of this (b, h) in the [B*H*S] row space of the tensor maps.
   __device__ int row_base(const BwdParams& p) const { return bh * p.num_blocks * kBlk; }
   __device__ int own_row(const BwdParams& p) const { return row_base(p) + block * kBlk; }
@@ -52,7 +56,7 @@ struct WorkItem {
 __device__ __forceinline__ int fetch_item(const BwdParams& p) {
   const int pos = atomicAdd(p.next_work, 1);
   if (pos >= p.num_items) return -1;
-  return p.order != nullptr ? p.order[pos] : pos;
+  return p.order != nullptr && pos < p.num_sorted ? p.order[pos] : pos;
 }
 
 }  // namespace vsa::sm90a::bwd

@@ -1,6 +1,7 @@
 #pragma once
 // Host entry points of the Hopper kernels. The backend class (sm90a_backend.cpp)
 // only dispatches; forward lives in fwd_*.cu/.cuh, backward in bwd_*.cu/.cuh.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -28,7 +29,13 @@ Status launch_forward(const ForwardArgs& args);
 
 // Backward (bwd_launch.cu). deterministic: no dQ atomics, bitwise reproducible dQ.
 [[nodiscard]] std::size_t backward_workspace_bytes(const Shape& shape, bool deterministic);
+
 Status launch_backward(const BackwardArgs& args, bool deterministic);
+// The deterministic backward in chunks of `heads_per_chunk` (b, h) pairs, and the workspace
+// that needs. launch_backward picks the chunk from the dS^T tile budget (bwd_launch.cu);
+// tests take small chunks to cover the chunked path on small problems.
+[[nodiscard]] std::size_t deterministic_backward_workspace_bytes(const Shape& shape, std::int64_t heads_per_chunk);
+Status launch_deterministic_backward(const BackwardArgs& args, std::int64_t heads_per_chunk);
 [[nodiscard]] std::vector<KernelInfo> backward_kernels(bool deterministic);
 
 }  // namespace vsa::sm90a

@@ -124,6 +124,31 @@ __device__ __forceinline__ void bulk_load(void* dst, const void* src, std::uint3
   cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_global, dst, src, bytes, bar);
 }
 
+// Contiguous bytes from shared memory to global memory (bulk async-group of this thread;
+// commit with bulk_commit, wait with bulk_wait_read / bulk_wait).
+__device__ __forceinline__ void bulk_store(void* dst, const void* src, std::uint32_t bytes) {
+  cuda::ptx::cp_async_bulk(cuda::ptx::space_global, cuda::ptx::space_shared, dst, src, bytes);
+}
+__device__ __forceinline__ void bulk_commit() { cuda::ptx::cp_async_bulk_commit_group(); }
+// At most N of this thread's bulk groups still read their shared-memory source.
+template <int N>
+__device__ __forceinline__ void bulk_wait_read() {
+  cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<N>{});
+}
+// At most N of this thread's bulk groups incomplete; the others' global writes are done
+// (visible to this thread, which may then publish them with a release).
+template <int N>
+__device__ __forceinline__ void bulk_wait() {
+  cuda::ptx::cp_async_bulk_wait_group(cuda::ptx::n32_t<N>{});
+}
+
+// Generic-proxy ordering <-> copy-engine (async proxy) accesses of global memory: between
+// a flag's acquire and a TMA load of what it guards, and between a bulk store's completion
+// and the release of its flag.
+__device__ __forceinline__ void fence_proxy_async_global() {
+  cuda::ptx::fence_proxy_async(cuda::ptx::space_global);
+}
+
 // PTX ISA "prefetch, prefetchu" (prefetch.tensormap): warm the descriptor cache.
 __device__ __forceinline__ void prefetch_tensor_map(const CUtensorMap* map) {
   asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(map)) : "memory");

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bwd_cases.hpp"
+#include "launch.hpp"
 #include "portable_runs.hpp"
 
 namespace vsa::test {
@@ -194,6 +195,52 @@ TEST_P(Sm90aBackwardProbes, ProbedVariantMatchesNormal) {
 
 INSTANTIATE_TEST_SUITE_P(Modes, Sm90aBackwardProbes, ::testing::Values(false, true),
                          [](const auto& info) { return std::string(info.param ? "det" : "atomic"); });
+
+// The deterministic mode processes heads in chunks when the dS^T tiles would exceed their
+// budget (bwd_launch.cu). Chunks of 4 and of 1 (b, h) pairs, on 18 pairs (the last chunk
+// short), give the same bits as the whole problem in one launch sequence: every head's
+// work is independent and summed in the same order.
+TEST_F(Sm90aTest, DeterministicBackwardInChunksMatchesOneLaunch) {
+  const Problem p = make_case(cases()[7]);
+  const BackwardInputs in = naive_backward_inputs(p);
+  const DeviceInputs dev(p);
+  const BackwardOutputs whole = device_backward(sm90a_backend(true), p, dev, in);
+
+  DeviceBuffer<std::int32_t> k2q_idx(in.k2q.k2q_idx), k2q_num(in.k2q.k2q_num);
+  DeviceBuffer<bf16_bits> out(in.forward.out);
+  DeviceBuffer<float> lse(in.forward.lse);
+  for (std::int64_t chunk : {4, 1}) {
+    DeviceBuffer<bf16_bits> dq = poisoned_bf16(p.q.size()), dk = poisoned_bf16(p.q.size()),
+                            dv = poisoned_bf16(p.q.size());
+    BackwardArgs a;
+    a.shape = p.shape;
+    a.shape.max_q = in.k2q.max_q;
+    ASSERT_LT(chunk, a.shape.bh());
+    const std::size_t bytes = sm90a::deterministic_backward_workspace_bytes(a.shape, chunk);
+    EXPECT_LT(bytes, sm90a::deterministic_backward_workspace_bytes(a.shape, a.shape.bh()));
+    DeviceBuffer<unsigned char> workspace(bytes);
+    a.q = dev.q.get();
+    a.k = dev.k.get();
+    a.v = dev.v.get();
+    a.out = out.get();
+    a.d_out = dev.d_out.get();
+    a.lse = lse.get();
+    a.q2k_idx = dev.q2k_idx.get();
+    a.q2k_num = dev.q2k_num.get();
+    a.k2q_idx = k2q_idx.get();
+    a.k2q_num = k2q_num.get();
+    a.vbs = dev.vbs.get();
+    a.dq = dq.get();
+    a.dk = dk.get();
+    a.dv = dv.get();
+    a.workspace = workspace.get();
+    ASSERT_TRUE(ok(sm90a::launch_deterministic_backward(a, chunk)));
+    synchronize();
+    EXPECT_EQ(dq.download(), whole.dq) << "chunks of " << chunk;
+    EXPECT_EQ(dk.download(), whole.dk) << "chunks of " << chunk;
+    EXPECT_EQ(dv.download(), whole.dv) << "chunks of " << chunk;
+  }
+}
 
 // ---- timing driver --------------------------------------------------------------------
 // B=1 H=8 D=128, every q block selects S/64/4 distinct random kv blocks (25% density).
