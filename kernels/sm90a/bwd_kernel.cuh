@@ -164,7 +164,7 @@ __global__ void __launch_bounds__(kThreads, 1) backward_kernel(const __grid_cons
   const int warpgroup = threadIdx.x / kWarpgroupThreads;
   if (warpgroup == 0) {
     setmaxnreg_dec<kProducerRegs>();
-    if (threadIdx.x == 0) producer_role(sm, p);
+    if (threadIdx.x == 0) producer_role<!kAccumulateDq>(sm, p);
   } else {
     setmaxnreg_inc<kConsumerRegs>();
     consumer_role<kAccumulateDq, kProbes>(sm, p, warpgroup - 1);

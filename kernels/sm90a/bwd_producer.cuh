@@ -63,6 +63,9 @@ __device__ __forceinline__ void publish_item(BwdSmem& sm, const BwdParams& p, co
   load_tile(sm.resident.b, &p.maps.v, row, bar);
 }
 
+// kHasQItems: the deterministic mode (the atomic mode's kernel carries no q path: measured
+// +1.5% for the atomic backward at S = 4096, NOTES.md run 16).
+template <bool kHasQItems>
 __device__ __forceinline__ void producer_role(BwdSmem& sm, const BwdParams& p) {
   prefetch_tensor_map(&p.maps.q);
   prefetch_tensor_map(&p.maps.k);
@@ -72,7 +75,8 @@ __device__ __forceinline__ void producer_role(BwdSmem& sm, const BwdParams& p) {
   int pos = 0;             // ring position of the next entry
   bool kv_all_done = false;  // deterministic mode: every kv item's dS tiles are published
   for (int handed = 0;; ++handed) {
-    const WorkItem w = WorkItem::decode(p, fetch_item(p));
+    WorkItem w = WorkItem::decode(p, fetch_item(p));
+    if constexpr (!kHasQItems) w.kv = true;  // every id is a kv item
     const int early = w.count < kStages ? w.count : kStages;
     for (int n = 0; n < early; ++n) load_entry(sm, p, w, n, pos + n, kv_all_done);
     if (handed > 0) mbar_wait(&sm.resident_empty, std::uint32_t(handed - 1) & 1u);
