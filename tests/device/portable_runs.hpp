@@ -111,42 +111,82 @@ inline ForwardOutputs device_forward(Backend& backend, const Problem& p, const D
   return {out.download(), lse.download()};
 }
 
+// The shape a backward of `p` takes: the problem's, with the k2q row length.
+inline Shape backward_shape(const Problem& p, int max_q) {
+  Shape s = p.shape;
+  s.max_q = max_q;
+  return s;
+}
+
+// One backward call's device side: O and lse from `host`, the k2q maps (host-inverted,
+// or device arrays the caller owns), poisoned dQ, dK, dV, a workspace, and the arguments
+// pointing at all of it. Tests adjust `args` (probes) and launch it however they need.
+class BackwardCall {
+ public:
+  BackwardCall(const Problem& p, const DeviceInputs& in, const BackwardInputs& host, std::size_t workspace_bytes)
+      : m_k2q_idx(host.k2q.k2q_idx), m_k2q_num(host.k2q.k2q_num) {
+    fill(p, in, host, m_k2q_idx.get(), m_k2q_num.get(), host.k2q.max_q, workspace_bytes);
+  }
+  BackwardCall(const Problem& p, const DeviceInputs& in, const BackwardInputs& host, const std::int32_t* k2q_idx,
+               const std::int32_t* k2q_num, int max_q, std::size_t workspace_bytes) {
+    fill(p, in, host, k2q_idx, k2q_num, max_q, workspace_bytes);
+  }
+  BackwardArgs args;
+
+  // Waits for the device, then the three gradients.
+  BackwardOutputs outputs() const {
+    synchronize();
+    return {m_dq.download(), m_dk.download(), m_dv.download()};
+  }
+
+ private:
+  void fill(const Problem& p, const DeviceInputs& in, const BackwardInputs& host, const std::int32_t* k2q_idx,
+            const std::int32_t* k2q_num, int max_q, std::size_t workspace_bytes) {
+    m_out = DeviceBuffer<bf16_bits>(host.forward.out);
+    m_lse = DeviceBuffer<float>(host.forward.lse);
+    m_dq = poisoned_bf16(p.q.size());
+    m_dk = poisoned_bf16(p.q.size());
+    m_dv = poisoned_bf16(p.q.size());
+    m_workspace = DeviceBuffer<unsigned char>(workspace_bytes);
+    args.shape = backward_shape(p, max_q);
+    args.q = in.q.get();
+    args.k = in.k.get();
+    args.v = in.v.get();
+    args.out = m_out.get();
+    args.d_out = in.d_out.get();
+    args.lse = m_lse.get();
+    args.q2k_idx = in.q2k_idx.get();
+    args.q2k_num = in.q2k_num.get();
+    args.k2q_idx = k2q_idx;
+    args.k2q_num = k2q_num;
+    args.vbs = in.vbs.get();
+    args.dq = m_dq.get();
+    args.dk = m_dk.get();
+    args.dv = m_dv.get();
+    args.workspace = m_workspace.get();
+  }
+  DeviceBuffer<std::int32_t> m_k2q_idx, m_k2q_num;
+  DeviceBuffer<bf16_bits> m_out, m_dq, m_dk, m_dv;
+  DeviceBuffer<float> m_lse;
+  DeviceBuffer<unsigned char> m_workspace;
+};
+
 // k2q_idx / k2q_num: device arrays of the inverted index with row length max_q.
 inline BackwardOutputs device_backward(Backend& backend, const Problem& p, const DeviceInputs& in,
                                        const BackwardInputs& host, const std::int32_t* k2q_idx,
                                        const std::int32_t* k2q_num, int max_q) {
-  DeviceBuffer<bf16_bits> out(host.forward.out);
-  DeviceBuffer<float> lse(host.forward.lse);
-  auto dq = poisoned_bf16(p.q.size()), dk = poisoned_bf16(p.q.size()), dv = poisoned_bf16(p.q.size());
-  BackwardArgs a;
-  a.shape = p.shape;
-  a.shape.max_q = max_q;
-  DeviceBuffer<unsigned char> workspace(backend.workspace_bytes(a.shape, Op::backward));
-  a.q = in.q.get();
-  a.k = in.k.get();
-  a.v = in.v.get();
-  a.out = out.get();
-  a.d_out = in.d_out.get();
-  a.lse = lse.get();
-  a.q2k_idx = in.q2k_idx.get();
-  a.q2k_num = in.q2k_num.get();
-  a.k2q_idx = k2q_idx;
-  a.k2q_num = k2q_num;
-  a.vbs = in.vbs.get();
-  a.dq = dq.get();
-  a.dk = dk.get();
-  a.dv = dv.get();
-  a.workspace = workspace.get();
-  throw_if_failed(backend.backward(a));
-  synchronize();
-  return {dq.download(), dk.download(), dv.download()};
+  BackwardCall call(p, in, host, k2q_idx, k2q_num, max_q,
+                    backend.workspace_bytes(backward_shape(p, max_q), Op::backward));
+  throw_if_failed(backend.backward(call.args));
+  return call.outputs();
 }
 
 // Backward with the host-inverted k2q of `host`.
 inline BackwardOutputs device_backward(Backend& backend, const Problem& p, const DeviceInputs& in,
                                        const BackwardInputs& host) {
-  DeviceBuffer<std::int32_t> k2q_idx(host.k2q.k2q_idx), k2q_num(host.k2q.k2q_num);
-  return device_backward(backend, p, in, host, k2q_idx.get(), k2q_num.get(), host.k2q.max_q);
+  BackwardCall call(p, in, host, backend.workspace_bytes(backward_shape(p, host.k2q.max_q), Op::backward));
+  throw_if_failed(backend.backward(call.args));
+  return call.outputs();
 }
 
 inline std::int64_t count_bits(const std::vector<bf16_bits>& v, bf16_bits pattern) {

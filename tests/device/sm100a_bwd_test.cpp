@@ -140,38 +140,17 @@ TEST_P(Sm100aBackwardProbes, ProbedVariantMatchesNormal) {
   Backend& backend = sm100a_backend();
   const BackwardOutputs normal = device_backward(backend, p, dev, in);
 
-  DeviceBuffer<std::int32_t> k2q_idx(in.k2q.k2q_idx), k2q_num(in.k2q.k2q_num);
-  DeviceBuffer<bf16_bits> out(in.forward.out);
-  DeviceBuffer<float> lse(in.forward.lse);
-  auto dq = poisoned_bf16(p.q.size()), dk = poisoned_bf16(p.q.size()), dv = poisoned_bf16(p.q.size());
-  BackwardArgs a;
-  a.shape = p.shape;
-  a.shape.max_q = in.k2q.max_q;
-  DeviceBuffer<unsigned char> workspace(backend.workspace_bytes(a.shape, Op::backward));
-  a.q = dev.q.get();
-  a.k = dev.k.get();
-  a.v = dev.v.get();
-  a.out = out.get();
-  a.d_out = dev.d_out.get();
-  a.lse = lse.get();
-  a.q2k_idx = dev.q2k_idx.get();
-  a.q2k_num = dev.q2k_num.get();
-  a.k2q_idx = k2q_idx.get();
-  a.k2q_num = k2q_num.get();
-  a.vbs = dev.vbs.get();
-  a.dq = dq.get();
-  a.dk = dk.get();
-  a.dv = dv.get();
-  a.workspace = workspace.get();
+  BackwardCall call(p, dev, in, backend.workspace_bytes(backward_shape(p, in.k2q.max_q), Op::backward));
+  BackwardArgs& a = call.args;
   const auto names = backend.probe_points();
   for (std::size_t i = 0; i < names.size(); ++i)
     if (names[i].rfind("bwd.", 0) == 0) a.probes.nanoseconds[i] = 3000;
   ASSERT_TRUE(a.probes.any());
   ASSERT_TRUE(ok(backend.backward(a)));
-  synchronize();
-  EXPECT_EQ(dk.download(), normal.dk);
-  EXPECT_EQ(dv.download(), normal.dv);
-  expect_close(dq.download(), naive_backward(p, in).dq, "dQ", "probed_" + cases()[std::size_t(GetParam())].spec.name);
+  const BackwardOutputs probed = call.outputs();
+  EXPECT_EQ(probed.dk, normal.dk);
+  EXPECT_EQ(probed.dv, normal.dv);
+  expect_close(probed.dq, naive_backward(p, in).dq, "dQ", "probed_" + cases()[std::size_t(GetParam())].spec.name);
 }
 
 // The dense case (long k2q rows) and the many-items case.

@@ -157,40 +157,20 @@ TEST_P(Sm90aBackwardProbes, ProbedVariantMatchesNormal) {
   Backend& backend = sm90a_backend(det);
   const BackwardOutputs normal = device_backward(backend, p, dev, in);
 
-  DeviceBuffer<std::int32_t> k2q_idx(in.k2q.k2q_idx), k2q_num(in.k2q.k2q_num);
-  DeviceBuffer<bf16_bits> out(in.forward.out), dq(p.q.size()), dk(p.q.size()), dv(p.q.size());
-  DeviceBuffer<float> lse(in.forward.lse);
-  BackwardArgs a;
-  a.shape = p.shape;
-  a.shape.max_q = in.k2q.max_q;
-  DeviceBuffer<unsigned char> workspace(backend.workspace_bytes(a.shape, Op::backward));
-  a.q = dev.q.get();
-  a.k = dev.k.get();
-  a.v = dev.v.get();
-  a.out = out.get();
-  a.d_out = dev.d_out.get();
-  a.lse = lse.get();
-  a.q2k_idx = dev.q2k_idx.get();
-  a.q2k_num = dev.q2k_num.get();
-  a.k2q_idx = k2q_idx.get();
-  a.k2q_num = k2q_num.get();
-  a.vbs = dev.vbs.get();
-  a.dq = dq.get();
-  a.dk = dk.get();
-  a.dv = dv.get();
-  a.workspace = workspace.get();
+  BackwardCall call(p, dev, in, backend.workspace_bytes(backward_shape(p, in.k2q.max_q), Op::backward));
+  BackwardArgs& a = call.args;
   const auto names = backend.probe_points();
   for (std::size_t i = 0; i < names.size(); ++i)
     if (names[i].rfind("bwd.", 0) == 0) a.probes.nanoseconds[i] = 3000;
   ASSERT_TRUE(a.probes.any());
   ASSERT_TRUE(ok(backend.backward(a)));
-  synchronize();
-  EXPECT_EQ(dk.download(), normal.dk);
-  EXPECT_EQ(dv.download(), normal.dv);
+  const BackwardOutputs probed = call.outputs();
+  EXPECT_EQ(probed.dk, normal.dk);
+  EXPECT_EQ(probed.dv, normal.dv);
   if (det)
-    EXPECT_EQ(dq.download(), normal.dq);
+    EXPECT_EQ(probed.dq, normal.dq);
   else
-    expect_close(dq.download(), naive_backward(p, in).dq, "dQ", "probed_atomic");
+    expect_close(probed.dq, naive_backward(p, in).dq, "dQ", "probed_atomic");
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, Sm90aBackwardProbes, ::testing::Values(false, true),
@@ -206,39 +186,17 @@ TEST_F(Sm90aTest, DeterministicBackwardInChunksMatchesOneLaunch) {
   const DeviceInputs dev(p);
   const BackwardOutputs whole = device_backward(sm90a_backend(true), p, dev, in);
 
-  DeviceBuffer<std::int32_t> k2q_idx(in.k2q.k2q_idx), k2q_num(in.k2q.k2q_num);
-  DeviceBuffer<bf16_bits> out(in.forward.out);
-  DeviceBuffer<float> lse(in.forward.lse);
+  const Shape shape = backward_shape(p, in.k2q.max_q);
   for (std::int64_t chunk : {4, 1}) {
-    DeviceBuffer<bf16_bits> dq = poisoned_bf16(p.q.size()), dk = poisoned_bf16(p.q.size()),
-                            dv = poisoned_bf16(p.q.size());
-    BackwardArgs a;
-    a.shape = p.shape;
-    a.shape.max_q = in.k2q.max_q;
-    ASSERT_LT(chunk, a.shape.bh());
-    const std::size_t bytes = sm90a::deterministic_backward_workspace_bytes(a.shape, chunk);
-    EXPECT_LT(bytes, sm90a::deterministic_backward_workspace_bytes(a.shape, a.shape.bh()));
-    DeviceBuffer<unsigned char> workspace(bytes);
-    a.q = dev.q.get();
-    a.k = dev.k.get();
-    a.v = dev.v.get();
-    a.out = out.get();
-    a.d_out = dev.d_out.get();
-    a.lse = lse.get();
-    a.q2k_idx = dev.q2k_idx.get();
-    a.q2k_num = dev.q2k_num.get();
-    a.k2q_idx = k2q_idx.get();
-    a.k2q_num = k2q_num.get();
-    a.vbs = dev.vbs.get();
-    a.dq = dq.get();
-    a.dk = dk.get();
-    a.dv = dv.get();
-    a.workspace = workspace.get();
-    ASSERT_TRUE(ok(sm90a::launch_deterministic_backward(a, chunk)));
-    synchronize();
-    EXPECT_EQ(dq.download(), whole.dq) << "chunks of " << chunk;
-    EXPECT_EQ(dk.download(), whole.dk) << "chunks of " << chunk;
-    EXPECT_EQ(dv.download(), whole.dv) << "chunks of " << chunk;
+    ASSERT_LT(chunk, shape.bh());
+    const std::size_t bytes = sm90a::deterministic_backward_workspace_bytes(shape, chunk);
+    EXPECT_LT(bytes, sm90a::deterministic_backward_workspace_bytes(shape, shape.bh()));
+    BackwardCall call(p, dev, in, bytes);
+    ASSERT_TRUE(ok(sm90a::launch_deterministic_backward(call.args, chunk)));
+    const BackwardOutputs chunked = call.outputs();
+    EXPECT_EQ(chunked.dq, whole.dq) << "chunks of " << chunk;
+    EXPECT_EQ(chunked.dk, whole.dk) << "chunks of " << chunk;
+    EXPECT_EQ(chunked.dv, whole.dv) << "chunks of " << chunk;
   }
 }
 
