@@ -14,14 +14,12 @@
 #include <vector>
 
 #include "bwd_cases.hpp"
+#include "bwd_checks.hpp"
 #include "launch.hpp"
 #include "portable_runs.hpp"
 
 namespace vsa::test {
 namespace {
-
-constexpr double kRelMax = 1e-2;  // bf16 P and dS into the tensor cores, bf16 outputs
-constexpr double kRelL2 = 1e-2;
 
 // The sm90a backends, registered once (the registry outlives every test).
 Backend& sm90a_backend(bool deterministic) {
@@ -77,52 +75,16 @@ std::vector<Param> params() {
 
 class Sm90aBackward : public Sm90aTest, public ::testing::WithParamInterface<Param> {};
 
-void expect_close(const std::vector<bf16_bits>& got, const std::vector<bf16_bits>& want, const char* what,
-                  const std::string& name) {
-  EXPECT_EQ(count_bits(got, kPoisonBf16), 0) << what << " elements never written";
-  const ErrorMetrics m = compare_bf16(got, want);
-  std::printf("  %-40s %-2s rel_max %.3e rel_l2 %.3e non_finite %lld\n", name.c_str(), what, m.rel_max, m.rel_l2,
-              static_cast<long long>(m.non_finite));
-  EXPECT_EQ(m.non_finite, 0) << what;
-  EXPECT_LT(m.rel_max, kRelMax) << what;
-  EXPECT_LT(m.rel_l2, kRelL2) << what;
-}
-
-// Rows of one [B, H, S, D] tensor that must be exactly zero, and are.
-void expect_zero_rows(const std::vector<bf16_bits>& t, const Shape& s, std::int64_t bh, std::int64_t token,
-                      const char* what) {
-  const std::int64_t at = (bh * s.seq() + token) * s.head_dim;
-  for (int d = 0; d < s.head_dim; ++d)
-    ASSERT_EQ(t[std::size_t(at + d)], 0) << what << " bh " << bh << " token " << token << " d " << d;
-}
-
 std::string param_name(const Param& p) { return p.c.spec.name + (p.deterministic ? "_det" : "_atomic"); }
 
 TEST_P(Sm90aBackward, MatchesNaiveReference) {
   const Param& prm = GetParam();
   const Problem p = make_case(prm.c);
-  const Shape& s = p.shape;
   const BackwardInputs in = naive_backward_inputs(p);
   const BackwardOutputs want = naive_backward(p, in);
   const BackwardOutputs got = device_backward(sm90a_backend(prm.deterministic), p, DeviceInputs(p), in);
   const std::string name = param_name(prm);
-  expect_close(got.dq, want.dq, "dQ", name);
-  expect_close(got.dk, want.dk, "dK", name);
-  expect_close(got.dv, want.dv, "dV", name);
-
-  // Exact zeros: dQ of count-0 q blocks; dK, dV of unselected kv blocks and of padded keys.
-  for (std::int64_t bh = 0; bh < s.bh(); ++bh)
-    for (int b = 0; b < s.num_blocks; ++b) {
-      const std::size_t at = std::size_t(bh * s.num_blocks + b);
-      for (int t = 0; t < s.block; ++t) {
-        const std::int64_t token = std::int64_t(b) * s.block + t;
-        if (p.q2k_num[at] == 0) expect_zero_rows(got.dq, s, bh, token, "dQ of an empty q block");
-        if (in.k2q.k2q_num[at] == 0 || t >= p.vbs[std::size_t(b)]) {
-          expect_zero_rows(got.dk, s, bh, token, "dK of an unselected or padded key");
-          expect_zero_rows(got.dv, s, bh, token, "dV of an unselected or padded key");
-        }
-      }
-    }
+  expect_backward_matches(p, in, got, want, name);
 }
 
 // dK and dV are owned by one CTA each and combined in a fixed order: same bits every
