@@ -38,8 +38,9 @@ __device__ __forceinline__ int block_exclusive_sum(int x, int* warp_totals) {
   return inclusive - x + (warp > 0 ? warp_totals[warp - 1] : 0);
 }
 
-// Per-item list lengths, read from one array or from two laid end to end (the backward's
-// kv items' k2q_num, then its q items' q2k_num), so no copy joins them first.
+// Per-item list lengths, read from one array or from two laid end to end, so no copy joins
+// them first. (The sm90a backward sorted kv and q items together this way until run 16;
+// every caller now passes one array.)
 struct ItemCounts {
   const std::int32_t* first;
   int n_first;

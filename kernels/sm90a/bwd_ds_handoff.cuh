@@ -9,7 +9,14 @@
 // row, K_j and that tile, and sums dQ_i = sum_n dS_in K_j in q2k order: one GEMM per pair
 // instead of the three of a recompute of S and dP, and no atomics (bitwise reproducible).
 //
-// Ordering (per kv item, not per tile, so a wrong k2q map gives wrong numbers, never a hang):
+// Precondition: k2q is the inverse of q2k (our inversion, SPEC.md). Where they disagree
+// (a truncated max_q, duplicate ids) some slots are never written and the q items read
+// stale workspace: wrong, possibly non-reproducible dQ, but no fault and no wait on a
+// missing tile, because the waits are per kv item, not per tile. (A q2k id out of
+// [0, nb) is outside the contract everywhere; here it may also spin; NOTES.md run 16,
+// review.)
+//
+// Ordering:
 //   writer, thread 0 of each consumer, after the item's epilogue:
 //     bulk_wait<0>                 its stores' global writes are done
 //     fence.proxy.async            (async-proxy writes -> the generic releases below)

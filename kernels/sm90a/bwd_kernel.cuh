@@ -3,7 +3,8 @@
 // table of contents; the work is in bwd_producer.cuh (work items, loads),
 // bwd_mainloop.cuh (one list entry) and bwd_epilogue.cuh (combine, stores, dQ reduction).
 //
-// Persistent: one CTA per SM takes work items longest-first (bwd_schedule.cuh).
+// Persistent: one CTA per SM takes work items from a global counter (bwd_schedule.cuh:
+// longest-first kv items, then, in the deterministic mode, q items in natural order).
 //   kv item (b, h, kv block j), streaming the q blocks i of k2q row j:
 //     S^T = K Q^T, dP^T = V dO^T        (wgmma, both operands in smem)
 //     P^T, dS^T                         (registers)

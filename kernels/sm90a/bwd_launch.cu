@@ -13,8 +13,8 @@
 // overlaps the preprocess (bwd_preprocess.cuh), and its producer waits
 // (griddepcontrol.wait) before it reads anything the preprocess wrote.
 //
-// The deterministic mode's dS^T tiles take 8 KiB per selected pair (17 GB at S = 65536,
-// B = 1, H = 8, 25%): heads are processed in chunks whose tiles fit kDsTileBudget (at least
+// The deterministic mode's dS^T tiles take 8 KiB per q2k slot, nb * max_kv per head (17 GB
+// at S = 65536, B = 1, H = 8, 25%): heads are processed in chunks whose tiles fit kDsTileBudget (at least
 // one head per chunk), one after another in the same workspace.
 #include <cuda_runtime.h>
 

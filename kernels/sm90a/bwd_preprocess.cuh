@@ -1,8 +1,8 @@
 #pragma once
 // Everything the backward kernel needs before it starts, in one launch:
-//   block 0      the scheduler counter reset and, where the mode orders its items, the
-//                longest-first sort of the item ids (longest_first_sort.cuh, reading
-//                k2q_num and q2k_num where they lie)
+//   block 0      the scheduler counter (and kv_done_total) reset and, where the mode
+//                orders its items, the longest-first sort of the kv item ids
+//                (longest_first_sort.cuh, reading k2q_num where it lies)
 //   blocks 1..   Delta[r] = dot(O[r], dO[r]) in fp32; in the atomic mode the fp32 dQ
 //                tiles set to zero; in the deterministic mode the kv items' done flags set
 //                to zero and the dS^T slot of every k2q entry found (bwd_ds_handoff.cuh)

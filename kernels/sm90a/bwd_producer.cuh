@@ -74,6 +74,9 @@ __device__ __forceinline__ void producer_role(BwdSmem& sm, const BwdParams& p) {
   grid_dependency_wait();  // the order kernel's permutation and counter reset
   int pos = 0;             // ring position of the next entry
   bool kv_all_done = false;  // deterministic mode: every kv item's dS tiles are published
+  // Every load of an item is issued before the next item is fetched, so a kv item in this
+  // CTA's hands finishes without its producer: the deterministic mode's wait for kv items
+  // (load_entry) relies on it (bwd_schedule.cuh). Keep it so when prefetching across items.
   for (int handed = 0;; ++handed) {
     WorkItem w = WorkItem::decode(p, fetch_item(p));
     if constexpr (!kHasQItems) w.kv = true;  // every id is a kv item
