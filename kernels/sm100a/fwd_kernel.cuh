@@ -12,11 +12,10 @@
 //
 // One CTA per pair of q blocks (no persistence). UNVALIDATED: compiled and checked on
 // paper only; it has never run on a Blackwell GPU (NOTES.md).
-#include <utility>
-
 #include "fwd_epilogue.cuh"
 #include "fwd_mma.cuh"
 #include "fwd_producer.cuh"
+#include "kernel_prologue.cuh"
 
 namespace vsa::sm100a::fwd {
 
@@ -28,32 +27,11 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
                    const __grid_constant__ CUtensorMap tm_v, const __grid_constant__ CUtensorMap tm_o,
                    const Params p) {
   extern __shared__ unsigned char smem_raw[];
-  const std::uint32_t raw = smem_addr(smem_raw);
-  auto& smem = *reinterpret_cast<SharedStorage*>(smem_raw + (((raw + 1023u) & ~1023u) - raw));
-
-  const int warp = __shfl_sync(0xffffffffu, int(threadIdx.x) / 32, 0);
-  const int lane = int(threadIdx.x) % 32;
+  auto& smem = storage_at_1024<SharedStorage>(smem_raw);
+  const auto [warp, lane] = warp_place();
   const protocol::WarpRole role = warp_role(warp);
-
-  if (threadIdx.x == 0) {
-    protocol::init_all_barriers<kProtocol>(smem.bars, std::make_integer_sequence<int, Bar::count>{});
-    mbar_init_fence();
-  }
-  if (role == protocol::WarpRole::producer && lane == 0) {
-    prefetch_tensor_map(&tm_q);
-    prefetch_tensor_map(&tm_k);
-    prefetch_tensor_map(&tm_v);
-    prefetch_tensor_map(&tm_o);
-  }
-  if (role == protocol::WarpRole::mma) {
-    tmem_alloc(&smem.tmem_base, kTmemAllocColumns);
-    tmem_relinquish_alloc_permit();
-  }
-  // The TMEM base address (written by tcgen05.alloc) and the barriers, visible to all.
-  tc_fence_before_sync();
-  __syncthreads();
-  tc_fence_after_sync();
-  const std::uint32_t tmem_base = smem.tmem_base;
+  const CUtensorMap* const maps[] = {&tm_q, &tm_k, &tm_v, &tm_o};
+  const std::uint32_t tmem_base = kernel_prologue<kProtocol, Bar::count>(smem.bars, &smem.tmem_base, role, lane, maps);
   const WorkItem w = WorkItem::make(p);
 
   switch (role) {
