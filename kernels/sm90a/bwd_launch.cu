@@ -164,7 +164,8 @@ Status launch_persistent(void (*kernel)(BwdParams), const BwdParams& params, cud
 }
 
 // One launch sequence over all of `a` (atomic mode) or one chunk of heads (deterministic).
-Status launch_one(const BackwardArgs& a, bool deterministic) {
+// kv_only: the deterministic mode without its q items (timing the phases apart).
+Status launch_one(const BackwardArgs& a, bool deterministic, bool kv_only = false) {
   const Shape& s = a.shape;
   const int kv_items = int(s.count_elems());
   const auto stream = cudaStream_t(a.stream);
@@ -195,7 +196,7 @@ Status launch_one(const BackwardArgs& a, bool deterministic) {
   p.max_kv = s.max_kv;
   p.max_q = s.max_q;
   p.num_kv_items = kv_items;
-  p.num_items = deterministic ? 2 * kv_items : kv_items;
+  p.num_items = deterministic && !kv_only ? 2 * kv_items : kv_items;
   // Deterministic: kv items longest first, then q items in natural order (bwd_schedule.cuh).
   const bool ordered = deterministic || atomic_mode_orders_items(std::size_t(s.tensor_elems()) * sizeof(float));
   p.order = ordered ? order : nullptr;
@@ -285,13 +286,18 @@ std::size_t backward_workspace_bytes(const Shape& shape, bool deterministic) {
                        : WorkspaceLayout(shape, false).total;
 }
 
-Status launch_deterministic_backward(const BackwardArgs& a, std::int64_t heads_per_chunk) {
+std::int64_t deterministic_backward_heads_per_chunk(const Shape& shape) { return budget_heads_per_chunk(shape); }
+
+Status launch_deterministic_backward(const BackwardArgs& a, std::int64_t heads_per_chunk, DetItems items) {
   if (const Status st = check_args(a); !st.ok()) return st;
   const Shape& s = a.shape;
   const std::int64_t chunk = std::clamp<std::int64_t>(heads_per_chunk, 1, std::max<std::int64_t>(s.bh(), 1));
   for (std::int64_t first = 0; first < s.bh(); first += chunk) {
     if (s.num_blocks == 0) break;
-    if (const Status st = launch_one(chunk_of(a, first, std::min(chunk, s.bh() - first)), true); !st.ok()) return st;
+    if (const Status st = launch_one(chunk_of(a, first, std::min(chunk, s.bh() - first)), true,
+                                     items == DetItems::kv_only);
+        !st.ok())
+      return st;
   }
   return Status::success();
 }
