@@ -13,8 +13,7 @@
 // (a truncated max_q, duplicate ids) some slots are never written and the q items read
 // stale workspace: wrong, possibly non-reproducible dQ, but no fault and no wait on a
 // missing tile, because the waits are per kv item, not per tile. (A q2k id out of
-// [0, nb) is outside the contract everywhere; here it may also spin; NOTES.md run 16,
-// review.)
+// [0, nb) is outside the contract everywhere; the wait still ends with the total.)
 //
 // Ordering:
 //   writer, thread 0 of each consumer, after the item's epilogue:
@@ -79,11 +78,14 @@ __device__ __forceinline__ void publish_kv_done(const BwdParams& p, const WorkIt
 __device__ __forceinline__ void wait_kv_done(const BwdParams& p, int bh, int kv_block, bool& all_done) {
   if (all_done) return;
   cuda::atomic_ref<std::int32_t, cuda::thread_scope_device> total(*p.kv_done_total);
-  if (total.load(cuda::memory_order_acquire) == kConsumers * p.num_kv_items) {
+  const int all = kConsumers * p.num_kv_items;
+  if (total.load(cuda::memory_order_acquire) == all) {
     all_done = true;
   } else {
+    // The total ends the wait too: a q2k id outside the contract cannot spin forever.
     cuda::atomic_ref<std::int32_t, cuda::thread_scope_device> done(p.kv_done[bh * p.num_blocks + kv_block]);
-    while (done.load(cuda::memory_order_acquire) < kConsumers) sleep_ns(64);
+    while (done.load(cuda::memory_order_acquire) < kConsumers && total.load(cuda::memory_order_acquire) < all)
+      sleep_ns(64);
   }
   fence_proxy_async_global();
 }

@@ -14,8 +14,8 @@
 // (griddepcontrol.wait) before it reads anything the preprocess wrote.
 //
 // The deterministic mode's dS^T tiles take 8 KiB per q2k slot, nb * max_kv per head (17 GB
-// at S = 65536, B = 1, H = 8, 25%): heads are processed in chunks whose tiles fit kDsTileBudget (at least
-// one head per chunk), one after another in the same workspace.
+// at S = 65536, B = 1, H = 8, 25%): heads are processed in chunks whose tiles fit kDsTileBudget and
+// whose Q and dO fit half of L2 (at least one head per chunk), one after another in the same workspace.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -52,11 +52,25 @@ std::size_t ds_tile_bytes(const Shape& s) {
   return std::size_t(s.q2k_idx_elems()) * std::size_t(bwd::kDsTileBytes);
 }
 
-// (b, h) pairs per chunk of the deterministic mode: as many as fit the budget, at least one.
+// L2 of the sm_90 parts this family runs on (H100, H200: 50 MiB). A constant rather than a
+// device query, so the workspace a caller sizes without a GPU is the one the launch uses.
+constexpr std::size_t kL2Bytes = std::size_t(50) << 20;
+
+// Heads whose Q and dO (the kv items' streamed inputs) fit half of L2: the kv items are taken
+// longest first across every head of a chunk, and a chunk wider than L2 holds re-reads them
+// from HBM. Measured on the H200 (NOTES.md run 17): +3% at S = 65536 (1 head per chunk
+// instead of 4), +1% at 16384 (3 instead of 8).
+std::int64_t l2_heads(const Shape& s) {
+  const std::size_t q_do_per_head = 2 * std::size_t(s.seq()) * std::size_t(s.head_dim) * 2;
+  return std::max<std::int64_t>(1, std::int64_t(kL2Bytes / 2 / std::max<std::size_t>(q_do_per_head, 1)));
+}
+
+// (b, h) pairs per chunk of the deterministic mode: as many as fit the tile budget and half
+// of L2, at least one.
 std::int64_t budget_heads_per_chunk(const Shape& s) {
   const std::size_t per_head = ds_tile_bytes(Shape{1, 1, s.num_blocks, s.head_dim, s.block, s.max_kv, s.max_q});
-  return std::clamp<std::int64_t>(std::int64_t(kDsTileBudget / std::max<std::size_t>(per_head, 1)), 1,
-                                  std::max<std::int64_t>(s.bh(), 1));
+  const std::int64_t budget = std::int64_t(kDsTileBudget / std::max<std::size_t>(per_head, 1));
+  return std::clamp<std::int64_t>(std::min(budget, l2_heads(s)), 1, std::max<std::int64_t>(s.bh(), 1));
 }
 
 // The shape of one chunk of `heads` (b, h) pairs (B and H flattened: the tensors are [B*H, ...]).
@@ -105,8 +119,10 @@ bool atomic_mode_orders_items(std::size_t dq_tile_bytes) {
 
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
-Status check_args(const BackwardArgs& a) {
-  const Shape& s = a.shape;
+// `launched`: the shape of one launch sequence (a chunk of heads in the deterministic
+// mode), whose indices must fit 32 bits.
+Status check_args(const BackwardArgs& a, const Shape& launched) {
+  const Shape& s = launched;
   if (s.block != kBlock || s.head_dim != kHeadDim)
     return Status::failure("sm90a backward needs BLK = 64 and D = 128");
   if (s.bh() * s.seq() > INT_MAX || 2 * s.count_elems() > INT_MAX)
@@ -202,7 +218,8 @@ Status launch_one(const BackwardArgs& a, bool deterministic, bool kv_only = fals
   p.order = ordered ? order : nullptr;
   p.num_sorted = ordered ? kv_items : 0;
   p.next_work = counter;
-  p.kv_done_total = deterministic ? counter + 1 : nullptr;  // the counter's part has room (256 bytes)
+  // In the counter's 256-byte part, 128 bytes on: not in the counter's 32-byte sector.
+  p.kv_done_total = deterministic ? counter + 32 : nullptr;
   p.scale = float(1.0 / std::sqrt(double(kHeadDim)));
   p.scale_log2 = float(kLog2e / std::sqrt(double(kHeadDim)));
   p.probes = {a.probes.nanoseconds[kProbeBwdReleaseQ], a.probes.nanoseconds[kProbeBwdDqReduce]};
@@ -289,9 +306,9 @@ std::size_t backward_workspace_bytes(const Shape& shape, bool deterministic) {
 std::int64_t deterministic_backward_heads_per_chunk(const Shape& shape) { return budget_heads_per_chunk(shape); }
 
 Status launch_deterministic_backward(const BackwardArgs& a, std::int64_t heads_per_chunk, DetItems items) {
-  if (const Status st = check_args(a); !st.ok()) return st;
   const Shape& s = a.shape;
   const std::int64_t chunk = std::clamp<std::int64_t>(heads_per_chunk, 1, std::max<std::int64_t>(s.bh(), 1));
+  if (const Status st = check_args(a, chunk_shape(s, chunk)); !st.ok()) return st;
   for (std::int64_t first = 0; first < s.bh(); first += chunk) {
     if (s.num_blocks == 0) break;
     if (const Status st = launch_one(chunk_of(a, first, std::min(chunk, s.bh() - first)), true,
@@ -304,7 +321,7 @@ Status launch_deterministic_backward(const BackwardArgs& a, std::int64_t heads_p
 
 Status launch_backward(const BackwardArgs& a, bool deterministic) {
   if (deterministic) return launch_deterministic_backward(a, budget_heads_per_chunk(a.shape));
-  if (const Status st = check_args(a); !st.ok()) return st;
+  if (const Status st = check_args(a, a.shape); !st.ok()) return st;
   if (a.shape.count_elems() == 0) return Status::success();
   return launch_one(a, false);
 }

@@ -103,7 +103,8 @@ __global__ void __launch_bounds__(kPreprocessThreads, 1) backward_preprocess(con
   for (std::int64_t i = tid; i < p.zero_float4s; i += workers) p.zero[i] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
   if (p.ds_slot == nullptr) return;
 #pragma unroll 1
-  for (int e = int(tid / 32); e < p.k2q_entries; e += int(workers / 32)) {
+  for (std::int64_t e64 = tid / 32; e64 < p.k2q_entries; e64 += workers / 32) {
+    const int e = int(e64);  // < k2q_entries, an int: 32-bit divisions below
     if (e % p.max_q >= p.k2q_num[e / p.max_q]) continue;  // warp-uniform: one entry per warp
     build_ds_slot(p.q2k_idx, p.q2k_num, p.k2q_idx, p.num_blocks, p.max_kv, p.max_q, e, p.ds_slot);
   }

@@ -39,9 +39,9 @@ __device__ __forceinline__ void load_entry(BwdSmem& sm, const BwdParams& p, cons
     bulk_load(sm.stage_lse[slot.stage], p.lse + row, kRowStatBytes, bar);
     bulk_load(sm.stage_delta[slot.stage], p.delta + row, kRowStatBytes, bar);
   } else {
-    wait_kv_done(p, w.bh, block, kv_all_done);
     mbar_arrive_expect_tx(bar, kTileBytes + kDsTileBytes);
-    load_tile(t.a, &p.maps.k, row, bar);
+    load_tile(t.a, &p.maps.k, row, bar);  // an input: no need to wait for kv item j
+    wait_kv_done(p, w.bh, block, kv_all_done);
     bulk_load(t.b, ds_tile(p, w.bh, w.block, n), kDsTileBytes, bar);
   }
 }
