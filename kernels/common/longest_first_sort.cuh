@@ -3,7 +3,9 @@
 // bins, no host sort and no sync. Used by the sm90a forward's order kernel, the sm90a
 // backward's preprocess kernel and the common order_by_count kernel (sm100a backward).
 // Items of equal count keep their natural order between chunks of kThreads ids, so
-// neighbouring blocks of one head still run together.
+// neighbouring blocks of one head still run together; within a chunk their order is
+// whatever the shared-memory atomics make it, so two sorts of the same counts may order
+// ties differently (NOTES.md run 18: a per-CTA copy of this sort needs a stable variant).
 #include <cstdint>
 
 namespace vsa::device {
@@ -55,7 +57,7 @@ struct OrderScratch {
 };
 
 // One CTA of kThreads: counting sort of the items by descending count into `order`.
-// Equal counts keep their natural order up to one chunk of kThreads items.
+// Equal counts keep their natural order between chunks of kThreads items.
 template <int kThreads>
 __device__ __forceinline__ void sort_longest_first(ItemCounts counts, int n_items, int max_count, std::int32_t* order,
                                    OrderScratch& scratch) {
