@@ -5,6 +5,7 @@
 #    two warm-ups, Nsight Compute's full set (pipes, shared-memory wavefronts, stalls).
 # 2. S = 4096, 25%: every kernel of the backward sequence with its duration, so the fixed
 #    costs (Delta, order, postprocess) can be read next to the main kernel.
+# 3. For part 1's kernels, the SASS lines where the warps wait most (ncu_hotspots.py).
 # Clocks are left alone (--clock-control none, as the device notes ask). Prints a table last.
 set -uo pipefail
 BUILD="${1:?build dir}"; OUT="${2:?output dir}"; PARTS="${3:-full}"; mkdir -p "$OUT"
@@ -19,6 +20,8 @@ for backend in sm90a sm90a-det; do
   echo "ncu bwd16k $backend: exit $?"
   "$NCU" --import "$OUT/bwd16k-$backend.ncu-rep" --csv --page details >"$OUT/bwd16k-$backend.csv" 2>/dev/null
   "$NCU" --import "$OUT/bwd16k-$backend.ncu-rep" --page raw --csv >"$OUT/bwd16k-$backend-raw.csv" 2>/dev/null
+  "$NCU" --import "$OUT/bwd16k-$backend.ncu-rep" --page source --csv --print-source sass \
+    >"$OUT/bwd16k-$backend-src.csv" 2>/dev/null
   }
   timeout 120 "$NCU" --clock-control none --metrics gpu__time_duration.sum --csv --page raw \
     "$BIN" run perf --no-isolate --quiet --backends "$backend" --case "S=4096,density=0.25" \
@@ -33,7 +36,7 @@ want = ["Duration", "SM Frequency", "Compute (SM) Throughput", "Memory Throughpu
         "Shared Memory", "L1/TEX Hit Rate", "L2 Hit Rate", "Warp Cycles Per Issued Instruction",
         "Issue Slots Busy", "Mem Pipes Busy"]
 for path in sorted(glob.glob(out + "/bwd16k-*.csv")):
-    if path.endswith("-raw.csv"): continue
+    if path.endswith("-raw.csv") or path.endswith("-src.csv"): continue
     rows = list(csv.reader(open(path)))
     if not rows: print(path, "empty"); continue
     head = rows[0]
@@ -72,3 +75,9 @@ for path in sorted(glob.glob(out + "/seq4k-*.csv")):
     for k, v in sorted(per.items(), key=lambda kv: -statistics.median(kv[1])):
         print(f"  {k:70s} {len(v):4d} {statistics.median(v):10.1f}")
 PY
+# where the warps wait, by SASS line (ncu_hotspots.py)
+for f in "$OUT"/bwd16k-*-src.csv; do
+  [ -s "$f" ] || continue
+  printf '\n%s: where the warps wait\n' "$(basename "$f")"
+  python3 "$(dirname "$0")/ncu_hotspots.py" "$f" --top 10
+done
