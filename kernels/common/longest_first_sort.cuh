@@ -57,28 +57,30 @@ struct OrderScratch {
 };
 
 // One CTA of kThreads: counting sort of the items by descending count into `order`.
-// Equal counts keep their natural order between chunks of kThreads items.
+// Equal counts keep their natural order between chunks of kThreads items. With
+// `order_counts`, position k also gets the count of item order[k], so a consumer of the
+// order reads an item and its count in one round trip instead of two dependent ones.
 template <int kThreads>
 __device__ __forceinline__ void sort_longest_first(ItemCounts counts, int n_items, int max_count, std::int32_t* order,
-                                   OrderScratch& scratch) {
+                                   OrderScratch& scratch, std::int32_t* order_counts = nullptr) {
   int* bins = scratch.bins;
   const int tid = threadIdx.x;
   const int num_bins = min(max(max_count, 0), kOrderBins - 1) + 1;
   for (int b = tid; b < num_bins; b += kThreads) bins[b] = 0;
 
-  // The first kCachedChunks chunks keep their bins in registers between the histogram and
-  // the scatter: one round trip to memory instead of two for up to 8 * kThreads items.
+  // The first kCachedChunks chunks keep their counts in registers between the histogram
+  // and the scatter: one round trip to memory instead of two for up to 8 * kThreads items.
   constexpr int kCachedChunks = 8;
   int cached[kCachedChunks];
 #pragma unroll
   for (int c = 0; c < kCachedChunks; ++c) {
     const int i = c * kThreads + tid;
-    cached[c] = i < n_items ? order_bin(counts(i), num_bins) : 0;
+    cached[c] = i < n_items ? counts(i) : 0;
   }
   __syncthreads();
 #pragma unroll
   for (int c = 0; c < kCachedChunks; ++c)
-    if (c * kThreads + tid < n_items) atomicAdd(&bins[cached[c]], 1);
+    if (c * kThreads + tid < n_items) atomicAdd(&bins[order_bin(cached[c], num_bins)], 1);
   for (int i = kCachedChunks * kThreads + tid; i < n_items; i += kThreads)
     atomicAdd(&bins[order_bin(counts(i), num_bins)], 1);
   __syncthreads();
@@ -104,15 +106,26 @@ __device__ __forceinline__ void sort_longest_first(ItemCounts counts, int n_item
   __syncthreads();
 
   // Scatter chunk by chunk so equal counts keep their natural order between chunks.
+  // Chunks past the last item skip their barrier (the condition is uniform).
 #pragma unroll
   for (int c = 0; c < kCachedChunks; ++c) {
+    if (c * kThreads >= n_items) break;
     const int i = c * kThreads + tid;
-    if (i < n_items) order[atomicAdd(&bins[cached[c]], 1)] = i;
+    if (i < n_items) {
+      const int pos = atomicAdd(&bins[order_bin(cached[c], num_bins)], 1);
+      order[pos] = i;
+      if (order_counts != nullptr) order_counts[pos] = cached[c];
+    }
     __syncthreads();
   }
   for (int base = kCachedChunks * kThreads; base < n_items; base += kThreads) {
     const int i = base + tid;
-    if (i < n_items) order[atomicAdd(&bins[order_bin(counts(i), num_bins)], 1)] = i;
+    if (i < n_items) {
+      const int count = counts(i);
+      const int pos = atomicAdd(&bins[order_bin(count, num_bins)], 1);
+      order[pos] = i;
+      if (order_counts != nullptr) order_counts[pos] = count;
+    }
     __syncthreads();
   }
 }

@@ -14,13 +14,15 @@
 
 namespace vsa::sm90a::fwd {
 
-// Workspace: [scheduler counter | pad to 256 B][order: one int32 per work item].
+// Workspace: [scheduler counter | pad to 256 B][order: one int32 per work item]
+// [order_counts: the count of each ordered item].
 inline constexpr std::size_t kCounterBytes = 256;
 
-[[nodiscard]] inline std::size_t workspace_bytes(const Shape& s) {
-  const std::size_t order_bytes = std::size_t(s.count_elems()) * sizeof(std::int32_t);
-  return kCounterBytes + (order_bytes + 255) / 256 * 256;
+[[nodiscard]] inline std::size_t order_bytes(const Shape& s) {
+  return (std::size_t(s.count_elems()) * sizeof(std::int32_t) + 255) / 256 * 256;
 }
+
+[[nodiscard]] inline std::size_t workspace_bytes(const Shape& s) { return kCounterBytes + 2 * order_bytes(s); }
 
 [[nodiscard]] inline Status cuda_status(cudaError_t e, const char* what) {
   if (e == cudaSuccess) return Status::success();
@@ -91,7 +93,10 @@ template <class Cfg>
   params.out = a.out;
   params.lse = a.lse;
   params.next_work = reinterpret_cast<std::int32_t*>(ws);
-  params.order = reinterpret_cast<const std::int32_t*>(ws + kCounterBytes);
+  auto* order = reinterpret_cast<std::int32_t*>(ws + kCounterBytes);
+  auto* order_counts = reinterpret_cast<std::int32_t*>(ws + kCounterBytes + order_bytes(s));
+  params.order = order;
+  params.order_counts = order_counts;
   params.n_items = n_items;
   params.num_blocks = s.num_blocks;
   params.max_kv = s.max_kv;
@@ -99,9 +104,8 @@ template <class Cfg>
   params.probe_release_kv_ns = a.probes.nanoseconds[kProbeFwdReleaseKv];
   params.probe_epilogue_ns = a.probes.nanoseconds[kProbeFwdEpilogue];
 
-  order_longest_first<kOrderThreads><<<1, kOrderThreads, 0, stream>>>(a.q2k_num, n_items, s.max_kv,
-                                                       reinterpret_cast<std::int32_t*>(ws + kCounterBytes),
-                                                       params.next_work);
+  order_longest_first<kOrderThreads><<<1, kOrderThreads, 0, stream>>>(a.q2k_num, n_items, s.max_kv, order,
+                                                                       order_counts, params.next_work);
   if (Status st = cuda_status(cudaGetLastError(), "launch order_longest_first"); !st.ok()) return st;
 
   const int grid = std::max(1, std::min(sm_count, (n_items + Cfg::kConsumers - 1) / Cfg::kConsumers));

@@ -35,11 +35,15 @@ __device__ void run_producer(SharedStorage<Cfg>& smem, int slot, const CUtensorM
   const std::uint64_t q_policy = Cfg::kL2Hints ? l2_policy_evict_first() : 0;
   const std::uint64_t kv_policy = Cfg::kL2Hints ? l2_policy_evict_last() : 0;
 
-  // The order kernel before us wrote `order` and reset `next_work`.
+  // The order kernel before us wrote `order`, `order_counts` and reset `next_work`.
   grid_dependency_wait();
-  for (;;) {
-    const int item = fetch_work(p.next_work, p.order, p.n_items, lane);
-    const int count = item >= 0 ? min(max(p.q2k_num[item], 0), p.max_kv) : 0;
+  for (int ticket = first_ticket<Cfg::kConsumers>(slot);;) {
+    // Item and count in one round trip (two independent loads).
+    int item = -1, count = 0;
+    if (ticket < p.n_items) {
+      item = p.order[ticket];
+      count = min(max(p.order_counts[ticket], 0), p.max_kv);
+    }
 
     mbar_wait(&bars.q_empty, q_state.empty_parity());
     if (lane == 0) {
@@ -87,6 +91,7 @@ __device__ void run_producer(SharedStorage<Cfg>& smem, int slot, const CUtensorM
         kv_state.advance();
       }
     }
+    ticket = next_ticket<Cfg::kConsumers>(p.next_work, lane);
   }
 }
 

@@ -22,22 +22,31 @@ using device::sort_longest_first;
 // kernel that follows. Lets that kernel (launched with programmatic stream serialization)
 // start its prologue at once; it reads `order` only after griddepcontrol.wait. (A
 // template only so that every translation unit that includes this header may define it.)
+// `order_counts[k]` is the count of item `order[k]`, so the producer reads both at once.
 template <int kThreads = kOrderThreads>
 __global__ void __launch_bounds__(kThreads) order_longest_first(const std::int32_t* counts, int n_items,
                                                                 int max_count, std::int32_t* order,
-                                                                std::int32_t* next_work) {
+                                                                std::int32_t* order_counts, std::int32_t* next_work) {
   grid_launch_dependents();
   __shared__ OrderScratch scratch;
   if (threadIdx.x == 0) *next_work = 0;
-  sort_longest_first<kThreads>(ItemCounts{counts, n_items, nullptr}, n_items, max_count, order, scratch);
+  sort_longest_first<kThreads>(ItemCounts{counts, n_items, nullptr}, n_items, max_count, order, scratch,
+                               order_counts);
 }
 
-// Next work item for the calling warp (warp-uniform), or -1 when none is left.
-__device__ __forceinline__ int fetch_work(std::int32_t* next_work, const std::int32_t* order, int n_items, int lane) {
+// Scheduler tickets: ticket t is the t-th item of the longest-first order. Each producer's
+// first ticket is fixed by its CTA and slot, so the first item of a launch costs no round
+// trip to the counter; later tickets come from the counter, numbered after the fixed ones
+// (a producer claims one only when it can start loading it: greedy longest-first).
+template <int kConsumers>
+__device__ __forceinline__ int first_ticket(int slot) {
+  return int(blockIdx.x) * kConsumers + slot;
+}
+template <int kConsumers>
+__device__ __forceinline__ int next_ticket(std::int32_t* next_work, int lane) {
   int pos = 0;
   if (lane == 0) pos = atomicAdd(next_work, 1);
-  pos = __shfl_sync(0xffffffffu, pos, 0);
-  return pos < n_items ? order[pos] : -1;
+  return __shfl_sync(0xffffffffu, pos, 0) + int(gridDim.x) * kConsumers;
 }
 
 }  // namespace vsa::sm90a::fwd
