@@ -35,7 +35,7 @@ __device__ __forceinline__ void init_barriers(SharedStorage<Cfg>& smem) {
     mbar_init(&b.q_full, 1);
     mbar_init(&b.q_empty, kConsumerWarps);
     for (int s = 0; s < Cfg::kStages; ++s) {
-      mbar_init(&b.k_full[s], 1);
+      mbar_init(&b.k_full[s], 2);  // the TMA's expect-tx arrival, then the kv_valid write's
       mbar_init(&b.v_full[s], 1);
       mbar_init(&b.k_empty[s], kConsumerWarps);
       mbar_init(&b.v_empty[s], kConsumerWarps);

@@ -72,13 +72,11 @@ __device__ void run_producer(SharedStorage<Cfg>& smem, int slot, const CUtensorM
       const int batch = min(32, count - base);
       for (int e = 0; e < batch; ++e) {
         const int block_e = __shfl_sync(0xffffffffu, block, e);
-        const int valid_e = __shfl_sync(0xffffffffu, valid, e);
         const int s = kv_state.index;
         const int row = head_row + block_e * Cfg::kBlockKv;
         // K first: it is needed one iteration before V and its slot frees up earlier.
         mbar_wait(&bars.k_empty[s], kv_state.empty_parity());
         if (lane == 0) {
-          mail.kv_valid[s] = valid_e;
           mbar_arrive_expect_tx(&bars.k_full[s], Cfg::kTileBytes);
           load_tile<Cfg>(tiles.k[s], tm_k, row, &bars.k_full[s], kv_policy);
         }
@@ -86,6 +84,14 @@ __device__ void run_producer(SharedStorage<Cfg>& smem, int slot, const CUtensorM
         if (lane == 0) {
           mbar_arrive_expect_tx(&bars.v_full[s], Cfg::kTileBytes);
           load_tile<Cfg>(tiles.v[s], tm_v, row, &bars.v_full[s], kv_policy);
+        }
+        // The block's vbs only now, after both loads are on their way: the vbs load
+        // (dependent on the block id) no longer delays the first TMA of a batch. It goes
+        // into the mailbox with k_full's second arrival, which releases the write.
+        const int valid_e = __shfl_sync(0xffffffffu, valid, e);
+        if (lane == 0) {
+          mail.kv_valid[s] = valid_e;
+          mbar_arrive(&bars.k_full[s]);
         }
         __syncwarp();
         kv_state.advance();
