@@ -25,6 +25,7 @@
 #include "bwd_producer.cuh"
 #include "bwd_schedule.cuh"
 #include "sm90a_common.cuh"
+#include "trace.hpp"
 
 namespace vsa::sm90a::bwd {
 
@@ -54,9 +55,22 @@ __device__ __forceinline__ void even_ds_barrier_history(int consumer, int count)
   if (consumer == 1 && count % 2 == 1) named_barrier_sync(kBarDsWritten0 + consumer, kWarpgroupThreads);
 }
 
+// Timeline stamp (trace.hpp) by one consumer thread, in the probe variant only.
+template <bool kProbes>
+__device__ __forceinline__ void stamp(const BwdParams& p, int stamp_id, std::int64_t value = -1) {
+  if constexpr (kProbes) {
+    if (threadIdx.x != kWarpgroupThreads || p.trace == nullptr) return;
+    std::uint64_t* record = p.trace + std::int64_t(blockIdx.x) * kTraceWords;
+    if (value < 0)
+      trace_stamp(record, stamp_id);
+    else
+      trace_stamp_value(record, stamp_id, std::uint64_t(value));
+  }
+}
+
 template <bool kAccumulateDq, bool kProbes>
 __device__ __forceinline__ void kv_item(BwdSmem& sm, const BwdParams& p, int consumer, int t, const Frag& f,
-                                        const WorkItem& w, int pos) {
+                                        const WorkItem& w, int pos, int traced) {
   float dk[64], dv[64], dq[64];
 #pragma unroll
   for (int i = 0; i < 64; ++i) dk[i] = dv[i] = 0.0f;
@@ -86,6 +100,7 @@ __device__ __forceinline__ void kv_item(BwdSmem& sm, const BwdParams& p, int con
   pass_empty_turn(consumer, w.count);
   even_ds_barrier_history(consumer, w.count);
   if (!kAccumulateDq && t == 0) bulk_wait_read<0>();  // the exchange below overwrites the tiles
+  stamp<kProbes>(p, trace_item_stamp(traced, 1));
   begin_item_epilogue(sm);
   const std::int64_t at = w.own_block_offset(p);
   if (w.count == 0) {  // nobody selected this kv block: exact zero dK, dV
@@ -100,7 +115,7 @@ __device__ __forceinline__ void kv_item(BwdSmem& sm, const BwdParams& p, int con
 
 template <bool kProbes>
 __device__ __forceinline__ void q_item(BwdSmem& sm, const BwdParams& p, int consumer, int t, const Frag& f,
-                                       const WorkItem& w, int pos) {
+                                       const WorkItem& w, int pos, int traced) {
   float dq[64];
 #pragma unroll
   for (int i = 0; i < 64; ++i) dq[i] = 0.0f;
@@ -109,6 +124,7 @@ __device__ __forceinline__ void q_item(BwdSmem& sm, const BwdParams& p, int cons
     mbar_wait(&sm.full[slot.stage], slot.parity);
     q_entry<kProbes>(sm, p, slot.stage, dq);
   }
+  stamp<kProbes>(p, trace_item_stamp(traced, 1));
   begin_item_epilogue(sm);
   probe_sleep<kProbes>(p.probes.dq_reduce_ns);
   bf16_bits* dq_block = p.dq + w.own_block_offset(p);
@@ -124,21 +140,28 @@ __device__ __forceinline__ void consumer_role(BwdSmem& sm, const BwdParams& p, i
   const Frag f(t);
   int pos = 0;  // ring position of the current item's first entry (same count as the producer's)
   if (consumer == 1) end_turn(consumer);  // consumer 0 takes the first turn
+  stamp<kProbes>(p, kTraceConsumerStart);
   for (std::uint32_t k = 0;; ++k) {
     mbar_wait(&sm.resident_full, k & 1u);
     const int id = *reinterpret_cast<volatile int*>(&sm.item);
     const int count = *reinterpret_cast<volatile int*>(&sm.item_count);
     const WorkItem w = WorkItem::make(p, id, count);
-    if (w.id < 0) return;
+    if (w.id < 0) {
+      stamp<kProbes>(p, kTraceConsumerEnd);
+      return;
+    }
+    const int traced = int(k);
+    stamp<kProbes>(p, trace_item_stamp(traced, 0), w.id);
     if constexpr (kAccumulateDq) {
-      kv_item<true, kProbes>(sm, p, consumer, t, f, w, pos);  // the atomic mode has kv items only
+      kv_item<true, kProbes>(sm, p, consumer, t, f, w, pos, traced);  // the atomic mode has kv items only
     } else {
       if (w.kv)
-        kv_item<false, kProbes>(sm, p, consumer, t, f, w, pos);
+        kv_item<false, kProbes>(sm, p, consumer, t, f, w, pos, traced);
       else
-        q_item<kProbes>(sm, p, consumer, t, f, w, pos);
+        q_item<kProbes>(sm, p, consumer, t, f, w, pos, traced);
     }
     named_barrier_sync(kBarConsumers, kConsumerThreads);  // exchange read before the next item's dS^T writes
+    stamp<kProbes>(p, trace_item_stamp(traced, 2));
     pos += w.count;
   }
 }
@@ -165,7 +188,7 @@ __global__ void __launch_bounds__(kThreads, 1) backward_kernel(const __grid_cons
   const int warpgroup = threadIdx.x / kWarpgroupThreads;
   if (warpgroup == 0) {
     setmaxnreg_dec<kProducerRegs>();
-    if (threadIdx.x == 0) producer_role<!kAccumulateDq>(sm, p);
+    if (threadIdx.x == 0) producer_role<!kAccumulateDq, kProbes>(sm, p);
   } else {
     setmaxnreg_inc<kConsumerRegs>();
     consumer_role<kAccumulateDq, kProbes>(sm, p, warpgroup - 1);

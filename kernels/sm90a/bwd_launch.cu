@@ -223,7 +223,8 @@ Status launch_one(const BackwardArgs& a, bool deterministic, bool kv_only = fals
   p.scale = float(1.0 / std::sqrt(double(kHeadDim)));
   p.scale_log2 = float(kLog2e / std::sqrt(double(kHeadDim)));
   p.probes = {a.probes.nanoseconds[kProbeBwdReleaseQ], a.probes.nanoseconds[kProbeBwdDqReduce]};
-  const bool probed = p.probes.release_stage_ns != 0 || p.probes.dq_reduce_ns != 0;
+  p.trace = a.trace;
+  const bool probed = p.probes.release_stage_ns != 0 || p.probes.dq_reduce_ns != 0 || a.trace != nullptr;
 
   bwd::PreprocessParams pre{};
   pre.out = a.out;
@@ -288,6 +289,7 @@ BackwardArgs chunk_of(const BackwardArgs& a, std::int64_t first, std::int64_t he
   c.q2k_num = a.q2k_num + blocks;
   c.k2q_idx = a.k2q_idx + blocks * s.max_q;
   c.k2q_num = a.k2q_num + blocks;
+  if (first > 0) c.trace = nullptr;  // a timeline records the first chunk's launch only
   return c;
 }
 

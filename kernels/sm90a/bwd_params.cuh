@@ -51,6 +51,7 @@ struct BwdParams {
   float scale;       // 1/sqrt(D): dK = scale * dS^T Q, dQ = scale * dS K
   float scale_log2;  // scale * log2(e): P = exp2(scale_log2 * s - lse)
   Probes probes;
+  std::uint64_t* trace;  // timeline, one record per CTA (trace.hpp; probe variant only), or null
 };
 
 }  // namespace vsa::sm90a::bwd

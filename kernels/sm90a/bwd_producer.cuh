@@ -12,6 +12,7 @@
 #include "bwd_params.cuh"
 #include "bwd_schedule.cuh"
 #include "sm90a_common.cuh"
+#include "trace.hpp"
 
 namespace vsa::sm90a::bwd {
 
@@ -65,13 +66,15 @@ __device__ __forceinline__ void publish_item(BwdSmem& sm, const BwdParams& p, co
 
 // kHasQItems: the deterministic mode (the atomic mode's kernel carries no q path: measured
 // +1.5% for the atomic backward at S = 4096, NOTES.md run 16).
-template <bool kHasQItems>
+template <bool kHasQItems, bool kProbes>
 __device__ __forceinline__ void producer_role(BwdSmem& sm, const BwdParams& p) {
   prefetch_tensor_map(&p.maps.q);
   prefetch_tensor_map(&p.maps.k);
   prefetch_tensor_map(&p.maps.v);
   prefetch_tensor_map(&p.maps.d_out);
   grid_dependency_wait();  // the order kernel's permutation and counter reset
+  if constexpr (kProbes)
+    if (p.trace != nullptr) trace_stamp(p.trace + std::int64_t(blockIdx.x) * kTraceWords, kTraceDependency);
   int pos = 0;             // ring position of the next entry
   bool kv_all_done = false;  // deterministic mode: every kv item's dS tiles are published
   // Every load of an item is issued before the next item is fetched, so a kv item in this

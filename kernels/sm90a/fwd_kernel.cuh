@@ -66,7 +66,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   // setmaxnreg is warp-group wide: one instruction per warp group, before the roles split.
   if (warp / 4 == 0) {
     setmaxnreg_dec<Cfg::kProducerRegs>();
-    if (warp_role<Cfg>(warp) == WarpRole::producer) run_producer<Cfg>(smem, warp, &tm_q, &tm_k, &tm_v, p);
+    if (warp_role<Cfg>(warp) == WarpRole::producer) run_producer<Cfg, kProbe>(smem, warp, &tm_q, &tm_k, &tm_v, p);
   } else {
     setmaxnreg_inc<Cfg::kConsumerRegs>();
     run_consumer<Cfg, kProbe>(smem, warp / 4 - 1, p);

@@ -103,13 +103,15 @@ template <class Cfg>
   params.scale_log2 = float(1.4426950408889634 / std::sqrt(double(s.head_dim)));
   params.probe_release_kv_ns = a.probes.nanoseconds[kProbeFwdReleaseKv];
   params.probe_epilogue_ns = a.probes.nanoseconds[kProbeFwdEpilogue];
+  params.trace = a.trace;
 
   order_longest_first<kOrderThreads><<<1, kOrderThreads, 0, stream>>>(a.q2k_num, n_items, s.max_kv, order,
                                                                        order_counts, params.next_work);
   if (Status st = cuda_status(cudaGetLastError(), "launch order_longest_first"); !st.ok()) return st;
 
   const int grid = std::max(1, std::min(sm_count, (n_items + Cfg::kConsumers - 1) / Cfg::kConsumers));
-  return a.probes.any() ? launch_persistent<Cfg, true>(tm_q, tm_k, tm_v, params, grid, stream)
+  // The timeline is recorded by the probe variant only (trace.hpp).
+  return a.probes.any() || a.trace != nullptr ? launch_persistent<Cfg, true>(tm_q, tm_k, tm_v, params, grid, stream)
                         : launch_persistent<Cfg, false>(tm_q, tm_k, tm_v, params, grid, stream);
 }
 

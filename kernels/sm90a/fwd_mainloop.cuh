@@ -95,11 +95,16 @@ __device__ void run_consumer(SharedStorage<Cfg>& smem, int slot, const Params& p
 #pragma unroll
   for (int i = 0; i < 32; ++i) s[i] = 0.0f;
 
-  for (;;) {
+  stamp<Cfg, kProbe>(p, slot, kTraceConsumerStart, tid == 0);
+  for (int traced = 0;; ++traced) {
     mbar_wait(&bars.q_full, q_state.full_parity());
     const int item = read_mailbox(mail.item, lane);
     const int count = read_mailbox(mail.count, lane);
-    if (item < 0) return;
+    if (item < 0) {
+      stamp<Cfg, kProbe>(p, slot, kTraceConsumerEnd, tid == 0);
+      return;
+    }
+    stamp<Cfg, kProbe>(p, slot, trace_item_stamp(traced, 0), tid == 0);
     if (count == 0) {
       release_stage<false>(&bars.q_empty, lane, 0);
       q_state.advance();
@@ -135,6 +140,7 @@ __device__ void run_consumer(SharedStorage<Cfg>& smem, int slot, const Params& p
       if constexpr (Cfg::kEarlyKRelease) release_stage<kProbe>(&bars.k_empty[cur.index], lane, p.probe_release_kv_ns);
     }
     softmax.update<Cfg::kLazyRescale>(s, p.scale_log2, alpha);  // O is still zero: no rescale
+    stamp<Cfg, kProbe>(p, slot, trace_item_stamp(traced, 1), tid == 0);
 
     // The wait for P_{n-2} V_{n-2} sits at the top of iteration n, behind the loop's
     // back edge: ptxas schedules a wgmma wait as early as its basic block allows, and
@@ -190,6 +196,7 @@ __device__ void run_consumer(SharedStorage<Cfg>& smem, int slot, const Params& p
     if constexpr (!Cfg::kEarlyKRelease) release_stage<kProbe>(&bars.k_empty[cur.index], lane, p.probe_release_kv_ns);
     store_output<Cfg, kProbe>(o, softmax, tiles.v[cur.index], &bars.v_empty[cur.index], slot, item, p, warp,
                               lane);
+    stamp<Cfg, kProbe>(p, slot, trace_item_stamp(traced, 2), tid == 0);
     kv_state = cur;
     kv_state.advance();
   }

@@ -22,7 +22,7 @@ __device__ __forceinline__ void load_tile(bf16_bits* dst, const CUtensorMap* map
   }
 }
 
-template <class Cfg>
+template <class Cfg, bool kProbe>
 __device__ void run_producer(SharedStorage<Cfg>& smem, int slot, const CUtensorMap* tm_q, const CUtensorMap* tm_k,
                              const CUtensorMap* tm_v, const Params& p) {
   SlotTiles<Cfg>& tiles = smem.tiles[slot];
@@ -37,6 +37,7 @@ __device__ void run_producer(SharedStorage<Cfg>& smem, int slot, const CUtensorM
 
   // The order kernel before us wrote `order`, `order_counts` and reset `next_work`.
   grid_dependency_wait();
+  stamp<Cfg, kProbe>(p, slot, kTraceDependency, lane == 0);
   for (int ticket = first_ticket<Cfg::kConsumers>(slot);;) {
     // Item and count in one round trip (two independent loads).
     int item = -1, count = 0;

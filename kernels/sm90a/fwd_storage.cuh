@@ -5,6 +5,7 @@
 
 #include "sm90a_common.cuh"
 #include "tile_config.hpp"
+#include "trace.hpp"
 #include "vsa/bf16.hpp"
 
 namespace vsa::sm90a::fwd {
@@ -24,6 +25,7 @@ struct Params {
   float scale_log2;             // softmax scale * log2(e), computed on the host
   std::uint32_t probe_release_kv_ns;  // ProbeSlot kProbeFwdReleaseKv (probe variant only)
   std::uint32_t probe_epilogue_ns;    // ProbeSlot kProbeFwdEpilogue (probe variant only)
+  std::uint64_t* trace;               // timeline records (trace.hpp; probe variant only), or null
 };
 
 // One consumer's tiles, all 128-byte swizzled by TMA as [half][row][64 columns]; every
@@ -73,5 +75,15 @@ static_assert(kSmemBytes<TileConfig> <= TileConfig::kSmemLimit, "forward tiles e
 
 // Consumer warp groups have 4 warps; barrier arrival counts follow from that.
 inline constexpr int kConsumerWarps = 4;
+
+// Timeline stamp of consumer/producer slot `slot` (trace.hpp): the probe variant only,
+// by the one thread the caller names.
+template <class Cfg, bool kProbe>
+__device__ __forceinline__ void stamp(const Params& p, int slot, int which, bool writer) {
+  if constexpr (kProbe) {
+    if (writer && p.trace != nullptr)
+      trace_stamp(p.trace + std::int64_t(blockIdx.x * Cfg::kConsumers + slot) * kTraceWords, which);
+  }
+}
 
 }  // namespace vsa::sm90a::fwd

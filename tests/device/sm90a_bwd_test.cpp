@@ -17,6 +17,7 @@
 #include "bwd_cases.hpp"
 #include "bwd_checks.hpp"
 #include "launch.hpp"
+#include "trace_summary.hpp"
 #include "portable_runs.hpp"
 
 namespace vsa::test {
@@ -170,6 +171,33 @@ TEST_F(Sm90aTest, DeterministicBackwardInChunksMatchesOneLaunch) {
 // 20 timed runs, median. TFLOPS = 2.5 * 4 * D * 64 * 64 * pairs / s (SPEC.md).
 class Sm90aBackwardTiming : public Sm90aTest {};
 
+// One traced launch (the probe variant with no delays, kernels/sm90a/trace.hpp) right after
+// a few normal ones, summarised: where the time of the first launch sequence goes, by item
+// kind (us from the first consumer start; med over CTAs or items, max).
+void print_backward_trace(const char* label, Backend& backend, const BackwardArgs& a, bool det) {
+  int sms = 0;
+  check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "SM count");
+  DeviceBuffer<std::uint64_t> trace(std::size_t(sms) * sm90a::kTraceWords);
+  trace.fill_bytes(0);
+  BackwardArgs traced = a;
+  traced.trace = trace.get();
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(ok(backend.backward(a)));
+  ASSERT_TRUE(ok(backend.backward(traced)));
+  check_cuda(cudaDeviceSynchronize(), "traced backward");
+  // The deterministic mode's first launch covers one chunk of heads: its kv item ids.
+  const std::int64_t heads = det ? std::min(a.shape.bh(), sm90a::deterministic_backward_heads_per_chunk(a.shape))
+                                 : a.shape.bh();
+  const sm90a::BwdTraceSummary t = sm90a::summarize_backward_trace(trace.download(), heads * a.shape.num_blocks);
+  std::printf(
+      "TRACE  %-17s S=%-6d ctas %d kv %d q %d | dep %.1f/%.1f arr1 %.1f | kv gemms %.2f epi %.2f | q gemms %.2f "
+      "epi %.2f | bound %.2f | kv end %.1f/%.1f q start %.1f/%.1f | done %.1f/%.1f\n",
+      label, int(a.shape.seq()), t.ctas, t.kv_items, t.q_items, t.dependency_med_us, t.dependency_max_us,
+      t.first_arrival_med_us, t.kv_gemms_med_us, t.kv_epilogue_med_us, t.q_gemms_med_us, t.q_epilogue_med_us,
+      t.boundary_med_us, t.kv_last_done_med_us, t.kv_last_done_max_us, t.q_first_arrival_min_us,
+      t.q_first_arrival_med_us, t.last_done_med_us, t.last_done_max_us);
+  EXPECT_GT(t.kv_items, 0) << "the traced launch stamped nothing";
+}
+
 TEST_F(Sm90aBackwardTiming, DISABLED_Tflops) {
   for (int seq : {4096, 16384, 65536}) {
     Shape s;
@@ -259,6 +287,7 @@ TEST_F(Sm90aBackwardTiming, DISABLED_Tflops) {
       };
       report(det ? "sm90a-det" : "sm90a", whole);
       if (det) report("sm90a-det kv only", kv_only);
+      if (seq <= 16384) print_backward_trace(det ? "sm90a-det" : "sm90a", backend, a, det);
       EXPECT_EQ(compare_bf16(dk.download(), dk.download()).non_finite, 0) << "dK";
       EXPECT_EQ(compare_bf16(dq.download(), dq.download()).non_finite, 0) << "dQ (of the whole runs)";
     }

@@ -14,13 +14,14 @@
 
 namespace vsa::test::sm90a {
 
-// B = 1, H = heads, every row selects exactly nb/4 distinct blocks (shuffled), full blocks.
-inline FwdProblem topk_problem(int seq, int heads, std::uint64_t seed) {
+// B = 1, H = heads, every row selects exactly `per_row` distinct blocks (shuffled; 0: nb/4,
+// 25% density), full blocks.
+inline FwdProblem topk_problem(int seq, int heads, std::uint64_t seed, int per_row = 0) {
   FwdSpec spec;
-  spec.name = "topk25";
+  spec.name = "topk";
   spec.heads = heads;
   spec.num_blocks = seq / 64;
-  spec.max_kv = spec.num_blocks / 4;
+  spec.max_kv = per_row > 0 ? per_row : spec.num_blocks / 4;
   spec.seed = seed;
   FwdProblem p = make_problem(spec);  // random counts, replaced below
   Draw draw(seed * 31 + 7);

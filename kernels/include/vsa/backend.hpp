@@ -70,6 +70,10 @@ struct ForwardArgs {
   void* workspace = nullptr;              // workspace_bytes(shape, forward) bytes
   void* stream = nullptr;                 // cudaStream_t; ignored by host backends
   ProbeDelays probes;
+  // Developer tool: a zeroed device buffer for the kernel's timeline (sm90a: one record of
+  // kTraceWords words per consumer slot, SMs x 2 records, kernels/sm90a/trace.hpp). Non-null
+  // runs the probe variant; other backends ignore it.
+  std::uint64_t* trace = nullptr;
 };
 
 struct BackwardArgs {
@@ -91,6 +95,8 @@ struct BackwardArgs {
   void* workspace = nullptr;
   void* stream = nullptr;
   ProbeDelays probes;
+  // Developer tool, as in ForwardArgs (sm90a: one record per CTA of the first launch).
+  std::uint64_t* trace = nullptr;
 };
 
 // One kernel of a backend as the loaded module reports it (cudaFuncGetAttributes).

@@ -1,0 +1,48 @@
+#pragma once
+// Kernel timeline ("trace") of the sm90a kernels, a developer tool: where a small
+// problem's time goes (launch skew, the order kernel's dependency, the first loads, each
+// item, the item boundaries, the tail). Plain C++ so host code can read the layout.
+//
+// Only the probe variant of a kernel records (ForwardArgs::trace or BackwardArgs::trace
+// non-null selects it), so the timed kernels carry none of it. One record of kTraceWords
+// words per work slot: the forward's consumer slots (blockIdx.x * consumers + slot), the
+// backward's CTAs (both consumers share an item). Each stamp is two words: %globaltimer
+// (ns, one clock for every SM) and clock64 (this SM's cycles), except the backward's item
+// arrival, whose second word is the item id (kv or q item). Unwritten stamps stay zero.
+#include <cstdint>
+
+namespace vsa::sm90a {
+
+inline constexpr int kTraceItems = 20;  // items stamped per slot; later ones are not recorded
+enum TraceStamp : int {
+  kTraceConsumerStart = 0,  // consumer warp group after setmaxnreg
+  kTraceDependency = 1,     // its producer passed griddepcontrol.wait (order kernel done)
+  kTraceConsumerEnd = 2,    // consumer saw the end of work
+  // item k: 3 + 3k arrival (forward: Q and mailbox; backward: mailbox and resident tiles),
+  // 4 + 3k forward: first S done / backward: the item's GEMMs done, 5 + 3k epilogue done
+  kTraceFirstItem = 3,
+  kTraceStampsPerItem = 3,
+  kTraceStamps = kTraceFirstItem + kTraceStampsPerItem * kTraceItems,
+};
+inline constexpr int kTraceWords = 2 * kTraceStamps;
+
+[[nodiscard]] constexpr int trace_item_stamp(int item_index, int which) {
+  return kTraceFirstItem + kTraceStampsPerItem * item_index + which;
+}
+
+#if defined(__CUDACC__)
+// One stamp into `record` (a slot's kTraceWords words): the global time and `value`.
+__device__ __forceinline__ void trace_stamp_value(std::uint64_t* record, int stamp, std::uint64_t value) {
+  if (record == nullptr || stamp >= kTraceStamps) return;
+  std::uint64_t ns;
+  asm volatile("mov.u64 %0, %%globaltimer;\n" : "=l"(ns));
+  record[2 * stamp] = ns;
+  record[2 * stamp + 1] = value;
+}
+// The same with this SM's cycle counter as the value.
+__device__ __forceinline__ void trace_stamp(std::uint64_t* record, int stamp) {
+  trace_stamp_value(record, stamp, std::uint64_t(clock64()));
+}
+#endif
+
+}  // namespace vsa::sm90a
