@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Where a small problem's time goes, from the kernels' own timelines (one call on a GPU
+# node, about 15 s): the probe variants stamp %globaltimer at each hand-off of a launch
+# (kernels/sm90a/trace.hpp), and the two drivers print the stamps' summary beside the
+# event-timed launches, so the trace's own cost shows too.
+#   scripts/device/trace.sh BUILD_DIR [OUT_DIR]
+# 1. Forward, S = 4096 .. 16384 at several densities (Sm90aForwardTrace).
+# 2. Backward, both modes, S = 4096 / 16384 / 65536 (Sm90aBackwardTiming: the whole
+#    backward, the det mode's kv phase alone, and a TRACE line up to 16384).
+# Prints the two tables last. Exit: the drivers' exit code.
+set -uo pipefail
+BUILD="${1:?build dir}"; OUT="${2:-}"
+TESTS="$BUILD/tests/vsa_device_tests"
+[ -x "$TESTS" ] || { echo "trace.sh: $TESTS not built (configure with VSA_BUILD_TESTS=ON)" >&2; exit 2; }
+log="$(mktemp)"
+"$TESTS" --gtest_filter='Sm90aForwardTrace.*:Sm90aBackwardTiming.*' --gtest_also_run_disabled_tests >"$log" 2>&1
+status=$?
+[ -n "$OUT" ] && { mkdir -p "$OUT"; cp "$log" "$OUT/trace.log"; }
+grep -E "FAILED|Failure|error" "$log" | head -5
+echo "== forward timeline (us)"
+sed -n '/^S  *k  *ev_us/,/^to next arrival/p' "$log"
+echo "== backward: event timing and timeline (us)"
+grep -E "^(TIMING|TRACE)" "$log"
+rm -f "$log"
+exit "$status"
