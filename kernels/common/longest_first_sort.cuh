@@ -47,7 +47,16 @@ struct ItemCounts {
   const std::int32_t* first;
   int n_first;
   const std::int32_t* second;  // items [n_first, n) read second[i - n_first]; may be null
-  __device__ int operator()(int i) const { return i < n_first ? first[i] : second[i - n_first]; }
+  // Optional segments of `per_segment` items (e.g. one head's kv blocks): the key of item i
+  // is its count plus (segments - 1 - i / per_segment) * key_stride, so with key_stride
+  // above every count the sort keeps segments in natural order, longest first inside each.
+  int per_segment = 0;
+  int segments = 1;
+  int key_stride = 0;
+  __device__ int operator()(int i) const {
+    const int count = i < n_first ? first[i] : second[i - n_first];
+    return per_segment > 0 ? count + (segments - 1 - i / per_segment) * key_stride : count;
+  }
 };
 
 // Shared memory of one sort: a bin per count value and the prefix sum's warp totals.

@@ -250,6 +250,14 @@ Status launch_one(const BackwardArgs& a, bool deterministic, bool kv_only = fals
   pre.counts = device::ItemCounts{a.k2q_num, kv_items, nullptr};
   pre.n_items = p.num_sorted;
   pre.max_count = s.max_q;
+  if (deterministic) {
+    // Heads in natural order, longest first inside each: the q items of the first heads
+    // (natural order, after every kv item) then find their kv items long done.
+    pre.counts.per_segment = s.num_blocks;
+    pre.counts.segments = int(s.bh());
+    pre.counts.key_stride = s.max_q + 1;
+    pre.max_count = int(s.bh()) * (s.max_q + 1) - 1;
+  }
   pre.order = p.order == nullptr ? nullptr : order;
   pre.next_work = counter;
   pre.kv_done_total = p.kv_done_total;
