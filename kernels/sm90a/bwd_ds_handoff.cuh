@@ -61,14 +61,17 @@ __device__ __forceinline__ void store_ds_tile(const BwdParams& p, const WorkItem
   bulk_commit();
 }
 
-// After the item's last store: its tiles may be read by any CTA.
+// After the item's last store: its tiles may be read by any CTA. One release fence for
+// both counters, then two relaxed adds (fire-and-forget reductions): the fence is what
+// waits, for this thread's earlier writes, so call it before the item's dK/dV stores.
 __device__ __forceinline__ void publish_kv_done(const BwdParams& p, const WorkItem& w) {
   bulk_wait<0>();
   fence_proxy_async_global();
+  cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_device);
   cuda::atomic_ref<std::int32_t, cuda::thread_scope_device> done(p.kv_done[w.list_row(p)]);
-  done.fetch_add(1, cuda::memory_order_release);
+  done.fetch_add(1, cuda::memory_order_relaxed);
   cuda::atomic_ref<std::int32_t, cuda::thread_scope_device> total(*p.kv_done_total);
-  total.fetch_add(1, cuda::memory_order_release);
+  total.fetch_add(1, cuda::memory_order_relaxed);
 }
 
 // ---- reader: the producer of a q item -------------------------------------------------

@@ -52,11 +52,9 @@ __device__ __forceinline__ void store_zero_block(bf16_bits* block, int c) {
 }
 
 // kv items: dK = dK_0 + dK_1 and dV = dV_0 + dV_1 (fp32 addition commutes, so the bits
-// do not depend on who adds); consumer 0 writes dK (scaled), consumer 1 writes dV. The
-// exchange buffer aliases the dS^T tiles: call after the item's first epilogue barrier.
-__device__ __forceinline__ void combine_store_dkdv(BwdSmem& sm, int consumer, int t, const Frag& f, float (&dk)[64],
-                                                   float (&dv)[64], float scale, bf16_bits* dk_block,
-                                                   bf16_bits* dv_block) {
+// do not depend on who adds): consumer 0 ends with dK, consumer 1 with dV. The exchange
+// buffer aliases the dS^T tiles: call after the item's first epilogue barrier.
+__device__ __forceinline__ void combine_dkdv(BwdSmem& sm, int consumer, int t, float (&dk)[64], float (&dv)[64]) {
   float* ex = sm.scratch.exchange;
   if (consumer == 1) frag_to_smem<0, 64>(ex, t, dk);
   named_barrier_sync(kBarConsumers, kConsumerThreads);
@@ -65,6 +63,10 @@ __device__ __forceinline__ void combine_store_dkdv(BwdSmem& sm, int consumer, in
   if (consumer == 0) frag_to_smem<0, 64>(ex, t, dv);
   named_barrier_sync(kBarConsumers, kConsumerThreads);
   if (consumer == 1) add_from_smem<0, 64>(dv, ex, t);
+}
+// Then consumer 0 writes dK (scaled), consumer 1 dV.
+__device__ __forceinline__ void store_dkdv(int consumer, const Frag& f, const float (&dk)[64], const float (&dv)[64],
+                                           float scale, bf16_bits* dk_block, bf16_bits* dv_block) {
   if (consumer == 0)
     store_rows_bf16<0, 64>(dk_block, f, dk, scale);
   else

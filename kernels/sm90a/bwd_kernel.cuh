@@ -103,14 +103,16 @@ __device__ __forceinline__ void kv_item(BwdSmem& sm, const BwdParams& p, int con
   stamp<kProbes>(p, trace_item_stamp(traced, 1));
   begin_item_epilogue(sm);
   const std::int64_t at = w.own_block_offset(p);
+  if (w.count > 0) combine_dkdv(sm, consumer, t, dk, dv);
+  // The tiles' global writes had the exchange to land; now the q items may read them.
+  // Before this item's dK/dV stores, so the release fence does not wait for those.
+  if (!kAccumulateDq && t == 0) publish_kv_done(p, w);
   if (w.count == 0) {  // nobody selected this kv block: exact zero dK, dV
     store_zero_block(p.dk + at, consumer * kWarpgroupThreads + t);
     store_zero_block(p.dv + at, consumer * kWarpgroupThreads + t);
   } else {
-    combine_store_dkdv(sm, consumer, t, f, dk, dv, p.scale, p.dk + at, p.dv + at);
+    store_dkdv(consumer, f, dk, dv, p.scale, p.dk + at, p.dv + at);
   }
-  // The tiles' global writes had the whole epilogue to land; now the q items may read them.
-  if (!kAccumulateDq && t == 0) publish_kv_done(p, w);
 }
 
 template <bool kProbes>
