@@ -89,6 +89,8 @@ struct alignas(kSwizzleAtomBytes) BwdSmem {
   // loaded it when it took the item).
   int item;        // work item id (-1: no more work)
   int item_count;  // entries of its list
+  // Producer only: the block ids of an item's first entries, loaded together (bwd_producer.cuh).
+  int first_blocks[kStages];
 };
 
 // Dynamic shared memory is only 16-byte aligned: ask for one swizzle atom more and

@@ -25,11 +25,11 @@ __device__ __forceinline__ void load_tile(bf16_bits* dst, const CUtensorMap* map
 // Entry n of item w into ring position `pos` (positions count every entry of every item
 // this CTA has handled). kv items stream Q_i, dO_i, lse_i, Delta_i; q items K_j and the
 // dS^T tile of pair (i, j), once kv item j has published it (bwd_ds_handoff.cuh).
-__device__ __forceinline__ void load_entry(BwdSmem& sm, const BwdParams& p, const WorkItem& w, int n, int pos,
-                                           bool& kv_all_done) {
+// `block` = w.list[n], loaded by the caller.
+__device__ __forceinline__ void load_entry(BwdSmem& sm, const BwdParams& p, const WorkItem& w, int n, int block,
+                                           int pos, bool& kv_all_done) {
   const PipeSlot slot = PipeSlot::of(pos);
   if (pos >= kStages) mbar_wait(&sm.empty[slot.stage], slot.parity ^ 1u);
-  const int block = w.list[n];
   const int row = w.row_base(p) + block * kBlk;
   std::uint64_t* bar = &sm.full[slot.stage];
   TilePair& t = sm.stage[slot.stage];
@@ -83,12 +83,17 @@ __device__ __forceinline__ void producer_role(BwdSmem& sm, const BwdParams& p) {
   for (int handed = 0;; ++handed) {
     WorkItem w = WorkItem::decode(p, fetch_item(p));
     if constexpr (!kHasQItems) w.kv = true;  // every id is a kv item
+    // The first entries' block ids in one round trip, not one per entry between the
+    // copies (the barriers' asm keeps loads in program order). Copied straight to shared
+    // memory: held in registers across the copies they spill the 24-register producer.
     const int early = w.count < kStages ? w.count : kStages;
-    for (int n = 0; n < early; ++n) load_entry(sm, p, w, n, pos + n, kv_all_done);
+    for (int n = 0; n < early; ++n) cp_async_4(&sm.first_blocks[n], w.list + n);
+    cp_async_wait_all();
+    for (int n = 0; n < early; ++n) load_entry(sm, p, w, n, sm.first_blocks[n], pos + n, kv_all_done);
     if (handed > 0) mbar_wait(&sm.resident_empty, std::uint32_t(handed - 1) & 1u);
     publish_item(sm, p, w);
     if (w.id < 0) return;
-    for (int n = early; n < w.count; ++n) load_entry(sm, p, w, n, pos + n, kv_all_done);
+    for (int n = early; n < w.count; ++n) load_entry(sm, p, w, n, w.list[n], pos + n, kv_all_done);
     pos += w.count;
   }
 }

@@ -142,6 +142,14 @@ __device__ __forceinline__ void bulk_wait() {
   cuda::ptx::cp_async_bulk_wait_group(cuda::ptx::n32_t<N>{});
 }
 
+// PTX ISA "cp.async" (sm_80+, no cuda::ptx wrapper): 4 bytes global -> shared that hold no
+// register on the way; several in flight cost one round trip. cp_async_wait_all: this
+// thread's copies have landed and may be read with ld.shared.
+__device__ __forceinline__ void cp_async_4(void* smem_dst, const void* gmem_src) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(smem_addr(smem_dst)), "l"(gmem_src) : "memory");
+}
+__device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+
 // Generic-proxy ordering <-> copy-engine (async proxy) accesses of global memory: between
 // a flag's acquire and a TMA load of what it guards, and between a bulk store's completion
 // and the release of its flag.
