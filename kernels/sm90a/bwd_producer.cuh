@@ -89,9 +89,14 @@ __device__ __forceinline__ void producer_role(BwdSmem& sm, const BwdParams& p) {
     const int early = w.count < kStages ? w.count : kStages;
     for (int n = 0; n < early; ++n) cp_async_4(&sm.first_blocks[n], w.list + n);
     cp_async_wait_all();
+    // A CTA's first item: nothing resident to wait for, so its K_j, V_j go first and are
+    // not queued behind the first stages' copies.
+    if (handed == 0) publish_item(sm, p, w);
     for (int n = 0; n < early; ++n) load_entry(sm, p, w, n, sm.first_blocks[n], pos + n, kv_all_done);
-    if (handed > 0) mbar_wait(&sm.resident_empty, std::uint32_t(handed - 1) & 1u);
-    publish_item(sm, p, w);
+    if (handed > 0) {
+      mbar_wait(&sm.resident_empty, std::uint32_t(handed - 1) & 1u);
+      publish_item(sm, p, w);
+    }
     if (w.id < 0) return;
     for (int n = early; n < w.count; ++n) load_entry(sm, p, w, n, w.list[n], pos + n, kv_all_done);
     pos += w.count;
