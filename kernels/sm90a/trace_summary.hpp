@@ -16,7 +16,7 @@ struct TraceSummary {
   // Microseconds from the first consumer start of the launch (t0), medians (med) and
   // maxima (max) over slots or items:
   double start_skew_max_us = 0;   // latest consumer start
-  double dependency_med_us = 0;   // producer passed griddepcontrol.wait (the order kernel)
+  double dependency_med_us = 0;   // producer passed griddepcontrol.wait (the order kernel); < 0: before t0
   double dependency_max_us = 0;
   double first_arrival_med_us = 0;  // Q of the slot's first item arrived, after its dependency stamp
   double first_scores_med_us = 0;   // first S of an item done, after the item's arrival
@@ -50,7 +50,8 @@ inline double max_of(const std::vector<double>& v) { return v.empty() ? 0 : *std
     if (start != 0 && (t0 == 0 || start < t0)) t0 = start;
   }
   if (t0 == 0) return out;
-  auto us = [&](std::uint64_t t) { return double(t - t0) * 1e-3; };
+  // Signed: a producer may pass its dependency before the first consumer's start stamp.
+  auto us = [&](std::uint64_t t) { return (double(t) - double(t0)) * 1e-3; };
   std::vector<double> starts, deps, arrivals, scores, items, boundaries, last_done, ghz;
   for (std::size_t s = 0; s < slots; ++s) {
     if (ns(s, kTraceConsumerStart) == 0) continue;
@@ -98,7 +99,7 @@ struct BwdTraceSummary {
   int ctas = 0;
   int kv_items = 0, q_items = 0;
   // Microseconds from the first consumer start (t0); med / max over CTAs or items.
-  double dependency_med_us = 0;     // producer past griddepcontrol.wait (the preprocess kernel)
+  double dependency_med_us = 0;     // producer past griddepcontrol.wait (the preprocess kernel); < 0: before t0
   double dependency_max_us = 0;
   double first_arrival_med_us = 0;  // a CTA's first item ready (mailbox, resident tiles) after its dependency
   double kv_gemms_med_us = 0;       // kv item: arrival -> its GEMMs done
@@ -129,7 +130,7 @@ struct BwdTraceSummary {
     if (start != 0 && (t0 == 0 || start < t0)) t0 = start;
   }
   if (t0 == 0) return out;
-  auto us = [&](std::uint64_t t) { return double(t - t0) * 1e-3; };
+  auto us = [&](std::uint64_t t) { return (double(t) - double(t0)) * 1e-3; };  // signed, as above
   auto span = [](std::uint64_t from, std::uint64_t to) { return double(to - std::min(to, from)) * 1e-3; };
   std::vector<double> deps, arrivals, kv_gemms, kv_epi, q_gemms, q_epi, boundaries, kv_last, q_first, last;
   for (std::size_t c = 0; c < ctas; ++c) {

@@ -55,6 +55,19 @@ TEST(Sm90aTraceSummary, ReadsStartsDependenciesItemsAndBoundaries) {
   EXPECT_DOUBLE_EQ(s.clock_ghz, 2.0);  // slot 0: 14000 cycles in 7000 ns; slot 1: 30000 in 15000
 }
 
+// At S = 4096 the preprocess kernel is done before the backward's consumers start: the
+// dependency reads as a small negative time, not as 2^64 ns.
+TEST(Sm90aTraceSummary, ADependencyBeforeTheFirstStartIsNegative) {
+  std::vector<std::uint64_t> w(kTraceWords, 0);
+  put(w, 0, kTraceConsumerStart, 500, 0);
+  w[2 * kTraceDependency] = kT0;  // 0.5 us before the start
+  put(w, 0, trace_item_stamp(0, 0), 2500, 7);
+  const BwdTraceSummary s = summarize_backward_trace(w, 10);
+  EXPECT_DOUBLE_EQ(s.dependency_med_us, -0.5);
+  EXPECT_DOUBLE_EQ(s.first_arrival_med_us, 2.5);
+  EXPECT_DOUBLE_EQ(summarize_trace(w).dependency_med_us, -0.5);
+}
+
 TEST(Sm90aTraceSummary, AnEmptyTraceSaysNothingRan) {
   const TraceSummary s = summarize_trace(std::vector<std::uint64_t>(2 * kTraceWords, 0));
   EXPECT_EQ(s.slots, 0);
