@@ -26,14 +26,15 @@ inline constexpr int kRowStatBytes = kBlk * 4;                 // 64 fp32 lse or
 static_assert(kD == 2 * kChunkCols, "the tile is exactly two 128-byte swizzle chunks wide");
 static_assert(kRowStatBytes % 16 == 0, "1-D bulk copies move multiples of 16 bytes");
 
-// Warp roles. One producer warpgroup (its thread 0 fetches work items and issues every
-// copy; registers handed to the consumers through setmaxnreg) and two consumer
-// warpgroups that take the even and odd entries of each item's list, each with
-// private accumulators that are combined in a fixed order at the end (bitwise
-// reproducible).
-//   threads   0..127 : producer warpgroup
-//   threads 128..255 : consumer warpgroup 0 (entries 0, 2, 4, ...)
-//   threads 256..383 : consumer warpgroup 1 (entries 1, 3, 5, ...)
+// Warp roles. One producer warpgroup (lane 0 of its warp c fetches work items for consumer
+// c and issues its copies; registers handed to the consumers through setmaxnreg) and two
+// consumer warpgroups, each with its own work item, ring and barriers: a consumer runs every
+// entry of its item and owns its outputs (no exchange, bitwise reproducible), and the two
+// consumers of an SM never wait for each other, so one's epilogue or q item overlaps the
+// other's GEMMs.
+//   threads   0..127 : producer warpgroup (warp c feeds consumer c)
+//   threads 128..255 : consumer warpgroup 0
+//   threads 256..383 : consumer warpgroup 1
 inline constexpr int kWarpgroupThreads = 128;
 inline constexpr int kConsumers = 2;
 inline constexpr int kConsumerThreads = kWarpgroupThreads * kConsumers;
@@ -45,17 +46,16 @@ static_assert(kProducerRegs * kWarpgroupThreads + kConsumerRegs * kConsumerThrea
               "setmaxnreg budgets exceed the register file");
 static_assert(kProducerRegs % 8 == 0 && kConsumerRegs % 8 == 0, "setmaxnreg takes multiples of 8");
 
-// Streamed stages: each consumer holds one while it computes, the producer fills the
-// others (and, across items, the next item's first entries during this item's epilogue).
-inline constexpr int kStages = 4;
+// Streamed stages per consumer: it holds one while it computes, its producer fills the
+// other (and, across items, the next item's first entries during this item's epilogue).
+inline constexpr int kStages = 2;
 
-// Named barriers (0 is __syncthreads, unused after the role split).
+// Named barriers (0 is __syncthreads, unused after the role split), one set per consumer.
 enum NamedBarrier : int {
   kBarDsWritten0 = 1,  // consumer 0's warps -> its dQ wgmma or dS^T store: dS^T tile complete in smem
   kBarDsWritten1 = 2,  // same for consumer 1
-  kBarConsumers = 3,   // both consumers: item's GEMMs done / exchange written / exchange read
-  kBarTurn0 = 4,       // ping-pong: consumer 0 may issue its S/dP GEMMs (consumer 1 arrives)
-  kBarTurn1 = 5,       // same for consumer 1
+  kBarDsFree0 = 3,     // consumer 0's warps -> its next dS^T writes: the tile's readers are done
+  kBarDsFree1 = 4,     // same for consumer 1
 };
 
 // ---- work items ----------------------------------------------------------------------
@@ -69,28 +69,30 @@ struct alignas(kSwizzleAtomBytes) TilePair {
   bf16_bits b[kTileElems];  // kv item: V (resident) / dO (stage); q item: dS^T in the first 8 KiB (stage)
 };
 
-struct alignas(kSwizzleAtomBytes) BwdSmem {
+// One consumer's part of shared memory, with its producer's barriers and mailbox.
+struct alignas(kSwizzleAtomBytes) SlotSmem {
   TilePair resident;
   TilePair stage[kStages];
-  // dS^T tiles live only inside an item's entries, the exchange buffer only in its epilogue
-  // (barriers on both sides separate them).
-  union Scratch {
-    bf16_bits ds_t[kConsumers][2][kBlk * kBlk];  // dS^T (kv x q), per consumer, double-buffered: A of dQ = dS K
-    float exchange[kWarpgroupThreads * 64];      // one 64x128 fp32 accumulator in fragment order
-  } scratch;
+  // dS^T (kv x q) of the current entry, single-buffered (kBarDsFree orders its reuse): the
+  // A of dQ = dS K (atomic) or the source of its bulk store (deterministic).
+  bf16_bits ds_t[kBlk * kBlk];
   float stage_lse[kStages][kBlk];  // kv items: rows of the streamed q block
   float stage_delta[kStages][kBlk];
   std::uint64_t full[kStages];     // producer -> consumer: stage loaded (TMA bytes)
-  std::uint64_t empty[kStages];    // consumer -> producer: stage free (one arrival per thread of the consumer)
-  std::uint64_t resident_full;     // producer -> consumers: `item` published, its resident tiles loaded
-  std::uint64_t resident_empty;    // consumers -> producer: item's GEMMs done, `item` and resident tiles free (every consumer thread)
-  // Mailbox: the work item and its list length, which the consumers would otherwise load
-  // from global memory at the item's start, before their loop can begin (the producer
+  std::uint64_t empty[kStages];    // consumer -> producer: stage free (one arrival per consumer thread)
+  std::uint64_t resident_full;     // producer -> consumer: `item` published, its resident tiles loaded
+  std::uint64_t resident_empty;    // consumer -> producer: item's GEMMs done, `item` and resident tiles free
+  // Mailbox: the work item and its list length, which the consumer would otherwise load
+  // from global memory at the item's start, before its loop can begin (the producer
   // loaded it when it took the item).
   int item;        // work item id (-1: no more work)
   int item_count;  // entries of its list
   // Producer only: the block ids of an item's first entries, loaded together (bwd_producer.cuh).
   int first_blocks[kStages];
+};
+
+struct BwdSmem {
+  SlotSmem slot[kConsumers];
 };
 
 // Dynamic shared memory is only 16-byte aligned: ask for one swizzle atom more and
@@ -99,9 +101,9 @@ inline constexpr int kSmemLimit = 227 * 1024;
 inline constexpr int kSmemBytes = int(sizeof(BwdSmem)) + kSwizzleAtomBytes;
 static_assert(kSmemBytes <= kSmemLimit, "backward shared memory exceeds 227 KiB");
 static_assert(sizeof(TilePair) % kSwizzleAtomBytes == 0, "every tile must start on a swizzle atom");
-static_assert(offsetof(BwdSmem, scratch) % kSwizzleAtomBytes == 0, "dS^T tiles must start on a swizzle atom");
-static_assert(sizeof(BwdSmem::Scratch) == sizeof(float) * kWarpgroupThreads * 64, "dS^T tiles and exchange alias exactly");
-static_assert(offsetof(BwdSmem, stage_lse) % 16 == 0 && offsetof(BwdSmem, stage_delta) % 16 == 0,
+static_assert(sizeof(SlotSmem) % kSwizzleAtomBytes == 0, "every slot must start on a swizzle atom");
+static_assert(offsetof(SlotSmem, ds_t) % kSwizzleAtomBytes == 0, "the dS^T tile must start on a swizzle atom");
+static_assert(offsetof(SlotSmem, stage_lse) % 16 == 0 && offsetof(SlotSmem, stage_delta) % 16 == 0,
               "1-D bulk copy destinations must be 16-byte aligned");
 
 }  // namespace vsa::sm90a::bwd

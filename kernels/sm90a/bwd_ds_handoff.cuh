@@ -3,7 +3,7 @@
 //
 // A kv item (b, h, j) computes dS^T for each q block i of its k2q row as a swizzled bf16
 // 64x64 tile in shared memory (A of dQ = dS K). In the deterministic mode it does not
-// multiply it by K itself: one thread of each consumer copies the tile (8 KiB, one bulk
+// multiply it by K itself: thread 0 of its consumer copies the tile (8 KiB, one bulk
 // store) to the slot of the pair in the q2k layout, [b, h, i][n][64 * 64] with
 // q2k_idx[b, h, i, n] = j. A q item (b, h, i) then streams, for each entry n of its q2k
 // row, K_j and that tile, and sums dQ_i = sum_n dS_in K_j in q2k order: one GEMM per pair
@@ -16,12 +16,12 @@
 // [0, nb) is outside the contract everywhere; the wait still ends with the total.)
 //
 // Ordering:
-//   writer, thread 0 of each consumer, after the item's epilogue:
+//   writer, thread 0 of the item's consumer, after its last entry:
 //     bulk_wait<0>                 its stores' global writes are done
 //     fence.proxy.async            (async-proxy writes -> the generic releases below)
 //     kv_done[j] += 1, total += 1  release, gpu scope
 //   reader, the producer of a q item, before loading a tile of kv item j:
-//     total == 2 * kv items, or kv_done[j] == 2   acquire, gpu scope
+//     total == kv items, or kv_done[j] == 1       acquire, gpu scope
 //     fence.proxy.async            (generic acquire -> the async-proxy TMA load after it)
 // Once the total is complete the producer stops checking: a check is a round trip to L2
 // that the single producer thread would otherwise pay before every entry (the first
@@ -76,18 +76,18 @@ __device__ __forceinline__ void publish_kv_done(const BwdParams& p, const WorkIt
 
 // ---- reader: the producer of a q item -------------------------------------------------
 
-// Waits until kv item (bh, j) has published its tiles (both consumers). `all_done`: the
+// Waits until kv item (bh, j) has published its tiles (its one consumer). `all_done`: the
 // producer's memory that every kv item has; set here once the total says so.
 __device__ __forceinline__ void wait_kv_done(const BwdParams& p, int bh, int kv_block, bool& all_done) {
   if (all_done) return;
   cuda::atomic_ref<std::int32_t, cuda::thread_scope_device> total(*p.kv_done_total);
-  const int all = kConsumers * p.num_kv_items;
+  const int all = p.num_kv_items;
   if (total.load(cuda::memory_order_acquire) == all) {
     all_done = true;
   } else {
     // The total ends the wait too: a q2k id outside the contract cannot spin forever.
     cuda::atomic_ref<std::int32_t, cuda::thread_scope_device> done(p.kv_done[bh * p.num_blocks + kv_block]);
-    while (done.load(cuda::memory_order_acquire) < kConsumers && total.load(cuda::memory_order_acquire) < all)
+    while (done.load(cuda::memory_order_acquire) < 1 && total.load(cuda::memory_order_acquire) < all)
       sleep_ns(64);
   }
   fence_proxy_async_global();

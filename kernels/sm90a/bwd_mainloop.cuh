@@ -23,9 +23,8 @@ struct Frag {
   __device__ static constexpr int col_offset(int i) { return 8 * (i >> 2); }
 };
 
-// Stage index and phase bit of the n-th entry of a list (each stage's barrier
-// completes once per use; use u waits for parity u & 1). Computed from n rather than
-// stepped like PipelineState because each consumer takes every other entry.
+// Stage index and phase bit of the n-th entry of a consumer's ring (each stage's barrier
+// completes once per use; use u waits for parity u & 1).
 struct PipeSlot {
   int stage;
   std::uint32_t parity;
@@ -140,33 +139,13 @@ __device__ __forceinline__ void release_stage(std::uint64_t* empty, const Probes
   mbar_arrive(empty);
 }
 
-// ---- ping-pong between the two consumers ----------------------------------------------
-// The consumers alternate strictly in issuing an entry's first GEMM batch (S and dP), so
-// one consumer's softmax runs while the other's GEMMs occupy the tensor cores (NOTES.md,
-// run 5: +3-6% at S = 4096, +0-3% above). Both consumers take the same number of turns
-// per item: the one with an entry fewer passes an empty turn (pass_empty_turn), so the
-// turns never depend on timing. Consumer 1 opens the first turn (consumer_role).
-__device__ __forceinline__ void wait_turn(int consumer) {
-  named_barrier_sync(kBarTurn0 + consumer, kConsumerThreads);
-}
-__device__ __forceinline__ void end_turn(int consumer) {
-  named_barrier_arrive_select<kBarTurn1, kBarTurn0, kConsumerThreads>(consumer == 0);  // hand the turn over
-}
-__device__ __forceinline__ void pass_empty_turn(int consumer, int count) {
-  if (consumer == 1 && count % 2 == 1) {
-    wait_turn(consumer);
-    end_turn(consumer);
-  }
-}
-
 // ---- one entry of a kv item -----------------------------------------------------------
-// dV += P^T dO, dK += dS^T Q (unscaled); dS^T also goes to ds_t, this consumer's tile for
-// this entry (double-buffered across entries). When kAccumulateDq, dq = dS K (this entry's
-// partial, unscaled; the kBarDsWritten barrier of entry n+1 orders entry n's dQ reads
-// before entry n+2's writes); otherwise the caller stores the tile for the q items
-// (bwd_ds_handoff.cuh).
+// dV += P^T dO, dK += dS^T Q (unscaled); dS^T also goes to the consumer's tile. When
+// kAccumulateDq, dq = dS K (this entry's partial, unscaled); otherwise the caller stores the
+// tile for the q items (bwd_ds_handoff.cuh). The tile is single-buffered: kBarDsFree waits
+// until the previous entry's readers (its dQ wgmma, or thread 0's bulk store) are done.
 template <bool kAccumulateDq, bool kProbes>
-__device__ __forceinline__ void kv_entry(BwdSmem& sm, const BwdParams& p, int stage, int consumer, bf16_bits* ds_t,
+__device__ __forceinline__ void kv_entry(SlotSmem& sm, const BwdParams& p, int stage, int consumer, int t,
                                          const Frag& f, int valid_rows, float (&dk)[64], float (&dv)[64],
                                          float (&dq)[64]) {
   const std::uint32_t k_tile = smem_addr(sm.resident.a);
@@ -175,13 +154,13 @@ __device__ __forceinline__ void kv_entry(BwdSmem& sm, const BwdParams& p, int st
   const std::uint32_t do_tile = smem_addr(sm.stage[stage].b);
 
   float s[32], dp[32];
-  wait_turn(consumer);
   wgmma_fence();
   gemm_abt(s, k_tile, q_tile);  // S^T = K Q^T
   wgmma_commit();
   gemm_abt(dp, v_tile, do_tile);  // dP^T = V dO^T
   wgmma_commit();
-  end_turn(consumer);
+  // While the GEMMs run: the previous entry's bulk store has read the tile.
+  if (!kAccumulateDq && t == 0) bulk_wait_read<0>();
   wgmma_wait<1>();
   keep_live(s);
   probs_kv(s, sm.stage_lse[stage], f, valid_rows, p.scale_log2);  // while dP^T is computed
@@ -192,7 +171,8 @@ __device__ __forceinline__ void kv_entry(BwdSmem& sm, const BwdParams& p, int st
   std::uint32_t p_frag[4][4], ds_frag[4][4];
   to_a_frags(s, p_frag);
   to_a_frags(dp, ds_frag);
-  store_ds_t(ds_t, ds_frag, f);
+  named_barrier_sync(kBarDsFree0 + consumer, kWarpgroupThreads);  // previous readers of the tile done
+  store_ds_t(sm.ds_t, ds_frag, f);
   fence_proxy_async_smem();  // read by wgmma (atomic) or by a bulk store (deterministic)
 
   wgmma_fence();
@@ -212,7 +192,7 @@ __device__ __forceinline__ void kv_entry(BwdSmem& sm, const BwdParams& p, int st
   if constexpr (kAccumulateDq) {
     named_barrier_sync(kBarDsWritten0 + consumer, kWarpgroupThreads);  // all four warps' dS^T rows written
     wgmma_fence();
-    gemm_atb(dq, smem_addr(ds_t), k_tile, false);  // dQ_i partial = dS K
+    gemm_atb(dq, smem_addr(sm.ds_t), k_tile, false);  // dQ_i partial = dS K
     wgmma_commit();
     wgmma_wait<0>();
     keep_live(dq);
@@ -221,9 +201,9 @@ __device__ __forceinline__ void kv_entry(BwdSmem& sm, const BwdParams& p, int st
 
 // ---- one entry of a q item --------------------------------------------------------------
 // dq += dS K_j (unscaled), with dS^T the kv item's tile that the producer loaded beside K_j
-// (bwd_ds_handoff.cuh). One GEMM: the q items share no turn with the kv items' ping-pong.
+// (bwd_ds_handoff.cuh). One GEMM.
 template <bool kProbes>
-__device__ __forceinline__ void q_entry(BwdSmem& sm, const BwdParams& p, int stage, float (&dq)[64]) {
+__device__ __forceinline__ void q_entry(SlotSmem& sm, const BwdParams& p, int stage, float (&dq)[64]) {
   wgmma_fence();
   gemm_atb(dq, smem_addr(sm.stage[stage].b), smem_addr(sm.stage[stage].a), true);  // dQ += dS K
   wgmma_commit();

@@ -39,7 +39,7 @@ struct BwdParams {
   bf16_bits* ds_t;               // one swizzled 64x64 dS^T tile per q2k entry: [B*H*nb][max_kv][64*64]
   const std::int32_t* ds_slot;   // [B*H*nb][max_q]: k2q entry (j, m) -> its q2k position n (-1: not there)
   std::int32_t* kv_done;         // [B*H*nb]: consumers of kv item j that have published its dS tiles
-  std::int32_t* kv_done_total;   // the sum of kv_done: 2 * num_kv_items once every kv item is done
+  std::int32_t* kv_done_total;   // the sum of kv_done: num_kv_items once every kv item is done
   int num_blocks;
   int max_kv;
   int max_q;

@@ -1,7 +1,7 @@
 #pragma once
-// The producer role (thread 0 of warpgroup 0): fetches work items, publishes each in
-// the mailbox with its resident tiles, and streams the entries of its list through the
-// stage ring. The first entries of the next item are loaded before the resident tiles
+// The producer role (lane 0 of warp c of warpgroup 0, for consumer c): fetches work items,
+// publishes each in the consumer's mailbox with its resident tiles, and streams the entries
+// of its list through the consumer's stage ring. The first entries of the next item are loaded before the resident tiles
 // are handed over, and the resident tiles as soon as the consumers' GEMMs of the
 // previous item are done, so both overlap the previous item's epilogue.
 #include <cstdint>
@@ -26,7 +26,7 @@ __device__ __forceinline__ void load_tile(bf16_bits* dst, const CUtensorMap* map
 // this CTA has handled). kv items stream Q_i, dO_i, lse_i, Delta_i; q items K_j and the
 // dS^T tile of pair (i, j), once kv item j has published it (bwd_ds_handoff.cuh).
 // `block` = w.list[n], loaded by the caller.
-__device__ __forceinline__ void load_entry(BwdSmem& sm, const BwdParams& p, const WorkItem& w, int n, int block,
+__device__ __forceinline__ void load_entry(SlotSmem& sm, const BwdParams& p, const WorkItem& w, int n, int block,
                                            int pos, bool& kv_all_done) {
   const PipeSlot slot = PipeSlot::of(pos);
   if (pos >= kStages) mbar_wait(&sm.empty[slot.stage], slot.parity ^ 1u);
@@ -50,7 +50,7 @@ __device__ __forceinline__ void load_entry(BwdSmem& sm, const BwdParams& p, cons
 // Publishes item w (the mailbox writes are released by the arrival) and loads a kv item's
 // resident tiles K_j, V_j. q items have none; they, items without entries and the final
 // -1 complete the phase with a plain arrival.
-__device__ __forceinline__ void publish_item(BwdSmem& sm, const BwdParams& p, const WorkItem& w) {
+__device__ __forceinline__ void publish_item(SlotSmem& sm, const BwdParams& p, const WorkItem& w) {
   sm.item = w.id;
   sm.item_count = w.count;
   std::uint64_t* bar = &sm.resident_full;
@@ -67,14 +67,15 @@ __device__ __forceinline__ void publish_item(BwdSmem& sm, const BwdParams& p, co
 // kHasQItems: the deterministic mode (the atomic mode's kernel carries no q path: measured
 // +1.5% for the atomic backward at S = 4096, NOTES.md run 16).
 template <bool kHasQItems, bool kProbes>
-__device__ __forceinline__ void producer_role(BwdSmem& sm, const BwdParams& p) {
+__device__ __forceinline__ void producer_role(SlotSmem& sm, const BwdParams& p, int slot) {
   prefetch_tensor_map(&p.maps.q);
   prefetch_tensor_map(&p.maps.k);
   prefetch_tensor_map(&p.maps.v);
   prefetch_tensor_map(&p.maps.d_out);
   grid_dependency_wait();  // the order kernel's permutation and counter reset
   if constexpr (kProbes)
-    if (p.trace != nullptr) trace_stamp(p.trace + std::int64_t(blockIdx.x) * kTraceWords, kTraceDependency);
+    if (p.trace != nullptr)
+      trace_stamp(p.trace + (std::int64_t(blockIdx.x) * kConsumers + slot) * kTraceWords, kTraceDependency);
   int pos = 0;             // ring position of the next entry
   bool kv_all_done = false;  // deterministic mode: every kv item's dS tiles are published
   // Every load of an item is issued before the next item is fetched, so a kv item in this

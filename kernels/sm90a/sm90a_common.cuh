@@ -181,24 +181,6 @@ __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
-// PTX ISA "bar, barrier" (bar.arrive): counts this warp into named barrier kIdIf (when
-// `first` is true) or kIdElse, without waiting. The choice is a predicate inside one asm
-// block, not a branch: a branch between a wgmma issue and its wait makes ptxas serialise
-// every wgmma of the kernel (NOTES.md, run 6). The ids stay immediates, so the SASS names
-// them (`vsa-bench lint` tells scheduling barriers from releasing ones by id).
-template <int kIdIf, int kIdElse, int kThreads>
-__device__ __forceinline__ void named_barrier_arrive_select(bool first) {
-  asm volatile(
-      "{\n"
-      ".reg .pred p;\n"
-      "setp.ne.b32 p, %0, 0;\n"
-      "@p bar.arrive %1, %3;\n"
-      "@!p bar.arrive %2, %3;\n"
-      "}\n" ::"r"(int(first)),
-      "n"(kIdIf), "n"(kIdElse), "n"(kThreads)
-      : "memory");
-}
-
 // PTX ISA "griddepcontrol": programmatic dependent launch. wait blocks until the
 // grids this one depends on have completed and their memory is visible; launch_dependents
 // lets the next grid in the stream start its prologue early.

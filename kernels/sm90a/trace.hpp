@@ -5,8 +5,8 @@
 //
 // Only the probe variant of a kernel records (ForwardArgs::trace or BackwardArgs::trace
 // non-null selects it), so the timed kernels carry none of it. One record of kTraceWords
-// words per work slot: the forward's consumer slots (blockIdx.x * consumers + slot), the
-// backward's CTAs (both consumers share an item). Each stamp is two words: %globaltimer
+// words per consumer slot (blockIdx.x * consumers + slot), in both kernels each consumer
+// runs its own items. Each stamp is two words: %globaltimer
 // (ns, one clock for every SM) and clock64 (this SM's cycles), except the backward's item
 // arrival, whose second word is the item id (kv or q item). Unwritten stamps stay zero.
 #include <cstdint>

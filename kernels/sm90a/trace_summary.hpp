@@ -93,7 +93,7 @@ inline double max_of(const std::vector<double>& v) { return v.empty() ? 0 : *std
   return out;
 }
 
-// The backward's records (one per CTA): its kv items, then (deterministic mode) its q
+// The backward's records (one per consumer slot): its kv items, then (deterministic mode) its q
 // items, which may start only after the kv items they read are done.
 struct BwdTraceSummary {
   int ctas = 0;

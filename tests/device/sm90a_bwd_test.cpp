@@ -177,7 +177,7 @@ class Sm90aBackwardTiming : public Sm90aTest {};
 void print_backward_trace(const char* label, Backend& backend, const BackwardArgs& a, bool det) {
   int sms = 0;
   check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "SM count");
-  DeviceBuffer<std::uint64_t> trace(std::size_t(sms) * sm90a::kTraceWords);
+  DeviceBuffer<std::uint64_t> trace(std::size_t(sms) * 2 * sm90a::kTraceWords);  // a record per consumer
   trace.fill_bytes(0);
   BackwardArgs traced = a;
   traced.trace = trace.get();

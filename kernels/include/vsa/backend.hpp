@@ -95,7 +95,7 @@ struct BackwardArgs {
   void* workspace = nullptr;
   void* stream = nullptr;
   ProbeDelays probes;
-  // Developer tool, as in ForwardArgs (sm90a: one record per CTA of the first launch).
+  // Developer tool, as in ForwardArgs (sm90a: one record per consumer slot of the first launch).
   std::uint64_t* trace = nullptr;
 };
 
