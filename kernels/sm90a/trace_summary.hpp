@@ -34,6 +34,22 @@ inline double median_of(std::vector<double> v) {
   return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 inline double max_of(const std::vector<double>& v) { return v.empty() ? 0 : *std::max_element(v.begin(), v.end()); }
+// Stamp `stamp` of record `slot`: its time (ns) and its second word (cycles or an item id).
+inline std::uint64_t stamp_ns(const std::vector<std::uint64_t>& words, std::size_t slot, int stamp) {
+  return words[slot * kTraceWords + 2 * std::size_t(stamp)];
+}
+inline std::uint64_t stamp_value(const std::vector<std::uint64_t>& words, std::size_t slot, int stamp) {
+  return words[slot * kTraceWords + 2 * std::size_t(stamp) + 1];
+}
+// The launch's t0: the earliest consumer start stamp, 0 when nothing was stamped.
+inline std::uint64_t first_start(const std::vector<std::uint64_t>& words) {
+  std::uint64_t t0 = 0;
+  for (std::size_t s = 0; s < words.size() / kTraceWords; ++s) {
+    const std::uint64_t start = stamp_ns(words, s, kTraceConsumerStart);
+    if (start != 0 && (t0 == 0 || start < t0)) t0 = start;
+  }
+  return t0;
+}
 }  // namespace trace_detail
 
 // `words`: slots x kTraceWords, as the kernel left them (zero: not stamped).
@@ -42,13 +58,9 @@ inline double max_of(const std::vector<double>& v) { return v.empty() ? 0 : *std
   using trace_detail::median_of;
   TraceSummary out;
   const std::size_t slots = words.size() / kTraceWords;
-  auto ns = [&](std::size_t slot, int stamp) { return words[slot * kTraceWords + 2 * stamp]; };
-  auto cycles = [&](std::size_t slot, int stamp) { return words[slot * kTraceWords + 2 * stamp + 1]; };
-  std::uint64_t t0 = 0;
-  for (std::size_t s = 0; s < slots; ++s) {
-    const std::uint64_t start = ns(s, kTraceConsumerStart);
-    if (start != 0 && (t0 == 0 || start < t0)) t0 = start;
-  }
+  auto ns = [&](std::size_t slot, int stamp) { return trace_detail::stamp_ns(words, slot, stamp); };
+  auto cycles = [&](std::size_t slot, int stamp) { return trace_detail::stamp_value(words, slot, stamp); };
+  const std::uint64_t t0 = trace_detail::first_start(words);
   if (t0 == 0) return out;
   // Signed: a producer may pass its dependency before the first consumer's start stamp.
   auto us = [&](std::uint64_t t) { return (double(t) - double(t0)) * 1e-3; };
@@ -115,20 +127,16 @@ struct BwdTraceSummary {
   double last_done_max_us = 0;
 };
 
-// `words`: CTAs x kTraceWords; ids below num_kv_items are kv items.
+// `words`: consumer slots x kTraceWords; ids below num_kv_items are kv items.
 [[nodiscard]] inline BwdTraceSummary summarize_backward_trace(const std::vector<std::uint64_t>& words,
                                                               std::int64_t num_kv_items) {
   using trace_detail::max_of;
   using trace_detail::median_of;
   BwdTraceSummary out;
   const std::size_t ctas = words.size() / kTraceWords;
-  auto ns = [&](std::size_t c, int stamp) { return words[c * kTraceWords + 2 * stamp]; };
-  auto value = [&](std::size_t c, int stamp) { return words[c * kTraceWords + 2 * stamp + 1]; };
-  std::uint64_t t0 = 0;
-  for (std::size_t c = 0; c < ctas; ++c) {
-    const std::uint64_t start = ns(c, kTraceConsumerStart);
-    if (start != 0 && (t0 == 0 || start < t0)) t0 = start;
-  }
+  auto ns = [&](std::size_t c, int stamp) { return trace_detail::stamp_ns(words, c, stamp); };
+  auto value = [&](std::size_t c, int stamp) { return trace_detail::stamp_value(words, c, stamp); };
+  const std::uint64_t t0 = trace_detail::first_start(words);
   if (t0 == 0) return out;
   auto us = [&](std::uint64_t t) { return (double(t) - double(t0)) * 1e-3; };  // signed, as above
   auto span = [](std::uint64_t from, std::uint64_t to) { return double(to - std::min(to, from)) * 1e-3; };

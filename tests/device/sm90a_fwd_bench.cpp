@@ -17,12 +17,9 @@ namespace {
 
 TEST(Sm90aForwardBench, DISABLED_Tflops) {
 #if !defined(VSA_HAVE_SM90A)
-  GTEST_SKIP() << "built without the sm90a kernels";
+  GTEST_SKIP() << sm90a_driver_skip_reason();
 #else
-  if (!cuda_device_present()) GTEST_SKIP() << "no CUDA device";
-  cudaDeviceProp prop{};
-  check_cuda(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
-  if (prop.major != 9 || prop.minor != 0) GTEST_SKIP() << "needs compute capability 9.0";
+  if (const std::string why = sm90a_driver_skip_reason(); !why.empty()) GTEST_SKIP() << why;
   Registry registry;
   register_sm90a_backends(registry);
   Backend& backend = *registry.find("sm90a");

@@ -8,11 +8,26 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "sm90a_fwd_problem.hpp"
 
 namespace vsa::test::sm90a {
+
+// Why this machine cannot run the sm90a forward drivers, or empty: they need the sm90a
+// kernels in the build and a compute capability 9.0 device.
+inline std::string sm90a_driver_skip_reason() {
+#if !defined(VSA_HAVE_SM90A)
+  return "built without the sm90a kernels";
+#else
+  if (!cuda_device_present()) return "no CUDA device";
+  cudaDeviceProp prop{};
+  check_cuda(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+  if (prop.major != 9 || prop.minor != 0) return "needs compute capability 9.0";
+  return "";
+#endif
+}
 
 // B = 1, H = heads, every row selects exactly `per_row` distinct blocks (shuffled; 0: nb/4,
 // 25% density), full blocks.
