@@ -28,6 +28,7 @@ int main(int argc, char** argv) {
       "  vsa-bench sanitize --tool racecheck  small cases (suites/sanitize.json) under compute-sanitizer\n"
       "  vsa-bench repro REPORT.json --case NAME [--bundle OUT.json]   re-run or export one case\n"
       "  vsa-bench dump --case NAME --out DIR   one case's tensors and reference outputs as .npy (peers)\n"
+      "  vsa-bench render REPORT.json --out REPORT.md   a report's Markdown again, from its JSON\n"
       "Exit codes: 0 all passed (stated skips allowed), 1 a check failed, 2 bad usage or input,\n"
       "3 performance regression, 4 incomplete (a case faulted or hung, or --require-gpu found none)."};
   app.require_subcommand(1);
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
   vsa::cli::register_dump(app, exit_code);
   vsa::cli::register_compare(app, exit_code);
   vsa::cli::register_fleet(app, exit_code);
+  vsa::cli::register_render(app, exit_code);
   vsa::cli::register_worker(app, exit_code);
   try {
     app.parse(argc, argv);
