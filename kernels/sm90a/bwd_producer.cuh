@@ -1,9 +1,10 @@
 #pragma once
 // The producer role (lane 0 of warp c of warpgroup 0, for consumer c): fetches work items,
 // publishes each in the consumer's mailbox with its resident tiles, and streams the entries
-// of its list through the consumer's stage ring. The first entries of the next item are loaded before the resident tiles
-// are handed over, and the resident tiles as soon as the consumers' GEMMs of the
-// previous item are done, so both overlap the previous item's epilogue.
+// of its list through the consumer's stage ring. The first entries of the next item are
+// loaded before the resident tiles are handed over, and the resident tiles as soon as the
+// consumer's GEMMs of the previous item are done, so both overlap the previous item's
+// epilogue.
 #include <cstdint>
 
 #include "bwd_config.cuh"
@@ -23,7 +24,7 @@ __device__ __forceinline__ void load_tile(bf16_bits* dst, const CUtensorMap* map
 }
 
 // Entry n of item w into ring position `pos` (positions count every entry of every item
-// this CTA has handled). kv items stream Q_i, dO_i, lse_i, Delta_i; q items K_j and the
+// this slot has handled). kv items stream Q_i, dO_i, lse_i, Delta_i; q items K_j and the
 // dS^T tile of pair (i, j), once kv item j has published it (bwd_ds_handoff.cuh).
 // `block` = w.list[n], loaded by the caller.
 __device__ __forceinline__ void load_entry(SlotSmem& sm, const BwdParams& p, const WorkItem& w, int n, int block,
@@ -72,14 +73,14 @@ __device__ __forceinline__ void producer_role(SlotSmem& sm, const BwdParams& p, 
   prefetch_tensor_map(&p.maps.k);
   prefetch_tensor_map(&p.maps.v);
   prefetch_tensor_map(&p.maps.d_out);
-  grid_dependency_wait();  // the order kernel's permutation and counter reset
+  grid_dependency_wait();  // the preprocess kernel's order, Delta and counter reset
   if constexpr (kProbes)
     if (p.trace != nullptr)
       trace_stamp(p.trace + (std::int64_t(blockIdx.x) * kConsumers + slot) * kTraceWords, kTraceDependency);
   int pos = 0;             // ring position of the next entry
   bool kv_all_done = false;  // deterministic mode: every kv item's dS tiles are published
   // Every load of an item is issued before the next item is fetched, so a kv item in this
-  // CTA's hands finishes without its producer: the deterministic mode's wait for kv items
+  // slot's hands finishes without its producer: the deterministic mode's wait for kv items
   // (load_entry) relies on it (bwd_schedule.cuh). Keep it so when prefetching across items.
   for (int handed = 0;; ++handed) {
     WorkItem w = WorkItem::decode(p, fetch_item(p));
@@ -90,7 +91,7 @@ __device__ __forceinline__ void producer_role(SlotSmem& sm, const BwdParams& p, 
     const int early = w.count < kStages ? w.count : kStages;
     for (int n = 0; n < early; ++n) cp_async_4(&sm.first_blocks[n], w.list + n);
     cp_async_wait_all();
-    // A CTA's first item: nothing resident to wait for, so its K_j, V_j go first and are
+    // A slot's first item: nothing resident to wait for, so its K_j, V_j go first and are
     // not queued behind the first stages' copies.
     if (handed == 0) publish_item(sm, p, w);
     for (int n = 0; n < early; ++n) load_entry(sm, p, w, n, sm.first_blocks[n], pos + n, kv_all_done);

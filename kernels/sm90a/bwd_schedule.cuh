@@ -2,14 +2,15 @@
 // Work items of the persistent backward kernel and how the producer gets the next one.
 //
 // Item ids [0, num_kv_items) are kv items (b, h, kv block) in k2q order, ids
-// [num_kv_items, num_items) q items (b, h, q block) of the deterministic mode. The
-// producer of each CTA takes the next position from a global counter when its consumers
-// are about to need an item (greedy list scheduling).
-// - Deterministic mode: the kv items, longest first (the preprocess kernel's permutation,
-//   longest_first_sort.cuh), then the q items in natural order, so a q item is taken only
-//   after every kv item has been taken: a q item waits for the dS tiles of its kv items
-//   (kv_done), and those are in the hands of running CTAs, so the wait always ends. The
-//   natural order keeps the K tiles of one head in L2 while its q items read them.
+// [num_kv_items, num_items) q items (b, h, q block) of the deterministic mode. Each
+// consumer's producer warp takes the next position from a global counter when its consumer
+// is about to need an item (greedy list scheduling).
+// - Deterministic mode: the kv items by head, longest first within each (the preprocess
+//   kernel's permutation, longest_first_sort.cuh), then the q items in natural order, so a
+//   q item is taken only after every kv item has been taken: a q item waits for the dS
+//   tiles of its kv items (kv_done), and those are in the hands of running consumers, which
+//   never wait, so the wait always ends. The natural order keeps the K tiles of one head in
+//   L2 while its q items read them.
 // - Atomic mode: longest first only while every head's fp32 dQ tiles fit in L2 together
 //   (bwd_launch.cu); above that natural order, so the CTAs in flight work on one head and
 //   its tiles stay in L2 (longest-first mixed the heads and cost 8-16% at S >= 16384, NOTES.md).
