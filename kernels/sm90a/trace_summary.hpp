@@ -108,20 +108,20 @@ inline std::uint64_t first_start(const std::vector<std::uint64_t>& words) {
 // The backward's records (one per consumer slot): its kv items, then (deterministic mode) its q
 // items, which may start only after the kv items they read are done.
 struct BwdTraceSummary {
-  int ctas = 0;
+  int slots = 0;  // records with a start stamp (consumer slots)
   int kv_items = 0, q_items = 0;
-  // Microseconds from the first consumer start (t0); med / max over CTAs or items.
+  // Microseconds from the first consumer start (t0); med / max over slots or items.
   double dependency_med_us = 0;     // producer past griddepcontrol.wait (the preprocess kernel); < 0: before t0
   double dependency_max_us = 0;
-  double first_arrival_med_us = 0;  // a CTA's first item ready (mailbox, resident tiles) after its dependency
+  double first_arrival_med_us = 0;  // a slot's first item ready (mailbox, resident tiles) after its dependency
   double kv_gemms_med_us = 0;       // kv item: arrival -> its GEMMs done
   double kv_epilogue_med_us = 0;    // kv item: GEMMs done -> epilogue done (exchange, dK/dV stores)
   double q_gemms_med_us = 0;        // q item: arrival -> GEMMs done (includes waiting for dS tiles)
   double q_epilogue_med_us = 0;
-  double boundary_med_us = 0;       // epilogue done -> the next item's arrival, same CTA
-  double kv_last_done_med_us = 0;   // a CTA's last kv item done
+  double boundary_med_us = 0;       // epilogue done -> the next item's arrival, same slot
+  double kv_last_done_med_us = 0;   // a slot's last kv item done
   double kv_last_done_max_us = 0;   // the kv phase's end
-  double q_first_arrival_med_us = 0;  // a CTA's first q item arrived
+  double q_first_arrival_med_us = 0;  // a slot's first q item arrived
   double q_first_arrival_min_us = 0;
   double last_done_med_us = 0;
   double last_done_max_us = 0;
@@ -133,7 +133,7 @@ struct BwdTraceSummary {
   using trace_detail::max_of;
   using trace_detail::median_of;
   BwdTraceSummary out;
-  const std::size_t ctas = words.size() / kTraceWords;
+  const std::size_t slots = words.size() / kTraceWords;
   auto ns = [&](std::size_t c, int stamp) { return trace_detail::stamp_ns(words, c, stamp); };
   auto value = [&](std::size_t c, int stamp) { return trace_detail::stamp_value(words, c, stamp); };
   const std::uint64_t t0 = trace_detail::first_start(words);
@@ -141,9 +141,9 @@ struct BwdTraceSummary {
   auto us = [&](std::uint64_t t) { return (double(t) - double(t0)) * 1e-3; };  // signed, as above
   auto span = [](std::uint64_t from, std::uint64_t to) { return double(to - std::min(to, from)) * 1e-3; };
   std::vector<double> deps, arrivals, kv_gemms, kv_epi, q_gemms, q_epi, boundaries, kv_last, q_first, last;
-  for (std::size_t c = 0; c < ctas; ++c) {
+  for (std::size_t c = 0; c < slots; ++c) {
     if (ns(c, kTraceConsumerStart) == 0) continue;
-    ++out.ctas;
+    ++out.slots;
     const std::uint64_t dep = ns(c, kTraceDependency);
     if (dep != 0) deps.push_back(us(dep));
     std::uint64_t prev_done = 0, kv_done = 0, q_arrival = 0;

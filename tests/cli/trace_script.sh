@@ -13,7 +13,7 @@ echo "4096      8    24.7    25.6 |    264    512 |   1.4"
 echo "us from the first consumer start: skew = latest start"
 echo "to next arrival, done_m / done_x = a slot's last epilogue"
 echo "TIMING sm90a-det         S=4096   pairs=8192     median 0.131 ms"
-echo "TRACE  sm90a-det         S=4096   ctas 132 kv 512 q 512 | dep -0.1/0.0 arr1 3.1"
+echo "TRACE  sm90a-det         S=4096   slots 264 kv 512 q 512 | dep -0.1/0.0 arr1 3.1"
 echo "[  FAILED  ] Sm90aBackwardTiming.DISABLED_Tflops"
 exit "${FAKE_EXIT:-0}"
 FAKE

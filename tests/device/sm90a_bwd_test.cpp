@@ -89,7 +89,7 @@ TEST_P(Sm90aBackward, MatchesNaiveReference) {
   expect_backward_matches(p, in, got, want, name);
 }
 
-// dK and dV are owned by one CTA each and combined in a fixed order: same bits every
+// dK and dV are owned by one consumer each: same bits every
 // run in both modes. dQ too in the deterministic mode; with atomics it may differ.
 TEST_P(Sm90aBackward, IsBitwiseReproducible) {
   const Param& prm = GetParam();
@@ -173,7 +173,7 @@ class Sm90aBackwardTiming : public Sm90aTest {};
 
 // One traced launch (the probe variant with no delays, kernels/sm90a/trace.hpp) right after
 // a few normal ones, summarised: where the time of the first launch sequence goes, by item
-// kind (us from the first consumer start; med over CTAs or items, max).
+// kind (us from the first consumer start; med over consumer slots or items, max).
 void print_backward_trace(const char* label, Backend& backend, const BackwardArgs& a, bool det) {
   int sms = 0;
   check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "SM count");
@@ -189,9 +189,9 @@ void print_backward_trace(const char* label, Backend& backend, const BackwardArg
                                  : a.shape.bh();
   const sm90a::BwdTraceSummary t = sm90a::summarize_backward_trace(trace.download(), heads * a.shape.num_blocks);
   std::printf(
-      "TRACE  %-17s S=%-6d ctas %d kv %d q %d | dep %.1f/%.1f arr1 %.1f | kv gemms %.2f epi %.2f | q gemms %.2f "
+      "TRACE  %-17s S=%-6d slots %d kv %d q %d | dep %.1f/%.1f arr1 %.1f | kv gemms %.2f epi %.2f | q gemms %.2f "
       "epi %.2f | bound %.2f | kv end %.1f/%.1f q start %.1f/%.1f | done %.1f/%.1f\n",
-      label, int(a.shape.seq()), t.ctas, t.kv_items, t.q_items, t.dependency_med_us, t.dependency_max_us,
+      label, int(a.shape.seq()), t.slots, t.kv_items, t.q_items, t.dependency_med_us, t.dependency_max_us,
       t.first_arrival_med_us, t.kv_gemms_med_us, t.kv_epilogue_med_us, t.q_gemms_med_us, t.q_epilogue_med_us,
       t.boundary_med_us, t.kv_last_done_med_us, t.kv_last_done_max_us, t.q_first_arrival_min_us,
       t.q_first_arrival_med_us, t.last_done_med_us, t.last_done_max_us);

@@ -75,8 +75,8 @@ TEST(Sm90aTraceSummary, AnEmptyTraceSaysNothingRan) {
   EXPECT_DOUBLE_EQ(s.last_done_max_us, 0.0);
 }
 
-// Backward records carry the item id in the arrival stamp's second word. Two CTAs, ids
-// below 10 are kv items: CTA 0 runs kv item 3 then q item 12, CTA 1 kv item 5 only.
+// Backward records carry the item id in the arrival stamp's second word. Two slots, ids
+// below 10 are kv items: slot 0 runs kv item 3 then q item 12, slot 1 kv item 5 only.
 TEST(Sm90aTraceSummary, BackwardSplitsKvAndQItems) {
   std::vector<std::uint64_t> w(2 * kTraceWords, 0);
   put(w, 0, kTraceConsumerStart, 0, 0);
@@ -93,7 +93,7 @@ TEST(Sm90aTraceSummary, BackwardSplitsKvAndQItems) {
   put(w, 1, trace_item_stamp(0, 1), 16500, 0);
   put(w, 1, trace_item_stamp(0, 2), 18500, 0);
   const BwdTraceSummary s = summarize_backward_trace(w, 10);
-  EXPECT_EQ(s.ctas, 2);
+  EXPECT_EQ(s.slots, 2);
   EXPECT_EQ(s.kv_items, 2);
   EXPECT_EQ(s.q_items, 1);
   EXPECT_DOUBLE_EQ(s.dependency_med_us, 1.25);
