@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "commands/commands.hpp"
+#include "commands/report_input.hpp"
 #include "harness/exit_codes.hpp"
 #include "report/markdown_table.hpp"
 #include "report/report_files.hpp"
@@ -79,12 +80,7 @@ void register_compare(CLI::App& app, int& exit_code) {
       "recorded spreads added up.\nExit codes: 0 compared (no regression), 2 bad usage or an unreadable report "
       "(named), 3 a regression with the gate on.");
   cmd->callback([options, &exit_code] {
-    try {
-      exit_code = run_compare(*options);
-    } catch (const ReportFileError& e) {
-      std::cerr << "vsa-bench compare: " << e.what() << "\n";
-      exit_code = kExitUsage;
-    }
+    exit_code = run_reading_reports("compare", [&] { return run_compare(*options); });
   });
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "commands/commands.hpp"
+#include "commands/report_input.hpp"
 #include "harness/exit_codes.hpp"
 #include "report/markdown_table.hpp"
 #include "report/report_files.hpp"
@@ -77,12 +78,7 @@ void register_fleet(CLI::App& app, int& exit_code) {
       "Exit codes: 0 all GPUs passed, 1 a GPU failed (FAIL, FAULT, HANG or an incomplete report), 2 bad usage or "
       "an unreadable report (named), 3 outliers with --gate.");
   cmd->callback([options, &exit_code] {
-    try {
-      exit_code = run_fleet(*options);
-    } catch (const ReportFileError& e) {
-      std::cerr << "vsa-bench fleet: " << e.what() << "\n";
-      exit_code = kExitUsage;
-    }
+    exit_code = run_reading_reports("fleet", [&] { return run_fleet(*options); });
   });
 }
 

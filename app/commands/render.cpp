@@ -7,6 +7,7 @@
 #include <string>
 
 #include "commands/commands.hpp"
+#include "commands/report_input.hpp"
 #include "harness/exit_codes.hpp"
 #include "report/report.hpp"
 #include "report/report_files.hpp"
@@ -40,12 +41,7 @@ void register_render(CLI::App& app, int& exit_code) {
   cmd->add_option("--out", options->out, "write the Markdown here (atomically) instead of stdout");
   cmd->footer("Exit codes: 0 rendered, 2 bad usage or an unreadable report (named).");
   cmd->callback([options, &exit_code] {
-    try {
-      exit_code = run_render(*options);
-    } catch (const ReportFileError& e) {
-      std::cerr << "vsa-bench render: " << e.what() << "\n";
-      exit_code = kExitUsage;
-    }
+    exit_code = run_reading_reports("render", [&] { return run_render(*options); });
   });
 }
 
