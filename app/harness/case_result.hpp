@@ -26,12 +26,16 @@ struct Timing {
   std::vector<double> pass_medians_ms;
   double tflops = 0;             // SPEC.md FLOPs / median
   int iterations = 0;
+  int launches_per_iteration = 1;  // > 1 in sustained passes (TimingSpec::min_pass_ms)
   int passes = 0;
   bool l2_flush = false;
-  nlohmann::json clocks;  // NVML samples around the measurement (sm_mhz, throttle reasons)
+  // NVML samples per pass: "before" and "after" it, and "during" it (a summary of samples
+  // taken every 50 ms while it ran, harness/pass_monitor.hpp).
+  nlohmann::json clocks;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Timing, op, median_ms, spread, pass_medians_ms, tflops, iterations, passes, l2_flush,
-                                   clocks)
+// WITH_DEFAULT: a report written before a field existed (launches_per_iteration) still reads.
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Timing, op, median_ms, spread, pass_medians_ms, tflops, iterations,
+                                                launches_per_iteration, passes, l2_flush, clocks)
 
 struct StabilityOutput {
   std::string tensor;

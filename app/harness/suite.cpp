@@ -7,6 +7,8 @@
 #include <set>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "embedded_suites.hpp"
 #include "harness/json_fields.hpp"
 
@@ -156,9 +158,16 @@ CaseSpec case_from_json(const json& j, const std::string& src, const std::string
     t.read("iterations", c.timing.iterations);
     t.read("passes", c.timing.passes);
     t.read("l2_flush", c.timing.l2_flush);
+    t.read("min_pass_ms", c.timing.min_pass_ms);
     t.finish();
     if (c.timing.iterations < 1 || c.timing.passes < 1 || c.timing.warmup < 0)
       t.fail(f.path_of("timing"), "iterations and passes must be >= 1, warmup >= 0");
+    if (c.timing.min_pass_ms > 0 && c.timing.l2_flush)
+      t.fail(f.path_of("timing"), "min_pass_ms and l2_flush exclude each other: a flush between batched launches "
+                                  "would be timed with them");
+    if (!(c.timing.min_pass_ms >= 0 && c.timing.min_pass_ms <= kMaxMinPassMs))
+      t.fail(f.path_of("timing") + ".min_pass_ms",
+             fmt::format("must be in [0, {}] ms, got {}", kMaxMinPassMs, c.timing.min_pass_ms));
   }
   if (f.has("stability")) {
     JsonFields t(f.raw("stability"), f.path_of("stability"), src);
@@ -183,6 +192,15 @@ CaseSpec case_from_json(const json& j, const std::string& src, const std::string
   if (!(c.scale > 0)) f.fail(f.path_of("scale"), "must be > 0");
   if (!(c.timeout_s > 0)) f.fail(f.path_of("timeout_s"), "must be > 0");
   if (c.backends.empty()) f.fail(f.path_of("backends"), "must name at least one backend");
+  if (c.mode == Mode::perf && c.timing.min_pass_ms > 0) {
+    // The worker answers once for all of a case's timing: sustained passes must fit its timeout.
+    const double ops = c.op == OpSelect::both ? 2 : 1;
+    const double timed_s = c.timing.passes * c.timing.min_pass_ms / 1000 * ops * double(c.backends.size());
+    if (timed_s >= c.timeout_s)
+      f.fail(f.path_of("timing") + ".min_pass_ms",
+             fmt::format("{} passes x {} ms x {} ops x {} backends = {} s of timing alone, not under timeout_s = {}",
+                         c.timing.passes, c.timing.min_pass_ms, ops, c.backends.size(), timed_s, c.timeout_s));
+  }
   if (c.pattern.kind == "explicit" && int(c.pattern.rows.size()) != c.shape.num_blocks)
     f.fail(f.path_of("pattern") + ".rows", "needs one list per q block (" + std::to_string(c.shape.num_blocks) +
                                                "), got " + std::to_string(c.pattern.rows.size()));

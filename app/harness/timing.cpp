@@ -1,8 +1,12 @@
 #include "harness/timing.hpp"
 
 #include "harness/case_runner.hpp"
+#include "harness/pass_monitor.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <memory>
 #include <numeric>
 
 namespace vsa {
@@ -14,6 +18,13 @@ std::vector<std::size_t> pass_order(std::size_t count, int pass) {
   return order;
 }
 
+int launches_per_iteration(double min_pass_ms, int iterations, double per_launch_ms) {
+  if (!(min_pass_ms > 0) || iterations < 1) return 1;
+  if (!(per_launch_ms > 0)) return kMaxLaunchesPerIteration;
+  const double n = std::ceil(min_pass_ms / (double(iterations) * per_launch_ms));
+  return int(std::clamp(n, 1.0, double(kMaxLaunchesPerIteration)));
+}
+
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -22,6 +33,9 @@ double median(std::vector<double> v) {
 }
 
 namespace {
+
+// How often a sustained pass samples NVML: a power cap acts over tens of milliseconds.
+constexpr std::chrono::milliseconds kDuringPassPeriod{50};
 
 class EventPair {
  public:
@@ -85,27 +99,48 @@ void time_backends(const std::vector<BackendSession*>& sessions, const std::vect
     for (std::size_t i : eligible)
       for (int w = 0; w < t.warmup; ++w) launch(*sessions[i]);
     cuda_check(cudaStreamSynchronize(stream), "warm-up");
+    // Sustained passes: one launch's time from a short batch after the warm-up sizes each
+    // iteration's batch (1 launch per iteration otherwise).
+    std::vector<int> batch(sessions.size(), 1);
+    if (t.min_pass_ms > 0) {
+      for (std::size_t i : eligible) {
+        const int n = std::max(2, t.warmup);
+        EventPair e;
+        cuda_check(cudaEventRecord(e.start(), stream), "cudaEventRecord");
+        for (int k = 0; k < n; ++k) launch(*sessions[i]);
+        cuda_check(cudaEventRecord(e.stop(), stream), "cudaEventRecord");
+        cuda_check(cudaEventSynchronize(e.stop()), "calibration");
+        float elapsed = 0;
+        cuda_check(cudaEventElapsedTime(&elapsed, e.start(), e.stop()), "cudaEventElapsedTime");
+        batch[i] = launches_per_iteration(t.min_pass_ms, t.iterations, double(elapsed) / n);
+      }
+    }
     for (int pass = 0; pass < t.passes; ++pass) {
       for (std::size_t pos : pass_order(eligible.size(), pass)) {
         const std::size_t i = eligible[pos];
         nlohmann::json sample = {{"pass", pass}};
         if (sample_clocks) sample["before"] = sample_clocks();
+        // Only sustained passes are watched while they run: a sampling thread beside a
+        // burst of a few launches would compete with the thread that queues them.
+        std::unique_ptr<PassMonitor> monitor;
+        if (sample_clocks && t.min_pass_ms > 0) monitor = std::make_unique<PassMonitor>(sample_clocks, kDuringPassPeriod);
         // Iterations are queued back to back, each between its own events, and
         // read after one sync: a host sync per iteration would leave the GPU idle
         // until the next launch arrives and charge that gap to short kernels.
         for (int it = 0; it < t.iterations; ++it) {
           flusher.flush(stream);
           cuda_check(cudaEventRecord(events[std::size_t(it)].start(), stream), "cudaEventRecord");
-          launch(*sessions[i]);
+          for (int k = 0; k < batch[i]; ++k) launch(*sessions[i]);
           cuda_check(cudaEventRecord(events[std::size_t(it)].stop(), stream), "cudaEventRecord");
         }
         cuda_check(cudaEventSynchronize(events[std::size_t(t.iterations - 1)].stop()), "timed runs");
+        if (monitor) sample["during"] = monitor->stop();
         std::vector<double> ms;
         for (int it = 0; it < t.iterations; ++it) {
           float elapsed = 0;
           cuda_check(cudaEventElapsedTime(&elapsed, events[std::size_t(it)].start(), events[std::size_t(it)].stop()),
                      "cudaEventElapsedTime");
-          ms.push_back(elapsed);
+          ms.push_back(double(elapsed) / batch[i]);
         }
         if (sample_clocks) sample["after"] = sample_clocks();
         clocks[i].push_back(sample);
@@ -121,6 +156,7 @@ void time_backends(const std::vector<BackendSession*>& sessions, const std::vect
       tm.spread = tm.median_ms > 0 ? (*hi - *lo) / tm.median_ms : 0;
       tm.tflops = tm.median_ms > 0 ? flops / (tm.median_ms * 1e-3) / 1e12 : 0;
       tm.iterations = t.iterations;
+      tm.launches_per_iteration = batch[i];
       tm.passes = t.passes;
       tm.l2_flush = t.l2_flush;
       tm.clocks = clocks[i];

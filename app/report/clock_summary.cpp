@@ -1,6 +1,7 @@
 #include "report/clock_summary.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <set>
 #include <string>
@@ -11,38 +12,73 @@
 
 namespace vsa {
 
+namespace {
+
+void add_slowdowns(const nlohmann::json& sample, std::set<std::string>& slowdowns) {
+  const auto mask = sample.find("event_reasons");
+  if (mask == sample.end() || !mask->is_number_unsigned()) return;
+  const auto bits = mask->get<std::uint64_t>();
+  for (int b = 0; b < 64; ++b) {  // only the reasons that hold the clock down, by name
+    const std::uint64_t bit = std::uint64_t(1) << b;
+    if ((bits & bit) != 0 && is_slowdown(bit))
+      for (const auto& name : decode_clock_event_reasons(bit)) slowdowns.insert(name);
+  }
+}
+
+// A statistic of a "during" summary (harness/pass_monitor.hpp): {"min", "mean", "max"}.
+const nlohmann::json* statistic(const nlohmann::json& during, const char* field) {
+  const auto s = during.find(field);
+  if (s == during.end() || !s->is_object() || !s->contains("min") || !s->contains("max") || !s->contains("mean"))
+    return nullptr;
+  return &*s;
+}
+
+}  // namespace
+
 std::string clock_summary(const nlohmann::json& clocks) {
   if (!clocks.is_array()) return "";
-  unsigned lo = ~0u, hi = 0;
+  double lo = 1e300, hi = 0, watts = 0;
+  int watt_passes = 0;
   std::set<std::string> slowdowns;
   for (const auto& pass : clocks) {
     if (!pass.is_object()) continue;
+    // A sustained pass's samples during it; else the one after it.
+    const auto during = pass.find("during");
+    if (during != pass.end() && during->is_object() && statistic(*during, "sm_clock_mhz") != nullptr) {
+      const auto& mhz = *statistic(*during, "sm_clock_mhz");
+      lo = std::min(lo, mhz["min"].get<double>());
+      hi = std::max(hi, mhz["max"].get<double>());
+      if (const auto* w = statistic(*during, "power_w")) {
+        watts += (*w)["mean"].get<double>();
+        ++watt_passes;
+      }
+      add_slowdowns(*during, slowdowns);
+      continue;
+    }
     const auto after = pass.find("after");
     if (after == pass.end() || !after->is_object()) continue;
     const auto mhz = after->find("sm_clock_mhz");
     if (mhz != after->end() && mhz->is_number_unsigned()) {
-      lo = std::min(lo, mhz->get<unsigned>());
-      hi = std::max(hi, mhz->get<unsigned>());
+      lo = std::min(lo, mhz->get<double>());
+      hi = std::max(hi, mhz->get<double>());
     }
-    const auto mask = after->find("event_reasons");
-    if (mask == after->end() || !mask->is_number_unsigned()) continue;
-    const auto bits = mask->get<std::uint64_t>();
-    for (int b = 0; b < 64; ++b) {  // only the reasons that hold the clock down, by name
-      const std::uint64_t bit = std::uint64_t(1) << b;
-      if ((bits & bit) != 0 && is_slowdown(bit))
-        for (const auto& name : decode_clock_event_reasons(bit)) slowdowns.insert(name);
-    }
+    add_slowdowns(*after, slowdowns);
   }
   if (hi == 0) return "";
   // Appended piece by piece: GCC 12 warns (-Wrestrict, a known false positive) on
   // "literal" + std::to_string(...) here.
   std::string out = "at ";
-  out += std::to_string(lo);
-  if (hi != lo) {
+  out += std::to_string(std::lround(lo));
+  if (std::lround(hi) != std::lround(lo)) {
     out += '-';
-    out += std::to_string(hi);
+    out += std::to_string(std::lround(hi));
   }
   out += " MHz";
+  if (watt_passes > 0) {
+    out += ", ";
+    out += std::to_string(std::lround(watts / watt_passes));
+    out += " W";
+  }
   for (const auto& name : slowdowns) out += ", " + name;
   return out;
 }

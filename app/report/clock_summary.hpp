@@ -9,10 +9,12 @@
 
 namespace vsa {
 
-// `clocks` is Timing::clocks: [{"pass", "before", "after"}, ...] with ClockSample objects
-// (report/clock_sample.hpp). Uses the samples taken after each pass: the SM clock range,
-// then the slowdown reasons seen in any of them. Empty when no sample has an SM clock
-// (no NVML, or a CPU backend).
+// `clocks` is Timing::clocks: [{"pass", "before", "after", "during"?}, ...] with ClockSample
+// objects (report/clock_sample.hpp). Per pass it uses the summary of the samples taken
+// during it where there is one (sustained passes, harness/pass_monitor.hpp), else the
+// sample taken after it: the SM clock range, the mean power of the sustained passes
+// ("at 1395-1620 MHz, 688 W, sw_power_cap"), then the slowdown reasons seen. Empty when
+// no sample has an SM clock (no NVML, or a CPU backend).
 [[nodiscard]] std::string clock_summary(const nlohmann::json& clocks);
 
 }  // namespace vsa

@@ -165,7 +165,8 @@ TEST_F(Sm90aTest, DeterministicBackwardInChunksMatchesOneLaunch) {
 }
 
 // ---- timing driver --------------------------------------------------------------------
-// B=1 H=8 D=128, every q block selects S/64/4 distinct random kv blocks (25% density).
+// B=1 H=8 D=128, every q block selects S/64/4 distinct random kv blocks (25% density), and
+// S/64/8 (12.5%) at S = 4096, where fixed costs weigh most.
 // Inputs are random (never zeros); lse is drawn in [8, 12] so P has realistic magnitudes.
 // Times the whole backward (Delta, kernels, dQ postprocess) with events: 3 warm-ups,
 // 20 timed runs, median. TFLOPS = 2.5 * 4 * D * 64 * 64 * pairs / s (SPEC.md).
@@ -189,9 +190,9 @@ void print_backward_trace(const char* label, Backend& backend, const BackwardArg
                                  : a.shape.bh();
   const sm90a::BwdTraceSummary t = sm90a::summarize_backward_trace(trace.download(), heads * a.shape.num_blocks);
   std::printf(
-      "TRACE  %-17s S=%-6d slots %d kv %d q %d | dep %.1f/%.1f arr1 %.1f | kv gemms %.2f epi %.2f | q gemms %.2f "
+      "TRACE  %-17s S=%-6d k=%-4d slots %d kv %d q %d | dep %.1f/%.1f arr1 %.1f | kv gemms %.2f epi %.2f | q gemms %.2f "
       "epi %.2f | bound %.2f | kv end %.1f/%.1f q start %.1f/%.1f | done %.1f/%.1f\n",
-      label, int(a.shape.seq()), t.slots, t.kv_items, t.q_items, t.dependency_med_us, t.dependency_max_us,
+      label, int(a.shape.seq()), a.shape.max_kv, t.slots, t.kv_items, t.q_items, t.dependency_med_us, t.dependency_max_us,
       t.first_arrival_med_us, t.kv_gemms_med_us, t.kv_epilogue_med_us, t.q_gemms_med_us, t.q_epilogue_med_us,
       t.boundary_med_us, t.kv_last_done_med_us, t.kv_last_done_max_us, t.q_first_arrival_min_us,
       t.q_first_arrival_med_us, t.last_done_med_us, t.last_done_max_us);
@@ -199,14 +200,18 @@ void print_backward_trace(const char* label, Backend& backend, const BackwardArg
 }
 
 TEST_F(Sm90aBackwardTiming, DISABLED_Tflops) {
-  for (int seq : {4096, 16384, 65536}) {
+  const struct {
+    int seq, density_divisor;
+  } sizes[] = {{4096, 4}, {4096, 8}, {16384, 4}, {65536, 4}};
+  for (const auto& size : sizes) {
+    const int seq = size.seq;
     Shape s;
     s.batch = 1;
     s.heads = 8;
     s.num_blocks = seq / 64;
     s.head_dim = 128;
     s.block = 64;
-    s.max_kv = s.num_blocks / 4;
+    s.max_kv = s.num_blocks / size.density_divisor;
     std::vector<std::int32_t> q2k_idx(std::size_t(s.q2k_idx_elems())), q2k_num(std::size_t(s.count_elems()), s.max_kv);
     IndexStream rng(seq);
     std::vector<std::int32_t> ids(std::size_t(s.num_blocks));
@@ -282,8 +287,8 @@ TEST_F(Sm90aBackwardTiming, DISABLED_Tflops) {
         check_cuda(cudaEventDestroy(stop), "cudaEventDestroy");
         std::sort(ms.begin(), ms.end());
         const double median = ms[ms.size() / 2];
-        std::printf("TIMING %-17s S=%-6d pairs=%-8.0f median %.3f ms (min %.3f max %.3f)  %.1f TFLOPS\n", label, seq,
-                    pairs, median, ms.front(), ms.back(), flops / (median * 1e-3) / 1e12);
+        std::printf("TIMING %-17s S=%-6d k=%-4d pairs=%-8.0f median %.3f ms (min %.3f max %.3f)  %.1f TFLOPS\n", label, seq,
+                    s.max_kv, pairs, median, ms.front(), ms.back(), flops / (median * 1e-3) / 1e12);
       };
       report(det ? "sm90a-det" : "sm90a", whole);
       if (det) report("sm90a-det kv only", kv_only);

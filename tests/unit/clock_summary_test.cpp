@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "harness/pass_monitor.hpp"
 #include "report/clock_sample.hpp"
 #include "report/clock_summary.hpp"
 #include "report/compare.hpp"
@@ -37,6 +38,32 @@ TEST(ClockSummary, RangeAndPowerCap) {
   const auto clocks = nlohmann::json::array({pass_with(1620, kSwPowerCap), pass_with(1395, kSwPowerCap | kGpuIdle),
                                              pass_with(1545, 0)});
   EXPECT_EQ(clock_summary(clocks), "at 1395-1620 MHz, sw_power_cap");
+}
+
+// A sustained pass: the range and mean power of the samples taken while it ran, not the
+// sample after it (taken when the card has already gone back to full clock).
+TEST(ClockSummary, SustainedPassesUseTheSamplesDuringThem) {
+  std::vector<nlohmann::json> first, second;
+  for (unsigned mhz : {1980u, 1605u, 1410u}) {
+    ClockSample s;
+    s.sm_clock_mhz = mhz;
+    s.power_w = mhz == 1980 ? 420.0 : 699.0;
+    s.event_reasons = mhz == 1980 ? 0 : kSwPowerCap;
+    first.push_back(s);
+  }
+  ClockSample steady;
+  steady.sm_clock_mhz = 1500;
+  steady.power_w = 700.0;
+  steady.event_reasons = kSwPowerCap;
+  second = {steady, steady};
+  nlohmann::json a = pass_with(1980, 0), b = pass_with(1980, 0);
+  a["during"] = summarize_pass_samples(first);   // mean power 606 W
+  b["during"] = summarize_pass_samples(second);  // 700 W
+  EXPECT_EQ(clock_summary(nlohmann::json::array({a, b})), "at 1410-1980 MHz, 653 W, sw_power_cap");
+  // A pass whose "during" has no clock (no NVML) falls back to its "after" sample.
+  nlohmann::json c = pass_with(1700, 0);
+  c["during"] = summarize_pass_samples({});
+  EXPECT_EQ(clock_summary(nlohmann::json::array({c})), "at 1700 MHz");
 }
 
 TEST(ClockSummary, ShownNextToTflopsInTheReport) {

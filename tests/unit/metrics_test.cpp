@@ -78,5 +78,15 @@ TEST(Timing, InterleavesABBA) {
   EXPECT_DOUBLE_EQ(median({4, 1, 2, 3}), 2.5);
 }
 
+// Sustained passes: 20 iterations of a 0.5 ms launch last 10 ms; 2000 ms needs batches of 200.
+TEST(Timing, SustainedPassesBatchEnoughLaunchesPerIteration) {
+  EXPECT_EQ(launches_per_iteration(0, 20, 0.5), 1) << "off";
+  EXPECT_EQ(launches_per_iteration(2000, 20, 0.5), 200);
+  EXPECT_EQ(launches_per_iteration(2001, 20, 0.5), 201) << "rounded up: at least min_pass_ms";
+  EXPECT_EQ(launches_per_iteration(5, 20, 30.0), 1) << "one launch per iteration already lasts long enough";
+  EXPECT_EQ(launches_per_iteration(60000, 1, 1e-9), kMaxLaunchesPerIteration) << "clamped";
+  EXPECT_EQ(launches_per_iteration(1000, 20, 0.0), kMaxLaunchesPerIteration) << "a launch that took no time";
+}
+
 }  // namespace
 }  // namespace vsa

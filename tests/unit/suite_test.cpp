@@ -44,6 +44,20 @@ TEST(Suite, ErrorsNameFileAndJsonPath) {
             "t.json: $.cases[0].vbs.values: needs one value per block (8), got 1");
 }
 
+TEST(Suite, SustainedTimingIsCheckedAgainstTheTimeout) {
+  EXPECT_EQ(error_of(R"("S": 512, "mode": "perf", "timing": {"min_pass_ms": -1})"),
+            "t.json: $.cases[0].timing.min_pass_ms: must be in [0, 60000] ms, got -1");
+  EXPECT_EQ(error_of(R"("S": 512, "mode": "perf", "timing": {"min_pass_ms": 100, "l2_flush": true})"),
+            "t.json: $.cases[0].timing: min_pass_ms and l2_flush exclude each other: a flush between batched "
+            "launches would be timed with them");
+  // 3 passes x 2 s x 2 ops x 1 backend = 12 s against a 10 s timeout.
+  EXPECT_EQ(error_of(R"("S": 512, "mode": "perf", "timeout_s": 10, "timing": {"passes": 3, "min_pass_ms": 2000})"),
+            "t.json: $.cases[0].timing.min_pass_ms: 3 passes x 2000 ms x 2 ops x 1 backends = 12 s of timing "
+            "alone, not under timeout_s = 10");
+  EXPECT_EQ(error_of(R"("S": 512, "mode": "perf", "timeout_s": 13, "timing": {"passes": 3, "min_pass_ms": 2000})"),
+            "(accepted)");
+}
+
 TEST(Suite, OutOfRangeIdsPassWhenValidationIsOff) {
   EXPECT_EQ(error_of(R"("S": 128, "validate": false, "pattern": {"kind": "explicit", "rows": [[0], [9999999]]})"),
             "(accepted)");
