@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Does the forward lose at S >= 65536 to the 700 W cap alone, or to L2 misses as well?
 #   scripts/device/locality.sh BUILD_DIR OUT_DIR
-# 1. `vsa-bench run scripts/device/locality.json`: the forward at 32, 16 and 8 MiB
+# 1. `vsa-bench run tests/suites/locality.json`: the forward at 32, 16 and 8 MiB
 #    of K/V per head, 2 s passes so the power cap acts (clock and power sampled during them).
 # 2. ncu, one launch of each shape after warm-ups: DRAM bytes, L2 hit rate, SM clock.
-# Prints a table last. About 2 minutes of device time.
+# Prints a table last; exit: the suite run's exit code. About 2 minutes of device time.
 set -uo pipefail
 BUILD="${1:?build dir}"; OUT="${2:?output dir}"; mkdir -p "$OUT"
-BIN="$BUILD/vsa-bench"; SUITE="$(dirname "$0")/locality.json"; NCU="${NCU:-ncu}"
+BIN="$BUILD/vsa-bench"; SUITE="$(dirname "$0")/../../tests/suites/locality.json"; NCU="${NCU:-ncu}"
 timeout 500 "$BIN" run "$SUITE" --out "$OUT/run" --label locality --quiet >"$OUT/run.log" 2>&1
-echo "run locality: exit $?"
+status=$?
+echo "run locality: exit $status"
 metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct,sm__cycles_elapsed.avg.per_second,lts__t_bytes.sum
 for c in "S=65536,H=8,again" "S=32768,H=16" "S=16384,H=32"; do
   timeout 200 "$NCU" --clock-control none --kernel-name regex:forward_kernel --launch-skip 3 --launch-count 1 \
@@ -17,9 +18,9 @@ for c in "S=65536,H=8,again" "S=32768,H=16" "S=16384,H=32"; do
     --out "$OUT/ncu-runs" --label ncu >"$OUT/ncu-$c.csv" 2>"$OUT/ncu-$c.err"
   echo "ncu $c: exit $?"
 done
-python3 - "$OUT" <<'PY'
+python3 - "$OUT" "$metrics" <<'PY'
 import csv, glob, io, sys
-out = sys.argv[1]
+out, wanted = sys.argv[1], sys.argv[2].split(",")
 for md in glob.glob(out + "/run/*.md"):
     print("".join(l for l in open(md) if l.startswith("| locality/")))
 for path in sorted(glob.glob(out + "/ncu-*.csv")):
@@ -28,6 +29,7 @@ for path in sorted(glob.glob(out + "/ncu-*.csv")):
     if start < 0: print(path, "no ncu rows"); continue
     rows = list(csv.reader(io.StringIO(text[start:])))
     head, units, vals = rows[0], rows[1], rows[2] if len(rows) > 2 else []
-    got = {h: (v, u) for h, u, v in zip(head, units, vals) if "__" in h}
-    print(path.split("/")[-1], " ".join(f"{k.split('.')[0]}={v}{u}" for k, (v, u) in got.items()))
+    got = {h: (v, u) for h, u, v in zip(head, units, vals) if h in wanted}
+    print(path.split("/")[-1][4:-4], " ".join(f"{k}={v} {u}".strip() for k, (v, u) in got.items()))
 PY
+exit "$status"
