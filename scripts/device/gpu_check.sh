@@ -3,7 +3,9 @@
 # made elsewhere (the binaries are self-contained). Prints a short table last.
 #   scripts/device/gpu_check.sh BUILD_DIR OUT_DIR [quick|full]
 # quick: info, backends, GPU tests, smoke + correctness, a short stability run,
-#        sanitizer on a small case. full: also stability (1000 runs) and perf.
+#        sanitizer on a small case. full: also stability (1000 runs), perf and sustained.
+# Everything it writes is also packed as OUT_DIR.tgz beside OUT_DIR (one file to copy off
+# the node, however many reports the run wrote).
 set -uo pipefail
 BUILD="${1:?build dir}"; OUT="${2:?output dir}"; LEVEL="${3:-quick}"
 BIN="$BUILD/vsa-bench"; mkdir -p "$OUT"
@@ -36,6 +38,8 @@ fi
 if [ "$LEVEL" = full ]; then
   step "stability"; "$BIN" run stability --out "$OUT" --label stability --quiet; RC[stability]=$?
   step "perf"; "$BIN" run perf --out "$OUT" --label perf --quiet; RC[perf]=$?
+  step "sustained (2 s passes: clock and power under load)"
+  "$BIN" run sustained --out "$OUT" --label sustained --quiet; RC[sustained]=$?
   step "regression gate: one perf case slowed by a delay probe against the perf run (expect exit 3)"
   "$BIN" run perf --case "S=16384,density=0.25" --probe bwd.release_q=2000 --out "$OUT/slow" --label slow --quiet
   RC[slow_run]=$?
@@ -62,3 +66,5 @@ for path in sorted(glob.glob(sys.argv[1] + "/*.json")):
             if t: print(f"   {c['name'][:44]:44s} {b['backend']:10s} fwd {t.get('fwd',0):7.1f}  bwd {t.get('bwd',0):7.1f} TFLOPS")
             if b["verdict"] not in ("PASS", "SKIP"): print(f"   {b['verdict']:5s} {c['name']} {b['backend']}: {b['reason'][:150]}")
 PY
+archive="${OUT%/}.tgz"
+tar czf "$archive" -C "$(dirname "$OUT")" "$(basename "$OUT")" && echo "archive: $archive"

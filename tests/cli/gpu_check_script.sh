@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# scripts/device/gpu_check.sh against a stand-in vsa-bench that records its calls: quick
+# runs no perf, full adds stability, perf and sustained, every step's exit code is in the
+# summary, and everything written is packed as OUT_DIR.tgz beside OUT_DIR.
+# Usage: gpu_check_script.sh <vsa-bench> <source dir>
+source "$(dirname "$0")/lib.sh"
+mkdir -p "$WORK/build"
+cat > "$WORK/build/vsa-bench" <<FAKE
+#!/usr/bin/env bash
+echo "\$*" >> "$WORK/calls"
+# A report where a run would write one, so the archive has something to hold.
+out=""; prev=""
+for a in "\$@"; do [ "\$prev" = --out ] && out="\$a"; prev="\$a"; done
+[ "\$1" = run ] && [ -n "\$out" ] && mkdir -p "\$out" && echo '{}' > "\$out/\$2.json"
+exit 0
+FAKE
+chmod +x "$WORK/build/vsa-bench"
+bash "$SRC/scripts/device/gpu_check.sh" "$WORK/build" "$WORK/quick" quick > "$WORK/log" 2>&1 || fail "quick: exit $?"
+grep -q "^correctness  *0" "$WORK/log" || { cat "$WORK/log"; fail "quick: the summary lacks the correctness step"; }
+grep -q "run perf" "$WORK/calls" && fail "quick must not run perf"
+[ -s "$WORK/quick.tgz" ] || fail "quick: no archive beside OUT_DIR"
+tar tzf "$WORK/quick.tgz" | grep -q "^quick/smoke.json$" || fail "quick: the archive lacks what the run wrote"
+grep -q "^archive: $WORK/quick.tgz" "$WORK/log" || fail "quick: the archive's path is not printed"
+: > "$WORK/calls"
+bash "$SRC/scripts/device/gpu_check.sh" "$WORK/build" "$WORK/full/" full > "$WORK/log" 2>&1 || fail "full: exit $?"
+for suite in stability perf sustained; do
+  grep -q "^run $suite " "$WORK/calls" || fail "full must run $suite"
+done
+grep -q "^sustained  *0" "$WORK/log" || fail "full: the summary lacks the sustained step"
+[ -s "$WORK/full.tgz" ] || fail "full: a trailing slash on OUT_DIR must still give OUT_DIR.tgz"
+echo "ok"
