@@ -99,12 +99,14 @@ std::string worst_error(const BackendResult& b) {
   return worst < 0 ? "" : which + " " + fmt_num(worst, 2);
 }
 
-// "515.5 (±1.2%) at 1395-1620 MHz, sw_power_cap": the clock goes with the number.
+// "515.5 (±1.2%) at 1395-1620 MHz, sw_power_cap": the clock goes with the number. One pass
+// has no spread to show: "(1 pass)" rather than a "±0%" that would claim a precision.
 std::string tflops_of(const BackendResult& b, const char* op) {
   for (const auto& t : b.timings)
     if (t.op == op) {
       const std::string clocks = clock_summary(t.clocks);
-      return fmt_num(t.tflops, 4) + " (±" + fmt_num(100 * t.spread, 2) + "%)" + (clocks.empty() ? "" : " " + clocks);
+      const std::string spread = t.passes == 1 ? std::string(" (1 pass)") : " (±" + fmt_num(100 * t.spread, 2) + "%)";
+      return fmt_num(t.tflops, 4) + spread + (clocks.empty() ? "" : " " + clocks);
     }
   return "";
 }

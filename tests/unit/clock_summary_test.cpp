@@ -74,6 +74,16 @@ TEST(ClockSummary, ShownNextToTflopsInTheReport) {
       << render_markdown(r);
 }
 
+// A single pass (qualify's sustained sample) has no spread: no "±0%" in the report.
+TEST(ClockSummary, OnePassShowsNoSpread) {
+  Report r;
+  testing::add_timing(r, "qualify/sustained", "sm90a", "fwd", 512.7, 0.0);
+  r.cases[0].backends[0].timings[0].passes = 1;
+  const std::string md = render_markdown(r);
+  EXPECT_NE(md.find("512.7 (1 pass)"), std::string::npos) << md;
+  EXPECT_EQ(md.find("±0%"), std::string::npos) << md;
+}
+
 // compare: the Markdown cell and the JSON both carry it, per report.
 TEST(ClockSummary, ShownInCompareForEachRun) {
   auto capped = testing::synthetic_report({.host = "a"});
