@@ -30,10 +30,25 @@ struct TimingSpec {
   int passes = 3;
   bool l2_flush = false;  // cold: flush L2 before every timed iteration
   // Sustained: every pass lasts at least this long (0: off). Each timed iteration becomes
-  // a batch of back-to-back launches between one pair of events, sized from the warm-up,
-  // so the card runs long enough for its power cap to act (kernels/sm90a/NOTES.md run 29).
+  // a batch of back-to-back launches between one pair of events, sized by a calibration
+  // run after the warm-up, so the card runs long enough for its power cap to act
+  // (kernels/sm90a/NOTES.md run 29). Perf mode only.
   double min_pass_ms = 0;
 };
+
+// Sustained timing's own costs, for the worker timeout (suite.cpp) and timing.cpp:
+// calibration doubles its batch until one lasts min(kSoakMs, min_pass_ms), which also
+// brings the card to its steady clock (at most twice that per backend and op); and a pass
+// sized at full clock lasts up to kCapOverrun times longer once a power cap holds the
+// clock down (1.45x seen on an H200: 1980 against 1365 MHz).
+inline constexpr double kSoakMs = 1000;
+inline constexpr double kCapOverrun = 1.5;
+// Seconds of sustained timing a case may take at most: what its timeout must cover.
+[[nodiscard]] inline double sustained_timing_budget_s(const TimingSpec& t, int ops, int backends) {
+  if (!(t.min_pass_ms > 0)) return 0;
+  const double soak_ms = t.min_pass_ms < kSoakMs ? t.min_pass_ms : kSoakMs;
+  return double(ops) * backends * (t.passes * t.min_pass_ms * kCapOverrun + 2 * soak_ms) / 1000;
+}
 
 struct StabilitySpec {
   int runs = 100;

@@ -10,16 +10,26 @@
 
 namespace vsa {
 
-PassMonitor::PassMonitor(std::function<nlohmann::json()> sample, std::chrono::milliseconds period)
-    : m_sample(std::move(sample)), m_period(period), m_thread([this] { loop(); }) {}
+PassMonitor::PassMonitor(std::function<nlohmann::json()> sample, std::chrono::milliseconds period,
+                         std::chrono::milliseconds settle)
+    : m_sample(std::move(sample)),
+      m_period(period),
+      m_first(std::chrono::steady_clock::now() + settle),
+      m_thread([this] { loop(); }) {}
 
 PassMonitor::~PassMonitor() { (void)stop(); }
 
 void PassMonitor::loop() {
   std::unique_lock lock(m_mutex);
+  if (m_wake.wait_until(lock, m_first, [this] { return m_stopping; })) return;
   while (!m_stopping) {
     lock.unlock();
-    nlohmann::json s = m_sample();  // NVML, outside the lock: stop() need not wait for it
+    nlohmann::json s;  // NVML, outside the lock: stop() need not wait for it
+    try {
+      s = m_sample();
+    } catch (...) {
+      s = nullptr;  // a failed reading is a gap in the samples, not the end of the run
+    }
     lock.lock();
     m_samples.push_back(std::move(s));
     m_wake.wait_for(lock, m_period, [this] { return m_stopping; });

@@ -15,11 +15,13 @@
 
 namespace vsa {
 
-// Samples `sample()` (a ClockSample as JSON, report/clock_sample.hpp) once at start and
-// then every `period` on its own thread, until stop() or destruction.
+// Samples `sample()` (a ClockSample as JSON, report/clock_sample.hpp) every `period` on its
+// own thread, from `settle` after construction until stop() or destruction; the first
+// sample is taken at once when `settle` is zero. A sampler that throws gives a null sample.
 class PassMonitor {
  public:
-  PassMonitor(std::function<nlohmann::json()> sample, std::chrono::milliseconds period);
+  PassMonitor(std::function<nlohmann::json()> sample, std::chrono::milliseconds period,
+              std::chrono::milliseconds settle = std::chrono::milliseconds(0));
   ~PassMonitor();
   PassMonitor(const PassMonitor&) = delete;
   PassMonitor& operator=(const PassMonitor&) = delete;
@@ -32,6 +34,7 @@ class PassMonitor {
 
   std::function<nlohmann::json()> m_sample;
   std::chrono::milliseconds m_period;
+  std::chrono::steady_clock::time_point m_first;  // no sample before this
   std::mutex m_mutex;
   std::condition_variable m_wake;
   bool m_stopping = false;

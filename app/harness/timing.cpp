@@ -36,6 +36,11 @@ namespace {
 
 // How often a sustained pass samples NVML: a power cap acts over tens of milliseconds.
 constexpr std::chrono::milliseconds kDuringPassPeriod{50};
+// Samples from a pass's first second are left out (from its first half when shorter): NVML
+// reads power as a one-second average, which then still holds the previous backend's load.
+std::chrono::milliseconds settle_of(const TimingSpec& t) {
+  return std::chrono::milliseconds(std::int64_t(std::min(1000.0, t.min_pass_ms / 2)));
+}
 
 class EventPair {
  public:
@@ -74,6 +79,27 @@ class L2Flusher {
   DeviceBytes m_buffer;
 };
 
+// One launch's time for sizing sustained batches: batches of doubling size until one lasts
+// min(kSoakMs, min_pass_ms), so the card is at its steady (capped) clock when the last,
+// used one runs. Host time counts too: a launch that queues little GPU work costs what
+// its call costs, not zero.
+double calibrate_launch_ms(const std::function<void()>& launch, const TimingSpec& t, cudaStream_t stream) {
+  const double soak_ms = std::min(kSoakMs, t.min_pass_ms);
+  EventPair e;
+  for (int n = std::max(2, t.warmup);; n = std::min(2 * n, kMaxLaunchesPerIteration)) {
+    const auto host_start = std::chrono::steady_clock::now();
+    cuda_check(cudaEventRecord(e.start(), stream), "cudaEventRecord");
+    for (int k = 0; k < n; ++k) launch();
+    cuda_check(cudaEventRecord(e.stop(), stream), "cudaEventRecord");
+    cuda_check(cudaEventSynchronize(e.stop()), "calibration");
+    const double host_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - host_start).count();
+    float gpu_ms = 0;
+    cuda_check(cudaEventElapsedTime(&gpu_ms, e.start(), e.stop()), "cudaEventElapsedTime");
+    const double ms = std::max(double(gpu_ms), host_ms);
+    if (ms >= soak_ms || n >= kMaxLaunchesPerIteration) return ms / n;
+  }
+}
+
 }  // namespace
 
 void time_backends(const std::vector<BackendSession*>& sessions, const std::vector<BackendResult*>& results,
@@ -99,22 +125,13 @@ void time_backends(const std::vector<BackendSession*>& sessions, const std::vect
     for (std::size_t i : eligible)
       for (int w = 0; w < t.warmup; ++w) launch(*sessions[i]);
     cuda_check(cudaStreamSynchronize(stream), "warm-up");
-    // Sustained passes: one launch's time from a short batch after the warm-up sizes each
-    // iteration's batch (1 launch per iteration otherwise).
+    // Sustained passes: each iteration's batch is sized by calibration (1 launch per
+    // iteration otherwise).
     std::vector<int> batch(sessions.size(), 1);
-    if (t.min_pass_ms > 0) {
-      for (std::size_t i : eligible) {
-        const int n = std::max(2, t.warmup);
-        EventPair e;
-        cuda_check(cudaEventRecord(e.start(), stream), "cudaEventRecord");
-        for (int k = 0; k < n; ++k) launch(*sessions[i]);
-        cuda_check(cudaEventRecord(e.stop(), stream), "cudaEventRecord");
-        cuda_check(cudaEventSynchronize(e.stop()), "calibration");
-        float elapsed = 0;
-        cuda_check(cudaEventElapsedTime(&elapsed, e.start(), e.stop()), "cudaEventElapsedTime");
-        batch[i] = launches_per_iteration(t.min_pass_ms, t.iterations, double(elapsed) / n);
-      }
-    }
+    if (t.min_pass_ms > 0)
+      for (std::size_t i : eligible)
+        batch[i] = launches_per_iteration(t.min_pass_ms, t.iterations,
+                                          calibrate_launch_ms([&] { launch(*sessions[i]); }, t, stream));
     for (int pass = 0; pass < t.passes; ++pass) {
       for (std::size_t pos : pass_order(eligible.size(), pass)) {
         const std::size_t i = eligible[pos];
@@ -123,7 +140,8 @@ void time_backends(const std::vector<BackendSession*>& sessions, const std::vect
         // Only sustained passes are watched while they run: a sampling thread beside a
         // burst of a few launches would compete with the thread that queues them.
         std::unique_ptr<PassMonitor> monitor;
-        if (sample_clocks && t.min_pass_ms > 0) monitor = std::make_unique<PassMonitor>(sample_clocks, kDuringPassPeriod);
+        if (sample_clocks && t.min_pass_ms > 0)
+          monitor = std::make_unique<PassMonitor>(sample_clocks, kDuringPassPeriod, settle_of(t));
         // Iterations are queued back to back, each between its own events, and
         // read after one sync: a host sync per iteration would leave the GPU idle
         // until the next launch arrives and charge that gap to short kernels.

@@ -19,7 +19,8 @@ void time_backends(const std::vector<BackendSession*>& sessions, const std::vect
                    const std::function<nlohmann::json()>& sample_clocks);
 
 // Sustained passes: launches per timed iteration so that `iterations` of them last at
-// least `min_pass_ms`, given one launch's time from the warm-up; 1 when min_pass_ms is 0.
+// least `min_pass_ms`, given one launch's time from the calibration that follows the
+// warm-up (timing.cpp); 1 when min_pass_ms is 0.
 // Clamped to [1, kMaxLaunchesPerIteration].
 inline constexpr int kMaxLaunchesPerIteration = 1 << 20;
 [[nodiscard]] int launches_per_iteration(double min_pass_ms, int iterations, double per_launch_ms);

@@ -25,11 +25,15 @@ void add_slowdowns(const nlohmann::json& sample, std::set<std::string>& slowdown
   }
 }
 
-// A statistic of a "during" summary (harness/pass_monitor.hpp): {"min", "mean", "max"}.
+// A statistic of a "during" summary (harness/pass_monitor.hpp): {"min", "mean", "max"},
+// all numbers; anything else (a hand-edited or damaged report) counts as absent.
 const nlohmann::json* statistic(const nlohmann::json& during, const char* field) {
   const auto s = during.find(field);
-  if (s == during.end() || !s->is_object() || !s->contains("min") || !s->contains("max") || !s->contains("mean"))
-    return nullptr;
+  if (s == during.end() || !s->is_object()) return nullptr;
+  for (const char* k : {"min", "mean", "max"}) {
+    const auto v = s->find(k);
+    if (v == s->end() || !v->is_number()) return nullptr;
+  }
   return &*s;
 }
 

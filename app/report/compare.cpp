@@ -98,7 +98,7 @@ std::vector<PerfRow> perf_rows(const std::vector<ReportFile>& reports, const Com
                                std::vector<std::string>(n),
                                std::vector<bool>(n, false)};
               })
-          .cells[i] = PerfCell{s.tflops, s.spread, s.clocks};
+          .cells[i] = PerfCell{s.tflops, s.spread, s.clocks, s.passes};
   std::vector<PerfRow> all = rows.take();
   const Report& base_report = reports[options.baseline].report;
   for (auto& row : all) {

@@ -45,6 +45,7 @@ struct PerfCell {
   double tflops = 0;
   double spread = 0;   // relative: (max - min) / median of the pass medians
   std::string clocks;  // "at 1395-1620 MHz, sw_power_cap" (report/clock_summary.hpp), or empty
+  int passes = 0;      // 1: the spread is unmeasured, not zero
 };
 struct PerfRow {
   std::string case_name, op, backend;

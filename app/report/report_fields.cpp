@@ -123,7 +123,8 @@ std::vector<PerfSample> perf_samples(const Report& report) {
     for (const auto& b : c.backends)
       for (const auto& t : b.timings)
         if (t.tflops > 0)
-          samples.push_back({c.name, b.backend, t.op, t.tflops, t.median_ms, t.spread, clock_summary(t.clocks)});
+          samples.push_back(
+              {c.name, b.backend, t.op, t.tflops, t.median_ms, t.spread, clock_summary(t.clocks), t.passes});
   return samples;
 }
 

@@ -66,5 +66,5 @@ for path in sorted(glob.glob(sys.argv[1] + "/*.json")):
             if t: print(f"   {c['name'][:44]:44s} {b['backend']:10s} fwd {t.get('fwd',0):7.1f}  bwd {t.get('bwd',0):7.1f} TFLOPS")
             if b["verdict"] not in ("PASS", "SKIP"): print(f"   {b['verdict']:5s} {c['name']} {b['backend']}: {b['reason'][:150]}")
 PY
-archive="${OUT%/}.tgz"
-tar czf "$archive" -C "$(dirname "$OUT")" "$(basename "$OUT")" && echo "archive: $archive"
+abs="$(cd "$OUT" && pwd)"; archive="$abs.tgz"
+tar czf "$archive" -C "$(dirname "$abs")" "$(basename "$abs")" && echo "archive: $archive"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/device/gpu_check.sh against a stand-in vsa-bench that records its calls: quick
 # runs no perf, full adds stability, perf and sustained, every step's exit code is in the
-# summary, and everything written is packed as OUT_DIR.tgz beside OUT_DIR.
+# summary, and everything written is packed as OUT_DIR.tgz beside OUT_DIR (also with a
+# trailing slash or a space in its name).
 # Usage: gpu_check_script.sh <vsa-bench> <source dir>
 source "$(dirname "$0")/lib.sh"
 mkdir -p "$WORK/build"
@@ -28,4 +29,6 @@ for suite in stability perf sustained; do
 done
 grep -q "^sustained  *0" "$WORK/log" || fail "full: the summary lacks the sustained step"
 [ -s "$WORK/full.tgz" ] || fail "full: a trailing slash on OUT_DIR must still give OUT_DIR.tgz"
+bash "$SRC/scripts/device/gpu_check.sh" "$WORK/build" "$WORK/o ut//" quick > "$WORK/log" 2>&1 || fail "a space in OUT_DIR: exit $?"
+[ -s "$WORK/o ut.tgz" ] || fail "a space in OUT_DIR: no 'o ut.tgz' beside it"
 echo "ok"

@@ -82,6 +82,22 @@ TEST(ClockSummary, OnePassShowsNoSpread) {
   const std::string md = render_markdown(r);
   EXPECT_NE(md.find("512.7 (1 pass)"), std::string::npos) << md;
   EXPECT_EQ(md.find("±0%"), std::string::npos) << md;
+  auto a = testing::synthetic_report({.host = "a"});
+  auto b = testing::synthetic_report({.host = "b"});
+  for (auto* f : {&a, &b}) {
+    testing::add_timing(f->report, "qualify/sustained", "sm90a", "fwd", 512.7, 0.0);
+    f->report.cases[0].backends[0].timings[0].passes = 1;
+  }
+  const std::string compared = render_markdown(compare_reports({a, b}, {}));
+  EXPECT_NE(compared.find("512.7 (1 pass)"), std::string::npos) << compared;
+  EXPECT_EQ(compared.find("±0%"), std::string::npos) << compared;
+}
+
+// A damaged "during" statistic (not numbers) is ignored, not a crash of render or compare.
+TEST(ClockSummary, MalformedDuringFallsBackToTheSampleAfter) {
+  nlohmann::json pass = pass_with(1700, 0);
+  pass["during"] = {{"samples", 3}, {"sm_clock_mhz", {{"min", nullptr}, {"mean", 1500}, {"max", 1600}}}};
+  EXPECT_EQ(clock_summary(nlohmann::json::array({pass})), "at 1700 MHz");
 }
 
 // compare: the Markdown cell and the JSON both carry it, per report.

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <stdexcept>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -42,7 +43,9 @@ TEST(PassMonitor, SamplesAtStartAndThenPeriodicallyUntilStopped) {
         return nlohmann::json{{"sm_clock_mhz", 1000 + n}};
       },
       std::chrono::milliseconds(5));
-  while (calls.load() < 4) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (calls.load() < 4 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   const nlohmann::json s = monitor.stop();
   const int after_stop = calls.load();
   EXPECT_GE(s["samples"].get<int>(), 4);
@@ -50,6 +53,37 @@ TEST(PassMonitor, SamplesAtStartAndThenPeriodicallyUntilStopped) {
   std::this_thread::sleep_for(std::chrono::milliseconds(20));
   EXPECT_EQ(calls.load(), after_stop) << "no sample after stop()";
   EXPECT_EQ(monitor.stop()["samples"], s["samples"]) << "stop() twice returns the same summary";
+}
+
+// The first second of a pass still shows the previous load in NVML's power average: a
+// settle time leaves it out, and a pass shorter than it has no samples at all.
+TEST(PassMonitor, NoSampleBeforeTheSettleTime) {
+  std::atomic<int> calls{0};
+  PassMonitor monitor(
+      [&] {
+        ++calls;
+        return nlohmann::json::object();
+      },
+      std::chrono::milliseconds(1), std::chrono::hours(1));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(monitor.stop()["samples"], 0);
+  EXPECT_EQ(calls.load(), 0);
+}
+
+TEST(PassMonitor, AThrowingSamplerGivesNullSamples) {
+  std::atomic<int> calls{0};
+  PassMonitor monitor(
+      [&]() -> nlohmann::json {
+        ++calls;
+        throw std::runtime_error("NVML gone");
+      },
+      std::chrono::milliseconds(1));
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (calls.load() < 2 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  const nlohmann::json s = monitor.stop();
+  EXPECT_GE(s["samples"].get<int>(), 2);
+  EXPECT_FALSE(s.contains("sm_clock_mhz"));
 }
 
 TEST(PassMonitor, StopsPromptlyWithALongPeriod) {
