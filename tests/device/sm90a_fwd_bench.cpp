@@ -10,7 +10,6 @@
 #include <cstdio>
 
 #include "sm90a_fwd_timing.hpp"
-#include "vsa/registry.hpp"
 
 namespace vsa::test::sm90a {
 namespace {
@@ -20,9 +19,7 @@ TEST(Sm90aForwardBench, DISABLED_Tflops) {
   GTEST_SKIP() << sm90a_driver_skip_reason();
 #else
   if (const std::string why = sm90a_driver_skip_reason(); !why.empty()) GTEST_SKIP() << why;
-  Registry registry;
-  register_sm90a_backends(registry);
-  Backend& backend = *registry.find("sm90a");
+  Backend& backend = sm90a_driver_backend();
 
   std::printf("%-8s %10s %12s %10s %10s %10s\n", "S", "pairs", "median_us", "TFLOPS", "min_us", "max_us");
   for (int seq : {4096, 16384, 65536}) {

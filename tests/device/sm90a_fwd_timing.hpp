@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sm90a_fwd_problem.hpp"
+#include "vsa/registry.hpp"
 
 namespace vsa::test::sm90a {
 
@@ -28,6 +29,18 @@ inline std::string sm90a_driver_skip_reason() {
   return "";
 #endif
 }
+
+#if defined(VSA_HAVE_SM90A)
+// The registered "sm90a" backend the drivers time (one registry for the process).
+inline Backend& sm90a_driver_backend() {
+  static Registry registry = [] {
+    Registry r;
+    register_sm90a_backends(r);
+    return r;
+  }();
+  return *registry.find("sm90a");
+}
+#endif
 
 // B = 1, H = heads, every row selects exactly `per_row` distinct blocks (shuffled; 0: nb/4,
 // 25% density), full blocks.

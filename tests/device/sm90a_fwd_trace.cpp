@@ -11,7 +11,6 @@
 
 #include "sm90a_fwd_timing.hpp"
 #include "trace_summary.hpp"
-#include "vsa/registry.hpp"
 
 namespace vsa::test::sm90a {
 namespace {
@@ -25,9 +24,7 @@ TEST(Sm90aForwardTrace, DISABLED_SmallProblems) {
   GTEST_SKIP() << sm90a_driver_skip_reason();
 #else
   if (const std::string why = sm90a_driver_skip_reason(); !why.empty()) GTEST_SKIP() << why;
-  Registry registry;
-  register_sm90a_backends(registry);
-  Backend& backend = *registry.find("sm90a");
+  Backend& backend = sm90a_driver_backend();
   int sms = 0;
   check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "SM count");
 
