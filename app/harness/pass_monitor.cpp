@@ -73,12 +73,9 @@ nlohmann::json summarize_pass_samples(const std::vector<nlohmann::json>& samples
   std::uint64_t reasons = 0;
   bool known = false;
   for (const auto& s : samples) {
-    if (!s.is_object()) continue;
-    const auto mask = s.find("event_reasons");
-    if (mask == s.end()) continue;
-    const bool usable = mask->is_number_unsigned() || (mask->is_number_integer() && mask->get<std::int64_t>() >= 0);
-    if (!usable) continue;
-    reasons |= mask->get<std::uint64_t>();
+    const auto mask = event_reasons_of(s);
+    if (!mask) continue;
+    reasons |= *mask;
     known = true;
   }
   if (known) {

@@ -55,6 +55,15 @@ std::vector<std::string> decode_clock_event_reasons(std::uint64_t mask) {
   return names;
 }
 
+std::optional<std::uint64_t> event_reasons_of(const nlohmann::json& sample) {
+  if (!sample.is_object()) return std::nullopt;
+  const auto mask = sample.find("event_reasons");
+  if (mask == sample.end()) return std::nullopt;
+  if (mask->is_number_unsigned()) return mask->get<std::uint64_t>();
+  if (mask->is_number_integer() && mask->get<std::int64_t>() >= 0) return std::uint64_t(mask->get<std::int64_t>());
+  return std::nullopt;
+}
+
 bool is_slowdown(std::uint64_t mask) {
   for (const auto& reason : kReasons)
     if (reason.slowdown && (mask & reason.bit) != 0) return true;

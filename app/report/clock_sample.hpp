@@ -34,6 +34,10 @@ struct ClockSample {
 // The subset of reasons that are slowdowns (see ClockSample::slowed_down).
 [[nodiscard]] bool is_slowdown(std::uint64_t mask);
 
+// The "event_reasons" mask of a sample as JSON (a ClockSample, or the summary of a pass's
+// samples): a non-negative integer, else nothing (null: NVML could not say).
+[[nodiscard]] std::optional<std::uint64_t> event_reasons_of(const nlohmann::json& sample);
+
 // Unknown fields are null; "reasons" is the decoded list (null when unknown).
 void to_json(nlohmann::json& j, const ClockSample& sample);
 

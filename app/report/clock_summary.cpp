@@ -15,9 +15,9 @@ namespace vsa {
 namespace {
 
 void add_slowdowns(const nlohmann::json& sample, std::set<std::string>& slowdowns) {
-  const auto mask = sample.find("event_reasons");
-  if (mask == sample.end() || !mask->is_number_unsigned()) return;
-  const auto bits = mask->get<std::uint64_t>();
+  const auto mask = event_reasons_of(sample);
+  if (!mask) return;
+  const std::uint64_t bits = *mask;
   for (int b = 0; b < 64; ++b) {  // only the reasons that hold the clock down, by name
     const std::uint64_t bit = std::uint64_t(1) << b;
     if ((bits & bit) != 0 && is_slowdown(bit))
@@ -48,10 +48,10 @@ std::string clock_summary(const nlohmann::json& clocks) {
     if (!pass.is_object()) continue;
     // A sustained pass's samples during it; else the one after it.
     const auto during = pass.find("during");
-    if (during != pass.end() && during->is_object() && statistic(*during, "sm_clock_mhz") != nullptr) {
-      const auto& mhz = *statistic(*during, "sm_clock_mhz");
-      lo = std::min(lo, mhz["min"].get<double>());
-      hi = std::max(hi, mhz["max"].get<double>());
+    const nlohmann::json* range = during != pass.end() ? statistic(*during, "sm_clock_mhz") : nullptr;
+    if (range != nullptr) {
+      lo = std::min(lo, (*range)["min"].get<double>());
+      hi = std::max(hi, (*range)["max"].get<double>());
       if (const auto* w = statistic(*during, "power_w")) {
         watts += (*w)["mean"].get<double>();
         ++watt_passes;
