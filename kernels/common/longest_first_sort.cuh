@@ -5,7 +5,7 @@
 // Items of equal count keep their natural order between chunks of kThreads ids, so
 // neighbouring blocks of one head still run together; within a chunk their order is
 // whatever the shared-memory atomics make it, so two sorts of the same counts may order
-// ties differently (NOTES.md run 18: a per-CTA copy of this sort needs a stable variant).
+// ties differently (kernels/sm90a/notes/runs.md run 18: a per-CTA copy of this sort needs a stable variant).
 #include <cstdint>
 
 namespace vsa::device {

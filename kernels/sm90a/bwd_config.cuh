@@ -1,7 +1,7 @@
 #pragma once
 // Tile configuration of the Hopper backward: one constexpr block per choice, the
 // reason beside it, the shared-memory layout of the kernel (both work-item kinds) and
-// static_asserts that it fits. See NOTES.md ("Backward") for the measurements behind the numbers.
+// static_asserts that it fits. See README.md ("Backward") for the measurements behind the numbers.
 #include <cstddef>
 #include <cstdint>
 

@@ -25,7 +25,7 @@
 //     fence.proxy.async            (generic acquire -> the async-proxy TMA load after it)
 // Once the total is complete the producer stops checking: a check is a round trip to L2
 // that the single producer thread would otherwise pay before every entry (the first
-// version did, and its q items ran several times slower than their loads, NOTES.md).
+// version did, and its q items ran several times slower than their loads, notes/runs.md run 16).
 // bwd_schedule.cuh says why the wait always ends.
 #include <cstdint>
 #include <cuda/atomic>

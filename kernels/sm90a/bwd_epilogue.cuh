@@ -36,7 +36,7 @@ __device__ __forceinline__ void red_add_v4(float* dst, float a, float b, float c
 // dQ partial of one (q block, kv block) pair -> the fp32 accumulator tile of its q block,
 // in fragment order (float4 group g of thread t at (g * 128 + t) * 4):
 // each warp access is 512 contiguous bytes. Measured 3.05 TB/s against 2.14 for float2
-// reductions into row-major rows (NOTES.md); bwd_dq_postprocess.cuh undoes the order.
+// reductions into row-major rows (README.md, "Backward"); bwd_dq_postprocess.cuh undoes the order.
 __device__ __forceinline__ void reduce_dq(float* accum_tile, int t, const float (&dq)[64]) {
 #pragma unroll
   for (int g = 0; g < 16; ++g)

@@ -65,7 +65,7 @@ __device__ __forceinline__ void kv_item(SlotSmem& sm, const BwdParams& p, int co
   for (int i = 0; i < 64; ++i) dk[i] = dv[i] = 0.0f;
   // From global memory, not the mailbox: needed only after the first GEMMs, so its
   // latency hides; read from shared memory (volatile) it made ptxas add 16 divergent
-  // regions to the det kernel, -4% (NOTES.md run 13).
+  // regions to the det kernel, -4% (notes/runs.md run 13).
   const int valid_rows = p.vbs[w.block];
   for (int n = 0; n < w.count; ++n) {
     const int q_block = w.list[n];

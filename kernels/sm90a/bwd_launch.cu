@@ -58,7 +58,7 @@ constexpr std::size_t kL2Bytes = std::size_t(50) << 20;
 
 // Heads whose Q and dO (the kv items' streamed inputs) fit half of L2: the kv items are taken
 // longest first across every head of a chunk, and a chunk wider than L2 holds re-reads them
-// from HBM. Measured on the H200 (NOTES.md run 17): +3% at S = 65536 (1 head per chunk
+// from HBM. Measured on the H200 (notes/runs.md run 17): +3% at S = 65536 (1 head per chunk
 // instead of 4), +1% at 16384 (3 instead of 8).
 std::int64_t l2_heads(const Shape& s) {
   const std::size_t q_do_per_head = 2 * std::size_t(s.seq()) * std::size_t(s.head_dim) * 2;
@@ -108,7 +108,7 @@ struct WorkspaceLayout {
 // Atomic mode: longest-first order mixes the heads, so the CTAs in flight reduce into
 // every head's dQ tiles at once. That pays only while all the tiles stay in L2: measured
 // +16% at S = 4096 (16 MB of tiles) and -8% / -16% at S = 16384 / 65536 (64 / 256 MB),
-// NOTES.md v2/v3. Half of L2 leaves room for the K, V, Q, dO tiles in flight.
+// README.md, backward v2/v3. Half of L2 leaves room for the K, V, Q, dO tiles in flight.
 bool atomic_mode_orders_items(std::size_t dq_tile_bytes) {
   int device = 0, l2_bytes = 0;
   if (cudaGetDevice(&device) != cudaSuccess ||

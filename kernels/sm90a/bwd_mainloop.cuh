@@ -132,7 +132,7 @@ __device__ __forceinline__ void store_ds_t(bf16_bits* tile, const std::uint32_t 
 // Consumer -> producer: this thread is done with the stage (its wgmma reads completed and
 // its lse/Delta loads consumed). Every consumer thread arrives (the barrier counts a warp
 // group), so each thread's own reads are ordered by its own release: that is what
-// compute-sanitizer racecheck follows, and it costs nothing measurable (NOTES.md, run 4).
+// compute-sanitizer racecheck follows, and it costs nothing measurable (notes/runs.md, run 4).
 template <bool kProbes>
 __device__ __forceinline__ void release_stage(std::uint64_t* empty, const Probes& probes) {
   probe_sleep<kProbes>(probes.release_stage_ns);

@@ -8,7 +8,7 @@
 //                to zero and the dS^T slot of every k2q entry found (bwd_ds_handoff.cuh)
 // One launch instead of four or five stream operations (Delta, memsets or count copies,
 // the order kernel): at S = 4096 those fixed costs were about 9% of the backward (ncu,
-// NOTES.md run 12). The backward kernel follows with programmatic dependent launch; its
+// notes/runs.md run 12). The backward kernel follows with programmatic dependent launch; its
 // producer waits (griddepcontrol.wait) before it reads the order, Delta or the counter,
 // and the consumers touch the dQ tiles only after the producer has published an item.
 #include <cstdint>

@@ -66,7 +66,7 @@ __device__ __forceinline__ void publish_item(SlotSmem& sm, const BwdParams& p, c
 }
 
 // kHasQItems: the deterministic mode (the atomic mode's kernel carries no q path: measured
-// +1.5% for the atomic backward at S = 4096, NOTES.md run 16).
+// +1.5% for the atomic backward at S = 4096, notes/runs.md run 16).
 template <bool kHasQItems, bool kProbes>
 __device__ __forceinline__ void producer_role(SlotSmem& sm, const BwdParams& p, int slot) {
   prefetch_tensor_map(&p.maps.q);

@@ -13,7 +13,7 @@
 //   L2 while its q items read them.
 // - Atomic mode: longest first only while every head's fp32 dQ tiles fit in L2 together
 //   (bwd_launch.cu); above that natural order, so the CTAs in flight work on one head and
-//   its tiles stay in L2 (longest-first mixed the heads and cost 8-16% at S >= 16384, NOTES.md).
+//   its tiles stay in L2 (longest-first mixed the heads and cost 8-16% at S >= 16384, README.md, backward v2/v3).
 // Results do not depend on the order: every item owns its outputs (dQ atomics excepted).
 #include <cstdint>
 

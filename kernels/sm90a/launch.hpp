@@ -35,7 +35,7 @@ Status launch_backward(const BackwardArgs& args, bool deterministic);
 // that needs. launch_backward picks the chunk from the dS^T tile budget (bwd_launch.cu);
 // tests take small chunks to cover the chunked path on small problems.
 // DetItems::kv_only (timing only: dQ is left unwritten) runs the kv items alone, so the
-// time of the two phases can be told apart (NOTES.md run 16, "The split").
+// time of the two phases can be told apart (notes/runs.md run 16, "The split").
 enum class DetItems { all, kv_only };
 [[nodiscard]] std::int64_t deterministic_backward_heads_per_chunk(const Shape& shape);
 [[nodiscard]] std::size_t deterministic_backward_workspace_bytes(const Shape& shape, std::int64_t heads_per_chunk);

@@ -24,7 +24,7 @@ struct TileConfig {
   // group's softmax overlaps the other's matrix products on the same tensor cores.
   static constexpr int kConsumers = 2;
   // K/V ring depth per consumer: 3 x 32 KB; 2 x (16 KB Q + 96 KB) fills 224 of 227 KB.
-  // Measured on H200: 2 stages are 11-15% slower (NOTES.md, run 1).
+  // Measured on H200: 2 stages are 11-15% slower (notes/runs.md, run 1).
   static constexpr int kStages = 3;
   // Warp group 0 produces (warp p feeds consumer p), warp groups 1.. consume.
   static constexpr int kWarpGroupThreads = 128;
@@ -34,16 +34,16 @@ struct TileConfig {
   static constexpr int kConsumerRegs = 240;
   // L2 eviction hints: K/V evict_last (re-read by other query blocks), Q evict_first and
   // O streaming stores (touched once), so Q/O traffic does not push K/V out of L2.
-  // Measured neutral on H200 (within noise at S = 4K..64K, NOTES.md run 2); kept on.
+  // Measured neutral on H200 (within noise at S = 4K..64K, notes/runs.md run 2); kept on.
   static constexpr bool kL2Hints = true;
   // K of a stage goes back to the producer as soon as S = Q K^T is done, one to two
   // iterations before its V: the producer refills K that much earlier (deeper prefetch
-  // at no shared-memory cost). Measured neutral on H200 (NOTES.md run 2); kept on.
+  // at no shared-memory cost). Measured neutral on H200 (notes/runs.md run 2); kept on.
   static constexpr bool kEarlyKRelease = true;
   // Lazy O rescale (fwd_softmax.cuh): the softmax reference max moves only when a row
   // grew by more than 2^8, so most blocks skip the 64 multiplies of the O rescale.
   // Measured on H200: +2-5% at every size, also where the 700 W cap holds the clock
-  // (NOTES.md run 11).
+  // (notes/runs.md run 11).
   static constexpr bool kLazyRescale = true;
   // Shared memory a CTA may use on sm_90 (227 KB opt-in limit).
   static constexpr std::size_t kSmemLimit = 232448;

@@ -52,7 +52,7 @@ TEST(Sm90aWorkspace, DeterministicHoldsEveryHeadWhenAllFit) {
 }
 
 // Chunks also keep the kv items' Q and dO within half of L2 (50 MiB on sm_90 parts): the
-// longest-first order then never spreads over more heads than L2 holds (NOTES.md run 17).
+// longest-first order then never spreads over more heads than L2 holds (kernels/sm90a/notes/runs.md run 17).
 TEST(Sm90aWorkspace, DeterministicChunksHeadsWhoseInputsFitHalfOfL2) {
   const Shape s = topk_shape(16384);  // Q + dO 8 MiB a head: 3 heads; all tiles (1 GiB) fit the budget
   ASSERT_LT(tiles_of(s, s.bh()), kBudget);
