@@ -72,7 +72,7 @@ class NaiveBackend final : public Backend {
 
   [[nodiscard]] std::string name() const override { return "cpu-naive"; }
   [[nodiscard]] std::string description() const override {
-    return "fp64 triple loops straight from SPEC.md, single thread (tiny shapes)";
+    return "fp64 triple loops straight from docs/spec.md, single thread (tiny shapes)";
   }
   [[nodiscard]] Memory memory() const override { return Memory::host; }
   [[nodiscard]] bool has_op(Op) const override { return true; }

@@ -1,4 +1,4 @@
-// Backward of the CPU reference (SPEC.md, "Backward"). One head at a time: for each
+// Backward of the CPU reference (docs/spec.md, "Backward"). One head at a time: for each
 // q block (ascending), gather its valid selected keys, recompute P from lse, form dS,
 // write dQ of the block, and add its dK / dV contributions into per-head
 // accumulators. Five products per q block, the minimum (the k2q walk would recompute

@@ -1,7 +1,7 @@
 #pragma once
 // Internal to the CPU reference: the pieces forward and backward share. Which key
 // rows a q block sees (the sparsity policy, masking included), moving rows between
-// the typed host tensors and Eigen scratch, and the constants of SPEC.md.
+// the typed host tensors and Eigen scratch, and the constants of docs/spec.md.
 #include <Eigen/Core>
 #include <cstdint>
 #include <type_traits>

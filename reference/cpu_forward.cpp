@@ -1,4 +1,4 @@
-// Forward of the CPU reference (SPEC.md, "Forward"): per q block, gather the valid
+// Forward of the CPU reference (docs/spec.md, "Forward"): per q block, gather the valid
 // selected keys, S = Q K^T, exact softmax over all of them, O = P V.
 #include <cmath>
 #include <limits>

@@ -1,6 +1,6 @@
 #pragma once
 // The CPU reference (backend "cpu-ref"): VSA block-sparse attention forward and
-// backward exactly per SPEC.md, on host memory, with Eigen products.
+// backward exactly per docs/spec.md, on host memory, with Eigen products.
 //
 // For each q block the selected, valid key rows are gathered into one contiguous
 // matrix, so a q block is a handful of dense products (S = Q K^T, O = P V, ...)
@@ -24,7 +24,7 @@ struct Options {
 };
 
 // Which key blocks each q block attends to, and how many valid tokens each block
-// has (SPEC.md). Host pointers; entries of q2k_idx past q2k_num are never read.
+// has (docs/spec.md). Host pointers; entries of q2k_idx past q2k_num are never read.
 // Checked before use: counts in [0, max_kv], ids in [0, nb), vbs in [0, BLK]
 // (vbs 0 is accepted: such a block only holds padding). Ids within a row are not
 // checked for distinctness: a repeated id counts its keys twice, as in the naive loops.

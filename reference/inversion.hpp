@@ -1,5 +1,5 @@
 #pragma once
-// Deterministic q2k -> k2q inversion on the host (SPEC.md, "Index inversion").
+// Deterministic q2k -> k2q inversion on the host (docs/spec.md, "Index inversion").
 // Each k2q row lists the q blocks that selected that kv block, in ascending q
 // order, so backward runs are comparable bit for bit. The GPU version in
 // kernels/common produces the same arrays.

@@ -1,5 +1,5 @@
 #pragma once
-// The obviously-right reference: fp64 triple loops straight from SPEC.md, no
+// The obviously-right reference: fp64 triple loops straight from docs/spec.md, no
 // tiling, no Eigen, no threads. Slow (use tiny shapes); every other backend,
 // including the Eigen CPU reference, is tested against it.
 #include "vsa/backend.hpp"

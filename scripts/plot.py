@@ -88,7 +88,7 @@ def plot_tflops(args):
             ax.errorbar(s, tflops, yerr=errors, marker="o", capsize=3, label=label)
         ax.set_xscale("log", base=2)
         ax.set_xlabel("S (tokens)")
-        ax.set_ylabel("TFLOPS (SPEC.md FLOP count)")
+        ax.set_ylabel("TFLOPS (docs/spec.md FLOP count)")
         ax.set_title(f"{op}")
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize="small")

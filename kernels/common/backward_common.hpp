@@ -1,5 +1,5 @@
 #pragma once
-// Backward pieces every GPU backend shares (SPEC.md "Backward"): the Delta
+// Backward pieces every GPU backend shares (docs/spec.md "Backward"): the Delta
 // preprocess before the main kernels and the dQ postprocess after them.
 // Plain C++ declarations; the kernels are in delta_preprocess.cu and dq_postprocess.cu.
 #include <cstdint>

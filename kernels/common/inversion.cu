@@ -1,4 +1,4 @@
-// Deterministic q2k -> k2q inversion on the device (vsa/device_ops.hpp, SPEC.md "Index inversion").
+// Deterministic q2k -> k2q inversion on the device (vsa/device_ops.hpp, docs/spec.md "Index inversion").
 //
 // Why a bitmap: FastVideo appends to k2q rows with atomics, so the order inside a row
 // depends on scheduling. Here each CTA owns a tile of kv rows of one (b, h) and first

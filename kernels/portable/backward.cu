@@ -1,4 +1,4 @@
-// cuda-ref backward (SPEC.md "Backward"), three launches on one stream:
+// cuda-ref backward (docs/spec.md "Backward"), three launches on one stream:
 //   1. Delta = rowsum(O * dO)                  kernels/common (compute_delta)
 //   2. dQ: one CTA per (b, h, q block) walking q2k, one warp per query row
 //   3. dK, dV: one CTA per (b, h, kv block) walking k2q, one warp per key row

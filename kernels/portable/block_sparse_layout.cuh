@@ -1,5 +1,5 @@
 #pragma once
-// Index arithmetic of the SPEC.md data contract ([B, H, S, D] tensors, [B, H, S]
+// Index arithmetic of the docs/spec.md data contract ([B, H, S, D] tensors, [B, H, S]
 // statistics, [B, H, nb, max] block lists), in one place for every cuda-ref kernel.
 // Counts and vbs are clamped to their legal ranges and out-of-range block ids are
 // skipped, so a malformed index tensor gives wrong numbers, never a wild access.

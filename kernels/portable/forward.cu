@@ -1,4 +1,4 @@
-// cuda-ref forward (SPEC.md "Forward"): one CTA per (b, h, q block), one warp per
+// cuda-ref forward (docs/spec.md "Forward"): one CTA per (b, h, q block), one warp per
 // query row, keys visited one at a time with an online softmax in base 2. fp32
 // throughout; P is never rounded to bf16 (this is the reference the fast kernels,
 // which do round it, are measured against).
@@ -34,7 +34,7 @@ __global__ void __launch_bounds__(kForwardThreads)
   const int selected = BlockSparseLayout::list_len(q2k_num, list, L.s.max_kv);
   const std::int32_t* kv_blocks = q2k_idx + list * L.s.max_kv;
 
-  // Query rows are not masked: padded q rows get ordinary attention (SPEC.md).
+  // Query rows are not masked: padded q rows get ordinary attention (docs/spec.md).
   for (int rr = threadIdx.x / kWarpSize; rr < L.s.block; rr += warps) {
     const std::int64_t token = std::int64_t(qb) * L.s.block + rr;
     const WarpRow q_row = load_row(q + L.row(bh, token), D, lane);

@@ -1,4 +1,4 @@
-// The "cuda-ref" backend: portable fp32 CUDA reference kernels (SPEC.md), any
+// The "cuda-ref" backend: portable fp32 CUDA reference kernels (docs/spec.md), any
 // sm >= 80, no tensor cores, deterministic. Dispatch and reporting only; the
 // kernels are in forward.cu and backward.cu.
 #include <cuda_runtime_api.h>

@@ -1,5 +1,5 @@
 #pragma once
-// The softmax scale of SPEC.md, computed once on the host in double and rounded
+// The softmax scale of docs/spec.md, computed once on the host in double and rounded
 // once to fp32, so forward and backward use the very same constants.
 #include <cmath>
 

@@ -1,7 +1,7 @@
 #pragma once
 // One row of D values held by one warp: lane l keeps d = l, l + 32, l + 64, ...
 // Every cuda-ref kernel is built from these few operations, so the arithmetic of
-// the reference reads like SPEC.md: dot products, scaled adds, a store.
+// the reference reads like docs/spec.md: dot products, scaled adds, a store.
 //
 // Summation order is fixed (each lane in ascending d, then an xor butterfly), so
 // results are bitwise reproducible, and the butterfly leaves the same bits in

@@ -1,4 +1,4 @@
-// Planted cross-warp overlap race (SPEC.md bug classes 1 and 2): a consumer warp
+// Planted cross-warp overlap race (docs/spec.md bug classes 1 and 2): a consumer warp
 // hands a shared-memory stage back to the producer warp before it has read it.
 //
 //   producer (warp 1)                    consumer (warp 0)

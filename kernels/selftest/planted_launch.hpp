@@ -1,6 +1,6 @@
 #pragma once
 // Host entry points of the planted-fault kernels (vsa-bench selftest). Each kernel
-// carries one deliberate bug from SPEC.md's list; the backends in
+// carries one deliberate bug from docs/spec.md's list; the backends in
 // planted_backends.cpp put them on top of a correct cuda-ref forward, so the only
 // thing wrong with a backend's output is its planted bug.
 #include <cstdint>
@@ -10,7 +10,7 @@
 namespace vsa::selftest {
 
 // Writes one element far past `out` (1 TiB beyond it): an illegal address, a sticky
-// error that ends the context (SPEC.md bug class 4).
+// error that ends the context (docs/spec.md bug class 4).
 Status launch_out_of_bounds_write(bf16_bits* out, void* stream);
 
 // One CTA per (b, h, q block) runs a producer -> consumer hand-off on an mbarrier:

@@ -1,4 +1,4 @@
-// Planted hang (SPEC.md bug class 7): a producer -> consumer hand-off that a row
+// Planted hang (docs/spec.md bug class 7): a producer -> consumer hand-off that a row
 // with no selected kv blocks never completes.
 #include <cuda_runtime.h>
 

@@ -7,7 +7,7 @@
 namespace vsa::sm100a::bwd {
 
 struct Config {
-  // The SPEC.md fast-kernel contract: 64-token blocks, D = 128, bf16, BHSD.
+  // The docs/spec.md fast-kernel contract: 64-token blocks, D = 128, bf16, BHSD.
   static constexpr int kBlock = 64;
   static constexpr int kHeadDim = 128;
   // One CTA = one kv block j of one head (the k2q row j), stationary K_j, V_j; it streams

@@ -6,7 +6,7 @@
 namespace vsa::sm100a::fwd128 {
 
 struct Config {
-  // 128-token blocks (the Blackwell forward variant of SPEC.md), D = 128, bf16, BHSD.
+  // 128-token blocks (the Blackwell forward variant of docs/spec.md), D = 128, bf16, BHSD.
   static constexpr int kBlock = 128;
   static constexpr int kHeadDim = 128;
   // One CTA = one q block of one head: one M = 128 tcgen05.mma per product (data-path

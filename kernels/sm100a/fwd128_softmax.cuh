@@ -75,7 +75,7 @@ __device__ void softmax_steps(SharedStorage& smem, const WorkItem& w, std::uint3
   const int steps = w.steps;
   for (int n = 0; n < steps; ++n) {
     auto c0 = Begin<kProtocol, WarpRole::softmax, Section::loop>{};
-    // vbs of the *key* block of entry n (SPEC.md bug class 9), read before the wait.
+    // vbs of the *key* block of entry n (docs/spec.md bug class 9), read before the wait.
     const int valid = min(max(p.vbs[w.kv_block(p, n)], 0), Config::kBlock);
 
     auto c1 = wait(c0, smem.bars, n, steps);  // s_full

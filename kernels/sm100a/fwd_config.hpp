@@ -7,7 +7,7 @@
 namespace vsa::sm100a::fwd {
 
 struct Config {
-  // The SPEC.md fast-kernel contract: 64-token blocks, D = 128, bf16, BHSD.
+  // The docs/spec.md fast-kernel contract: 64-token blocks, D = 128, bf16, BHSD.
   static constexpr int kBlock = 64;
   static constexpr int kHeadDim = 128;
   // One CTA = one pair of neighbouring q blocks (2p, 2p + 1) of one head, each with its own

@@ -87,7 +87,7 @@ __device__ void softmax_steps(SharedStorage& smem, const WorkItem& w, std::uint3
   for (int n = 0; n < steps; ++n) {
     auto c0 = Begin<kProtocol, WarpRole::softmax, Section::loop>{};
     const bool mine = w.active(me.block, n);
-    // vbs of the *key* block of this row's entry n (SPEC.md bug class 9), read before the
+    // vbs of the *key* block of this row's entry n (docs/spec.md bug class 9), read before the
     // wait so its latency hides behind the MMA.
     const int valid = mine ? min(max(p.vbs[w.kv_block(p, me.block, n)], 0), Config::kBlock) : 0;
 

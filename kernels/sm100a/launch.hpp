@@ -9,7 +9,7 @@
 
 namespace vsa::sm100a {
 
-// The blk64 tile contract (SPEC.md): BLK = 64, D = 128, bf16, BHSD, and nb even (one CTA
+// The blk64 tile contract (docs/spec.md): BLK = 64, D = 128, bf16, BHSD, and nb even (one CTA
 // takes q blocks 2p and 2p + 1 of a head).
 inline constexpr int kBlock = 64;
 inline constexpr int kHeadDim = 128;

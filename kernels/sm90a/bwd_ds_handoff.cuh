@@ -9,7 +9,7 @@
 // row, K_j and that tile, and sums dQ_i = sum_n dS_in K_j in q2k order: one GEMM per pair
 // instead of the three of a recompute of S and dP, and no atomics (bitwise reproducible).
 //
-// Precondition: k2q is the inverse of q2k (our inversion, SPEC.md). Where they disagree
+// Precondition: k2q is the inverse of q2k (our inversion, docs/spec.md). Where they disagree
 // (a truncated max_q, duplicate ids) some slots are never written and the q items read
 // stale workspace: wrong, possibly non-reproducible dQ, but no fault and no wait on a
 // missing tile, because the waits are per kv item, not per tile. (A q2k id out of
@@ -96,7 +96,7 @@ __device__ __forceinline__ void wait_kv_done(const BwdParams& p, int bh, int kv_
 // ---- the slot map, built by the preprocess kernel ---------------------------------------
 
 // One warp per k2q entry (row r = (b, h, j), position m): finds j in the q2k row of
-// i = k2q_idx[r][m], 32 entries per step (q2k rows need not be sorted, SPEC.md), and
+// i = k2q_idx[r][m], 32 entries per step (q2k rows need not be sorted, docs/spec.md), and
 // writes its position, or -1. Called by whole warps with warp-uniform arguments.
 __device__ __forceinline__ void build_ds_slot(const std::int32_t* q2k_idx, const std::int32_t* q2k_num,
                                               const std::int32_t* k2q_idx, int num_blocks, int max_kv, int max_q,

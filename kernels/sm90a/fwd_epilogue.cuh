@@ -72,7 +72,7 @@ __device__ __forceinline__ void store_output(const float (&o)[64], const OnlineS
   __syncwarp();
 }
 
-// Count-0 item: attends to nothing, O rows exactly +0, lse -inf (SPEC.md).
+// Count-0 item: attends to nothing, O rows exactly +0, lse -inf (docs/spec.md).
 template <class Cfg>
 __device__ __forceinline__ void store_empty_item(int item, const Params& p, int warp, int lane) {
   bf16_bits* out_rows = p.out + std::int64_t(item) * Cfg::kBlockQ * Cfg::kHeadDim;

@@ -9,7 +9,7 @@
 
 namespace vsa::sm90a {
 
-// The fast kernels' fixed tile contract (SPEC.md): BLK = 64, D = 128, bf16, BHSD.
+// The fast kernels' fixed tile contract (docs/spec.md): BLK = 64, D = 128, bf16, BHSD.
 inline constexpr int kBlock = 64;
 inline constexpr int kHeadDim = 128;
 

@@ -1,4 +1,4 @@
-"""Output comparison as SPEC.md defines it, in the report's TensorMetrics form.
+"""Output comparison as docs/spec.md defines it, in the report's TensorMetrics form.
 
 Mirrors app/harness/metrics.cpp: NaN in `got` is counted and skipped; an infinity
 on either side must match exactly (-inf lse of empty rows) and is then skipped;

@@ -59,7 +59,7 @@ def summary(cases: list[dict]) -> dict:
 
 
 def exit_code(cases: list[dict]) -> int:
-    """0 all passed (skips allowed), 1 a check failed, 4 a peer faulted (DESIGN.md exit codes)."""
+    """0 all passed (skips allowed), 1 a check failed, 4 a peer faulted (docs/design.md exit codes)."""
     verdicts = {b["verdict"] for c in cases for b in c["backends"]} | {c["verdict"] for c in cases}
     if verdicts & {"FAULT", "HANG"}:
         return 4

@@ -8,11 +8,11 @@ our schema (peers-report.json) that `vsa-bench compare` and `vsa-bench fleet` re
 
 Each case comes from a `vsa-bench dump` directory (inputs, q2k/k2q/vbs, and the CPU
 reference's outputs when the dump computed them). Every peer is checked first
-(rel_max and rel_l2 per output, SPEC.md, against the case's tolerances) and timed
+(rel_max and rel_l2 per output, docs/spec.md, against the case's tolerances) and timed
 only when it passed, with CUDA events as our harness does (warm-up, iterations
 queued back to back, passes interleaved A B B A, median of pass medians; TFLOPS from
-the case's SPEC.md FLOP count). Without reference outputs in the dump, the reference
-is SPEC.md in fp32 torch on the same device (torch_reference.py); the report names
+the case's docs/spec.md FLOP count). Without reference outputs in the dump, the reference
+is docs/spec.md in fp32 torch on the same device (torch_reference.py); the report names
 which reference each case used. Exit codes: 0 all passed (skips allowed), 1 a check
 failed, 2 bad usage or input, 4 a peer raised.
 """
@@ -118,7 +118,7 @@ def pick_reference(case, t, args, backward, tol):
                         "(dumped with --no-reference)")
     torch_ref = reference_outputs(t, backward) if not use_dump or args.check_torch_reference else None
     if not use_dump:
-        return torch_ref, f"torch-fp32 (SPEC.md on {t.q.device.type}, scripts/peers/torch_reference.py)", []
+        return torch_ref, f"torch-fp32 (docs/spec.md on {t.q.device.type}, scripts/peers/torch_reference.py)", []
     ref = {name: to_tensor(case.arrays[name], t.q.device) for name in needed}
     extra = []
     if torch_ref is not None:

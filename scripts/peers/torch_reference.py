@@ -1,8 +1,8 @@
-"""SPEC.md's forward and backward in fp32 torch, for cases dumped without CPU outputs.
+"""docs/spec.md's forward and backward in fp32 torch, for cases dumped without CPU outputs.
 
 Only the selected blocks are computed (each q block against its gathered key
 blocks), so the cost follows the pair count, not S^2: S = 16384 at 25% density is
-seconds on a GPU. It follows SPEC.md literally, like the CPU reference:
+seconds on a GPU. It follows docs/spec.md literally, like the CPU reference:
   - softmax over the selected keys at in-block position < vbs[key block];
   - lse in M format (base 2), -inf and O = 0 for rows with no valid key;
   - the backward gets O rounded to bf16 (what every backend's backward gets in

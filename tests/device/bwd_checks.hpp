@@ -1,7 +1,7 @@
 #pragma once
 // The backward checks the device tests share: each gradient against the fp64 naive
 // reference (the fast kernels' tolerances; sm90a, sm100a-blk64), and the exact zeros
-// SPEC.md asks for (every backend, cuda-ref too).
+// docs/spec.md asks for (every backend, cuda-ref too).
 #include <gtest/gtest.h>
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 #pragma once
-// The row-level part of every forward check (SPEC.md): lse within a relative tolerance of
+// The row-level part of every forward check (docs/spec.md): lse within a relative tolerance of
 // the reference, and a row that attends to nothing (reference lse = -inf: count 0, or only
 // padding keys) has exactly O = +0 and lse = -inf. Reports the first five bad rows.
 #include <gtest/gtest.h>

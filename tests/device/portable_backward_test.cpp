@@ -1,4 +1,4 @@
-// cuda-ref backward against the fp64 naive reference on small cases (SPEC.md "Backward").
+// cuda-ref backward against the fp64 naive reference on small cases (docs/spec.md "Backward").
 // Both get the same O, lse (from the naive forward) and k2q (host inversion), so only
 // the backward math is compared.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// cuda-ref forward against the fp64 naive reference on small cases (SPEC.md "Forward").
+// cuda-ref forward against the fp64 naive reference on small cases (docs/spec.md "Forward").
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -3,7 +3,7 @@
 // host from a seed: inputs from the counter generator, q2k rows with ragged counts
 // (zeros included), distinct ids in shuffled (unsorted) order, and in-range garbage
 // past each row's count, so a kernel that reads past q2k_num gets wrong answers
-// instead of skipping a -1. Plus the error metrics of SPEC.md.
+// instead of skipping a -1. Plus the error metrics of docs/spec.md.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -126,7 +126,7 @@ inline std::vector<ProblemSpec> attention_cases() {
   };
 }
 
-// max|got - ref| / max|ref| and ||got - ref|| / ||ref|| over bf16 tensors (SPEC.md).
+// max|got - ref| / max|ref| and ||got - ref|| / ||ref|| over bf16 tensors (docs/spec.md).
 struct ErrorMetrics {
   double rel_max = 0, rel_l2 = 0;
   std::int64_t non_finite = 0;  // NaN / Inf in got

@@ -100,7 +100,7 @@ TEST_F(PortableTiming, ForwardAndBackwardAtS16K) {
     const auto bad = std::count_if(host.begin(), host.end(), [](bf16_bits x) { return !std::isfinite(bf16_to_float(x)); });
     EXPECT_EQ(bad, 0);
   }
-  // SPEC.md "FLOP accounting": F_fwd = 4 D BLK^2 pairs, F_bwd = 2.5 F_fwd.
+  // docs/spec.md "FLOPs and TFLOPS": F_fwd = 4 D BLK^2 pairs, F_bwd = 2.5 F_fwd.
   const double pairs = double(s.count_elems()) * s.max_kv;
   const double f_fwd = 4.0 * s.head_dim * s.block * s.block * pairs;
   const double fwd_tflops = f_fwd / (fwd_ms * 1e-3) / 1e12;

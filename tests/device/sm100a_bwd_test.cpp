@@ -1,4 +1,4 @@
-// sm100a-blk64 backward against the fp64 naive reference on small cases (SPEC.md "Backward").
+// sm100a-blk64 backward against the fp64 naive reference on small cases (docs/spec.md "Backward").
 // Both sides get the same O, lse (naive forward) and k2q (host inversion), so only the
 // backward is compared. Skips, with the reason, on every device that is not compute
 // capability 10.0: as of this writing it has never run (no Blackwell GPU was available), so

@@ -1,5 +1,5 @@
 // sm100a-blk128 forward (128-token blocks) against the fp64 naive reference on small cases
-// (SPEC.md "Forward"). Skips, with the reason, on every device that is not compute
+// (docs/spec.md "Forward"). Skips, with the reason, on every device that is not compute
 // capability 10.0: as of this writing it has never run (no Blackwell GPU was available).
 // Aimed at the kernel's own risks: M = 128 accumulators (layout D), 128-key P rows across
 // two swizzled halves, key-block vbs masking, count-0 rows (no barrier wait), the K/V ring

@@ -1,4 +1,4 @@
-// sm100a-blk64 forward against the fp64 naive reference on small cases (SPEC.md "Forward").
+// sm100a-blk64 forward against the fp64 naive reference on small cases (docs/spec.md "Forward").
 // Skips, with the reason, on every device that is not compute capability 10.0: as of this
 // writing it has never run (no Blackwell GPU was available), so these cases are the first
 // thing to run on one. Aimed at the kernel's own risks: two q blocks of one CTA with

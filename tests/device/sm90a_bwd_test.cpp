@@ -1,4 +1,4 @@
-// sm90a / sm90a-det backward against the fp64 naive reference (SPEC.md "Backward").
+// sm90a / sm90a-det backward against the fp64 naive reference (docs/spec.md "Backward").
 // Both sides get the same O, lse (naive forward) and k2q (host inversion), so only
 // the backward is compared. Skips with the reason on machines without a CC 9.0 GPU.
 // The timing driver (DISABLED_ by default) prints TFLOPS at S = 4096, 16384, 65536, and for
@@ -169,7 +169,7 @@ TEST_F(Sm90aTest, DeterministicBackwardInChunksMatchesOneLaunch) {
 // S/64/8 (12.5%) at S = 4096, where fixed costs weigh most.
 // Inputs are random (never zeros); lse is drawn in [8, 12] so P has realistic magnitudes.
 // Times the whole backward (Delta, kernels, dQ postprocess) with events: 3 warm-ups,
-// 20 timed runs, median. TFLOPS = 2.5 * 4 * D * 64 * 64 * pairs / s (SPEC.md).
+// 20 timed runs, median. TFLOPS = 2.5 * 4 * D * 64 * 64 * pairs / s (docs/spec.md).
 class Sm90aBackwardTiming : public Sm90aTest {};
 
 // One traced launch (the probe variant with no delays, kernels/sm90a/trace.hpp) right after

@@ -1,5 +1,5 @@
-// sm90a forward against the fp64 naive reference on small cases (SPEC.md "Forward"),
-// aimed at the bug classes of SPEC.md: zero-count rows next to full ones (6, 7),
+// sm90a forward against the fp64 naive reference on small cases (docs/spec.md "Forward"),
+// aimed at the bug classes of docs/spec.md: zero-count rows next to full ones (6, 7),
 // padded key blocks and all-padding selections (9), unsorted ids and garbage past the
 // count, odd nb, B > 1, x16 inputs (8), many items per persistent CTA, long rows that
 // wrap the K/V ring, the delay-probe variant (1, 2) and run-to-run reproducibility.

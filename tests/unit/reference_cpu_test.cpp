@@ -1,5 +1,5 @@
 // cpu-ref (Eigen, fp32) against the naive fp64 loops, and the edge semantics of
-// SPEC.md that every backend must get exactly right.
+// docs/spec.md that every backend must get exactly right.
 //
 // How the two are compared. Both produce bf16, so their outputs cannot be compared
 // at 1e-5 directly: rounding alone moves a value by up to half a bf16 ulp (2^-9
@@ -237,7 +237,7 @@ TEST(CpuRefAccuracy, Fp32ErrorAgainstFp64ByInputScale) {
 }
 
 // ------------------------------------------------------------------------------
-// Edge semantics (SPEC.md), on explicit selections
+// Edge semantics (docs/spec.md), on explicit selections
 
 // Blocks: 0 full, 1 only padding (vbs 0), 2 partly padding, 3 full but never selected.
 // Rows: q0 -> {2, 0}, q1 -> {} (count 0), q2 -> {1} (all padding), q3 -> {0, 1, 2}.

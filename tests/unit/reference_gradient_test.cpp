@@ -1,6 +1,6 @@
 // Finite-difference check of the backward: dQ, dK, dV must be the gradient of
 // L = sum(O * dO) with respect to Q, K, V. Independent of the naive loops (which
-// share SPEC.md's formulas with cpu-ref, so a wrong formula would agree with itself).
+// share docs/spec.md's formulas with cpu-ref, so a wrong formula would agree with itself).
 // bf16 inputs cannot be nudged by 1e-5, hence the fp64 entry points.
 #include <gtest/gtest.h>
 

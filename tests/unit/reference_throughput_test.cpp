@@ -2,7 +2,7 @@
 // it does not check). Run it with
 //   vsa_unit_tests --gtest_also_run_disabled_tests --gtest_filter='CpuRefThroughput.*'
 // Shape of issue 2: S = 4096, H = 2, B = 1, D = 128, BLK = 64, random top-k at 25%
-// density (16 of 64 kv blocks per q block). FLOPs per SPEC.md: F_fwd = 4*D*BLK^2*pairs,
+// density (16 of 64 kv blocks per q block). FLOPs per docs/spec.md: F_fwd = 4*D*BLK^2*pairs,
 // F_bwd = 2.5 * F_fwd.
 #include <gtest/gtest.h>
 

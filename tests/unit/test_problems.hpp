@@ -26,7 +26,7 @@ namespace vsa::test {
 struct ProblemSpec {
   Shape shape;  // max_kv is the q2k row length; max_q is filled in from the inversion
   std::uint64_t seed = 1;
-  float scale = 1.0f;      // input scale (SPEC.md: x1, x4, x16)
+  float scale = 1.0f;      // input scale (docs/spec.md: x1, x4, x16)
   double zero_rows = 0.0;  // probability that a q block's count is 0
   bool full_rows = false;  // every count = max_kv (else uniform in [1, max_kv])
   bool padded = false;     // vbs uniform in [1, BLK] (else every block full)

@@ -1,5 +1,5 @@
 #pragma once
-// The interface every kernel family implements (DESIGN.md, "Backend interface").
+// The interface every kernel family implements (docs/design.md, "Backends").
 // Plain C++: pointers are raw (host or device memory as the backend declares),
 // the stream is an opaque cudaStream_t, errors come back as text. Nothing here
 // needs a CUDA header, so the harness and tests compile with g++ alone.
@@ -45,7 +45,7 @@ struct [[nodiscard]] Status {
   static Status failure(std::string what) { return {std::move(what)}; }
 };
 
-// Delay probes (DESIGN.md, "Finding races"): a probe-enabled kernel variant sleeps
+// Delay probes (docs/design.md, "Finding races and faults"): a probe-enabled kernel variant sleeps
 // `nanoseconds[i]` at the named hand-off point i. All zero means the normal variant.
 inline constexpr int kMaxProbePoints = 8;
 struct ProbeDelays {

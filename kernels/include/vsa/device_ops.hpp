@@ -20,7 +20,7 @@ Status poison_f32(float* dst, std::int64_t count, std::uint32_t pattern, void* s
 // Entries past k2q_num are set to -1. Requires shape.max_q >= the longest k2q row
 // (max_k2q_len finds it); a longer row is truncated to its first max_q q blocks and
 // its k2q_num says max_q, so a too-small max_q gives wrong gradients, never an
-// out-of-bounds write. Ids within a q2k row must be distinct (SPEC.md); ids outside
+// out-of-bounds write. Ids within a q2k row must be distinct (docs/spec.md); ids outside
 // [0, nb) are ignored. Output equals vsa::ref::invert_q2k (reference/inversion.hpp)
 // bit for bit and does not depend on scheduling: no atomics decide any order.
 // Works for nb up to 393216 (one k2q row's bitmap must fit in 48 KiB of shared memory).
@@ -36,7 +36,7 @@ Status max_k2q_len(const Shape& shape, const std::int32_t* q2k_idx, const std::i
 }  // namespace vsa::device
 
 namespace vsa {
-// Sentinels written before every run (SPEC.md "elements never written").
+// Sentinels written before every run (docs/spec.md, "How correctness is judged": poison).
 inline constexpr bf16_bits kPoisonBf16 = 0x7fa5;        // a NaN payload no kernel produces
 inline constexpr std::uint32_t kPoisonF32 = 0x7fa5a5a5u;  // likewise for fp32
 }  // namespace vsa
