@@ -1,5 +1,6 @@
 # Shared by scripts/quickstart.sh and scripts/test.sh: install what is missing
-# (Debian packages, the PyPI disassembler for `lint`), then configure and build.
+# (Debian packages, the PyPI disassembler for `lint`, the Python test packages), then
+# configure and build.
 # Idempotent: a second run installs nothing and rebuilds only what changed.
 set -euo pipefail
 
@@ -44,6 +45,21 @@ install_disassembler() {
     found="$(ls "$VSA_TOOLS"/venv/lib/python3*/site-packages/nvidia/cu*/bin/cuobjdump | head -n1)"
   fi
   export VSA_CUOBJDUMP="$found"
+}
+
+# Python packages the tests need (tests/cli/schema.sh: jsonschema, for docs/schema/), in the
+# same project venv; VSA_PYTHON tells the tests which interpreter has them.
+install_python_test_tools() {
+  local py="$VSA_TOOLS/venv/bin/python"
+  if [ ! -x "$py" ]; then
+    say "creating $VSA_TOOLS/venv"
+    python3 -m venv "$VSA_TOOLS/venv"
+  fi
+  if ! "$py" -c "import jsonschema" 2>/dev/null; then
+    say "installing jsonschema (PyPI) into $VSA_TOOLS/venv"
+    "$py" -m pip install -q --disable-pip-version-check "jsonschema>=4.18"
+  fi
+  export VSA_PYTHON="$py"
 }
 
 configure_and_build() {

@@ -1,0 +1,113 @@
+# The JSON Schemas of docs/schema/ against what the project writes and reads: every committed
+# baseline report and repro bundle, every built-in and test suite, fresh reports of this binary
+# (a CPU-only run and a failing case), a repro bundle it writes, and `compare` / `fleet
+# --format json` on the baselines. Then planted violations (a verdict "MAYBE", a missing
+# required field, an unknown suite field, a compare without exit_code, a fleet verdict outside
+# the enum, a report field the schema does not know) must each be rejected.
+# Needs jsonschema (PyPI): scripts/test.sh installs it into .tools/venv; without it this test
+# fails rather than skips.
+source "$(dirname "$0")/lib.sh"
+
+PY=""
+for candidate in "${VSA_PYTHON:-}" "$SRC/.tools/venv/bin/python" python3; do
+  [ -n "$candidate" ] && "$candidate" -c "import jsonschema" 2>/dev/null && { PY="$candidate"; break; }
+done
+[ -n "$PY" ] || fail "no Python with the jsonschema package (scripts/test.sh installs it into .tools/venv)"
+CHECK=("$PY" "$SRC/scripts/check_schema.py")
+
+valid() {  # valid [--schema KIND] FILE...
+  "${CHECK[@]}" "$@" >"$WORK/out" 2>&1 || { cat "$WORK/out"; fail "schema check rejected: $*"; }
+}
+invalid() {  # invalid KIND FILE TEXT: the file must be rejected with TEXT in the message
+  "${CHECK[@]}" --schema "$1" "$2" >"$WORK/out" 2>&1; local rc=$?
+  [ "$rc" -eq 1 ] || { cat "$WORK/out"; fail "planted violation accepted ($3): exit $rc"; }
+  grep -qF -- "$3" "$WORK/out" || { cat "$WORK/out"; fail "planted violation rejected without '$3'"; }
+}
+edit() {  # edit SRC DST PYTHON: DST = SRC with the statement applied to d
+  "$PY" - "$1" "$2" "$3" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+exec(sys.argv[3])
+json.dump(d, open(sys.argv[2], "w"))
+PY
+}
+
+# Committed files: reports and the one-case bundles `repro --bundle` writes.
+shopt -s nullglob
+reports=(); bundles=()
+for f in "$SRC"/results/baselines/*.json; do
+  case "$f" in *-bundle.json) bundles+=("$f") ;; *) reports+=("$f") ;; esac
+done
+[ "${#reports[@]}" -ge 10 ] || fail "expected the committed baseline reports, found ${#reports[@]}"
+[ "${#bundles[@]}" -ge 1 ] || fail "expected a committed repro bundle"
+valid --schema report "${reports[@]}"
+valid --schema suite "${bundles[@]}"
+suites=("$SRC"/suites/*.json "$SRC"/tests/suites/*.json)
+[ "${#suites[@]}" -ge 8 ] || fail "expected the built-in and test suites, found ${#suites[@]}"
+valid --schema suite "${suites[@]}"
+
+# Fresh output of this binary: a CPU-only run (device null), and a case that fails.
+"$BIN" run smoke --devices none --out "$WORK/run" --label schema >"$WORK/out" 2>&1 || { cat "$WORK/out"; fail "run smoke"; }
+cat >"$WORK/failing.json" <<'JSON'
+{"name": "schema-fail", "cases": [{"name": "zero-tolerance", "B": 1, "H": 1, "S": 128, "D": 32,
+  "backends": ["cpu-ref"], "tolerance": {"rel_max": 0, "rel_l2": 0}}]}
+JSON
+valid --schema suite "$WORK/failing.json"
+"$BIN" run "$WORK/failing.json" --devices none --out "$WORK/fail" >"$WORK/out" 2>&1
+[ $? -eq 1 ] || { cat "$WORK/out"; fail "a zero-tolerance case must fail (exit 1)"; }
+fresh=("$WORK"/run/*.json "$WORK"/fail/*.json)
+[ "${#fresh[@]}" -eq 2 ] || fail "expected two fresh reports, found ${#fresh[@]}"
+valid --schema report "${fresh[@]}"
+grep -q '"verdict": "FAIL"' "${fresh[1]}" || fail "the failing run's report holds no FAIL"
+
+correctness="$SRC/results/baselines/h200-correctness.json"
+"$BIN" repro "$correctness" --case correctness/odd-nb --bundle "$WORK/bundle.json" >"$WORK/out" 2>&1 \
+  || { cat "$WORK/out"; fail "repro --bundle"; }
+valid --schema suite "$WORK/bundle.json"
+
+# compare: baselines side by side, and a gate that finds a regression (a copy at half speed).
+perf="$SRC/results/baselines/h200-sm90a.json"
+"$BIN" compare "$perf" "$SRC/results/baselines/h200-sm90a-final-check.json" "$SRC/results/baselines/h200-peers.json" \
+  --format json >"$WORK/compare.json" 2>"$WORK/err"
+rc=$?; [ "$rc" -eq 0 ] || { cat "$WORK/err"; fail "compare --format json: exit $rc"; }
+valid --schema compare "$WORK/compare.json"
+edit "$perf" "$WORK/slow.json" "
+for c in d['cases']:
+    for b in c['backends']:
+        for t in b['timings']: t['tflops'] *= 0.5"
+"$BIN" compare --baseline "$perf" "$WORK/slow.json" --threshold 5% --format json >"$WORK/gate.json" 2>"$WORK/err"
+rc=$?; [ "$rc" -eq 3 ] || { cat "$WORK/err"; fail "compare gate on a half-speed copy: exit $rc, expected 3"; }
+valid --schema compare "$WORK/gate.json"
+
+# fleet over the baselines (the bundle is skipped; the fault-isolation report fails: exit 1).
+"$BIN" fleet "$SRC/results/baselines" --gate --format json >"$WORK/fleet.json" 2>"$WORK/err"
+rc=$?; [ "$rc" -eq 1 ] || { cat "$WORK/err"; fail "fleet over the baselines: exit $rc, expected 1"; }
+valid --schema fleet "$WORK/fleet.json"
+[ "$(json_get "$WORK/fleet.json" "len(d['skipped']) >= 1 and d['failed_nodes'] >= 1")" = "True" ] \
+  || fail "fleet JSON: expected a skipped bundle and a failed node"
+
+# The schema's own "schema" tag picks the schema when none is named.
+valid "${reports[0]}" "${suites[0]}" "$WORK/compare.json" "$WORK/fleet.json"
+
+# Planted violations: each must be rejected, naming what is wrong.
+edit "$correctness" "$WORK/maybe.json" "d['cases'][0]['verdict'] = 'MAYBE'"
+invalid report "$WORK/maybe.json" "\$.cases[0].verdict: 'MAYBE' is not one of"
+edit "$correctness" "$WORK/nosummary.json" "del d['summary']"
+invalid report "$WORK/nosummary.json" "'summary' is a required property"
+edit "$correctness" "$WORK/nofirmware.json" "del d['device']['gsp_firmware_version']"
+invalid report "$WORK/nofirmware.json" "'gsp_firmware_version' is a required property"
+edit "$correctness" "$WORK/string-metric.json" "d['cases'][0]['backends'][0]['metrics'][0]['rel_max'] = '0.01'"
+invalid report "$WORK/string-metric.json" "is not of type 'number', 'null'"
+edit "${fresh[0]}" "$WORK/drift.json" "d['cases'][0]['backends'][0]['kernel_ms'] = 1.0"
+invalid report "$WORK/drift.json" "('kernel_ms' was unexpected)"
+edit "$SRC/suites/correctness.json" "$WORK/typo.json" "d['cases'][0]['pattrn'] = d['cases'][0].pop('pattern')"
+invalid suite "$WORK/typo.json" "('pattrn' was unexpected)"
+edit "$SRC/suites/correctness.json" "$WORK/backend.json" "d['defaults']['backends'] = ['sm90']"
+invalid suite "$WORK/backend.json" "'sm90' is not one of"
+edit "$WORK/gate.json" "$WORK/noexit.json" "del d['exit_code']"
+invalid compare "$WORK/noexit.json" "'exit_code' is a required property"
+edit "$WORK/gate.json" "$WORK/exit0.json" "d['exit_code'] = 0"
+invalid compare "$WORK/exit0.json" "\$.gate.regressions"
+edit "$WORK/fleet.json" "$WORK/ok.json" "d['nodes'][0]['verdict'] = 'OK'"
+invalid fleet "$WORK/ok.json" "'OK' is not one of"
+echo "ok"
