@@ -48,7 +48,8 @@ install_disassembler() {
 }
 
 # Python packages the tests need (tests/cli/schema.sh: jsonschema, for docs/schema/), in the
-# same project venv; VSA_PYTHON tells the tests which interpreter has them.
+# same project venv; VSA_TOOLS_PYTHON tells the tests which interpreter has them (VSA_PYTHON is
+# the one with torch, for tests/cli/peers.sh).
 install_python_test_tools() {
   local py="$VSA_TOOLS/venv/bin/python"
   if [ ! -x "$py" ]; then
@@ -59,7 +60,7 @@ install_python_test_tools() {
     say "installing jsonschema (PyPI) into $VSA_TOOLS/venv"
     "$py" -m pip install -q --disable-pip-version-check "jsonschema>=4.18"
   fi
-  export VSA_PYTHON="$py"
+  export VSA_TOOLS_PYTHON="$py"
 }
 
 configure_and_build() {

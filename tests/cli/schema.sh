@@ -9,7 +9,7 @@
 source "$(dirname "$0")/lib.sh"
 
 PY=""
-for candidate in "${VSA_PYTHON:-}" "$SRC/.tools/venv/bin/python" python3; do
+for candidate in "${VSA_TOOLS_PYTHON:-}" "$SRC/.tools/venv/bin/python" python3; do
   [ -n "$candidate" ] && "$candidate" -c "import jsonschema" 2>/dev/null && { PY="$candidate"; break; }
 done
 [ -n "$PY" ] || fail "no Python with the jsonschema package (scripts/test.sh installs it into .tools/venv)"
