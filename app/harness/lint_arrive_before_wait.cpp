@@ -1,7 +1,7 @@
 // arrive-before-wait: a barrier arrive issued while an asynchronous read of a buffer that
 // the arrive may hand back can still be in flight (SPEC.md bug class 2).
 //
-// What is tracked, and why (PTX ISA; section titles, numbers of PTX ISA 9.x):
+// What is tracked, and why (PTX ISA section titles; the tcgen05 number as in PTX ISA 9.x):
 // - tcgen05.ld (LDTM). "Memory Consistency Model for 5th generation of TensorCore
 //   operations" (9.7.16.6), "Asynchronous Operations": tcgen05.ld is asynchronous and not
 //   ordered with the thread's other instructions; only tcgen05.wait::ld ("tcgen05.wait")
@@ -12,7 +12,7 @@
 //   tcgen05.wait::ld compiles to waits on that one alone), so a wait that retires an LDTM
 //   retires every LDTM issued before it on all paths, scoreboard or not.
 // - wgmma.mma_async (HGMMA) reading shared memory. "Asynchronous Warpgroup Level Matrix
-//   Multiply-Accumulate" (9.7.15): the operands may be read until wgmma.wait_group retires
+//   Multiply-Accumulate Instructions": the operands may be read until wgmma.wait_group retires
 //   the group (wgmma.commit_group / wait_group); releasing the stage before that is a race.
 // - tcgen05.mma (UTC*MMA) reading shared memory. Same 9.7.16.6: asynchronous; its
 //   completion is observable only through tcgen05.commit (UTCBAR), which makes an mbarrier

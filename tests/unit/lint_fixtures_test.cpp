@@ -68,6 +68,36 @@ TEST_F(LintFixtures, TensorMemoryLoadArrive) {
   EXPECT_NE(finding.message.find("LDTM"), std::string::npos) << finding.message;
 }
 
+TEST_F(LintFixtures, Tcgen05MmaReleasedByAThreadArrive) {
+  // vsa::sm100a kernels with UTCHMMA: no missing-mma, only the planted release.
+  const auto result = lint("lint_mma_arrive.cubin");
+  ASSERT_EQ(result.findings.size(), 1U) << dump(result.findings);
+  const auto& finding = result.findings[0];
+  EXPECT_EQ(finding.rule, kRuleArriveBeforeWait);
+  EXPECT_EQ(finding.kernel, "_ZN3vsa6sm100a12lint_fixture25planted_mma_thread_arriveEjmmj");
+  EXPECT_TRUE(opcode_at("lint_mma_arrive.cubin", finding).starts_with("SYNCS.ARRIVE"));
+  EXPECT_NE(finding.message.find("UTCHMMA"), std::string::npos) << finding.message;
+  EXPECT_EQ(result.kernels.size(), 2U);
+}
+
+TEST_F(LintFixtures, RelaxedAndReleaseArrivesLookTheSameInSass) {
+  // Why arrive-before-wait cannot check a generic load before a relaxed arrive: the two
+  // arrives are the same instruction words. Neither kernel is a finding.
+  const std::string file = "lint_relaxed_arrive.cubin";
+  EXPECT_TRUE(lint(file).findings.empty());
+  std::vector<const sass::Instruction*> arrives;
+  const auto listing = sass::dump_sass(m_cuobjdump, path(file));
+  for (const auto& kernel : listing.kernels) {
+    for (const auto& inst : kernel.instructions) {
+      if (inst.opcode_starts_with("SYNCS.ARRIVE")) arrives.push_back(&inst);
+    }
+  }
+  ASSERT_EQ(arrives.size(), 2U);
+  EXPECT_EQ(arrives[0]->opcode, arrives[1]->opcode);
+  EXPECT_EQ(arrives[0]->low_word, arrives[1]->low_word);
+  EXPECT_EQ(arrives[0]->high_word, arrives[1]->high_word);
+}
+
 TEST_F(LintFixtures, MissingWaitLdPlantedInTheRealBackward) {
 #ifndef VSA_LINT_PLANTED_BWD
   GTEST_SKIP() << "built without the sm_100a image (VSA_BUILD_SM100A=OFF): the planted backward is not compiled";
