@@ -1,38 +1,74 @@
-// arrive-before-wait: a barrier arrive that hands a buffer back while a load from
-// that kind of buffer may still be reading it.
+// arrive-before-wait: a barrier arrive issued while an asynchronous read of a buffer that
+// the arrive may hand back can still be in flight (SPEC.md bug class 2).
 //
-// Model (LINT.md, "arrive-before-wait"): walk the kernel in address order. A load
-// (LDS/LDSM/LDTM) records itself on the scoreboard its control bits set; an
-// instruction whose wait mask names that scoreboard, or a DEPBAR.LE that drains
-// it, retires it. HGMMA ops are tracked by warpgroup group (gsb0) and retired by
-// WARPGROUP.DEPBAR.LE. A MEMBAR, once its own scoreboard is waited on, retires the
-// shared-memory loads issued before it (fence.proxy.async compiles to one). An
-// arrive that issues while any tracked op is outstanding
-// is a finding. State is dropped at branch targets and after unconditional
-// control transfers, so only straight-line code (extended basic blocks) is seen.
+// What is tracked, and why (PTX ISA section titles; the tcgen05 number as in PTX ISA 9.x):
+// - tcgen05.ld (LDTM). "Memory Consistency Model for 5th generation of TensorCore
+//   operations" (9.7.16.6), "Asynchronous Operations": tcgen05.ld is asynchronous and not
+//   ordered with the thread's other instructions; only tcgen05.wait::ld ("tcgen05.wait")
+//   waits for it. An mbarrier arrive's release orders the thread's prior memory operations,
+//   not an outstanding tcgen05.ld, so the columns can be rewritten while still being read.
+//   One thread's tcgen05.ld complete in issue order: ptxas relies on it (in the sm100a dQ
+//   reduce, of four back-to-back LDTM.x32 only the last sets a scoreboard, and the NOP that
+//   tcgen05.wait::ld compiles to waits on that one alone), so a wait that retires an LDTM
+//   retires every LDTM issued before it on all paths, scoreboard or not.
+// - wgmma.mma_async (HGMMA) reading shared memory. "Asynchronous Warpgroup Level Matrix
+//   Multiply-Accumulate Instructions": the operands may be read until wgmma.wait_group retires
+//   the group (wgmma.commit_group / wait_group); releasing the stage before that is a race.
+// - tcgen05.mma (UTC*MMA) reading shared memory. Same 9.7.16.6: asynchronous; its
+//   completion is observable only through tcgen05.commit (UTCBAR), which makes an mbarrier
+//   track it ("tcgen05.commit"). A thread arrive while an MMA is not yet committed hands
+//   the operands back with nothing tracking the MMA. After the commit the mbarrier carries
+//   the completion, and which arrive releases which buffer is not known here, so later
+//   arrives are not checked against that MMA.
+// Not tracked: generic loads (LDS, LDSM, LDG, LD, ...). mbarrier.arrive has .release
+// semantics when no .sem qualifier is given ("mbarrier.arrive"; .relaxed is the explicit
+// opt-out), and bar.arrive orders the thread's prior memory accesses for the threads that
+// wait on the barrier likewise ("bar, barrier"). By "Memory Consistency Model" > "Release and Acquire Patterns" and "Ordering of
+// memory operations" > "Causality Order", a load that precedes a release in program order is
+// ordered before every operation that observes the release through an acquire (the
+// producer's wait). ptxas relies on it: it emits LDS; SYNCS.ARRIVE with no wait on the LDS
+// scoreboard. `mbarrier.arrive.relaxed.cta` gives no such order, but ptxas 13.0 emits the
+// very same SYNCS.ARRIVE words for it (LINT.md), so the SASS cannot tell it apart.
+//
+// Analysis (LINT.md, "The model"): a forward may-analysis over the kernel's control-flow
+// graph (sass_cfg.hpp). The state is the set of reads that may be outstanding, joined at
+// merge points by union (the worst case over all paths), iterated to a fixpoint; then every
+// arrive is checked once against the state that reaches it.
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <deque>
+#include <map>
 #include <optional>
 #include <set>
 #include <string_view>
 
 #include "harness/lint_checks.hpp"
+#include "harness/sass_cfg.hpp"
 
 namespace vsa::lint {
 
 namespace {
 
-// memory_fence: a MEMBAR; once it has completed (its scoreboard drained), every
-// shared-memory access issued before it has been performed.
-enum class Kind { untracked, shared_load, tensor_load, async_mma, memory_fence };
+enum class Kind { untracked, tensor_load, wgmma, tcgen05_mma };
+
+// Ranks count the ops pushed onto the same scoreboard (or the wgmma groups committed) after
+// this one: 0 = the newest. Ops are identified by their issuing instruction, so a loop's
+// iterations collapse into one entry; its rank is a lower bound of the newest instance's
+// true rank. DEPBAR.LE SBn, k retires the ranks >= k, so a lower bound retires no more than
+// the hardware does (sound), and the join keeps the smaller rank.
+constexpr int kMaxRank = 64;
+
+struct Entry {
+  Kind kind = Kind::untracked;
+  int rank = 0;
+  bool operator==(const Entry&) const = default;
+};
 
 struct Outstanding {
   std::uint32_t offset = 0;
-  std::string opcode;
   Kind kind = Kind::untracked;
-  int scoreboard = -1;    // -1: an HGMMA group
-  std::uint64_t seq = 0;  // issue order within the block
+  int scoreboard = -1;  // -1: wgmma group / tcgen05.mma
 };
 
 std::string_view trim(std::string_view s) {
@@ -55,15 +91,9 @@ std::optional<int> parse_count(std::string_view token) {
   return value;
 }
 
-Kind op_kind(const sass::Instruction& inst, const ArriveRule& rule) {
-  const auto base = inst.base_opcode();
-  if (rule.shared_loads && (base == "LDS" || base == "LDSM")) return Kind::shared_load;
-  if (rule.tensor_loads && base == "LDTM") return Kind::tensor_load;
-  if (base == "MEMBAR") return Kind::memory_fence;
-  return Kind::untracked;
+bool is_tcgen05_mma(std::string_view base) {
+  return base.starts_with("UTC") && base.ends_with("MMA");  // UTCHMMA, UTCQMMA, UTCIMMA (.WS forms too)
 }
-
-bool is_tracked(Kind kind) { return kind == Kind::shared_load || kind == Kind::tensor_load || kind == Kind::async_mma; }
 
 // `BAR.ARV 0x4, 0x100`: the immediate barrier id, or nothing when it sits in a register.
 std::optional<int> immediate_barrier_id(const sass::Instruction& inst) {
@@ -93,25 +123,16 @@ bool is_arrive(const sass::Instruction& inst, const std::string& kernel, const A
   return false;
 }
 
-bool ends_block(const sass::Instruction& inst) {
-  const auto base = inst.base_opcode();
-  if (base == "CALL") return true;  // the callee's waits are not seen
-  const bool transfer = base == "BRA" || base == "BRX" || base == "JMP" || base == "JMX" || base == "EXIT" ||
-                        base == "RET";
-  return transfer && inst.unconditional();
-}
-
-std::string describe(const Outstanding& op) {
-  const auto where = op.opcode + " at " + sass::format_offset(op.offset);
+std::string describe(const Outstanding& op, const std::string& opcode) {
+  const auto where = opcode + " at " + sass::format_offset(op.offset);
   switch (op.kind) {
-    case Kind::shared_load:
-      return where + " (shared-memory load, SB" + std::to_string(op.scoreboard) + ")";
     case Kind::tensor_load:
       return where + " (tcgen05.ld from tensor memory, SB" + std::to_string(op.scoreboard) + ")";
-    case Kind::async_mma:
+    case Kind::wgmma:
       return where + " (wgmma reading shared memory, group gsb0)";
+    case Kind::tcgen05_mma:
+      return where + " (tcgen05.mma reading shared memory, not yet committed)";
     case Kind::untracked:
-    case Kind::memory_fence:
       break;
   }
   return where;
@@ -119,32 +140,55 @@ std::string describe(const Outstanding& op) {
 
 std::string remedy(Kind kind) {
   switch (kind) {
-    case Kind::shared_load:
-      return "consume the loaded registers before the arrive";
     case Kind::tensor_load:
       return "tcgen05.wait::ld before the arrive";
-    case Kind::async_mma:
+    case Kind::wgmma:
       return "wgmma.wait_group before the arrive";
+    case Kind::tcgen05_mma:
+      return "release the operands with tcgen05.commit to the barrier, not a thread arrive";
     case Kind::untracked:
-    case Kind::memory_fence:
       break;
   }
   return {};
 }
 
-class ScoreboardState {
+class State {
  public:
-  void reset() {
-    for (auto& sb : m_scoreboards) sb.clear();
-    m_closed_groups.clear();
-    m_overlapped_groups.clear();
-    m_open_group.clear();
+  bool operator==(const State&) const = default;
+
+  // Union; the smaller rank. Returns true when *this grew.
+  bool join(const State& other) {
+    bool changed = false;
+    for (const auto& [offset, load] : other.m_tmem_loads) {
+      const auto [it, inserted] = m_tmem_loads.emplace(offset, load);
+      if (inserted) {
+        changed = true;
+        continue;
+      }
+      // "issued after it on every path": the intersection.
+      const auto before = it->second.issued_after.size();
+      std::erase_if(it->second.issued_after, [&](std::uint32_t o) { return !load.issued_after.contains(o); });
+      changed |= it->second.issued_after.size() != before;
+    }
+    for (int sb = 0; sb < sass::kScoreboards; ++sb) changed |= join_ranked(m_scoreboards[sb], other.m_scoreboards[sb]);
+    changed |= join_ranked(m_closed_groups, other.m_closed_groups);
+    changed |= join_ranked(m_overlapped_groups, other.m_overlapped_groups);
+    // A group overlapped on one path but reportable on another stays reportable.
+    for (const auto& [id, entry] : m_closed_groups) changed |= m_overlapped_groups.erase(id) > 0;
+    changed |= join_set(m_open_group, other.m_open_group);
+    changed |= join_set(m_uncommitted_mma, other.m_uncommitted_mma);
+    return changed;
   }
 
   void apply_wait_mask(const sass::ControlBits& bits) {
+    bool any = false;
     for (int sb = 0; sb < sass::kScoreboards; ++sb) {
-      if (bits.waits_on(sb)) keep_newest(static_cast<std::size_t>(sb), 0);
+      if (bits.waits_on(sb)) {
+        m_scoreboards[sb].clear();
+        any = true;
+      }
     }
+    if (any) retire_completed_tmem_loads();
   }
 
   // "DEPBAR.LE SB0, 0x1" (counter <= 1: all but the newest op retired) and
@@ -155,8 +199,9 @@ class ScoreboardState {
     const auto close = ops.find('}');
     if (open != std::string_view::npos && close != std::string_view::npos && close > open) {
       for (const char c : ops.substr(open + 1, close - open - 1)) {
-        if (c >= '0' && c < '0' + sass::kScoreboards) keep_newest(static_cast<std::size_t>(c - '0'), 0);
+        if (c >= '0' && c < '0' + sass::kScoreboards) m_scoreboards[c - '0'].clear();
       }
+      retire_completed_tmem_loads();
     }
     const auto counted = trim(ops.substr(0, open));  // "SB0, 0x1,"
     const auto comma = counted.find(',');
@@ -166,143 +211,241 @@ class ScoreboardState {
     auto count_token = counted.substr(comma + 1);
     count_token = count_token.substr(0, count_token.find(','));
     const auto keep = parse_count(count_token);
-    if (sb >= 0 && sb < sass::kScoreboards && keep) keep_newest(static_cast<std::size_t>(sb), *keep);
+    if (sb >= 0 && sb < sass::kScoreboards && keep) retire_from_rank(m_scoreboards[sb], *keep);
+    retire_completed_tmem_loads();
   }
 
   // "WARPGROUP.DEPBAR.LE gsb0, N": at most N committed wgmma groups stay in flight.
-  // When the wait retires at least one group, the N left running are deliberate
-  // overlap (FA3-style: wait for S = QK^T, release K, let P.V run on); they are not
-  // reported, since which buffer a barrier guards is unknown. A wait that retires
-  // nothing (N too large) leaves them reportable.
+  // When the wait retires at least one group, the N left running are deliberate overlap
+  // (FA3-style: wait for S = QK^T, release K, let P.V run on); they are not reported,
+  // since which buffer a barrier guards is unknown. A wait that retires nothing (N too
+  // large) leaves them reportable.
   void apply_warpgroup_depbar(const sass::Instruction& inst) {
     const std::string_view ops(inst.operands);
     const auto comma = ops.find(',');
     const auto keep = comma == std::string_view::npos ? std::optional<int>(0) : parse_count(ops.substr(comma + 1));
-    // Overlapped groups are older than every closed one and retire first.
-    const auto in_flight = m_overlapped_groups.size() + m_closed_groups.size();
-    if (!keep || static_cast<int>(in_flight) <= *keep) return;
-    auto retire = in_flight - static_cast<std::size_t>(*keep);
-    const auto from_overlapped = std::min(retire, m_overlapped_groups.size());
-    m_overlapped_groups.erase(m_overlapped_groups.begin(),
-                              m_overlapped_groups.begin() + static_cast<std::ptrdiff_t>(from_overlapped));
-    retire -= from_overlapped;
-    m_closed_groups.erase(m_closed_groups.begin(), m_closed_groups.begin() + static_cast<std::ptrdiff_t>(retire));
-    m_overlapped_groups.insert(m_overlapped_groups.end(), m_closed_groups.begin(), m_closed_groups.end());
+    if (!keep) return;
+    const auto retires = [&](const std::map<std::uint32_t, Entry>& groups) {
+      return std::any_of(groups.begin(), groups.end(), [&](const auto& g) { return g.second.rank >= *keep; });
+    };
+    if (!retires(m_closed_groups) && !retires(m_overlapped_groups)) return;
+    retire_from_rank(m_closed_groups, *keep);
+    retire_from_rank(m_overlapped_groups, *keep);
+    m_overlapped_groups.insert(m_closed_groups.begin(), m_closed_groups.end());
     m_closed_groups.clear();
   }
 
+  // Every op that sets a scoreboard counts for DEPBAR.LE; a tracked load is retired by its
+  // write scoreboard (data in registers) or, lacking one, its read scoreboard.
   void record(const sass::Instruction& inst, Kind kind) {
     const auto& bits = inst.control;
-    const auto seq = m_seq++;
-    if (kind == Kind::memory_fence && bits.write_barrier == sass::kNoBarrier &&
-        bits.read_barrier == sass::kNoBarrier) {
-      retire_shared_loads_before(seq);  // no scoreboard: the MEMBAR blocks until done
-      return;
-    }
-    // Every op that sets a scoreboard counts for DEPBAR.LE; a load is retired
-    // by its write barrier (data in registers) or, lacking one, its read barrier.
-    if (bits.write_barrier != sass::kNoBarrier) {
-      push(bits.write_barrier, {inst.offset, inst.opcode, kind, bits.write_barrier, seq});
-    }
+    if (kind == Kind::tensor_load) record_tmem_load(inst);
+    if (bits.write_barrier != sass::kNoBarrier) push(m_scoreboards[bits.write_barrier], inst.offset, kind);
     if (bits.read_barrier != sass::kNoBarrier) {
-      const bool also_on_write = bits.write_barrier != sass::kNoBarrier && kind != Kind::memory_fence;
-      push(bits.read_barrier, {inst.offset, inst.opcode, also_on_write ? Kind::untracked : kind, bits.read_barrier, seq});
+      const bool on_write = bits.write_barrier != sass::kNoBarrier;
+      push(m_scoreboards[bits.read_barrier], inst.offset, on_write ? Kind::untracked : kind);
     }
   }
 
   // wgmma ops join the open group; the one marked gsb0 commits it.
   void record_hgmma(const sass::Instruction& inst) {
-    m_open_group.push_back({inst.offset, inst.opcode, Kind::async_mma, -1, m_seq++});
-    if (inst.operands.find("gsb0") != std::string::npos) {
-      m_closed_groups.push_back(m_open_group.front());
-      m_open_group.clear();
-    }
+    m_open_group.insert(inst.offset);
+    if (inst.operands.find("gsb0") == std::string::npos) return;
+    const auto id = *m_open_group.begin();
+    age(m_closed_groups);
+    age(m_overlapped_groups);
+    m_overlapped_groups.erase(id);
+    m_closed_groups[id] = {Kind::wgmma, 0};
+    m_open_group.clear();
   }
+
+  void record_tcgen05_mma(const sass::Instruction& inst) { m_uncommitted_mma.insert(inst.offset); }
+  // tcgen05.commit: the mbarrier now tracks every prior tcgen05.mma of this thread.
+  void commit_tcgen05() { m_uncommitted_mma.clear(); }
 
   [[nodiscard]] std::vector<Outstanding> outstanding() const {
     std::vector<Outstanding> ops;
-    for (const auto& sb : m_scoreboards) {
-      for (const auto& op : sb) {
-        if (is_tracked(op.kind)) ops.push_back(op);
-      }
-    }
-    ops.insert(ops.end(), m_closed_groups.begin(), m_closed_groups.end());
-    if (!m_open_group.empty()) ops.push_back(m_open_group.front());
+    for (const auto& [offset, load] : m_tmem_loads) ops.push_back({offset, Kind::tensor_load, load.scoreboard});
+    for (const auto& [offset, entry] : m_closed_groups) ops.push_back({offset, Kind::wgmma, -1});
+    if (!m_open_group.empty()) ops.push_back({*m_open_group.begin(), Kind::wgmma, -1});
+    for (const auto offset : m_uncommitted_mma) ops.push_back({offset, Kind::tcgen05_mma, -1});
+    std::sort(ops.begin(), ops.end(), [](const Outstanding& a, const Outstanding& b) { return a.offset < b.offset; });
+    ops.erase(std::unique(ops.begin(), ops.end(),
+                          [](const Outstanding& a, const Outstanding& b) { return a.offset == b.offset; }),
+              ops.end());
     return ops;
   }
 
  private:
-  // Retires all but the newest `keep` ops on a scoreboard; a MEMBAR among the
-  // retired ones retires the shared-memory loads issued before it as well.
-  void keep_newest(std::size_t sb, int keep) {
-    auto& ops = m_scoreboards[sb];
-    if (static_cast<int>(ops.size()) <= keep) return;
-    std::uint64_t fence_seq = 0;
-    bool fence = false;
-    for (auto it = ops.begin(); it != ops.end() - keep; ++it) {
-      if (it->kind == Kind::memory_fence) {
-        fence = true;
-        fence_seq = std::max(fence_seq, it->seq);
+  using Ranked = std::map<std::uint32_t, Entry>;  // by issuing instruction's offset
+
+  struct TmemLoad {
+    int scoreboard = -1;                   // its write (else read) scoreboard; -1: none
+    std::set<std::uint32_t> issued_after;  // LDTMs issued after its newest instance, on every path
+    bool operator==(const TmemLoad&) const = default;
+  };
+
+  void record_tmem_load(const sass::Instruction& inst) {
+    const auto& bits = inst.control;
+    for (auto& [offset, load] : m_tmem_loads) load.issued_after.insert(inst.offset);
+    TmemLoad load;
+    load.scoreboard = bits.write_barrier != sass::kNoBarrier ? bits.write_barrier
+                      : bits.read_barrier != sass::kNoBarrier ? bits.read_barrier
+                                                              : -1;
+    m_tmem_loads[inst.offset] = load;  // a new instance: nothing is known to follow it
+  }
+
+  // An LDTM whose scoreboard entry is gone has completed; so has every LDTM issued before it.
+  void retire_completed_tmem_loads() {
+    std::set<std::uint32_t> done;
+    for (const auto& [offset, load] : m_tmem_loads) {
+      if (load.scoreboard >= 0 && !m_scoreboards[load.scoreboard].contains(offset)) done.insert(offset);
+    }
+    if (done.empty()) return;
+    std::erase_if(m_tmem_loads, [&](const auto& entry) {
+      if (done.contains(entry.first)) return true;
+      return std::any_of(entry.second.issued_after.begin(), entry.second.issued_after.end(),
+                         [&](std::uint32_t later) { return done.contains(later); });
+    });
+  }
+
+  static void age(Ranked& ops) {
+    for (auto it = ops.begin(); it != ops.end();) {
+      if (it->second.rank < kMaxRank) {
+        ++it->second.rank;
+      } else if (it->second.kind == Kind::untracked) {
+        it = ops.erase(it);  // forgetting an untracked op only lets DEPBAR retire less
+        continue;
+      }
+      ++it;
+    }
+  }
+
+  static void push(Ranked& ops, std::uint32_t offset, Kind kind) {
+    age(ops);
+    auto& entry = ops[offset];
+    entry.rank = 0;
+    if (kind != Kind::untracked) entry.kind = kind;
+  }
+
+  static void retire_from_rank(Ranked& ops, int keep) {
+    std::erase_if(ops, [&](const auto& op) { return op.second.rank >= keep; });
+  }
+
+  static bool join_ranked(Ranked& into, const Ranked& from) {
+    bool changed = false;
+    for (const auto& [offset, entry] : from) {
+      const auto [it, inserted] = into.emplace(offset, entry);
+      if (inserted) {
+        changed = true;
+        continue;
+      }
+      if (entry.rank < it->second.rank) {
+        it->second.rank = entry.rank;
+        changed = true;
+      }
+      if (it->second.kind == Kind::untracked && entry.kind != Kind::untracked) {
+        it->second.kind = entry.kind;
+        changed = true;
       }
     }
-    ops.erase(ops.begin(), ops.end() - keep);
-    if (fence) retire_shared_loads_before(fence_seq);
+    return changed;
   }
 
-  void retire_shared_loads_before(std::uint64_t seq) {
-    for (auto& ops : m_scoreboards) {
-      std::erase_if(ops, [&](const Outstanding& op) { return op.kind == Kind::shared_load && op.seq < seq; });
-    }
+  static bool join_set(std::set<std::uint32_t>& into, const std::set<std::uint32_t>& from) {
+    const auto before = into.size();
+    into.insert(from.begin(), from.end());
+    return into.size() != before;
   }
 
-  void push(std::uint8_t sb, Outstanding op) { m_scoreboards[sb].push_back(std::move(op)); }
-
-  std::array<std::vector<Outstanding>, sass::kScoreboards> m_scoreboards;
-  std::vector<Outstanding> m_closed_groups;      // committed, not yet covered by a wait
-  std::vector<Outstanding> m_overlapped_groups;  // left in flight on purpose by a wait_group N > 0
-  std::vector<Outstanding> m_open_group;
-  std::uint64_t m_seq = 0;
+  std::array<Ranked, sass::kScoreboards> m_scoreboards;  // every op that counts for DEPBAR.LE
+  std::map<std::uint32_t, TmemLoad> m_tmem_loads;         // tcgen05.ld that may be outstanding
+  Ranked m_closed_groups;      // committed wgmma groups, not yet covered by a wait (by first HGMMA)
+  Ranked m_overlapped_groups;  // left in flight on purpose by a retiring wait_group N > 0
+  std::set<std::uint32_t> m_open_group;      // HGMMA issued since the last gsb0 commit
+  std::set<std::uint32_t> m_uncommitted_mma; // tcgen05.mma issued since the last tcgen05.commit
 };
 
-std::string message_for(const sass::Instruction& arrive, const std::vector<Outstanding>& ops) {
+Kind load_kind(const sass::Instruction& inst, const ArriveRule& rule) {
+  if (rule.tensor_loads && inst.base_opcode() == "LDTM") return Kind::tensor_load;
+  return Kind::untracked;
+}
+
+// One instruction's effect; `on_arrive` sees the state an arrive issues under.
+template <typename OnArrive>
+void step(State& state, const sass::Instruction& inst, const sass::Kernel& kernel, const ArriveRule& rule,
+          OnArrive&& on_arrive) {
+  state.apply_wait_mask(inst.control);  // waits happen before the instruction issues
+  if (inst.opcode_starts_with("DEPBAR")) state.apply_depbar(inst);
+  if (inst.opcode_starts_with("WARPGROUP.DEPBAR")) state.apply_warpgroup_depbar(inst);
+  if (is_arrive(inst, kernel.name, rule)) on_arrive(state);
+  state.record(inst, load_kind(inst, rule));
+  const auto base = inst.base_opcode();
+  if (rule.async_mma && base == "HGMMA") state.record_hgmma(inst);
+  if (rule.tcgen05_mma && is_tcgen05_mma(base)) state.record_tcgen05_mma(inst);
+  if (base == "UTCBAR") state.commit_tcgen05();
+}
+
+std::string message_for(const sass::Instruction& arrive, const std::vector<Outstanding>& ops,
+                        const std::map<std::uint32_t, const sass::Instruction*>& by_offset) {
   constexpr std::size_t kListed = 3;
   std::string listed;
-  for (std::size_t i = 0; i < ops.size() && i < kListed; ++i) listed += (i ? "; " : "") + describe(ops[i]);
+  for (std::size_t i = 0; i < ops.size() && i < kListed; ++i) {
+    const auto it = by_offset.find(ops[i].offset);
+    listed += (i ? "; " : "") + describe(ops[i], it == by_offset.end() ? "?" : it->second->opcode);
+  }
   if (ops.size() > kListed) listed += "; and " + std::to_string(ops.size() - kListed) + " more";
   std::set<Kind> kinds;
   for (const auto& op : ops) kinds.insert(op.kind);
   std::string remedies;
   for (const auto kind : kinds) remedies += (remedies.empty() ? "" : "; ") + remedy(kind);
-  return arrive.opcode + " releases a barrier while " + listed +
-         (ops.size() == 1 ? " is" : " are") + " still outstanding: nothing between them waits for it (" +
-         remedies + ")";
+  return arrive.opcode + " releases a barrier while " + listed + (ops.size() == 1 ? " is" : " are") +
+         " still outstanding on some path to it: nothing between them waits for it (" + remedies + ")";
 }
 
 }  // namespace
 
 void check_arrive_before_wait(const sass::Kernel& kernel, const ArriveRule& rule, std::vector<Finding>& out) {
-  std::set<std::uint32_t> block_starts;
-  for (const auto& inst : kernel.instructions) {
-    if (const auto target = inst.control_target()) block_starts.insert(*target);
-  }
+  const auto cfg = sass::build_cfg(kernel);
+  if (cfg.blocks.empty()) return;
+  const auto& insts = kernel.instructions;
 
-  ScoreboardState state;
-  for (const auto& inst : kernel.instructions) {
-    if (block_starts.contains(inst.offset)) state.reset();
-    state.apply_wait_mask(inst.control);  // waits happen before the instruction issues
-    if (inst.opcode_starts_with("DEPBAR")) state.apply_depbar(inst);
-    if (inst.opcode_starts_with("WARPGROUP.DEPBAR")) state.apply_warpgroup_depbar(inst);
-
-    if (is_arrive(inst, kernel.name, rule)) {
-      const auto ops = state.outstanding();
-      if (!ops.empty()) {
-        out.push_back({kRuleArriveBeforeWait, kernel.name, kernel.arch, inst.offset, message_for(inst, ops)});
+  // Fixpoint: the may-be-outstanding state at each block's entry.
+  std::vector<std::optional<State>> in(cfg.blocks.size());
+  in[0] = State{};
+  std::deque<std::size_t> work = {0};
+  std::vector<bool> queued(cfg.blocks.size(), false);
+  queued[0] = true;
+  while (!work.empty()) {
+    const auto b = work.front();
+    work.pop_front();
+    queued[b] = false;
+    State state = *in[b];
+    const auto& block = cfg.blocks[b];
+    for (std::size_t i = block.first; i <= block.last; ++i) step(state, insts[i], kernel, rule, [](const State&) {});
+    for (const auto to : block.successors) {
+      const bool changed = in[to] ? in[to]->join(state) : (in[to] = state, true);
+      if (changed && !queued[to]) {
+        queued[to] = true;
+        work.push_back(to);
       }
     }
+  }
 
-    state.record(inst, op_kind(inst, rule));
-    if (rule.async_mma && inst.base_opcode() == "HGMMA") state.record_hgmma(inst);
-    if (ends_block(inst)) state.reset();
+  std::map<std::uint32_t, const sass::Instruction*> by_offset;
+  for (const auto& inst : insts) by_offset[inst.offset] = &inst;
+  for (std::size_t b = 0; b < cfg.blocks.size(); ++b) {
+    if (!in[b]) continue;  // unreachable
+    State state = *in[b];
+    const auto& block = cfg.blocks[b];
+    for (std::size_t i = block.first; i <= block.last; ++i) {
+      const auto& inst = insts[i];
+      step(state, inst, kernel, rule, [&](const State& s) {
+        const auto ops = s.outstanding();
+        if (!ops.empty())
+          out.push_back({kRuleArriveBeforeWait, kernel.name, kernel.arch, inst.offset, message_for(inst, ops, by_offset)});
+      });
+    }
   }
 }
 

@@ -27,7 +27,7 @@ void check_local_spill(const sass::Kernel& kernel, std::vector<Finding>& out);
 inline constexpr int kWgmmaSerializedMinHgmma = 4;
 void check_wgmma_serialized(const sass::Kernel& kernel, std::vector<Finding>& out);
 
-// Straight-line scoreboard tracking within extended basic blocks (LINT.md explains the model).
+// Outstanding asynchronous reads tracked through the control-flow graph (LINT.md explains the model).
 void check_arrive_before_wait(const sass::Kernel& kernel, const ArriveRule& rule, std::vector<Finding>& out);
 
 }  // namespace vsa::lint

@@ -14,10 +14,11 @@ std::vector<RuleDescription> rule_descriptions() {
        "a hot (fast-family) kernel that touches local memory: LDL/STL instructions or a nonzero "
        "stack/local size in the resource usage (register spills)"},
       {kRuleArriveBeforeWait,
-       "a barrier arrive (SYNCS.ARRIVE*, BAR.ARV) issued while a load from shared or tensor memory "
-       "(LDS, LDSM, LDTM) or an HGMMA reading shared memory is still outstanding: no instruction between "
-       "them waits on the load's scoreboard (wait mask, DEPBAR, WARPGROUP.DEPBAR), so the buffer can be "
-       "handed back before it has been read"},
+       "a barrier arrive (SYNCS.ARRIVE*, BAR.ARV) that may issue, on some path through the kernel's control "
+       "flow, while an asynchronous read is outstanding: a tcgen05.ld (LDTM) not yet waited by tcgen05.wait::ld, "
+       "an HGMMA group not yet retired by wgmma.wait_group, or a tcgen05.mma (UTC*MMA) not yet committed "
+       "(UTCBAR); the buffer can be handed back before it has been read. Generic loads (LDS, LDG, ...) are "
+       "ordered by the arrive's release semantics and are not findings"},
       {kRuleWgmmaSerialized,
        "a hot kernel with 4 or more HGMMA in which every HGMMA is waited on (WARPGROUP.DEPBAR.LE gsb0, 0x0) "
        "before the next one issues: ptxas serialised the wgmma pipeline (sometimes silently), usually because "

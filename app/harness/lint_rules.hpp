@@ -31,9 +31,6 @@ struct KernelFamily {
   std::vector<std::string> mma_exempt;  // substrings of mangled names of helper kernels without MMA
 };
 
-// Which loads hand their data to registers asynchronously, so that a barrier
-// arrive issued before their scoreboard is waited on may release a buffer that is
-// still being read.
 // A named barrier that only orders instruction issue between warp groups (a ping-pong
 // turn) and never hands a buffer over: `BAR.ARV id` with this immediate id, in a kernel
 // whose mangled name starts with the prefix, releases nothing.
@@ -42,12 +39,15 @@ struct SchedulingBarrier {
   int id = 0;
 };
 
+// The asynchronous reads an arrive must not overtake (lint_arrive_before_wait.cpp cites the
+// PTX ISA for each). Generic loads (LDS, LDSM, LDG, ...) are not among them: the arrive's
+// release semantics order them.
 struct ArriveRule {
   std::vector<std::string> arrive_opcodes;  // opcode prefixes of releasing arrives
   std::vector<SchedulingBarrier> scheduling_barriers;
-  bool shared_loads = true;   // LDS*, LDSM*  (ld.shared, ldmatrix)
-  bool tensor_loads = true;   // LDTM*        (tcgen05.ld; waited by tcgen05.wait::ld)
-  bool async_mma = true;      // HGMMA        (wgmma reads shared memory until wgmma.wait_group)
+  bool tensor_loads = true;   // LDTM*    (tcgen05.ld; waited by tcgen05.wait::ld)
+  bool async_mma = true;      // HGMMA    (wgmma reads shared memory until wgmma.wait_group)
+  bool tcgen05_mma = true;    // UTC*MMA  (tcgen05.mma reads shared memory; tracked once tcgen05.commit, UTCBAR)
 };
 
 struct RuleTable {

@@ -15,7 +15,7 @@ struct EmbeddedImage {
 };
 
 // "empty-body" (lint_empty_body.cu, sm_90a) or "arrive-before-wait"
-// (lint_shared_arrive.cu, sm_90a); an empty image for any other id.
+// (lint_wgmma_arrive.cu, sm_90a); an empty image for any other id.
 [[nodiscard]] EmbeddedImage planted_lint_image(std::string_view id);
 
 }  // namespace vsa::selftest
