@@ -30,6 +30,8 @@ std::string describe_hang(const HangRecord& r) {
 }
 
 MappedHangRecord::MappedHangRecord(std::uint32_t timeout_ms) : m_timeout_ms(timeout_ms) {
+  // cudaHostAllocMapped needs no cudaSetDeviceFlags(cudaDeviceMapHost) first: the flag "is
+  // implicit for the runtime" (cuda_runtime_api.h, cudaSetDeviceFlags and cudaHostAlloc).
   void* host = nullptr;
   cuda_check(cudaHostAlloc(&host, sizeof(HangRecord), cudaHostAllocMapped), "cudaHostAlloc (hang record)");
   m_host = new (host) HangRecord{};
