@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "commands/commands.hpp"
+#include "harness/case_spec.hpp"
 #include "harness/suite_runner.hpp"
 
 namespace vsa::cli {
@@ -28,6 +29,10 @@ void register_run(CLI::App& app, int& exit_code) {
   cmd->add_option("--backends", opts->backends, "Run only these backends (by name)")->delimiter(',');
   cmd->add_option("--case", opts->cases, "Run only cases whose name contains this text (repeatable)");
   cmd->add_option("--probe", *probes, "Delay probe NAME=NANOSECONDS added to every case (see `list backends`)");
+  cmd->add_option("--hang-watch-ms", opts->hang_watch_ms,
+                  "Bound every mbarrier wait of the kernels that have them (their watched variant): a wait longer "
+                  "than this ends the case FAULT naming the CTA, warp, role, barrier, parity and step")
+      ->check(CLI::Range(1u, std::uint32_t(kMaxHangWatchMs)));
   cmd->add_option("--resume", opts->resume, "Continue an interrupted run: keep the finished cases of this report");
   cmd->add_flag("!--no-isolate", opts->isolate, "Run cases in this process (debugging; a fault ends the run)");
   cmd->add_flag("--require-gpu", opts->require_gpu, "Exit 4 when no GPU is found instead of skipping GPU cases");

@@ -50,6 +50,7 @@ ForwardArgs BackendSession::forward_args() {
   ForwardArgs a;
   a.shape = m_map.shape;
   a.probes = m_probes;
+  a.hang_watch = m_hang_watch;
   if (on_device()) {
     a.q = m_device->q.get();
     a.k = m_device->k.get();
@@ -79,6 +80,7 @@ BackwardArgs BackendSession::backward_args() {
   BackwardArgs a;
   a.shape = m_map.shape;
   a.probes = m_probes;
+  a.hang_watch = m_hang_watch;
   if (on_device()) {
     a.q = m_device->q.get();
     a.k = m_device->k.get();

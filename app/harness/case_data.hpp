@@ -51,6 +51,8 @@ class BackendSession {
   [[nodiscard]] HostOutputs fetch_backward();
   [[nodiscard]] Backend& backend() const { return m_backend; }
   [[nodiscard]] bool on_device() const { return m_backend.memory() == Memory::device; }
+  // Every later launch carries this watch (located hangs; default: off).
+  void set_hang_watch(const HangWatch& watch) { m_hang_watch = watch; }
 
  private:
   [[nodiscard]] ForwardArgs forward_args();
@@ -62,6 +64,7 @@ class BackendSession {
   const DeviceInputs* m_device;
   cudaStream_t m_stream;
   ProbeDelays m_probes;
+  HangWatch m_hang_watch;
   HostOutputs m_host_out;  // host backends write here directly
   DeviceArray<bf16_bits> m_o, m_dq, m_dk, m_dv;
   DeviceArray<float> m_lse;

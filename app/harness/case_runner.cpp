@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "harness/case_data.hpp"
+#include "harness/hang_report.hpp"
 #include "harness/stability.hpp"
 #include "harness/timing.hpp"
 #include "vsa/device_ops.hpp"
@@ -241,9 +242,12 @@ class CaseRun {
 
   void run_backends(CaseResult& r, CaseOutcome& outcome) {
     std::vector<std::unique_ptr<BackendSession>> sessions;
-    for (Backend* b : m_active)
+    if (m_spec.hang_watch_ms > 0 && m_dev) m_watch = std::make_unique<MappedHangRecord>(m_spec.hang_watch_ms);
+    for (Backend* b : m_active) {
       sessions.push_back(std::make_unique<BackendSession>(*b, m_map, m_host, m_dev.get(), m_stream,
                                                           probes_for(m_spec, *b)));
+      if (m_watch) sessions.back()->set_hang_watch(m_watch->watch());
+    }
     // Correctness once per backend in every mode: a timing of wrong outputs is worthless.
     for (auto& s : sessions) {
       BackendResult& br = result_of(r, s->backend());
@@ -251,7 +255,7 @@ class CaseRun {
         run_check(*s, br);
       } catch (const CudaError& e) {
         br.verdict = kFault;
-        br.reason = e.what();
+        br.reason = hang_fault_reason(m_watch.get(), e.what());
         if (e.sticky()) {
           outcome.context_lost = true;
           return;
@@ -289,7 +293,7 @@ class CaseRun {
       for (auto& br : r.backends)
         if (br.verdict == kPass) {
           br.verdict = kFault;
-          br.reason = std::string("during ") + to_string(m_spec.mode) + ": " + e.what();
+          br.reason = std::string("during ") + to_string(m_spec.mode) + ": " + hang_fault_reason(m_watch.get(), e.what());
         }
       outcome.context_lost = e.sticky();
     }
@@ -324,12 +328,14 @@ class CaseRun {
   std::vector<Backend*> m_active;
   HostInputs m_host;
   std::unique_ptr<DeviceInputs> m_dev;
+  std::unique_ptr<MappedHangRecord> m_watch;  // spec.hang_watch_ms > 0 on a device
   cudaStream_t m_stream = nullptr;
   ReferenceOutputs m_ref;
 
  public:
   ~CaseRun() {
     m_dev.reset();
+    m_watch.reset();
     if (m_stream) cudaStreamDestroy(m_stream);
   }
 };

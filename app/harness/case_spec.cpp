@@ -35,7 +35,7 @@ nlohmann::json to_json(const CaseSpec& c) {
   if (c.pattern.kind == "explicit") pattern["rows"] = c.pattern.rows;
   nlohmann::json vbs = {{"kind", c.vbs.kind}};
   if (c.vbs.kind == "explicit") vbs["values"] = c.vbs.values;
-  return {
+  nlohmann::json j = {
       {"name", c.name},
       {"mode", to_string(c.mode)},
       {"op", to_string(c.op)},
@@ -63,6 +63,8 @@ nlohmann::json to_json(const CaseSpec& c) {
       {"timeout_s", c.timeout_s},
       {"probes", c.probes},
   };
+  if (c.hang_watch_ms > 0) j["hang_watch_ms"] = c.hang_watch_ms;  // absent when off: reports unchanged
+  return j;
 }
 
 }  // namespace vsa

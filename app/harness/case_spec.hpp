@@ -56,6 +56,9 @@ struct StabilitySpec {
   std::map<std::string, double> bands;
 };
 
+// The longest hang watch: the kernels' 32-bit clock of 1024 ns units (hang_watch.cuh) spans 73 min.
+inline constexpr std::int64_t kMaxHangWatchMs = 3600000;
+
 struct CaseSpec {
   std::string name;
   Mode mode = Mode::check;
@@ -74,6 +77,9 @@ struct CaseSpec {
   StabilitySpec stability;
   double timeout_s = 300;  // a worker silent this long is a HANG
   std::map<std::string, std::uint32_t> probes;  // delay probes, name -> nanoseconds
+  // > 0: kernels with mbarrier waits run their watched variant, and a wait longer than
+  // this ends the case FAULT with the barrier's name (vsa/hang_watch.hpp); 0: off.
+  std::uint32_t hang_watch_ms = 0;  // at most kMaxHangWatchMs
   std::string origin;  // where it came from, for errors: "FILE: $.cases[3]" (not serialised)
 };
 

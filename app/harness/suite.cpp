@@ -146,6 +146,8 @@ CaseSpec case_from_json(const json& j, const std::string& src, const std::string
   f.read("validate", c.validate);
   f.read("timeout_s", c.timeout_s);
   f.read("probes", c.probes);
+  std::int64_t hang_watch_ms = c.hang_watch_ms;  // signed: a negative value is refused, not wrapped
+  f.read("hang_watch_ms", hang_watch_ms);
   if (f.has("tolerance")) {
     JsonFields t(f.raw("tolerance"), f.path_of("tolerance"), src);
     t.read("rel_max", c.tolerance.rel_max);
@@ -191,6 +193,15 @@ CaseSpec case_from_json(const json& j, const std::string& src, const std::string
   c.shape.num_blocks = int(seq / c.shape.block);
   if (!(c.scale > 0)) f.fail(f.path_of("scale"), "must be > 0");
   if (!(c.timeout_s > 0)) f.fail(f.path_of("timeout_s"), "must be > 0");
+  if (hang_watch_ms < 0 || hang_watch_ms > kMaxHangWatchMs)
+    f.fail(f.path_of("hang_watch_ms"),
+           fmt::format("must be in [0, {}] ms (0: off; the device clock of the watch spans 73 min), got {}",
+                       kMaxHangWatchMs, hang_watch_ms));
+  if (hang_watch_ms > 0 && !(double(hang_watch_ms) < c.timeout_s * 1000))
+    f.fail(f.path_of("hang_watch_ms"), fmt::format("must be below timeout_s ({} s), or the worker is called HANG "
+                                                   "before the watch can locate the wait; got {} ms",
+                                                   c.timeout_s, hang_watch_ms));
+  c.hang_watch_ms = std::uint32_t(hang_watch_ms);
   if (c.backends.empty()) f.fail(f.path_of("backends"), "must name at least one backend");
   if (c.timing.min_pass_ms > 0 && c.mode != Mode::perf)
     f.fail(f.path_of("timing") + ".min_pass_ms", fmt::format("sustained passes are timing: mode must be perf, got {}", to_string(c.mode)));

@@ -50,6 +50,12 @@ std::vector<CaseSpec> collect_cases(const RunOptions& o, json& suites_json) {
         c.backends = kept;
       }
       for (const auto& [probe, ns] : o.probes) c.probes[probe] = ns;
+      if (o.hang_watch_ms > 0) {
+        if (!(o.hang_watch_ms < c.timeout_s * 1000))
+          throw SuiteError("--hang-watch-ms " + std::to_string(o.hang_watch_ms) + " is not below " + c.name +
+                           "'s timeout_s (" + std::to_string(c.timeout_s) + " s)");
+        c.hang_watch_ms = o.hang_watch_ms;
+      }
       cases.push_back(std::move(c));
     }
   }

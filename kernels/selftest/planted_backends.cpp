@@ -103,10 +103,11 @@ class DeadlockBackend final : public PlantedGpuBackend {
   DeadlockBackend()
       : PlantedGpuBackend("selftest-deadlock",
                           "planted fault: a row with q2k_num = 0 never completes its mbarrier hand-off "
-                          "(must end HANG where a case has zero-count rows)") {}
+                          "(must end HANG where a case has zero-count rows; FAULT naming row_done with "
+                          "hang_watch_ms)") {}
   Status forward(const ForwardArgs& a) override {
     if (Status st = portable::launch_forward(a); !st.ok()) return st;
-    return launch_row_handshake(a.shape, a.q2k_num, a.stream);
+    return launch_row_handshake(a.shape, a.q2k_num, a.hang_watch, a.stream);
   }
 
  protected:

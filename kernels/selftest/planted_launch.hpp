@@ -15,8 +15,9 @@ Status launch_out_of_bounds_write(bf16_bits* out, void* stream);
 
 // One CTA per (b, h, q block) runs a producer -> consumer hand-off on an mbarrier:
 // the producer arrives on "row done" after the last entry of the q block's list, so
-// a row with q2k_num == 0 never arrives and the consumer waits forever (bug class 7).
-Status launch_row_handshake(const Shape& shape, const std::int32_t* q2k_num, void* stream);
+// a row with q2k_num == 0 never arrives and the consumer waits forever (bug class 7),
+// or, with `watch` on, until the watch expires and the kernel traps with its record.
+Status launch_row_handshake(const Shape& shape, const std::int32_t* q2k_num, const HangWatch& watch, void* stream);
 
 // Copies src -> dst through a shared-memory stage shared by a producer and a consumer
 // warp. Tiles are handed out by an atomic counter (`counter`, one int, zeroed here).

@@ -123,6 +123,7 @@ Status launch_backward_blk64(const BackwardArgs& a) {
     if (Status st = device::order_by_count_desc(a.k2q_num, s.count_elems(), s.max_q, order, a.stream); !st.ok())
       return st;
   const unsigned grid = unsigned(s.count_elems());  // one CTA per (b, h, kv block)
+  if (Status st = device::status_from(protocol::arm_hang_watch(a.hang_watch, stream)); !st.ok()) return st;
   if (Status st = probed ? launch<true>(maps, params, grid, stream) : launch<false>(maps, params, grid, stream);
       !st.ok())
     return st;

@@ -41,6 +41,7 @@ Status launch_forward_blk64(const ForwardArgs& a) {
   // One CTA per pair of q blocks; nb is even, so a pair never straddles two heads.
   const unsigned grid = unsigned(s.count_elems() / fwd::Config::kQBlocks);
   const auto stream = static_cast<cudaStream_t>(a.stream);
+  if (Status st = device::status_from(protocol::arm_hang_watch(a.hang_watch, stream)); !st.ok()) return st;
   return a.probes.any() ? launch<true>(maps, params, grid, stream) : launch<false>(maps, params, grid, stream);
 }
 

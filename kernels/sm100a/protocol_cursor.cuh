@@ -10,13 +10,36 @@
 // Which ops run at a given iteration is decided by Op::active, the same function the
 // checker uses. Memory accesses marked optional in the table may additionally be left
 // out at run time (the helper then only advances the cursor); synchronising ops never.
+#include <cuda_runtime.h>
+
 #include <cstdint>
+#include <mutex>
 #include <utility>
 
+#include "hang_watch.cuh"
 #include "protocol_model.hpp"
 #include "sm100a_ptx.cuh"
 
 namespace vsa::sm100a::protocol {
+
+// Located hangs (vsa/hang_watch.hpp). The watch is a module global, not a kernel
+// parameter, so no role signature changes: each translation unit that launches a kernel
+// has its own copy (internal linkage) and sets it with arm_hang_watch before the launch.
+// Kernels read it only on a wait's slow path (after the first try_wait failed), so a
+// wait that succeeds at once runs the same instructions as without the watch.
+static __device__ HangWatch g_hang_watch;
+
+// Host: makes the next launches on `stream` use `watch` (off: HangWatch{}). Copies only
+// when the value changes, so cases without a watch pay nothing after the first.
+static inline cudaError_t arm_hang_watch(const HangWatch& watch, cudaStream_t stream) {
+  static std::mutex mutex;
+  static HangWatch armed;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (watch.record == armed.record && watch.timeout_ms == armed.timeout_ms) return cudaSuccess;
+  const cudaError_t err = cudaMemcpyToSymbolAsync(g_hang_watch, &watch, sizeof watch, 0, cudaMemcpyHostToDevice, stream);
+  if (err == cudaSuccess) armed = watch;
+  return err;
+}
 
 template <const Protocol& kP, WarpRole kRole, Section kSection, int kIndex>
 struct Cursor {
@@ -68,7 +91,13 @@ __device__ __forceinline__ std::uint64_t* barrier_of(std::uint64_t* bars, int it
   return &bars[B::first_slot + ring_instance(B::ring, B::ring_size, op_step<C>(iteration))];
 }
 
+template <const Protocol& kP, WarpRole kRole, Section kSection, int kIndex>
+constexpr WarpRole role_of(Cursor<kP, kRole, kSection, kIndex>) {
+  return kRole;
+}
+
 // mbarrier wait for the op's phase. A wait on a free slot's previous use returns at once.
+// Bounded by g_hang_watch when one is armed (the record names barrier, slot, step, role).
 template <class C>
 __device__ __forceinline__ typename C::Next wait(C c, std::uint64_t* bars, int iteration, int steps) {
   using B = BarrierOf<C>;
@@ -76,7 +105,18 @@ __device__ __forceinline__ typename C::Next wait(C c, std::uint64_t* bars, int i
   static_assert(op.kind == OpKind::wait, "kernel waits where the protocol table has another op");
   if (op.active(iteration, steps)) {
     const int use = ring_use(B::ring, B::ring_size, op_step<C>(iteration)) + op.use_delta;
-    if (use >= 0) mbar_wait(barrier_of<C>(bars, iteration), parity_of_use(use));
+    if (use >= 0) {
+      std::uint64_t* bar = barrier_of<C>(bars, iteration);
+      const std::uint32_t parity = parity_of_use(use);
+      if (!cuda::ptx::mbarrier_try_wait_parity(bar, parity)) {
+        // What the record names: the table's kernel, role and barrier (constants).
+        constexpr HangSite site{hang_label(C::protocol().name), hang_label(role_name(role_of(C{}))),
+                                hang_label(C::protocol().barrier(op.barrier).name)};
+        const int slot = ring_instance(B::ring, B::ring_size, op_step<C>(iteration));
+        hang::wait_parity([bar, parity] { return cuda::ptx::mbarrier_try_wait_parity(bar, parity); }, parity,
+                          g_hang_watch, site, hang::WaitPoint{slot, op_step<C>(iteration), -1});
+      }
+    }
   }
   return expect<OpKind::wait>(c);
 }

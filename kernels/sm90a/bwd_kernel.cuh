@@ -71,7 +71,8 @@ __device__ __forceinline__ void kv_item(SlotSmem& sm, const BwdParams& p, int co
     const int q_block = w.list[n];
     const int ds_slot = !kAccumulateDq && t == 0 ? ds_slot_of(p, w, n) : -1;
     const PipeSlot slot = PipeSlot::of(pos + n);
-    mbar_wait(&sm.full[slot.stage], slot.parity);
+    constexpr HangSite kFull = hang_site(!kAccumulateDq, "full");
+    mbar_wait<kProbes>(&sm.full[slot.stage], slot.parity, p.hang_watch, kFull, {slot.stage, n, w.id});
     kv_entry<kAccumulateDq, kProbes>(sm, p, slot.stage, consumer, t, f, valid_rows, dk, dv, dq);
     if constexpr (kAccumulateDq) {
       probe_sleep<kProbes>(p.probes.dq_reduce_ns);
@@ -103,7 +104,8 @@ __device__ __forceinline__ void q_item(SlotSmem& sm, const BwdParams& p, int con
   for (int i = 0; i < 64; ++i) dq[i] = 0.0f;
   for (int n = 0; n < w.count; ++n) {
     const PipeSlot slot = PipeSlot::of(pos + n);
-    mbar_wait(&sm.full[slot.stage], slot.parity);
+    constexpr HangSite kFull = hang_site(true, "full");
+    mbar_wait<kProbes>(&sm.full[slot.stage], slot.parity, p.hang_watch, kFull, {slot.stage, n, w.id});
     q_entry<kProbes>(sm, p, slot.stage, dq);
   }
   stamp<kProbes>(p, consumer, t, trace_item_stamp(traced, 1));
@@ -123,7 +125,8 @@ __device__ __forceinline__ void consumer_role(SlotSmem& sm, const BwdParams& p, 
   int pos = 0;  // ring position of the current item's first entry (same count as the producer's)
   stamp<kProbes>(p, consumer, t, kTraceConsumerStart);
   for (std::uint32_t k = 0;; ++k) {
-    mbar_wait(&sm.resident_full, k & 1u);
+    constexpr HangSite kResidentFull = hang_site(!kAccumulateDq, "resident_full");
+    mbar_wait<kProbes>(&sm.resident_full, k & 1u, p.hang_watch, kResidentFull, {0, -1, -1});
     const int id = *reinterpret_cast<volatile int*>(&sm.item);
     const int count = *reinterpret_cast<volatile int*>(&sm.item_count);
     const WorkItem w = WorkItem::make(p, id, count);

@@ -224,7 +224,9 @@ Status launch_one(const BackwardArgs& a, bool deterministic, bool kv_only = fals
   p.scale_log2 = float(kLog2e / std::sqrt(double(kHeadDim)));
   p.probes = {a.probes.nanoseconds[kProbeBwdReleaseQ], a.probes.nanoseconds[kProbeBwdDqReduce]};
   p.trace = a.trace;
-  const bool probed = p.probes.release_stage_ns != 0 || p.probes.dq_reduce_ns != 0 || a.trace != nullptr;
+  p.hang_watch = a.hang_watch;
+  const bool probed =
+      p.probes.release_stage_ns != 0 || p.probes.dq_reduce_ns != 0 || a.trace != nullptr || a.hang_watch.on();
 
   bwd::PreprocessParams pre{};
   pre.out = a.out;

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "vsa/bf16.hpp"
+#include "vsa/hang_watch.hpp"
 
 namespace vsa::sm90a::bwd {
 
@@ -52,6 +53,14 @@ struct BwdParams {
   float scale_log2;  // scale * log2(e): P = exp2(scale_log2 * s - lse)
   Probes probes;
   std::uint64_t* trace;  // timeline, one record per CTA (trace.hpp; probe variant only), or null
+  HangWatch hang_watch;  // bounded waits (probe variant only); last, so no field moves
 };
+
+// Located hangs: what a backward wait names when the watch expires (barriers are
+// SlotSmem's members; the consumer's waits only: the 24-register producer keeps the plain
+// wait, hang_watch.cuh says why).
+constexpr HangSite hang_site(bool det, const char* barrier) {
+  return {hang_label(det ? "sm90a-det.backward" : "sm90a.backward"), hang_label("consumer"), hang_label(barrier)};
+}
 
 }  // namespace vsa::sm90a::bwd

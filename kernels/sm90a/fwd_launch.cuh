@@ -104,14 +104,15 @@ template <class Cfg>
   params.probe_release_kv_ns = a.probes.nanoseconds[kProbeFwdReleaseKv];
   params.probe_epilogue_ns = a.probes.nanoseconds[kProbeFwdEpilogue];
   params.trace = a.trace;
+  params.hang_watch = a.hang_watch;
 
   order_longest_first<kOrderThreads><<<1, kOrderThreads, 0, stream>>>(a.q2k_num, n_items, s.max_kv, order,
                                                                        order_counts, params.next_work);
   if (Status st = cuda_status(cudaGetLastError(), "launch order_longest_first"); !st.ok()) return st;
 
   const int grid = std::max(1, std::min(sm_count, (n_items + Cfg::kConsumers - 1) / Cfg::kConsumers));
-  // The timeline is recorded by the probe variant only (trace.hpp).
-  return a.probes.any() || a.trace != nullptr ? launch_persistent<Cfg, true>(tm_q, tm_k, tm_v, params, grid, stream)
+  // The timeline is recorded, and waits are bounded by a hang watch, by the probe variant only.
+  return a.probes.any() || a.trace != nullptr || a.hang_watch.on() ? launch_persistent<Cfg, true>(tm_q, tm_k, tm_v, params, grid, stream)
                         : launch_persistent<Cfg, false>(tm_q, tm_k, tm_v, params, grid, stream);
 }
 

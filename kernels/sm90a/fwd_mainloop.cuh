@@ -97,7 +97,8 @@ __device__ void run_consumer(SharedStorage<Cfg>& smem, int slot, const Params& p
 
   stamp<Cfg, kProbe>(p, slot, kTraceConsumerStart, tid == 0);
   for (int traced = 0;; ++traced) {
-    mbar_wait(&bars.q_full, q_state.full_parity());
+    constexpr HangSite kQFull = hang_site("consumer", "q_full");
+    mbar_wait<kProbe>(&bars.q_full, q_state.full_parity(), p.hang_watch, kQFull, {0, -1, -1});
     const int item = read_mailbox(mail.item, lane);
     const int count = read_mailbox(mail.count, lane);
     if (item < 0) {
@@ -125,7 +126,9 @@ __device__ void run_consumer(SharedStorage<Cfg>& smem, int slot, const Params& p
 
     // First block: scores alone.
     PipelineState<Cfg::kStages> cur = kv_state, prev = kv_state;
-    mbar_wait(&bars.k_full[cur.index], cur.full_parity());
+    constexpr HangSite kKFull = hang_site("consumer", "k_full");
+    constexpr HangSite kVFull = hang_site("consumer", "v_full");
+    mbar_wait<kProbe>(&bars.k_full[cur.index], cur.full_parity(), p.hang_watch, kKFull, {cur.index, 0, item});
     keep_live(s);
     wgmma_fence();
     issue_scores<Cfg>(s, q, tiles.k[cur.index]);
@@ -157,8 +160,8 @@ __device__ void run_consumer(SharedStorage<Cfg>& smem, int slot, const Params& p
       next.advance();
       // Both waits before the fence: the two products are issued back to back in one
       // block (a wait between them makes ptxas inject another warpgroup.arrive).
-      mbar_wait(&bars.k_full[next.index], next.full_parity());
-      mbar_wait(&bars.v_full[cur.index], cur.full_parity());
+      mbar_wait<kProbe>(&bars.k_full[next.index], next.full_parity(), p.hang_watch, kKFull, {next.index, n, item});
+      mbar_wait<kProbe>(&bars.v_full[cur.index], cur.full_parity(), p.hang_watch, kVFull, {cur.index, n - 1, item});
       keep_live(o);
       keep_live(pfrag);
       wgmma_fence();
@@ -185,7 +188,7 @@ __device__ void run_consumer(SharedStorage<Cfg>& smem, int slot, const Params& p
       if (rescale) rescale_rows(o, alpha);
     }
     pack_probabilities(s, pfrag);
-    mbar_wait(&bars.v_full[cur.index], cur.full_parity());
+    mbar_wait<kProbe>(&bars.v_full[cur.index], cur.full_parity(), p.hang_watch, kVFull, {cur.index, count - 1, item});
     keep_live(o);
     keep_live(pfrag);
     wgmma_fence();

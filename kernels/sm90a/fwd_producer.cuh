@@ -46,7 +46,8 @@ __device__ void run_producer(SharedStorage<Cfg>& smem, int slot, const CUtensorM
       count = min(max(p.order_counts[ticket], 0), p.max_kv);
     }
 
-    mbar_wait(&bars.q_empty, q_state.empty_parity());
+    constexpr HangSite kQEmpty = hang_site("producer", "q_empty");
+    mbar_wait<kProbe>(&bars.q_empty, q_state.empty_parity(), p.hang_watch, kQEmpty, {0, -1, item});
     if (lane == 0) {
       mail.item = item;
       mail.count = count;
@@ -76,12 +77,14 @@ __device__ void run_producer(SharedStorage<Cfg>& smem, int slot, const CUtensorM
         const int s = kv_state.index;
         const int row = head_row + block_e * Cfg::kBlockKv;
         // K first: it is needed one iteration before V and its slot frees up earlier.
-        mbar_wait(&bars.k_empty[s], kv_state.empty_parity());
+        constexpr HangSite kKEmpty = hang_site("producer", "k_empty");
+        mbar_wait<kProbe>(&bars.k_empty[s], kv_state.empty_parity(), p.hang_watch, kKEmpty, {s, base + e, item});
         if (lane == 0) {
           mbar_arrive_expect_tx(&bars.k_full[s], Cfg::kTileBytes);
           load_tile<Cfg>(tiles.k[s], tm_k, row, &bars.k_full[s], kv_policy);
         }
-        mbar_wait(&bars.v_empty[s], kv_state.empty_parity());
+        constexpr HangSite kVEmpty = hang_site("producer", "v_empty");
+        mbar_wait<kProbe>(&bars.v_empty[s], kv_state.empty_parity(), p.hang_watch, kVEmpty, {s, base + e, item});
         if (lane == 0) {
           mbar_arrive_expect_tx(&bars.v_full[s], Cfg::kTileBytes);
           load_tile<Cfg>(tiles.v[s], tm_v, row, &bars.v_full[s], kv_policy);

@@ -26,7 +26,14 @@ struct Params {
   std::uint32_t probe_release_kv_ns;  // ProbeSlot kProbeFwdReleaseKv (probe variant only)
   std::uint32_t probe_epilogue_ns;    // ProbeSlot kProbeFwdEpilogue (probe variant only)
   std::uint64_t* trace;               // timeline records (trace.hpp; probe variant only), or null
+  HangWatch hang_watch;               // bounded waits (probe variant only); last, so no field moves
 };
+
+// Located hangs: what a forward wait names when the watch expires (the barriers are
+// SlotBarriers' members; roles as in fwd_kernel.cuh).
+constexpr HangSite hang_site(const char* role, const char* barrier) {
+  return {hang_label("sm90a.forward"), hang_label(role), hang_label(barrier)};
+}
 
 // One consumer's tiles, all 128-byte swizzled by TMA as [half][row][64 columns]; every
 // tile starts on a 1024-byte boundary so the swizzle atoms line up with the wgmma

@@ -15,6 +15,7 @@
 #include <cuda/ptx>
 #include <string>
 
+#include "hang_watch.cuh"
 #include "tensor_map.hpp"
 #include "vsa/backend.hpp"
 
@@ -63,6 +64,19 @@ __device__ __forceinline__ void mbar_arrive_expect_tx(std::uint64_t* bar, std::u
 __device__ __forceinline__ void mbar_wait(std::uint64_t* bar, std::uint32_t parity) {
   while (!cuda::ptx::mbarrier_try_wait_parity(bar, parity)) {
   }
+}
+
+// The same wait in a kernel variant: kWatched (the probe variant) bounds it by the launch's
+// hang watch (kernels/common/hang_watch.cuh), which names `site` and `at` when it expires;
+// the normal variant is the plain wait above, with no trace of the watch in its code.
+template <bool kWatched>
+__device__ __forceinline__ void mbar_wait(std::uint64_t* bar, std::uint32_t parity, const HangWatch& watch,
+                                          const HangSite& site, const hang::WaitPoint& at) {
+  if constexpr (kWatched)
+    hang::wait_parity([bar, parity] { return cuda::ptx::mbarrier_try_wait_parity(bar, parity); }, parity, watch,
+                      site, at);
+  else
+    mbar_wait(bar, parity);
 }
 
 // ---- PipelineState: a ring of kStages buffers, each guarded by full/empty mbarriers ----

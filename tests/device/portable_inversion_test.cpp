@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <iostream>
+#include <stdexcept>
 #include <vector>
 
 #include "device_buffers.hpp"
+#include "event_timer.hpp"
 #include "inversion.hpp"
 #include "portable_problem.hpp"
 #include "vsa/device_ops.hpp"
@@ -118,19 +120,14 @@ TEST_F(PortableInversion, TimingAtTheLargestRequiredShape) {
       k2q_num(std::size_t(run.count_elems()));
   ASSERT_TRUE(ok(device::invert_q2k(run, d_idx.get(), d_num.get(), k2q_idx.get(), k2q_num.get(), nullptr)));
   synchronize();
-  cudaEvent_t start, stop;
-  check_cuda(cudaEventCreate(&start), "cudaEventCreate");
-  check_cuda(cudaEventCreate(&stop), "cudaEventCreate");
   constexpr int kIterations = 20;
-  check_cuda(cudaEventRecord(start), "cudaEventRecord");
-  for (int i = 0; i < kIterations; ++i)
-    ASSERT_TRUE(ok(device::invert_q2k(run, d_idx.get(), d_num.get(), k2q_idx.get(), k2q_num.get(), nullptr)));
-  check_cuda(cudaEventRecord(stop), "cudaEventRecord");
-  check_cuda(cudaEventSynchronize(stop), "cudaEventSynchronize");
-  float ms = 0;
-  check_cuda(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
+  EventTimer timer;
+  const float ms = timer.time_ms(nullptr, [&] {
+    for (int i = 0; i < kIterations; ++i)
+      if (const Status st = device::invert_q2k(run, d_idx.get(), d_num.get(), k2q_idx.get(), k2q_num.get(), nullptr);
+          !st.ok())
+        throw std::runtime_error(st.error);
+  });
   EXPECT_EQ(k2q_idx.download(), ref.k2q_idx);
   RecordProperty("invert_q2k_ms", std::to_string(ms / kIterations));
   std::cout << "[ timing   ] invert_q2k B*H=64 nb=2048 max_kv=256 max_q=" << ref.max_q << ": " << ms / kIterations

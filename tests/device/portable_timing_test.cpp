@@ -9,6 +9,7 @@
 #include <iostream>
 #include <string>
 
+#include "event_timer.hpp"
 #include "portable_runs.hpp"
 
 namespace vsa::test {
@@ -21,17 +22,10 @@ template <class Launch>
 float time_ms(Launch launch, int iterations) {
   throw_if_failed(launch());
   synchronize();
-  cudaEvent_t start, stop;
-  check_cuda(cudaEventCreate(&start), "cudaEventCreate");
-  check_cuda(cudaEventCreate(&stop), "cudaEventCreate");
-  check_cuda(cudaEventRecord(start), "cudaEventRecord");
-  for (int i = 0; i < iterations; ++i) throw_if_failed(launch());
-  check_cuda(cudaEventRecord(stop), "cudaEventRecord");
-  check_cuda(cudaEventSynchronize(stop), "cudaEventSynchronize");
-  float ms = 0;
-  check_cuda(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
+  EventTimer timer;
+  const float ms = timer.time_ms(nullptr, [&] {
+    for (int i = 0; i < iterations; ++i) throw_if_failed(launch());
+  });
   return ms / float(iterations);
 }
 

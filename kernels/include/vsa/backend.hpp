@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "vsa/bf16.hpp"
+#include "vsa/hang_watch.hpp"
 #include "vsa/shape.hpp"
 
 namespace vsa {
@@ -74,6 +75,9 @@ struct ForwardArgs {
   // kTraceWords words per consumer slot, SMs x 2 records, kernels/sm90a/trace.hpp). Non-null
   // runs the probe variant; other backends ignore it.
   std::uint64_t* trace = nullptr;
+  // Located hangs (vsa/hang_watch.hpp): when on, kernels with mbarrier waits run their
+  // watched (probe) variant; backends without such waits ignore it.
+  HangWatch hang_watch;
 };
 
 struct BackwardArgs {
@@ -97,6 +101,7 @@ struct BackwardArgs {
   ProbeDelays probes;
   // Developer tool, as in ForwardArgs (sm90a: one record per consumer slot of the first launch).
   std::uint64_t* trace = nullptr;
+  HangWatch hang_watch;  // as in ForwardArgs
 };
 
 // One kernel of a backend as the loaded module reports it (cudaFuncGetAttributes).
