@@ -42,7 +42,7 @@ __device__ void run_dq_reduce(SharedStorage& smem, const WorkItem& w, std::uint3
     __syncwarp();
     load_row_128(r, lanes + std::uint32_t(tmem_column<decltype(c2), Buf::dq>(n)));
     auto c3 = expect<OpKind::tmem_load>(c2);
-    tmem_wait_ld();
+    if (VSA_PLANT(skip_wait_ld, true, false)) tmem_wait_ld();
     keep_after_wait(r);
     auto c4 = expect<OpKind::wait_ld>(c3);
     tc_fence_before_sync();

@@ -21,6 +21,13 @@
 #include <cuda/ptx>
 #endif
 
+// A planted-fault point (vsa-bench selftest, model only): the kernel's value `good`, or, in
+// the execution model's planted build, `bad` while the named fault is selected. Every other
+// build compiles `good` alone, so the sm_100a image does not change.
+#ifndef VSA_PLANT
+#define VSA_PLANT(name, good, bad) (good)
+#endif
+
 namespace vsa::sm100a {
 #ifndef VSA_SM100A_MODEL
 

@@ -95,11 +95,11 @@ TEST(ModelMbarrier, PhaseCompletesOnArrivalsAndTransactionBytes) {
     if (t.tid == 1) {
       rig.cta.mbar_expect_tx(bar, 32);
       rig.cta.mbar_arrive(bar);
-      rig.cta.mbar_complete_tx(bar, 16);
+      rig.cta.mbar_complete_tx(bar, 16, rig.cta.races().thread_clock(t.tid));
     }
     if (t.tid == 2) {
       rig.cta.mbar_arrive(bar);
-      rig.cta.mbar_complete_tx(bar, 16);
+      rig.cta.mbar_complete_tx(bar, 16, rig.cta.races().thread_clock(t.tid));
     }
     if (t.tid == 33) {
       rig.cta.mbar_wait_parity(bar, 0);
@@ -121,7 +121,7 @@ TEST(ModelMbarrier, ShortExpectTxNeverCompletesAndTheReportNamesTheBarrier) {
       rig.cta.mbar_init(bar, 1);
       rig.cta.mbar_expect_tx(bar, 4096 + 16);
       rig.cta.mbar_arrive(bar);
-      rig.cta.mbar_complete_tx(bar, 4096);
+      rig.cta.mbar_complete_tx(bar, 4096, rig.cta.races().thread_clock(t.tid));
     }
     rig.cta.warp_meet(0xffffffffu, "__syncwarp", 0, 0);
     rig.cta.mbar_wait_parity(bar, 0);

@@ -39,7 +39,9 @@ void register_selftest_gpu_backends(Registry& registry);  // kernels/selftest/: 
   return {"cpu-ref", "cpu-naive", "cuda-ref", "sm90a", "sm90a-det", "sm100a-blk64", "sm100a-blk128",
           "sm100a-blk64@model", "sm100a-blk128@model",
           "selftest-abort", "selftest-hang", "selftest-oob", "selftest-deadlock", "selftest-overlap-race",
-          "selftest-nan", "selftest-unwritten", "selftest-stream-cache"};
+          "selftest-nan", "selftest-unwritten", "selftest-stream-cache",
+          "selftest-model-wrong-sbo", "selftest-model-expect-tx-short", "selftest-model-skip-wait-ld",
+          "selftest-model-tmem-overalloc", "selftest-model-dealloc-other-warp"};
 }
 
 // All families, in a stable order (CPU first, then CUDA reference, then fast kernels).

@@ -50,23 +50,32 @@ void Cta::mma_f16_ss(std::uint32_t d_tmem, std::uint64_t a_desc, std::uint64_t b
   std::ostringstream what;
   what << "tcgen05.mma M" << id.m << " N" << id.n << " D lane " << lane_base << " col " << col << " A{" << describe(a)
        << (id.a_mn_major ? " MN" : " K") << "} B{" << describe(b) << (id.b_mn_major ? " MN" : " K") << "}";
-  m_sched.post({tensor_pipe(me().tid),
-                [this, id, a, b, lane_base, col, accumulate] {
+  const int tid = me().tid;
+  const VectorClock vc = m_race.issue_tensor(tid);
+  m_sched.post({tensor_pipe(tid),
+                [this, id, a, b, lane_base, col, accumulate, tid, vc] {
+                  const std::uint32_t agent = m_race.tensor_agent(tid);
                   float av[128][16], bv[256][16];
                   for (int mn = 0; mn < std::max(id.m, id.n); ++mn)
                     for (int k = 0; k < 16; ++k) {
                       std::uint16_t x;
                       if (mn < id.m) {
-                        std::memcpy(&x, smem_at(operand_element_address(a, id.a_mn_major, mn, k), 2, "A"), 2);
+                        const std::uint32_t ea = operand_element_address(a, id.a_mn_major, mn, k);
+                        std::memcpy(&x, smem_at(ea, 2, "A"), 2);
+                        m_race.access(Space::smem, ea, 2, false, Access::mma_read_a, tid, agent, vc);
                         av[mn][k] = bf16_to_float(x);
                       }
                       if (mn < id.n) {
-                        std::memcpy(&x, smem_at(operand_element_address(b, id.b_mn_major, mn, k), 2, "B"), 2);
+                        const std::uint32_t eb = operand_element_address(b, id.b_mn_major, mn, k);
+                        std::memcpy(&x, smem_at(eb, 2, "B"), 2);
+                        m_race.access(Space::smem, eb, 2, false, Access::mma_read_b, tid, agent, vc);
                         bv[mn][k] = bf16_to_float(x);
                       }
                     }
                   for (int r = 0; r < id.m; ++r) {
                     const int lane = d_row_lane(id.m, lane_base, r);
+                    m_race.access(Space::tmem, std::uint32_t(lane * kTmemColumns + col), std::uint32_t(id.n), true,
+                                  Access::mma_write_d, tid, agent, vc);
                     for (int n = 0; n < id.n; ++n) {
                       std::uint32_t& cell = tmem_cell(lane, col + n);
                       float acc = 0.0f;
@@ -84,20 +93,24 @@ void Cta::mma_f16_ss(std::uint32_t d_tmem, std::uint64_t a_desc, std::uint64_t b
 // once every earlier async tcgen05 op of this thread has completed.
 void Cta::mma_commit(std::uint32_t bar_addr) {
   (void)mbar(bar_addr, "tcgen05.commit");
-  m_sched.post({tensor_pipe(me().tid), [this, bar_addr] { mbar_arrive(bar_addr); },
+  const VectorClock vc = m_race.issue_tensor(me().tid);
+  m_sched.post({tensor_pipe(me().tid), [this, bar_addr, vc] { mbar_arrive(bar_addr, 1, &vc); },
                 "tcgen05.commit -> " + barrier_name(bar_addr)});
   m_sched.yield();
 }
 
 // ---- bulk copies (9.7.9.25) ------------------------------------------------------------------
 
-std::uint64_t Cta::post_bulk(std::function<void()> work, std::string what) {
+std::uint64_t Cta::post_bulk(std::function<void(const VectorClock&)> work, std::string what) {
   const std::uint64_t id = m_next_bulk++;
+  const int tid = me().tid;
   m_bulk_running.push_back(id);
-  m_bulk[std::size_t(me().tid)].uncommitted_ids.push_back(id);
+  m_bulk[std::size_t(tid)].uncommitted_ids.push_back(id);
+  VectorClock vc = m_race.issue(tid, m_race.copy_agent(tid));
   m_sched.post({-1,
-                [this, id, work = std::move(work)] {
-                  work();
+                [this, id, work = std::move(work), vc = std::move(vc)] {
+                  work(vc);
+                  m_bulk_done[id] = vc;
                   m_bulk_running.erase(std::find(m_bulk_running.begin(), m_bulk_running.end(), id));
                 },
                 std::move(what)});
@@ -141,8 +154,10 @@ void Cta::tma_load_2d(std::uint32_t dst, const void* map, int x, int y, std::uin
   check_box_dst(m, dst, "cp.async.bulk.tensor load");
   (void)smem_at(dst, box_bytes(m), "cp.async.bulk.tensor load");
   (void)mbar(bar, "cp.async.bulk.tensor load");
+  const int tid = me().tid;
   post_bulk_untracked(
-      [this, m, dst, x, y, bar] {
+      [this, m, dst, x, y, bar, tid](const VectorClock& vc) {
+        m_race.access(Space::smem, dst, box_bytes(m), true, Access::tma_load, tid, m_race.copy_agent(tid), vc);
         for (std::uint32_t r = 0; r < m.box[1]; ++r)
           for (std::uint32_t c = 0; c < m.box[0]; ++c) {
             unsigned char* s = smem_at(box_address(m, dst, r, c), m.elem_bytes, "TMA load");
@@ -152,7 +167,7 @@ void Cta::tma_load_2d(std::uint32_t dst, const void* map, int x, int y, std::uin
             else
               std::memset(s, 0, m.elem_bytes);
           }
-        mbar_complete_tx(bar, box_bytes(m));
+        mbar_complete_tx(bar, box_bytes(m), vc);
       },
       "cp.async.bulk.tensor.2d load -> " + barrier_name(bar));
 }
@@ -163,8 +178,10 @@ void Cta::tma_store_2d(const void* map, int x, int y, std::uint32_t src) {
   const TensorMapRecord m = tensor_map_record(map);
   check_box_dst(m, src, "cp.async.bulk.tensor store");
   (void)smem_at(src, box_bytes(m), "cp.async.bulk.tensor store");
+  const int tid = me().tid;
   post_bulk(
-      [this, m, src, x, y] {
+      [this, m, src, x, y, tid](const VectorClock& vc) {
+        m_race.access(Space::smem, src, box_bytes(m), false, Access::tma_store, tid, m_race.copy_agent(tid), vc);
         for (std::uint32_t r = 0; r < m.box[1]; ++r)
           for (std::uint32_t c = 0; c < m.box[0]; ++c) {
             const long long gx = (long long)x + c, gy = (long long)y + r;
@@ -184,10 +201,12 @@ void Cta::bulk_load(std::uint32_t dst, const void* src, std::uint32_t bytes, std
     throw ModelError("cp.async.bulk: size " + std::to_string(bytes) + " and both addresses must be multiples of 16");
   (void)smem_at(dst, bytes, "cp.async.bulk");
   (void)mbar(bar, "cp.async.bulk");
+  const int tid = me().tid;
   post_bulk_untracked(
-      [this, dst, src, bytes, bar] {
+      [this, dst, src, bytes, bar, tid](const VectorClock& vc) {
+        m_race.access(Space::smem, dst, bytes, true, Access::bulk_load, tid, m_race.copy_agent(tid), vc);
         std::memcpy(smem_at(dst, bytes, "cp.async.bulk"), src, bytes);
-        mbar_complete_tx(bar, bytes);
+        mbar_complete_tx(bar, bytes, vc);
       },
       "cp.async.bulk load -> " + barrier_name(bar));
 }
@@ -197,8 +216,10 @@ void Cta::bulk_reduce_add_f32(float* dst, std::uint32_t src, std::uint32_t bytes
   if (bytes % 16 != 0 || src % 16 != 0 || reinterpret_cast<std::uintptr_t>(dst) % 16 != 0)
     throw ModelError("cp.reduce.async.bulk: size " + std::to_string(bytes) + " and both addresses must be multiples of 16");
   (void)smem_at(src, bytes, "cp.reduce.async.bulk");
+  const int tid = me().tid;
   post_bulk(
-      [this, dst, src, bytes] {
+      [this, dst, src, bytes, tid](const VectorClock& vc) {
+        m_race.access(Space::smem, src, bytes, false, Access::bulk_reduce, tid, m_race.copy_agent(tid), vc);
         const unsigned char* s = smem_at(src, bytes, "cp.reduce.async.bulk");
         for (std::uint32_t i = 0; i < bytes / 4; ++i) {
           float v;
@@ -232,10 +253,18 @@ void Cta::bulk_wait(bool read_only) {
                     if (std::find(running->begin(), running->end(), id) != running->end()) return false;
                   return true;
                 });
+  for (std::uint64_t id : ids) {  // acquire the waited copies
+    auto it = m_bulk_done.find(id);
+    if (it != m_bulk_done.end()) {
+      join(m_race.thread_clock(me().tid), it->second);
+      m_bulk_done.erase(it);
+    }
+  }
 }
 
-void Cta::post_bulk_untracked(std::function<void()> work, std::string what) {
-  m_sched.post({-1, std::move(work), std::move(what)});
+void Cta::post_bulk_untracked(std::function<void(const VectorClock&)> work, std::string what) {
+  VectorClock vc = m_race.issue(me().tid, m_race.copy_agent(me().tid));
+  m_sched.post({-1, [work = std::move(work), vc = std::move(vc)] { work(vc); }, std::move(what)});
   m_sched.yield();
 }
 

@@ -30,7 +30,8 @@ Cta::Cta(Scheduler& scheduler, unsigned char* smem, std::size_t smem_bytes, CtaP
       m_warps((place.threads + 31) / 32),
       m_tmem(std::size_t(kTmemLanes) * kTmemColumns, kPoison),
       m_pending_loads(place.threads),
-      m_bulk(place.threads) {}
+      m_bulk(place.threads),
+      m_race(int(place.threads), smem_bytes, scheduler) {}
 
 std::string Cta::barrier_name(std::uint32_t addr) const {
   auto it = m_barrier_names.find(addr);
@@ -89,6 +90,8 @@ void Cta::mbar_init(std::uint32_t addr, std::uint32_t count) {
 // starts with the expected count again.
 void Cta::mbar_try_complete(std::uint32_t, MBarrier& b) {
   if (b.pending == 0 && b.tx == 0) {
+    b.done[b.phase & 1u] = std::move(b.acc);
+    b.acc.clear();
     ++b.phase;
     b.pending = b.expected;
     m_sched.changed();
@@ -97,12 +100,18 @@ void Cta::mbar_try_complete(std::uint32_t, MBarrier& b) {
 
 // 9.7.13.15.13 mbarrier.arrive: more arrivals than pending in the phase is undefined
 // behaviour; the model calls it an error.
-void Cta::mbar_arrive(std::uint32_t addr, std::uint32_t count) {
+void Cta::mbar_arrive(std::uint32_t addr, std::uint32_t count, const VectorClock* release) {
   MBarrier& b = mbar(addr, "mbarrier.arrive");
   if (count > b.pending)
     throw ModelError("mbarrier.arrive on " + barrier_name(addr) + ": " + std::to_string(count) +
                      " arrival(s) with only " + std::to_string(b.pending) + " pending in phase " +
                      std::to_string(b.phase));
+  if (release != nullptr) {
+    join(b.acc, *release);
+  } else {
+    join(b.acc, m_race.thread_clock(me().tid));
+    m_race.tick(me().tid);
+  }
   b.pending -= count;
   mbar_try_complete(addr, b);
   m_sched.changed();
@@ -116,8 +125,9 @@ void Cta::mbar_expect_tx(std::uint32_t addr, std::uint32_t bytes) {
 }
 
 // 9.7.13.15.12 complete-tx: tx-count -= bytes, then the phase may complete.
-void Cta::mbar_complete_tx(std::uint32_t addr, std::uint32_t bytes) {
+void Cta::mbar_complete_tx(std::uint32_t addr, std::uint32_t bytes, const VectorClock& release) {
   MBarrier& b = mbar(addr, "complete-tx");
+  join(b.acc, release);
   b.tx -= bytes;
   if (b.tx < -((1 << 20) - 1)) throw ModelError("complete-tx on " + barrier_name(addr) + ": tx-count below -(2^20-1)");
   mbar_try_complete(addr, b);
@@ -138,6 +148,7 @@ void Cta::mbar_wait_parity(std::uint32_t addr, std::uint32_t parity) {
         return what.str();
       },
       [pb, want] { return (pb->phase & 1u) != want; });
+  join(m_race.thread_clock(me().tid), pb->done[want]);  // acquire
 }
 
 // ---- barriers -----------------------------------------------------------------------------
@@ -155,8 +166,14 @@ void Cta::bar_sync(int id, int count) {
     throw ModelError("bar.sync " + std::to_string(id) + ": thread count " + std::to_string(count) +
                      " differs from the " + std::to_string(b.count) + " of the threads already waiting");
   const std::uint64_t gen = b.generation;
+  const int tid = me().tid;
+  join(b.acc, m_race.thread_clock(tid));
+  m_race.tick(tid);
   if (++b.arrived == b.count) {
     b.arrived = 0;
+    b.released = std::move(b.acc);
+    b.acc.clear();
+    join(m_race.thread_clock(tid), b.released);
     ++b.generation;
     m_sched.changed();
     m_sched.yield();
@@ -169,6 +186,7 @@ void Cta::bar_sync(int id, int count) {
                " threads arrived)";
       },
       [pb, gen] { return pb->generation != gen; });
+  join(m_race.thread_clock(tid), pb->released);
 }
 
 const WarpCollective& Cta::warp_meet(std::uint32_t mask, const char* kind, std::uint64_t key, std::uint32_t value,
@@ -191,8 +209,13 @@ const WarpCollective& Cta::warp_meet(std::uint32_t mask, const char* kind, std::
   w.value[t.lane] = value;
   const std::uint64_t gen = w.generation;
   const int members = __builtin_popcount(mask);
+  join(w.acc, m_race.thread_clock(t.tid));
+  m_race.tick(t.tid);
   if (++w.arrived == members) {
     for (int i = 0; i < 32; ++i) w.result[i] = w.value[i];
+    w.released = std::move(w.acc);
+    w.acc.clear();
+    join(m_race.thread_clock(t.tid), w.released);
     w.arrived = 0;
     if (once) once();
     ++w.generation;
@@ -203,6 +226,7 @@ const WarpCollective& Cta::warp_meet(std::uint32_t mask, const char* kind, std::
   WarpCollective* pw = &w;
   const std::string what = std::string(kind) + " (warp rendezvous)";
   m_sched.block([what] { return what; }, [pw, gen] { return pw->generation != gen; });
+  join(m_race.thread_clock(t.tid), pw->released);
   return w;
 }
 

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "race_detector.hpp"
 #include "scheduler.hpp"
 
 namespace vsa::model {
@@ -31,6 +32,8 @@ struct MBarrier {
   std::uint32_t pending = 0;   // arrivals still missing in the current phase
   std::int64_t tx = 0;         // tx-count of the current phase (may dip below zero, 9.7.13.15.2)
   std::uint64_t phase = 0;     // completed phases; the current phase has parity phase & 1
+  VectorClock acc;             // releases into the current phase
+  VectorClock done[2];         // the last completed phase of each parity, for its waiters
 };
 
 // A CTA-wide or named barrier (bar.sync id, count; 9.7.13.1).
@@ -38,6 +41,7 @@ struct NamedBarrier {
   std::uint64_t generation = 0;
   int arrived = 0;
   int count = 0;
+  VectorClock acc, released;
 };
 
 // A warp's rendezvous for one .sync/.sync.aligned instruction.
@@ -49,6 +53,7 @@ struct WarpCollective {
   std::uint64_t key = 0;      // an operand that must agree across lanes (tcgen05 address)
   std::uint32_t value[32] = {};
   std::uint32_t result[32] = {};
+  VectorClock acc, released;
 };
 
 // 9.7.16.1: 128 lanes x 512 columns of 32-bit cells per CTA.
@@ -101,9 +106,10 @@ class Cta {
 
   // ---- mbarrier (9.7.13.15) ----------------------------------------------------------
   void mbar_init(std::uint32_t addr, std::uint32_t count);
-  void mbar_arrive(std::uint32_t addr, std::uint32_t count = 1);
+  // `release`: the clock the arrival releases (an async agent's); null: the calling thread's.
+  void mbar_arrive(std::uint32_t addr, std::uint32_t count = 1, const VectorClock* release = nullptr);
   void mbar_expect_tx(std::uint32_t addr, std::uint32_t bytes);
-  void mbar_complete_tx(std::uint32_t addr, std::uint32_t bytes);  // from async agents
+  void mbar_complete_tx(std::uint32_t addr, std::uint32_t bytes, const VectorClock& release);  // async agents
   void mbar_wait_parity(std::uint32_t addr, std::uint32_t parity);
   [[nodiscard]] const MBarrier& mbarrier(std::uint32_t addr) const;
 
@@ -123,6 +129,7 @@ class Cta {
   void tmem_st_32x32b(const std::uint32_t* regs, int count, std::uint32_t taddr);
   void tmem_wait_ld();
   void tmem_wait_st();
+  void st_shared(std::uint32_t addr, const void* data, std::uint32_t bytes);
   [[nodiscard]] std::uint32_t& tmem_cell(int lane, int column) { return m_tmem[std::size_t(lane) * kTmemColumns + column]; }
   // Throws unless lanes [lane, lane + lanes) x columns [column, column + columns) are allocated.
   void check_tmem_range(int lane, int lanes, int column, int columns, const char* what) const;
@@ -145,11 +152,14 @@ class Cta {
   // deallocated before the kernel exits").
   void check_exit() const;
 
+  [[nodiscard]] RaceDetector& races() { return m_race; }
+
  private:
   MBarrier& mbar(std::uint32_t addr, const char* what);
   void mbar_try_complete(std::uint32_t addr, MBarrier& b);
-  std::uint64_t post_bulk(std::function<void()> work, std::string what);  // a bulk-group op
-  void post_bulk_untracked(std::function<void()> work, std::string what);  // an mbarrier-completed copy
+  // The work gets the op's clock (its accesses' epoch, and what it releases).
+  std::uint64_t post_bulk(std::function<void(const VectorClock&)> work, std::string what);  // bulk-group op
+  void post_bulk_untracked(std::function<void(const VectorClock&)> work, std::string what);  // mbarrier copy
 
   Scheduler& m_sched;
   unsigned char* m_smem;
@@ -166,6 +176,8 @@ class Cta {
   std::vector<BulkGroups> m_bulk;                          // per thread
   std::uint64_t m_next_bulk = 1;
   std::vector<std::uint64_t> m_bulk_running;  // ids of bulk ops not yet complete
+  std::map<std::uint64_t, VectorClock> m_bulk_done;  // clocks of completed bulk ops, until waited for
+  RaceDetector m_race;
 };
 
 // The CTA the calling OS thread is running (set by the launcher for the CTA's lifetime).

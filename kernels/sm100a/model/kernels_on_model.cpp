@@ -28,6 +28,21 @@ namespace vsa::sm100a::bwd {
 alignas(1024) unsigned char smem_raw[kSmemBytes];
 }
 
+#ifdef VSA_MODEL_PLANTED
+// The planted build's vsa::sm100a is renamed (prelude.hpp); its host helpers reach the
+// hardware backends' shape rules through these.
+namespace vsa::sm100a {
+Support blk64_shape_support(const Shape& s) { return ::vsa::model::shape_support_blk64(s); }
+Support blk128_shape_support(const Shape& s) { return ::vsa::model::shape_support_blk128(s); }
+Support blk64_backward_shape_support(const Shape& s) { return ::vsa::model::shape_support_blk64_backward(s); }
+}  // namespace vsa::sm100a
+#define VSA_MODEL_API_BEGIN namespace planted {
+#define VSA_MODEL_API_END }
+#else
+#define VSA_MODEL_API_BEGIN
+#define VSA_MODEL_API_END
+#endif
+
 namespace vsa::model {
 
 namespace {
@@ -62,6 +77,7 @@ Status run_grid(const char* kernel, unsigned grid, unsigned threads, unsigned ch
     // Uninitialised shared memory: a recognisable pattern, never zeros that could pass.
     std::memset(smem, 0xA5, smem_bytes);
     Cta cta(sched, smem, smem_bytes, CtaPlace{block, grid, threads});
+    cta.races().set_label(std::string(kernel) + " CTA " + std::to_string(block));
     set_current_cta(&cta);
     try {
       setup(cta);
@@ -82,6 +98,8 @@ const char* fwd_role(int warp) { return sm100a::protocol::role_name(sm100a::fwd:
 const char* bwd_role(int warp) { return sm100a::protocol::role_name(sm100a::bwd::warp_role(warp)); }
 
 }  // namespace
+
+VSA_MODEL_API_BEGIN
 
 Status run_forward_blk64(const ForwardArgs& a, const RunOptions& options) {
   using namespace sm100a;
@@ -140,7 +158,11 @@ struct BwdWorkspace {
 };
 }  // namespace
 
+VSA_MODEL_API_END
+#ifndef VSA_MODEL_PLANTED
 std::size_t workspace_bytes_backward(const Shape& shape) { return BwdWorkspace(shape).total; }
+#endif
+VSA_MODEL_API_BEGIN
 
 Status run_backward_blk64(const BackwardArgs& a, const RunOptions& options) {
   using namespace sm100a;
@@ -183,5 +205,7 @@ Status run_backward_blk64(const BackwardArgs& a, const RunOptions& options) {
   for (std::int64_t i = 0; i < s.tensor_elems(); ++i) a.dq[i] = float_to_bf16(dq_accum[i] * params.scale);
   return Status::success();
 }
+
+VSA_MODEL_API_END
 
 }  // namespace vsa::model

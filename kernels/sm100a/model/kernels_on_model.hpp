@@ -23,4 +23,17 @@ Status run_forward_blk128(const ForwardArgs& args, const RunOptions& options);
 Status run_backward_blk64(const BackwardArgs& args, const RunOptions& options);
 [[nodiscard]] std::size_t workspace_bytes_backward(const Shape& shape);
 
+// The same three, built from the same source with the planted faults of plants.hpp (the
+// fault applied is active_plant()): for `vsa-bench selftest`.
+namespace planted {
+Status run_forward_blk64(const ForwardArgs& args, const RunOptions& options);
+Status run_forward_blk128(const ForwardArgs& args, const RunOptions& options);
+Status run_backward_blk64(const BackwardArgs& args, const RunOptions& options);
+}  // namespace planted
+
+// The hardware backends' shape rules (launch.hpp), reachable from the planted build.
+[[nodiscard]] Support shape_support_blk64(const Shape& shape);
+[[nodiscard]] Support shape_support_blk128(const Shape& shape);
+[[nodiscard]] Support shape_support_blk64_backward(const Shape& shape);
+
 }  // namespace vsa::model

@@ -94,3 +94,11 @@ inline int __any_sync(unsigned mask, int predicate) { return ::vsa::model::any_s
 inline void __nanosleep(unsigned ns) { ::vsa::model::nanosleep(ns); }
 inline int min(int a, int b) { return a < b ? a : b; }
 inline int max(int a, int b) { return a > b ? a : b; }
+
+// The planted build (VSA_MODEL_PLANTED): VSA_PLANT points switch on the selected fault, and
+// the whole vsa::sm100a namespace of that translation unit is renamed so its kernels and
+// inline helpers never share a symbol with the normal build's.
+#include "model/plants.hpp"
+#ifdef VSA_MODEL_PLANTED
+#define sm100a sm100a_planted
+#endif

@@ -56,7 +56,7 @@ inline void bulk_wait_all() { model_detail::cta().bulk_wait(false); }
 inline void st_shared_v4(std::uint32_t addr, std::uint32_t x, std::uint32_t y, std::uint32_t z, std::uint32_t w) {
   if (addr % 16 != 0) throw ::vsa::model::ModelError("st.shared.v4.b32: address not 16-byte aligned");
   const std::uint32_t v[4] = {x, y, z, w};
-  std::memcpy(model_detail::cta().smem_at(addr, 16, "st.shared.v4.b32"), v, 16);
+  model_detail::cta().st_shared(addr, v, 16);
 }
 inline void prefetch_tensor_map(const CUtensorMap* map) { (void)::vsa::model::tensor_map_record(map); }
 inline void fence_proxy_async_smem() { model_detail::cta().scheduler().yield(); }

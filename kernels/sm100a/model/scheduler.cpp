@@ -110,8 +110,7 @@ FiberThread* Scheduler::pick() {
 
 void Scheduler::report_deadlock() {
   std::ostringstream os;
-  os << "deadlock: every live thread is blocked and no asynchronous operation is pending (schedule seed "
-     << m_options.seed << ", step " << m_step << ")";
+  os << "deadlock: every live thread is blocked and no asynchronous operation is pending (step " << m_step << ")";
   // One line per warp and wait (a warp's lanes usually wait on the same thing).
   std::map<std::pair<int, std::string>, std::vector<int>> groups;
   for (auto& t : m_threads)

@@ -1,6 +1,7 @@
 // Tensor Memory of the model CTA: allocation (PTX ISA 9.7.16.7), tcgen05.ld / st with the
 // 32x32b shape and tcgen05.wait (9.7.16.8), addressed as 9.7.16.1.1 says (lane in bits
 // 31..16, column in bits 15..0).
+#include <cstring>
 #include <sstream>
 
 #include "cta.hpp"
@@ -118,6 +119,9 @@ void Cta::tmem_ld_32x32b(std::uint32_t* regs, int count, std::uint32_t taddr) {
   check_quarter(t.warp, taddr, "tcgen05.ld.32x32b");
   check_tmem_range(lane_of(taddr), 32, column_of(taddr), count, "tcgen05.ld.32x32b");
   for (int j = 0; j < count; ++j) regs[j] = kPoison;
+  const int lane_read = lane_of(taddr) + t.lane;
+  m_race.access(Space::tmem, std::uint32_t(lane_read * kTmemColumns + column_of(taddr)), std::uint32_t(count), false,
+                Access::tmem_ld, t.tid, m_race.ld_agent(t.tid), m_race.issue(t.tid, m_race.ld_agent(t.tid)));
   m_pending_loads[std::size_t(t.tid)].push_back({regs, count, lane_of(taddr) + t.lane, column_of(taddr)});
 }
 
@@ -127,6 +131,8 @@ void Cta::tmem_st_32x32b(const std::uint32_t* regs, int count, std::uint32_t tad
   check_quarter(t.warp, taddr, "tcgen05.st.32x32b");
   check_tmem_range(lane_of(taddr), 32, column_of(taddr), count, "tcgen05.st.32x32b");
   const int lane = lane_of(taddr) + t.lane;
+  m_race.access(Space::tmem, std::uint32_t(lane * kTmemColumns + column_of(taddr)), std::uint32_t(count), true,
+                Access::tmem_st, t.tid, m_race.st_agent(t.tid), m_race.issue(t.tid, m_race.st_agent(t.tid)));
   for (int j = 0; j < count; ++j) tmem_cell(lane, column_of(taddr) + j) = regs[j];
 }
 
@@ -138,8 +144,18 @@ void Cta::tmem_wait_ld() {
   for (const PendingLoad& p : m_pending_loads[std::size_t(t.tid)])
     for (int j = 0; j < p.count; ++j) p.dst[j] = tmem_cell(p.lane, p.column + j);
   m_pending_loads[std::size_t(t.tid)].clear();
+  m_race.complete(t.tid, m_race.ld_agent(t.tid));  // the loads are now the thread's
 }
 
-void Cta::tmem_wait_st() { warp_meet(0xffffffffu, "tcgen05.wait::st", 0, 0); }
+void Cta::tmem_wait_st() {
+  warp_meet(0xffffffffu, "tcgen05.wait::st", 0, 0);
+  m_race.complete(me().tid, m_race.st_agent(me().tid));
+}
+
+void Cta::st_shared(std::uint32_t addr, const void* data, std::uint32_t bytes) {
+  const int tid = me().tid;
+  m_race.access(Space::smem, addr, bytes, true, Access::st_shared, tid, m_race.thread_agent(tid), m_race.thread_clock(tid));
+  std::memcpy(smem_at(addr, bytes, "st.shared"), data, bytes);
+}
 
 }  // namespace vsa::model
