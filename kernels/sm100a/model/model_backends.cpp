@@ -98,8 +98,9 @@ class ModelBlk64Backend final : public Backend {
   std::string description() const override { return std::string("sm100a-blk64 kernels on the execution model: ") + kProves; }
   Memory memory() const override { return Memory::host; }
   bool has_op(Op) const override { return true; }
-  Support supports(const DeviceInfo&, const Shape& s, Op op) const override { return supports_shape(s, op); }
-  Support supports_shape(const Shape& s, Op op) const override {
+  // The shape rules and the size cap decide at run time (SKIP with the reason), not when a
+  // suite is read: suites list the model backends by default over cases of every shape.
+  Support supports(const DeviceInfo&, const Shape& s, Op op) const override {
     const Support shape =
         op == Op::forward ? sm100a::blk64_shape_support(s) : sm100a::blk64_backward_shape_support(s);
     if (!shape.ok) return shape;
@@ -136,8 +137,7 @@ class ModelBlk128Backend final : public Backend {
   std::string description() const override { return std::string("sm100a-blk128 forward on the execution model: ") + kProves; }
   Memory memory() const override { return Memory::host; }
   bool has_op(Op op) const override { return op == Op::forward; }
-  Support supports(const DeviceInfo&, const Shape& s, Op op) const override { return supports_shape(s, op); }
-  Support supports_shape(const Shape& s, Op op) const override {
+  Support supports(const DeviceInfo&, const Shape& s, Op op) const override {
     if (op != Op::forward) return Support::no("sm100a-blk128 has no backward (use sm100a-blk64)");
     if (const Support shape = sm100a::blk128_shape_support(s); !shape.ok) return shape;
     return model_size_support(s);
