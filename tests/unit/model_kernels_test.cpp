@@ -10,6 +10,7 @@
 #include "model/kernels_on_model.hpp"
 #include "model_case.hpp"
 #include "naive_reference.hpp"
+#include "vsa/registry.hpp"
 
 namespace vsa {
 namespace {
@@ -80,6 +81,33 @@ TEST(ModelKernels, Blk64BackwardMatchesTheReference) {
     EXPECT_LT(max_diff(dq, dq_r), 0.03) << "seed " << seed;
     EXPECT_LT(max_diff(dk, dk_r), 0.03) << "seed " << seed;
     EXPECT_LT(max_diff(dv, dv_r), 0.03) << "seed " << seed;
+  }
+}
+
+}  // namespace
+}  // namespace vsa
+
+namespace vsa {
+namespace {
+
+// The backends every suite can name: registered, host memory, and larger cases refused at
+// run time with the reason (a SKIP), never when a suite is read.
+TEST(ModelBackends, RegisteredAndLargerCasesSkipWithTheReason) {
+  const Registry registry = make_registry();
+  for (const char* name : {"sm100a-blk64@model", "sm100a-blk128@model"}) {
+    const Backend* b = registry.find(name);
+    ASSERT_NE(b, nullptr) << name;
+    EXPECT_EQ(b->memory(), Memory::host);
+    Shape small;
+    small.num_blocks = 4;
+    small.block = std::string(name).find("128") != std::string::npos ? 128 : 64;
+    Shape large = small;
+    large.heads = 32;
+    EXPECT_TRUE(b->supports(DeviceInfo{}, small, Op::forward).ok) << name;
+    const Support no = b->supports(DeviceInfo{}, large, Op::forward);
+    EXPECT_FALSE(no.ok);
+    EXPECT_NE(no.reason.find("above the model's 64"), std::string::npos) << no.reason;
+    EXPECT_TRUE(b->supports_shape(large, Op::forward).ok) << "a suite over larger cases must still be accepted";
   }
 }
 
