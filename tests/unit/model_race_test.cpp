@@ -82,5 +82,28 @@ TEST(ModelRace, TmemStoreOverAPendingLoadOfTheSameThreadIsARace) {
   EXPECT_NE(err.find("tcgen05.st write"), std::string::npos) << err;
 }
 
+// fence.proxy.async: a bulk reduction (async proxy) of rows this thread just wrote with
+// st.shared (generic proxy) needs the fence in between, even in program order.
+TEST(ModelRace, AsyncProxyReadOfAnUnfencedGenericWriteIsReported) {
+  for (bool fence : {true, false}) {
+    std::vector<float> global(4, 0.0f);
+    const std::string err = run_cta(32, 5, [&](Cta& cta, FiberThread& t) {
+      if (t.tid != 0) return;
+      const float v[4] = {1, 2, 3, 4};
+      cta.st_shared(kData, v, 16);
+      if (fence) cta.races().fence_proxy_async(t.tid);
+      cta.bulk_reduce_add_f32(global.data(), kData, 16);
+      cta.bulk_commit();
+      cta.bulk_wait(false);
+    });
+    if (fence) {
+      EXPECT_EQ(err, "");
+      EXPECT_EQ(global[3], 4.0f);
+    } else {
+      EXPECT_NE(err.find("not ordered after a fence.proxy.async"), std::string::npos) << err;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace vsa::model

@@ -59,7 +59,11 @@ inline void st_shared_v4(std::uint32_t addr, std::uint32_t x, std::uint32_t y, s
   model_detail::cta().st_shared(addr, v, 16);
 }
 inline void prefetch_tensor_map(const CUtensorMap* map) { (void)::vsa::model::tensor_map_record(map); }
-inline void fence_proxy_async_smem() { model_detail::cta().scheduler().yield(); }
+inline void fence_proxy_async_smem() {
+  auto& c = model_detail::cta();
+  c.races().fence_proxy_async(c.me().tid);
+  c.scheduler().yield();
+}
 
 inline void tmem_alloc(std::uint32_t* base_out, std::uint32_t columns) { model_detail::cta().tmem_alloc(smem_addr(base_out), columns); }
 inline void tmem_relinquish_alloc_permit() { model_detail::cta().tmem_relinquish(); }

@@ -36,7 +36,8 @@ RaceDetector::RaceDetector(int threads, std::size_t smem_bytes, Scheduler& sched
       m_pipe_vc(std::size_t(threads), VectorClock(std::size_t(5 * threads), 0)),
       m_agent_clock(std::size_t(5 * threads), 0),
       m_smem((smem_bytes + 15) / 16),
-      m_tmem(std::size_t(kTmemLanes) * kTmemColumns) {
+      m_tmem(std::size_t(kTmemLanes) * kTmemColumns),
+      m_unfenced(std::size_t(threads)) {
   for (int t = 0; t < threads; ++t) m_thread_vc[std::size_t(t)][thread_agent(t)] = 1;
 }
 
@@ -67,7 +68,16 @@ std::string RaceDetector::describe(const Epoch& e) const {
   return os.str();
 }
 
-void RaceDetector::report(Space space, std::uint32_t index, const Epoch& earlier, const Epoch& now) {
+void RaceDetector::fence_proxy_async(int t) {
+  const std::uint32_t clock = m_thread_vc[std::size_t(t)][thread_agent(t)];
+  for (std::uint32_t i : m_unfenced[std::size_t(t)]) {
+    Shadow& s = m_smem[i];
+    if (s.last_write.agent == thread_agent(t) && s.fence_clock == 0) s.fence_clock = clock;
+  }
+  m_unfenced[std::size_t(t)].clear();
+}
+
+void RaceDetector::report(Space space, std::uint32_t index, const Epoch& earlier, const Epoch& now, const char* why) {
   std::ostringstream os;
   os << "race";
   if (!m_label.empty()) os << " in " << m_label;
@@ -77,7 +87,7 @@ void RaceDetector::report(Space space, std::uint32_t index, const Epoch& earlier
        << (kSmemWindowBase + 16 * index + 15) << std::dec;
   else
     os << "TMEM lane " << index / kTmemColumns << " column " << index % kTmemColumns;
-  os << ": " << describe(earlier) << ", and " << describe(now) << ", with no happens-before order between them";
+  os << ": " << describe(earlier) << ", and " << describe(now) << ", " << why;
   throw ModelError(os.str());
 }
 
@@ -90,10 +100,20 @@ void RaceDetector::access(Space space, std::uint32_t first, std::uint32_t count,
     hi = (first - kSmemWindowBase + count + 15) / 16;
   }
   const Epoch now{agent, vc[agent], std::uint32_t(m_sched.step()), std::uint16_t(tid), what, write};
+  const bool async_read = !write && space == Space::smem &&
+                          (what == Access::mma_read_a || what == Access::mma_read_b || what == Access::tma_store ||
+                           what == Access::bulk_reduce);
   for (std::uint32_t i = lo; i < hi && i < shadow.size(); ++i) {
     Shadow& s = shadow[i];
     const Epoch& w = s.last_write;
     if (w.clock != 0 && w.agent != agent && vc[w.agent] < w.clock) report(space, i, w, now);
+    if (async_read && w.clock != 0 && w.agent < std::uint32_t(m_threads) &&
+        (s.fence_clock == 0 || vc[w.agent] < s.fence_clock))
+      report(space, i, w, now, "the async proxy reading a generic-proxy write not ordered after a fence.proxy.async of its writer");
+    if (write && space == Space::smem && what == Access::st_shared) {
+      s.fence_clock = 0;
+      m_unfenced[std::size_t(tid)].push_back(i);
+    }
     if (write) {
       for (const Epoch& r : s.reads)
         if (r.agent != agent && vc[r.agent] < r.clock) report(space, i, r, now);

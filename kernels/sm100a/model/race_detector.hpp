@@ -15,7 +15,8 @@
 // write, is a race: ModelError naming both accesses (instruction, thread and role, the smem
 // offset or TMEM cell, the scheduler step) and the schedule seed.
 //
-// Not modelled: the proxy rules (fence.proxy.async) and the tcgen05 fences (an issue is taken
+// Proxies: an async-proxy read of a generic-proxy st.shared needs the writer's fence.proxy.async
+// ordered before it. Not modelled: the tcgen05 fences (an issue is taken
 // to see everything its thread acquired), plain C++ loads and stores of shared memory in the
 // kernels (only the PTX surface is tracked), global memory.
 #include <cstdint>
@@ -55,6 +56,9 @@ struct Epoch {
 struct Shadow {
   Epoch last_write;
   std::vector<Epoch> reads;  // since the last write, one per agent
+  // A generic-proxy write (st.shared) becomes visible to the async proxy only through a
+  // fence.proxy.async of its writer: the writer's clock at that fence (0: none yet).
+  std::uint32_t fence_clock = 0;
 };
 
 enum class Space : std::uint8_t { smem, tmem };
@@ -89,8 +93,14 @@ class RaceDetector {
 
   void set_label(std::string label) { m_label = std::move(label); }
 
+  // fence.proxy.async.shared::cta by thread t (PTX ISA "membar / fence", proxy
+  // fences): its earlier shared-memory writes become visible to the async proxy (tcgen05.mma
+  // operands, TMA stores, bulk reductions) for whoever is ordered after this point.
+  void fence_proxy_async(int t);
+
  private:
-  [[noreturn]] void report(Space space, std::uint32_t index, const Epoch& earlier, const Epoch& now);
+  [[noreturn]] void report(Space space, std::uint32_t index, const Epoch& earlier, const Epoch& now,
+                           const char* why = "with no happens-before order between them");
   [[nodiscard]] std::string describe(const Epoch& e) const;
 
   int m_threads;
@@ -99,6 +109,7 @@ class RaceDetector {
   std::vector<VectorClock> m_pipe_vc;
   std::vector<std::uint32_t> m_agent_clock;
   std::vector<Shadow> m_smem, m_tmem;
+  std::vector<std::vector<std::uint32_t>> m_unfenced;  // per thread: granules it wrote since its last proxy fence
   std::string m_label;
 };
 
