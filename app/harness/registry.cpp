@@ -14,6 +14,9 @@ Registry make_registry() {
 #if defined(VSA_HAVE_SM100A)
   register_sm100a_backends(registry);
 #endif
+#if defined(VSA_HAVE_SM100A_MODEL)
+  register_sm100a_model_backends(registry);
+#endif
   register_host_selftest_backends(registry);
 #if defined(VSA_HAVE_SELFTEST_KERNELS)
   register_selftest_gpu_backends(registry);

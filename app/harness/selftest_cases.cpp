@@ -41,6 +41,23 @@ json race_case(const std::string& name, const SelftestOptions& o, bool probe) {
   return c;
 }
 
+// A planted fault of the real sm100a kernels on the execution model (host, any machine).
+json model_case(const std::string& name, const std::string& backend, const std::string& op) {
+  return {{"name", name},   {"mode", "check"},          {"op", op},    {"B", 1},
+          {"H", 1},         {"S", 256},                 {"D", 128},    {"blk", 64},
+          {"seed", 11},     {"reference", "cpu-ref"},   {"pattern", {{"kind", "topk"}, {"density", 0.5}}},
+          {"backends", json::array({backend})}, {"timeout_s", 120}};
+}
+
+// What the model's report must say for each planted model backend.
+std::string model_finding_text(const std::string& backend) {
+  if (backend == "selftest-model-expect-tx-short") return "waits on mbarrier k_full";
+  if (backend == "selftest-model-skip-wait-ld") return "(before its wait::ld)";
+  if (backend == "selftest-model-tmem-overalloc") return "tcgen05.alloc: 1024 columns";
+  if (backend == "selftest-model-dealloc-other-warp") return "tcgen05.dealloc by warp";
+  return "(no model finding defined for " + backend + ")";
+}
+
 std::string clip(const std::string& s, std::size_t n = 110) {
   std::string one_line = s;
   std::replace(one_line.begin(), one_line.end(), '\n', ' ');
@@ -95,6 +112,18 @@ std::vector<PlantedCase> planted_cases(const SelftestOptions& o) {
       {"host abort", "FAULT with signal", "selftest-abort", Expectation::fault_signal,
        host_case("host-abort", "selftest-abort"), nullptr},
       {"host hang", "HANG", "selftest-hang", Expectation::hang, hang_host, nullptr},
+      {"sm100a on the model: S MMA descriptor SBO 512", "correctness FAIL", "selftest-model-wrong-sbo",
+       Expectation::wrong_values, model_case("model-wrong-sbo", "selftest-model-wrong-sbo", "fwd"), nullptr},
+      {"sm100a on the model: k_full expect-tx 16 bytes short", "deadlock naming the barrier",
+       "selftest-model-expect-tx-short", Expectation::model_finding,
+       model_case("model-expect-tx-short", "selftest-model-expect-tx-short", "fwd"), nullptr},
+      {"sm100a on the model: dq_empty released before wait::ld", "race reported", "selftest-model-skip-wait-ld",
+       Expectation::model_finding, model_case("model-skip-wait-ld", "selftest-model-skip-wait-ld", "bwd"), nullptr},
+      {"sm100a on the model: tcgen05.alloc of 1024 columns", "TMEM error", "selftest-model-tmem-overalloc",
+       Expectation::model_finding, model_case("model-tmem-overalloc", "selftest-model-tmem-overalloc", "fwd"), nullptr},
+      {"sm100a on the model: TMEM freed by another warp", "TMEM error", "selftest-model-dealloc-other-warp",
+       Expectation::model_finding, model_case("model-dealloc-other-warp", "selftest-model-dealloc-other-warp", "fwd"),
+       nullptr},
   };
 }
 
@@ -159,6 +188,16 @@ SelftestRow judge_planted_case(const PlantedCase& p, const CaseResult* result, c
       row.observed = b->verdict + (o ? ": o has " + std::to_string(o->nan_count) + " NaN" : ": no metrics for o");
       break;
     }
+    case Expectation::wrong_values: {
+      const TensorMetrics* o = find_metric(*b, "o");
+      caught = b->verdict == kFail && o && !o->pass;
+      row.observed = b->verdict + (o ? ": o max |err| " + std::to_string(o->max_abs_err) : ": no metrics for o");
+      break;
+    }
+    case Expectation::model_finding:
+      caught = b->verdict == kFault && b->reason.find(model_finding_text(p.backend)) != std::string::npos;
+      row.observed = b->verdict + ": " + clip(b->reason, 90);
+      break;
     case Expectation::unwritten_count: {
       const TensorMetrics* o = find_metric(*b, "o");
       caught = b->verdict == kFail && o && o->unwritten > 0;

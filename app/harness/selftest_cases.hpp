@@ -18,7 +18,9 @@ enum class Expectation {
   hang,            // verdict HANG
   stability,       // at least one stability output with runs differing from the first
   nan_count,       // FAIL with NaNs counted in O
-  unwritten_count  // FAIL with poisoned (never written) elements counted in O
+  unwritten_count,  // FAIL with poisoned (never written) elements counted in O
+  wrong_values,     // FAIL on the outputs' values (no fault, no NaN needed)
+  model_finding     // FAULT whose reason holds the model's report for that backend (model_finding_text)
 };
 
 struct PlantedCase {

@@ -6,17 +6,16 @@
 //   dQ postprocess (kernels/common).
 #include <cuda_runtime.h>
 
-#include <cmath>
 #include <cstdint>
 #include <string>
 
 #include "backward_common.hpp"
+#include "bwd_host_params.hpp"
 #include "bwd_kernel.cuh"
 #include "cuda_status.hpp"
 #include "kernel_info.hpp"
 #include "launch.hpp"
 #include "order_by_count.hpp"
-#include "tensor_map.hpp"
 
 namespace vsa::sm100a {
 namespace {
@@ -42,23 +41,6 @@ struct WorkspaceLayout {
   }
 };
 
-bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
-
-[[nodiscard]] Status check_args(const BackwardArgs& a) {
-  if (const Support s = blk64_backward_shape_support(a.shape); !s.ok)
-    return Status::failure("sm100a-blk64 backward: " + s.reason);
-  const Shape& s = a.shape;
-  if (s.batch < 0 || s.heads < 0 || s.num_blocks < 0 || s.max_q < 0) return Status::failure("negative shape field");
-  if (!a.q || !a.k || !a.v || !a.out || !a.d_out || !a.lse || !a.k2q_num || !a.vbs || !a.dq || !a.dk || !a.dv)
-    return Status::failure("sm100a-blk64 backward: a required pointer is null");
-  if (s.max_q > 0 && !a.k2q_idx) return Status::failure("sm100a-blk64 backward: null k2q_idx");
-  if (!a.workspace) return Status::failure("sm100a-blk64 backward: workspace is null");
-  if (!aligned16(a.q) || !aligned16(a.k) || !aligned16(a.v) || !aligned16(a.d_out) || !aligned16(a.lse) ||
-      !aligned16(a.dk) || !aligned16(a.dv) || !aligned16(a.workspace))
-    return Status::failure("sm100a-blk64 backward: tensors and workspace must be 16-byte aligned (TMA, bulk copies)");
-  return Status::success();
-}
-
 template <bool kProbe>
 [[nodiscard]] Status launch(const CUtensorMap (&maps)[4], const bwd::Params& params, unsigned grid,
                             cudaStream_t stream) {
@@ -76,7 +58,7 @@ template <bool kProbe>
 std::size_t backward_workspace_bytes_blk64(const Shape& shape) { return WorkspaceLayout(shape).total; }
 
 Status launch_backward_blk64(const BackwardArgs& a) {
-  if (Status st = check_args(a); !st.ok()) return st;
+  if (Status st = bwd_host::check_args(a); !st.ok()) return st;
   const Shape& s = a.shape;
   if (s.count_elems() == 0) return Status::success();
   const auto stream = static_cast<cudaStream_t>(a.stream);
@@ -86,31 +68,9 @@ Status launch_backward_blk64(const BackwardArgs& a) {
   auto* dq_accum = reinterpret_cast<float*>(ws + layout.dq_accum);
   auto* order = ordered(s) ? reinterpret_cast<std::int32_t*>(ws + layout.order) : nullptr;
 
-  // Q, K, V, dO as [B * H * S, D] matrices, boxes of 64 rows x 64 columns (128-byte swizzle).
-  const std::uint64_t rows = std::uint64_t(s.row_elems());
-  const void* bases[4] = {a.q, a.k, a.v, a.d_out};
   CUtensorMap maps[4];
-  for (int i = 0; i < 4; ++i)
-    if (Status st = device::make_tensor_map_bf16_sw128(&maps[i], bases[i], rows, bwd::Config::kHeadDim,
-                                                       bwd::Config::kBlock, bwd::Config::kHalfCols);
-        !st.ok())
-      return st;
-
-  bwd::Params params{};
-  params.k2q_idx = a.k2q_idx;
-  params.k2q_num = a.k2q_num;
-  params.vbs = a.vbs;
-  params.lse = a.lse;
-  params.delta = delta;
-  params.dq_accum = dq_accum;
-  params.dk = a.dk;
-  params.dv = a.dv;
-  params.order = order;
-  params.num_blocks = s.num_blocks;
-  params.max_q = s.max_q;
-  params.scale = float(1.0 / std::sqrt(double(s.head_dim)));
-  params.scale_log2 = float(1.4426950408889634 / std::sqrt(double(s.head_dim)));
-  for (int i = 0; i < bwd::kProbeSlots; ++i) params.probe_ns[i] = a.probes.nanoseconds[kFirstBwdProbeSlot + i];
+  if (Status st = bwd_host::encode_maps(maps, a); !st.ok()) return st;
+  const bwd::Params params = bwd_host::backward_params(a, delta, dq_accum, order);
   bool probed = false;
   for (std::uint32_t ns : params.probe_ns) probed = probed || ns != 0;
 

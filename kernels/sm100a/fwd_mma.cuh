@@ -19,7 +19,7 @@ __device__ __forceinline__ void issue_scores(std::uint32_t d_tmem, const bf16_bi
 #pragma unroll
   for (int kk = 0; kk < Config::kHeadDim / Config::kMmaK; ++kk) {
     const std::uint32_t off = (kk / 4) * Config::kHalfBytes + (kk % 4) * 32;
-    umma_bf16_ss(d_tmem, smem_desc_sw128(qa + off, 16, 1024), smem_desc_sw128(ka + off, 16, 1024), idesc, kk > 0);
+    umma_bf16_ss(d_tmem, smem_desc_sw128(qa + off, 16, 1024), smem_desc_sw128(ka + off, 16, VSA_PLANT(wrong_sbo, 1024u, 512u)), idesc, kk > 0);
   }
 }
 

@@ -45,7 +45,7 @@ __device__ void run_producer(SharedStorage& smem, const WorkItem& w, const CUten
 
     auto c1 = wait(c0, smem.bars, n, steps);  // k_empty: the stage's previous K read by the MMAs
     if constexpr (kProbe) sleep_ns(p.probe_ns[kProbeRefillKv]);
-    auto c2 = arrive_expect_tx(c1, smem.bars, n, steps, bytes);
+    auto c2 = arrive_expect_tx(c1, smem.bars, n, steps, VSA_PLANT(expect_tx_short, bytes, bytes - 16));
     {
       std::uint64_t* bar = tma_barrier(c2, smem.bars, n);
       const int stage = buffer_instance<decltype(c2), Buf::k>(n);

@@ -44,8 +44,8 @@ __device__ __forceinline__ std::uint32_t kernel_prologue(std::uint64_t* bars, st
 #pragma unroll
     for (std::size_t i = 0; i < kMaps; ++i) prefetch_tensor_map(maps[i]);
   }
-  if (role == protocol::WarpRole::mma) {
-    tmem_alloc(tmem_base, std::uint32_t(kP.tmem_alloc_columns));
+  if (role == VSA_PLANT(dealloc_other_warp, protocol::WarpRole::mma, protocol::WarpRole::producer)) {
+    tmem_alloc(tmem_base, VSA_PLANT(tmem_overalloc, std::uint32_t(kP.tmem_alloc_columns), 1024u));
     tmem_relinquish_alloc_permit();
   }
   tc_fence_before_sync();

@@ -6,13 +6,30 @@
 //
 // Contents: addresses | mbarrier | TMA | tcgen05 (alloc, mma, commit, ld/st, waits,
 // fences) | descriptors | CTA plumbing | arithmetic.
+//
+// Host builds against the execution model (VSA_SM100A_MODEL, kernels/sm100a/model/) take
+// the wrappers from model/ptx_model.hpp instead; the encoders and helpers below that are
+// plain arithmetic (tmem_at, the descriptors, sleep_ns) stay this file's in both builds.
+#include <cstdint>
+
+#ifdef VSA_SM100A_MODEL
+#include "model/ptx_model.hpp"
+#else
 #include <cuda.h>
 #include <cuda_runtime.h>
 
-#include <cstdint>
 #include <cuda/ptx>
+#endif
+
+// A planted-fault point (vsa-bench selftest, model only): the kernel's value `good`, or, in
+// the execution model's planted build, `bad` while the named fault is selected. Every other
+// build compiles `good` alone, so the sm_100a image does not change.
+#ifndef VSA_PLANT
+#define VSA_PLANT(name, good, bad) (good)
+#endif
 
 namespace vsa::sm100a {
+#ifndef VSA_SM100A_MODEL
 
 // ---- addresses ----------------------------------------------------------------------------
 
@@ -118,11 +135,14 @@ __device__ __forceinline__ void tmem_dealloc(std::uint32_t base, std::uint32_t c
   cuda::ptx::tcgen05_dealloc(cuda::ptx::cta_group_1, base, columns);
 }
 
+#endif  // VSA_SM100A_MODEL
+
 // TMEM address: lane in bits 31..16, column in bits 15..0.
 __device__ __forceinline__ std::uint32_t tmem_at(std::uint32_t base, int lane, int column) {
   return base + (std::uint32_t(lane) << 16) + std::uint32_t(column);
 }
 
+#ifndef VSA_SM100A_MODEL
 // ---- tcgen05.mma, tcgen05.commit ------------------------------------------------------------
 
 // D (TMEM, fp32) = A B (+ D when `accumulate`); A and B from shared-memory descriptors,
@@ -171,6 +191,8 @@ __device__ __forceinline__ void tc_fence_before_sync() { cuda::ptx::tcgen05_fenc
 // Orders this thread's later tcgen05 operations after a preceding barrier wait / sync.
 __device__ __forceinline__ void tc_fence_after_sync() { cuda::ptx::tcgen05_fence_after_thread_sync(); }
 
+#endif  // VSA_SM100A_MODEL
+
 // ---- descriptors ("Shared memory descriptor", "Instruction descriptor" of tcgen05.mma) ------
 
 // Shared-memory matrix descriptor, 128-byte swizzle, swizzle atoms on 1024-byte boundaries
@@ -195,11 +217,14 @@ constexpr std::uint32_t idesc_bf16_f32(int m, int n, bool a_mn_major, bool b_mn_
 
 // ---- CTA plumbing -------------------------------------------------------------------------
 
+#ifndef VSA_SM100A_MODEL
 // inline PTX: "Parallel Synchronization and Communication Instructions: bar" (bar.sync):
 // named barrier `id` (1..15) over `threads`.
 __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
+
+#endif  // VSA_SM100A_MODEL
 
 // Sleep at least `nanoseconds` (delay probes); __nanosleep takes at most about 1 ms.
 __device__ __forceinline__ void sleep_ns(std::uint32_t nanoseconds) {
@@ -210,6 +235,7 @@ __device__ __forceinline__ void sleep_ns(std::uint32_t nanoseconds) {
   }
 }
 
+#ifndef VSA_SM100A_MODEL
 // ---- arithmetic ---------------------------------------------------------------------------
 
 // inline PTX: "Floating Point Instructions: ex2" (ex2.approx.ftz.f32): 2^x, -inf -> +0.
@@ -226,5 +252,7 @@ __device__ __forceinline__ std::uint32_t pack_bf16x2(float lo, float hi) {
   asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
   return r;
 }
+
+#endif  // VSA_SM100A_MODEL
 
 }  // namespace vsa::sm100a

@@ -1,0 +1,215 @@
+// The sm100a kernels on the execution model as host backends: `sm100a-blk64@model` (forward
+// and backward) and `sm100a-blk128@model` (forward). Same shape rules as the hardware
+// backends (launch.hpp), plus a size cap: the model runs a CTA's threads as fibers on one
+// core, so larger cases are refused with the reason instead of taking minutes.
+//
+// What a PASS proves: the kernels' logic, layouts and synchronisation under the PTX ISA's
+// rules as the model reads them. Not: hardware timing, the silicon's own errata, anything
+// rack-specific. The sm100a hardware backends stay unvalidated until a Blackwell run.
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "launch.hpp"
+#include "model/kernels_on_model.hpp"
+#include "model/plants.hpp"
+#include "vsa/registry.hpp"
+
+namespace vsa {
+
+namespace model {
+Support shape_support_blk64(const Shape& s) { return sm100a::blk64_shape_support(s); }
+Support shape_support_blk128(const Shape& s) { return sm100a::blk128_shape_support(s); }
+Support shape_support_blk64_backward(const Shape& s) { return sm100a::blk64_backward_shape_support(s); }
+
+namespace {
+Plant g_plant = Plant::none;
+}
+Plant active_plant() { return g_plant; }
+void set_active_plant(Plant p) { g_plant = p; }
+}  // namespace model
+
+namespace {
+
+// q / kv blocks per head and heads in all: what the model suite and the small correctness
+// cases use. A CTA costs the model about 10-50 ms per kv step.
+constexpr long long kMaxModelItems = 64;
+
+Support model_size_support(const Shape& s) {
+  if (s.count_elems() > kMaxModelItems)
+    return Support::no("model backend: B * H * nb = " + std::to_string(s.count_elems()) + " above the model's " +
+                       std::to_string(kMaxModelItems) + " (one CTA at a time on the CPU)");
+  return Support::yes();
+}
+
+// Schedule exploration: VSA_MODEL_SCHEDULES (default 1) schedules per call, seeds
+// VSA_MODEL_SEED (default 1), +1, ...; the k-th call of a backend object (stability runs)
+// continues with the next N seeds, so repeated runs explore new schedules. A finding's
+// message names its seed; VSA_MODEL_SEED set to it (with VSA_MODEL_SCHEDULES=1) replays that
+// schedule exactly in the first call, e.g. under `vsa-bench repro`. Seed 0 is the
+// round-robin schedule with async ops completed at once.
+struct Schedules {
+  std::uint64_t first = 1;
+  int count = 1;
+};
+Schedules schedules_from_env() {
+  Schedules s;
+  if (const char* v = std::getenv("VSA_MODEL_SEED")) s.first = std::strtoull(v, nullptr, 10);
+  if (const char* v = std::getenv("VSA_MODEL_SCHEDULES")) s.count = std::max(1, std::atoi(v));
+  return s;
+}
+
+// Runs `once` under every schedule; outputs that must not depend on the schedule are compared
+// bit for bit with the first schedule's (`outputs`: pointer and byte count).
+template <class Once>
+Status explore(Once once, const std::vector<std::pair<const void*, std::size_t>>& outputs, const char* what,
+               std::uint64_t& calls) {
+  Schedules s = schedules_from_env();
+  s.first += calls++ * std::uint64_t(s.count);
+  std::vector<std::vector<unsigned char>> first;
+  for (int i = 0; i < s.count; ++i) {
+    const std::uint64_t seed = s.first + std::uint64_t(i);
+    if (Status st = once(model::RunOptions{seed}); !st.ok()) return st;
+    for (std::size_t k = 0; k < outputs.size(); ++k) {
+      const auto* p = static_cast<const unsigned char*>(outputs[k].first);
+      if (i == 0) {
+        first.emplace_back(p, p + outputs[k].second);
+      } else if (std::memcmp(first[k].data(), p, outputs[k].second) != 0) {
+        return Status::failure(std::string("model: ") + what + " output " + std::to_string(k) +
+                               " differs between schedule seeds " + std::to_string(s.first) + " and " +
+                               std::to_string(seed));
+      }
+    }
+  }
+  return Status::success();
+}
+
+constexpr const char* kProves =
+    "executes the sm100a role files (same source as the sm_100a image) on a host model of tcgen05/TMEM/TMA/mbarrier "
+    "written from the PTX ISA: proves logic, layouts and synchronisation under the ISA as the model reads it, not "
+    "hardware timing or silicon errata";
+
+class ModelBlk64Backend final : public Backend {
+ public:
+  std::string name() const override { return "sm100a-blk64@model"; }
+  std::string description() const override { return std::string("sm100a-blk64 kernels on the execution model: ") + kProves; }
+  Memory memory() const override { return Memory::host; }
+  bool has_op(Op) const override { return true; }
+  // The shape rules and the size cap decide at run time (SKIP with the reason), not when a
+  // suite is read: suites list the model backends by default over cases of every shape.
+  Support supports(const DeviceInfo&, const Shape& s, Op op) const override {
+    const Support shape =
+        op == Op::forward ? sm100a::blk64_shape_support(s) : sm100a::blk64_backward_shape_support(s);
+    if (!shape.ok) return shape;
+    return model_size_support(s);
+  }
+  std::size_t workspace_bytes(const Shape& s, Op op) const override {
+    return op == Op::backward ? model::workspace_bytes_backward(s) : 0;
+  }
+  Status forward(const ForwardArgs& a) override {
+    const std::size_t n = std::size_t(a.shape.tensor_elems()) * 2, l = std::size_t(a.shape.row_elems()) * 4;
+    return explore([&](const model::RunOptions& o) { return model::run_forward_blk64(a, o); },
+                   {{a.out, n}, {a.lse, l}}, "sm100a-blk64@model forward", m_calls);
+  }
+  // dK and dV rows belong to one CTA each: schedule-independent. dQ sums bulk reductions in
+  // completion order, so it may differ in the last bits between schedules.
+  Status backward(const BackwardArgs& a) override {
+    const std::size_t n = std::size_t(a.shape.tensor_elems()) * 2;
+    return explore([&](const model::RunOptions& o) { return model::run_backward_blk64(a, o); }, {{a.dk, n}, {a.dv, n}},
+                   "sm100a-blk64@model backward", m_calls);
+  }
+  std::vector<std::string> probe_points() const override {
+    std::vector<std::string> names = sm100a::forward_probe_names();
+    for (const auto& n : sm100a::backward_probe_names()) names.push_back(n);
+    return names;
+  }
+
+ private:
+  std::uint64_t m_calls = 0;
+};
+
+class ModelBlk128Backend final : public Backend {
+ public:
+  std::string name() const override { return "sm100a-blk128@model"; }
+  std::string description() const override { return std::string("sm100a-blk128 forward on the execution model: ") + kProves; }
+  Memory memory() const override { return Memory::host; }
+  bool has_op(Op op) const override { return op == Op::forward; }
+  Support supports(const DeviceInfo&, const Shape& s, Op op) const override {
+    if (op != Op::forward) return Support::no("sm100a-blk128 has no backward (use sm100a-blk64)");
+    if (const Support shape = sm100a::blk128_shape_support(s); !shape.ok) return shape;
+    return model_size_support(s);
+  }
+  Status forward(const ForwardArgs& a) override {
+    const std::size_t n = std::size_t(a.shape.tensor_elems()) * 2, l = std::size_t(a.shape.row_elems()) * 4;
+    return explore([&](const model::RunOptions& o) { return model::run_forward_blk128(a, o); },
+                   {{a.out, n}, {a.lse, l}}, "sm100a-blk128@model forward", m_calls);
+  }
+  Status backward(const BackwardArgs&) override { return Status::failure("sm100a-blk128@model: no backward"); }
+  std::vector<std::string> probe_points() const override { return sm100a::forward_probe_names(); }
+
+ private:
+  std::uint64_t m_calls = 0;
+};
+
+// A planted fault of the real kernels on the model (`vsa-bench selftest`): the blk64 kernels
+// of the planted build with one VSA_PLANT point switched to its bad value for the call.
+class PlantedModelBackend final : public Backend {
+ public:
+  PlantedModelBackend(std::string name, model::Plant plant, std::string what)
+      : m_name(std::move(name)), m_plant(plant), m_what(std::move(what)) {}
+  std::string name() const override { return m_name; }
+  std::string description() const override { return "planted fault (model only): " + m_what; }
+  Memory memory() const override { return Memory::host; }
+  bool has_op(Op) const override { return true; }
+  Support supports(const DeviceInfo&, const Shape& s, Op op) const override { return supports_shape(s, op); }
+  Support supports_shape(const Shape& s, Op op) const override {
+    const Support shape = op == Op::forward ? sm100a::blk64_shape_support(s) : sm100a::blk64_backward_shape_support(s);
+    if (!shape.ok) return shape;
+    return model_size_support(s);
+  }
+  std::size_t workspace_bytes(const Shape& s, Op op) const override {
+    return op == Op::backward ? model::workspace_bytes_backward(s) : 0;
+  }
+  Status forward(const ForwardArgs& a) override {
+    return with_plant([&] { return model::planted::run_forward_blk64(a, model::RunOptions{seed()}); });
+  }
+  Status backward(const BackwardArgs& a) override {
+    return with_plant([&] { return model::planted::run_backward_blk64(a, model::RunOptions{seed()}); });
+  }
+
+ private:
+  static std::uint64_t seed() { return schedules_from_env().first; }
+  template <class F>
+  Status with_plant(F f) const {
+    model::set_active_plant(m_plant);
+    Status st = f();
+    model::set_active_plant(model::Plant::none);
+    return st;
+  }
+  std::string m_name;
+  model::Plant m_plant;
+  std::string m_what;
+};
+
+}  // namespace
+
+void register_sm100a_model_backends(Registry& registry) {
+  registry.add(std::make_unique<ModelBlk64Backend>());
+  registry.add(std::make_unique<ModelBlk128Backend>());
+  registry.add(std::make_unique<PlantedModelBackend>("selftest-model-wrong-sbo", model::Plant::wrong_sbo,
+                                                     "the S MMA's K descriptor with SBO 512 instead of 1024"));
+  registry.add(std::make_unique<PlantedModelBackend>("selftest-model-expect-tx-short", model::Plant::expect_tx_short,
+                                                     "k_full expects 16 bytes fewer than the TMA loads deliver"));
+  registry.add(std::make_unique<PlantedModelBackend>("selftest-model-skip-wait-ld", model::Plant::skip_wait_ld,
+                                                     "dq_empty released before tcgen05.wait::ld of the dQ rows"));
+  registry.add(std::make_unique<PlantedModelBackend>("selftest-model-tmem-overalloc", model::Plant::tmem_overalloc,
+                                                     "tcgen05.alloc of 1024 columns"));
+  registry.add(std::make_unique<PlantedModelBackend>("selftest-model-dealloc-other-warp",
+                                                     model::Plant::dealloc_other_warp,
+                                                     "TMEM allocated by the producer warp, freed by the MMA warp"));
+}
+
+}  // namespace vsa

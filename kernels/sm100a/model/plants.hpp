@@ -1,0 +1,26 @@
+#pragma once
+// Planted faults of the real kernels for `vsa-bench selftest` (model only). The role files
+// mark each point with VSA_PLANT(name, good, bad) (sm100a_ptx.cuh); the model's planted build
+// (kernels_on_model.cpp compiled with VSA_MODEL_PLANTED) evaluates `bad` while that fault is
+// selected. The hardware image and the normal model build never see `bad`.
+namespace vsa::model {
+
+enum class Plant {
+  none,
+  wrong_sbo,           // fwd_mma.cuh: the S MMA's K descriptor with SBO 512 instead of 1024
+  expect_tx_short,     // fwd_producer.cuh: k_full expects 16 bytes fewer than the TMA delivers
+  skip_wait_ld,        // bwd_dq_reduce.cuh: dq_empty released with the dQ tcgen05.ld unwaited
+  tmem_overalloc,      // kernel_prologue.cuh: tcgen05.alloc of 1024 columns
+  dealloc_other_warp,  // kernel_prologue.cuh: the producer warp allocates, the MMA warp frees
+};
+
+// The fault the planted build applies now (one model run at a time).
+[[nodiscard]] Plant active_plant();
+void set_active_plant(Plant p);
+
+}  // namespace vsa::model
+
+#ifdef VSA_MODEL_PLANTED
+#undef VSA_PLANT
+#define VSA_PLANT(name, good, bad) (::vsa::model::active_plant() == ::vsa::model::Plant::name ? (bad) : (good))
+#endif

@@ -1,0 +1,109 @@
+// Execution model, step 4: happens-before race detection (kernels/sm100a/model/race_detector.hpp).
+// Each check: the racy variant is reported, the synchronised one is quiet.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "model/cta.hpp"
+
+namespace vsa::model {
+namespace {
+
+template <class Body>
+std::string run_cta(int threads, std::uint64_t seed, Body body) {
+  std::vector<unsigned char> smem(64 * 1024);
+  Scheduler sched(threads, ScheduleOptions{seed});
+  Cta cta(sched, smem.data(), smem.size(), CtaPlace{0, 1, unsigned(threads)});
+  set_current_cta(&cta);
+  std::string error;
+  try {
+    sched.run([&](FiberThread& t) { body(cta, t); });
+  } catch (const ModelError& e) {
+    error = e.what();
+  }
+  set_current_cta(nullptr);
+  return error;
+}
+
+const std::uint32_t kData = kSmemWindowBase + 4096;
+const std::uint32_t kBar = kSmemWindowBase + 64;
+
+TEST(ModelRace, UnorderedSharedStoresFromTwoWarpsAreARace) {
+  const std::uint32_t v[4] = {1, 2, 3, 4};
+  const std::string racy = run_cta(64, 1, [&](Cta& cta, FiberThread& t) {
+    if (t.lane == 0) cta.st_shared(kData, v, 16);
+  });
+  EXPECT_NE(racy.find("race"), std::string::npos) << racy;
+  EXPECT_NE(racy.find("st.shared.v4 write by thread"), std::string::npos) << racy;
+
+  const std::string ordered = run_cta(64, 1, [&](Cta& cta, FiberThread& t) {
+    if (t.tid == 0) cta.st_shared(kData, v, 16);
+    cta.bar_sync(0, 64);
+    if (t.tid == 32) cta.st_shared(kData, v, 16);
+  });
+  EXPECT_EQ(ordered, "");
+}
+
+// An mbarrier hand-off orders the producer's store before the consumer's; without the wait
+// the same stores race.
+TEST(ModelRace, MbarrierPhaseIsAHappensBeforeEdge) {
+  const std::uint32_t v[4] = {1, 2, 3, 4};
+  for (bool wait : {true, false}) {
+    const std::string err = run_cta(64, 2, [&](Cta& cta, FiberThread& t) {
+      if (t.tid == 0) cta.mbar_init(kBar, 1);
+      cta.bar_sync(0, 64);
+      if (t.tid == 0) {
+        cta.st_shared(kData, v, 16);
+        cta.mbar_arrive(kBar);
+      }
+      if (t.tid == 32) {
+        if (wait) cta.mbar_wait_parity(kBar, 0);
+        cta.st_shared(kData, v, 16);
+      }
+    });
+    if (wait)
+      EXPECT_EQ(err, "");
+    else
+      EXPECT_NE(err.find("race"), std::string::npos) << err;
+  }
+}
+
+// A tcgen05.ld is the thread's only after wait::ld: a store to the same cells before it races
+// with the load still in flight (the kernels' release-before-wait::ld defect has this shape).
+TEST(ModelRace, TmemStoreOverAPendingLoadOfTheSameThreadIsARace) {
+  const std::string err = run_cta(32, 4, [&](Cta& cta, FiberThread&) {
+    cta.tmem_alloc(kSmemWindowBase + 0, 32);
+    std::uint32_t r[32], w[32] = {};
+    cta.tmem_ld_32x32b(r, 32, 0u);
+    cta.tmem_st_32x32b(w, 32, 0u);  // no wait::ld in between
+  });
+  EXPECT_NE(err.find("tcgen05.ld read by thread"), std::string::npos) << err;
+  EXPECT_NE(err.find("(before its wait::ld)"), std::string::npos) << err;
+  EXPECT_NE(err.find("tcgen05.st write"), std::string::npos) << err;
+}
+
+// fence.proxy.async: a bulk reduction (async proxy) of rows this thread just wrote with
+// st.shared (generic proxy) needs the fence in between, even in program order.
+TEST(ModelRace, AsyncProxyReadOfAnUnfencedGenericWriteIsReported) {
+  for (bool fence : {true, false}) {
+    std::vector<float> global(4, 0.0f);
+    const std::string err = run_cta(32, 5, [&](Cta& cta, FiberThread& t) {
+      if (t.tid != 0) return;
+      const float v[4] = {1, 2, 3, 4};
+      cta.st_shared(kData, v, 16);
+      if (fence) cta.races().fence_proxy_async(t.tid);
+      cta.bulk_reduce_add_f32(global.data(), kData, 16);
+      cta.bulk_commit();
+      cta.bulk_wait(false);
+    });
+    if (fence) {
+      EXPECT_EQ(err, "");
+      EXPECT_EQ(global[3], 4.0f);
+    } else {
+      EXPECT_NE(err.find("not ordered after a fence.proxy.async"), std::string::npos) << err;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace vsa::model
