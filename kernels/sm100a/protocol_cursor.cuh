@@ -10,15 +10,18 @@
 // Which ops run at a given iteration is decided by Op::active, the same function the
 // checker uses. Memory accesses marked optional in the table may additionally be left
 // out at run time (the helper then only advances the cursor); synchronising ops never.
-#include <cuda_runtime.h>
-
 #include <cstdint>
-#include <mutex>
 #include <utility>
 
-#include "hang_watch.cuh"
 #include "protocol_model.hpp"
 #include "sm100a_ptx.cuh"
+#ifndef VSA_SM100A_MODEL
+#include <cuda_runtime.h>
+
+#include <mutex>
+
+#include "hang_watch.cuh"
+#endif
 
 namespace vsa::sm100a::protocol {
 
@@ -27,6 +30,9 @@ namespace vsa::sm100a::protocol {
 // has its own copy (internal linkage) and sets it with arm_hang_watch before the launch.
 // Kernels read it only on a wait's slow path (after the first try_wait failed), so a
 // wait that succeeds at once runs the same instructions as without the watch.
+// The execution model (VSA_SM100A_MODEL) reports deadlocks itself, naming every blocked
+// thread, so it builds the plain wait.
+#ifndef VSA_SM100A_MODEL
 static __device__ HangWatch g_hang_watch;
 
 // Host: makes the next launches on `stream` use `watch` (off: HangWatch{}). Copies only
@@ -40,6 +46,7 @@ static inline cudaError_t arm_hang_watch(const HangWatch& watch, cudaStream_t st
   if (err == cudaSuccess) armed = watch;
   return err;
 }
+#endif
 
 template <const Protocol& kP, WarpRole kRole, Section kSection, int kIndex>
 struct Cursor {
@@ -105,6 +112,9 @@ __device__ __forceinline__ typename C::Next wait(C c, std::uint64_t* bars, int i
   static_assert(op.kind == OpKind::wait, "kernel waits where the protocol table has another op");
   if (op.active(iteration, steps)) {
     const int use = ring_use(B::ring, B::ring_size, op_step<C>(iteration)) + op.use_delta;
+#ifdef VSA_SM100A_MODEL
+    if (use >= 0) mbar_wait(barrier_of<C>(bars, iteration), parity_of_use(use));
+#else
     if (use >= 0) {
       std::uint64_t* bar = barrier_of<C>(bars, iteration);
       const std::uint32_t parity = parity_of_use(use);
@@ -117,6 +127,7 @@ __device__ __forceinline__ typename C::Next wait(C c, std::uint64_t* bars, int i
                           g_hang_watch, site, hang::WaitPoint{slot, op_step<C>(iteration), -1});
       }
     }
+#endif
   }
   return expect<OpKind::wait>(c);
 }
