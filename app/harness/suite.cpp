@@ -11,6 +11,7 @@
 
 #include "embedded_suites.hpp"
 #include "harness/json_fields.hpp"
+#include "harness/probe_spec.hpp"
 
 namespace vsa {
 namespace {
@@ -146,6 +147,11 @@ CaseSpec case_from_json(const json& j, const std::string& src, const std::string
   f.read("validate", c.validate);
   f.read("timeout_s", c.timeout_s);
   f.read("probes", c.probes);
+  for (const auto& [key, ns] : c.probes) {
+    ProbeKey probe;
+    std::string error;
+    if (!parse_probe_key(key, probe, error)) throw SuiteError(src + ": " + f.path_of("probes") + "." + key + ": " + error);
+  }
   if (f.has("tolerance")) {
     JsonFields t(f.raw("tolerance"), f.path_of("tolerance"), src);
     t.read("rel_max", c.tolerance.rel_max);

@@ -110,7 +110,10 @@ Status launch_backward_blk64(const BackwardArgs& a) {
   params.max_q = s.max_q;
   params.scale = float(1.0 / std::sqrt(double(s.head_dim)));
   params.scale_log2 = float(1.4426950408889634 / std::sqrt(double(s.head_dim)));
-  for (int i = 0; i < bwd::kProbeSlots; ++i) params.probe_ns[i] = a.probes.nanoseconds[kFirstBwdProbeSlot + i];
+  for (int i = 0; i < bwd::kProbeSlots; ++i) {
+    params.probe_ns[i] = a.probes.nanoseconds[kFirstBwdProbeSlot + i];
+    params.probe_warps[i] = a.probes.warps[kFirstBwdProbeSlot + i];
+  }
   bool probed = false;
   for (std::uint32_t ns : params.probe_ns) probed = probed || ns != 0;
 
@@ -150,6 +153,9 @@ bool backward_image_loads() {
   return attr.binaryVersion == 100;
 }
 
-std::vector<std::string> backward_probe_names() { return {"bwd.release", "bwd.hand_over", "bwd.store"}; }
+std::vector<std::string> backward_probe_names() {
+  return {"bwd.release",  "bwd.hand_over", "bwd.store",    "bwd.read_st",
+          "bwd.read_stat", "bwd.read_dq",  "bwd.read_dkdv"};
+}
 
 }  // namespace vsa::sm100a
