@@ -128,7 +128,10 @@ std::string probe_key(const std::string& point, std::uint32_t warps) {
     while (end + 1 < 32 && ((warps >> (end + 1)) & 1u)) ++end;
     if (!list.empty()) list += ',';
     list += std::to_string(w);
-    if (end > w) list += "-" + std::to_string(end);
+    if (end > w) {
+      list += '-';
+      list += std::to_string(end);
+    }
     w = end + 1;
   }
   return point + std::string(kWarps) + list;

@@ -14,8 +14,12 @@ namespace vsa::sm100a {
 // Params: a kernel's parameters with probe_ns[] and probe_warps[] of its slots.
 template <class Params>
 __device__ __forceinline__ void probe_delay(const Params& p, int slot) {
+  std::uint32_t warp = threadIdx.x / 32;
+  // Test the mask here, at the probe point: hoisted out of the role loops, each slot's
+  // "does this warp sleep" stayed live across them and the backward's probe variant
+  // spilled (56 bytes of stack at the 168-register cap).
+  asm volatile("" : "+r"(warp));
   const std::uint32_t mask = p.probe_warps[slot];
-  const std::uint32_t warp = threadIdx.x / 32;
   if (mask == 0 || ((mask >> warp) & 1u) != 0) sleep_ns(p.probe_ns[slot]);
 }
 
