@@ -5,7 +5,7 @@
 # tests/unit/probe_spec_test.cpp, ProbeSpec.MaskRefusal.)
 source "$(dirname "$0")/lib.sh"
 cat >"$WORK/small.json" <<'JSON'
-{"name": "small", "defaults": {"B": 1, "H": 1, "D": 32, "op": "forward", "backends": ["cpu-ref"]},
+{"name": "small", "defaults": {"B": 1, "H": 1, "D": 32, "op": "fwd", "backends": ["cpu-ref"]},
  "cases": [{"name": "dense", "S": 128, "pattern": {"kind": "dense"}}]}
 JSON
 
