@@ -115,6 +115,37 @@ TEST_P(Sm100aBackwardProbes, ProbedVariantMatchesNormal) {
   expect_close(probed.dq, naive_backward(p, in).dq, "dQ", "probed_" + cases()[std::size_t(GetParam())].spec.name);
 }
 
+// The seed's experiment (issue 18, finding 4): some dsoftmax warps (2, 3) and some
+// dq_reduce warps (5, 6) late between their full-barrier wait and the read it guards,
+// while the others release and the MMA warp goes on: the outputs must not change.
+TEST_P(Sm100aBackwardProbes, WarpMaskedReadProbesMatchNormal) {
+  const Problem p = make_case(cases()[std::size_t(GetParam())]);
+  const BackwardInputs in = naive_backward_inputs(p);
+  const DeviceInputs dev(p);
+  Backend& backend = sm100a_backend();
+  ASSERT_TRUE(backend.probe_warp_masks());
+  const BackwardOutputs normal = device_backward(backend, p, dev, in);
+
+  BackwardCall call(p, dev, in, backend.workspace_bytes(backward_shape(p, in.k2q.max_q), Op::backward));
+  BackwardArgs& a = call.args;
+  const auto names = backend.probe_points();
+  int set = 0;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == "bwd.read_st") a.probes.warps[i] = 0b1100u;
+    if (names[i] == "bwd.read_dq") a.probes.warps[i] = 0b1100000u;
+    if (a.probes.warps[i] != 0) {
+      a.probes.nanoseconds[i] = 20000;
+      ++set;
+    }
+  }
+  ASSERT_EQ(set, 2);
+  ASSERT_TRUE(ok(backend.backward(a)));
+  const BackwardOutputs probed = call.outputs();
+  EXPECT_EQ(probed.dk, normal.dk);
+  EXPECT_EQ(probed.dv, normal.dv);
+  expect_close(probed.dq, naive_backward(p, in).dq, "dQ", "masked_" + cases()[std::size_t(GetParam())].spec.name);
+}
+
 // The dense case (long k2q rows) and the many-items case.
 INSTANTIATE_TEST_SUITE_P(Cases, Sm100aBackwardProbes, ::testing::Values(4, 6),
                          [](const auto& info) { return cases()[std::size_t(info.param)].spec.name; });
