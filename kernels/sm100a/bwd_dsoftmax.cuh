@@ -91,6 +91,7 @@ __device__ void dsoftmax_steps(SharedStorage& smem, const WorkItem& w, std::uint
     auto c7 = arrive_warp(c6, smem.bars, n, steps, lane);  // s_empty
 
     auto c8 = wait(c7, smem.bars, n, steps);  // stat_full
+    if constexpr (kProbe) probe_delay(p, kProbeReadStat);
     std::uint32_t p_packed[32], ds_packed[32];
     {
       const int stage = buffer_instance<decltype(c8), Buf::stat>(n);

@@ -19,12 +19,12 @@ enum ProbeSlot : int {
   kProbeHandOver = 1,  // dsoftmax before ds_full; mma between its waits and each MMA group
                        // (S^T/dP^T, dV/dK, dQ); producer between an empty wait and the refill
   kProbeStore = 2,     // dq_reduce before the bulk reduce; dsoftmax before the dK/dV stores
-  // Read side: after a full-barrier wait, before the read it guards (none after
-  // stat_full yet: README.md, "Delay probes").
+  // Read side: after a full-barrier wait, before the read it guards.
   kProbeReadSt = 3,    // dsoftmax: between the s_full wait and the tcgen05.ld of S^T, dP^T
   kProbeReadDq = 4,    // dq_reduce: between the dq_full wait and the tcgen05.ld of dQ
   kProbeReadDkdv = 5,  // dsoftmax: between the dkdv_done wait and the tcgen05.ld of dV, dK
-  kProbeSlots = 6,
+  kProbeReadStat = 6,  // dsoftmax: between the stat_full wait and the lse / Delta reads
+  kProbeSlots = 7,
 };
 
 struct Params {

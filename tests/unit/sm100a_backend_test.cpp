@@ -122,7 +122,7 @@ TEST_F(Sm100aBackend, KernelsListWithoutALoadableImage) {
   EXPECT_EQ(m_backend->probe_points(),
             (std::vector<std::string>{"fwd.release_s", "fwd.release_p", "fwd.issue_pv", "fwd.refill_kv",
                                       "fwd.epilogue", "fwd.read_s", "fwd.read_o", "fwd.read_k", "bwd.release",
-                                      "bwd.hand_over", "bwd.store", "bwd.read_st", "bwd.read_dq", "bwd.read_dkdv"}));
+                                      "bwd.hand_over", "bwd.store", "bwd.read_st", "bwd.read_dq", "bwd.read_dkdv", "bwd.read_stat"}));
   EXPECT_TRUE(m_backend->probe_warp_masks());
 }
 
