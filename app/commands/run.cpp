@@ -6,6 +6,7 @@
 
 #include "commands/commands.hpp"
 #include "harness/case_spec.hpp"
+#include "harness/probe_spec.hpp"
 #include "harness/suite_runner.hpp"
 
 namespace vsa::cli {
@@ -28,7 +29,9 @@ void register_run(CLI::App& app, int& exit_code) {
   cmd->add_option("--devices", opts->devices, "all | none (CPU only) | comma list of CUDA ordinals")->capture_default_str();
   cmd->add_option("--backends", opts->backends, "Run only these backends (by name)")->delimiter(',');
   cmd->add_option("--case", opts->cases, "Run only cases whose name contains this text (repeatable)");
-  cmd->add_option("--probe", *probes, "Delay probe NAME=NANOSECONDS added to every case (see `list backends`)");
+  cmd->add_option("--probe", *probes,
+                  "Delay probe NAME=NANOSECONDS[@warps:LIST] added to every case, e.g. bwd.read_st=20000@warps:2-3 "
+                  "(see `list backends`)");
   cmd->add_option("--hang-watch-ms", opts->hang_watch_ms,
                   "Bound every mbarrier wait of the kernels that have them (their watched variant): a wait longer "
                   "than this ends the case FAULT naming the CTA, warp, role, barrier, parity and step")
@@ -40,13 +43,10 @@ void register_run(CLI::App& app, int& exit_code) {
   cmd->callback([&exit_code, opts, suites, probes] {
     if (!suites->empty()) opts->suites = *suites;
     for (const auto& p : *probes) {
-      const auto eq = p.find('=');
-      if (eq == std::string::npos || eq == 0) throw CLI::ValidationError("--probe", "expected NAME=NANOSECONDS, got " + p);
-      try {
-        opts->probes[p.substr(0, eq)] = std::uint32_t(std::stoul(p.substr(eq + 1)));
-      } catch (const std::exception&) {
-        throw CLI::ValidationError("--probe", "NANOSECONDS must be a non-negative integer in " + p);
-      }
+      ProbeArg arg;
+      std::string error;
+      if (!parse_probe_arg(p, arg, error)) throw CLI::ValidationError("--probe", error);
+      opts->probes[arg.key] = arg.nanoseconds;
     }
     opts->argv = process_argv();
     const RunSummary summary = run_suites(*opts);

@@ -7,6 +7,7 @@
 
 #include "harness/case_data.hpp"
 #include "harness/hang_report.hpp"
+#include "harness/probe_spec.hpp"
 #include "harness/stability.hpp"
 #include "harness/timing.hpp"
 #include "vsa/device_ops.hpp"
@@ -20,13 +21,25 @@ double macs_of(const Shape& s, std::int64_t pairs) {
   return double(pairs) * s.block * s.block * s.head_dim * 2.0;
 }
 
+// Keys were validated when the suite or --probe was read (probe_spec.hpp).
 ProbeDelays probes_for(const CaseSpec& spec, const Backend& backend) {
   ProbeDelays delays;
   const auto names = backend.probe_points();
-  for (const auto& [name, ns] : spec.probes)
+  for (const auto& [key, ns] : spec.probes) {
+    ProbeKey probe;
+    std::string error;
+    if (!parse_probe_key(key, probe, error)) continue;
     for (std::size_t i = 0; i < names.size() && i < std::size_t(kMaxProbePoints); ++i)
-      if (names[i] == name) delays.nanoseconds[i] = ns;
+      if (names[i] == probe.point) {
+        delays.nanoseconds[i] = ns;
+        delays.warps[i] = probe.warps;
+      }
+  }
   return delays;
+}
+
+std::string unsupported_probe_mask(const CaseSpec& spec, const Backend& backend) {
+  return probe_mask_refusal(spec.probes, backend.probe_points(), backend.probe_warp_masks());
 }
 
 void throw_if(const Status& st, const std::string& where) {
@@ -112,8 +125,11 @@ class CaseRun {
         Support s = Support::yes();
         if (fwd && b->has_op(Op::forward)) s = b->supports(m_ctx.device, m_map.shape, Op::forward);
         if (s.ok && bwd && b->has_op(Op::backward)) s = b->supports(m_ctx.device, m_map.shape, Op::backward);
+        const std::string mask_refusal = unsupported_probe_mask(m_spec, *b);
         if (!s.ok) {
           skip(s.reason);
+        } else if (!mask_refusal.empty()) {
+          skip(mask_refusal);
         } else if ((fwd && !b->has_op(Op::forward)) && (bwd && !b->has_op(Op::backward))) {
           skip("implements neither requested op");
         } else if (m_reference && m_reference->memory() == Memory::device && !m_ctx.device.present()) {

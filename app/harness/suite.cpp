@@ -11,6 +11,7 @@
 
 #include "embedded_suites.hpp"
 #include "harness/json_fields.hpp"
+#include "harness/probe_spec.hpp"
 
 namespace vsa {
 namespace {
@@ -148,6 +149,11 @@ CaseSpec case_from_json(const json& j, const std::string& src, const std::string
   f.read("probes", c.probes);
   std::int64_t hang_watch_ms = c.hang_watch_ms;  // signed: a negative value is refused, not wrapped
   f.read("hang_watch_ms", hang_watch_ms);
+  for (const auto& [key, ns] : c.probes) {
+    ProbeKey probe;
+    std::string error;
+    if (!parse_probe_key(key, probe, error)) throw SuiteError(src + ": " + f.path_of("probes") + "." + key + ": " + error);
+  }
   if (f.has("tolerance")) {
     JsonFields t(f.raw("tolerance"), f.path_of("tolerance"), src);
     t.read("rel_max", c.tolerance.rel_max);

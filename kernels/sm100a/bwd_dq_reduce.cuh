@@ -36,24 +36,18 @@ __device__ void run_dq_reduce(SharedStorage& smem, const WorkItem& w, std::uint3
     auto c0 = Begin<kProtocol, WarpRole::dq_reduce, Section::loop>{};
     const int q_row = w.q_row(p, n);  // read before the wait: its latency hides behind the MMAs
     auto c1 = wait(c0, smem.bars, n, steps);  // dq_full
-    tc_fence_after_sync();
-    auto c2 = expect<OpKind::fence_after>(c1);
+    auto c2 = fence_after(c1, n, steps);
+    if constexpr (kProbe) probe_delay(p, kProbeReadDq);
     std::uint32_t r[Config::kHeadDim];
     __syncwarp();
-    load_row_128(r, lanes + std::uint32_t(tmem_column<decltype(c2), Buf::dq>(n)));
-    auto c3 = expect<OpKind::tmem_load>(c2);
-#if !defined(VSA_PLANT_MISSING_WAIT_LD)  // lint regression: the seed's bug (tests/fixtures/CMakeLists.txt)
-    if (VSA_PLANT(skip_wait_ld, true, false)) tmem_wait_ld();  // model selftest plant (model/README.md)
-#endif
-    keep_after_wait(r);
-    auto c4 = expect<OpKind::wait_ld>(c3);
-    tc_fence_before_sync();
-    auto c5 = expect<OpKind::fence_before>(c4);
-    if constexpr (kProbe) sleep_ns(p.probe_ns[kProbeRelease]);
+    auto c3 = tmem_load(c2, r, lanes, n, steps);
+    auto c4 = wait_ld(c3, n, steps, r);
+    auto c5 = fence_before(c4, n, steps);
+    if constexpr (kProbe) probe_delay(p, kProbeRelease);
     auto c6 = arrive_warp(c5, smem.bars, n, steps, lane);  // dq_empty
 
-    tma_store_wait_read();  // this thread's previous bulk reduce has read the staging row
-    auto c7 = expect<OpKind::wait_store>(c6);
+    // this thread's previous bulk reduce has read the staging row
+    auto c7 = wait_store_read(c6, n, steps, true);
     static_assert(writes<decltype(c7), Buf::staging>, "dQ rows go to the staging buffer here");
     if (holds_row) {
 #pragma unroll
@@ -61,25 +55,20 @@ __device__ void run_dq_reduce(SharedStorage& smem, const WorkItem& w, std::uint3
         st_shared_v4(staging + 16 * c, r[4 * c], r[4 * c + 1], r[4 * c + 2], r[4 * c + 3]);
     }
     auto c8 = expect<OpKind::smem_store>(c7);
-    fence_proxy_async_smem();
-    auto c9 = expect<OpKind::fence_async>(c8);
+    auto c9 = fence_async(c8, n, steps);
     static_assert(decltype(c9)::op().own_rows, "each thread reduces only its own staging row");
     if (holds_row) {
-      if constexpr (kProbe) sleep_ns(p.probe_ns[kProbeStore]);
-      bulk_reduce_add_f32(p.dq_accum + std::int64_t(q_row + row) * Config::kHeadDim,
-                          reinterpret_cast<const float*>(smem.dq_staging + staging_row_offset(row)),
-                          Config::kDqRowBytes);
-      tma_store_commit();
+      if constexpr (kProbe) probe_delay(p, kProbeStore);
+      bulk_reduce_add(c9, p.dq_accum + std::int64_t(q_row + row) * Config::kHeadDim,
+                      reinterpret_cast<const float*>(smem.dq_staging + staging_row_offset(row)), Config::kDqRowBytes);
     }
-    finish(expect<OpKind::tma_store>(c9));
+    finish(store_commit(c9, n, steps, holds_row));
   }
 
   auto c0 = Begin<kProtocol, WarpRole::dq_reduce, Section::epilogue>{};
-  bulk_wait_all();  // reads and writes of every bulk reduce of this thread complete
-  auto c1 = expect<OpKind::wait_store>(c0);
+  auto c1 = wait_store_all(c0, steps, steps);  // reads and writes of every bulk reduce of this thread complete
   __syncwarp();
-  __syncthreads();
-  finish(expect<OpKind::cta_sync>(c1));
+  finish(cta_sync(c1));
 }
 
 }  // namespace vsa::sm100a::bwd

@@ -79,24 +79,19 @@ __device__ void dsoftmax_steps(SharedStorage& smem, const WorkItem& w, std::uint
   for (int n = 0; n < steps; ++n) {
     auto c0 = Begin<kProtocol, WarpRole::dsoftmax, Section::loop>{};
     auto c1 = wait(c0, smem.bars, n, steps);  // s_full
-    tc_fence_after_sync();
-    auto c2 = expect<OpKind::fence_after>(c1);
+    auto c2 = fence_after(c1, n, steps);
+    if constexpr (kProbe) probe_delay(p, kProbeReadSt);
     std::uint32_t s[Config::kBlock], dp[Config::kBlock];
     __syncwarp();
-    tmem_load_64cols(s, me.lanes + std::uint32_t(tmem_column<decltype(c2), Buf::s>(n)));
-    auto c3 = expect<OpKind::tmem_load>(c2);
-    tmem_load_64cols(dp, me.lanes + std::uint32_t(tmem_column<decltype(c3), Buf::dp>(n)));
-    auto c4 = expect<OpKind::tmem_load>(c3);
-    tmem_wait_ld();
-    keep_after_wait(s);
-    keep_after_wait(dp);
-    auto c5 = expect<OpKind::wait_ld>(c4);
-    tc_fence_before_sync();
-    auto c6 = expect<OpKind::fence_before>(c5);
-    if constexpr (kProbe) sleep_ns(p.probe_ns[kProbeRelease]);
+    auto c3 = tmem_load(c2, s, me.lanes, n, steps);
+    auto c4 = tmem_load(c3, dp, me.lanes, n, steps);
+    auto c5 = wait_ld(c4, n, steps, s, dp);
+    auto c6 = fence_before(c5, n, steps);
+    if constexpr (kProbe) probe_delay(p, kProbeRelease);
     auto c7 = arrive_warp(c6, smem.bars, n, steps, lane);  // s_empty
 
     auto c8 = wait(c7, smem.bars, n, steps);  // stat_full
+    if constexpr (kProbe) probe_delay(p, kProbeReadStat);
     std::uint32_t p_packed[32], ds_packed[32];
     {
       const int stage = buffer_instance<decltype(c8), Buf::stat>(n);
@@ -112,20 +107,12 @@ __device__ void dsoftmax_steps(SharedStorage& smem, const WorkItem& w, std::uint
       store_square_row(smem.ds_t[buf], me.row, ds_packed);
     }
     auto c11 = expect<OpKind::smem_store>(c10);
-    fence_proxy_async_smem();
-    auto c12 = expect<OpKind::fence_async>(c11);
-    if constexpr (kProbe) sleep_ns(p.probe_ns[kProbeRelease]);
+    auto c12 = fence_async(c11, n, steps);
+    if constexpr (kProbe) probe_delay(p, kProbeRelease);
     auto c13 = arrive_warp(c12, smem.bars, n, steps, lane);  // stat_empty
-    if constexpr (kProbe) sleep_ns(p.probe_ns[kProbeHandOver]);
+    if constexpr (kProbe) probe_delay(p, kProbeHandOver);
     finish(arrive_warp(c13, smem.bars, n, steps, lane));  // ds_full
   }
-}
-
-// 128 accumulator columns of this warp's lanes: four 32-column loads (one wait after them).
-__device__ __forceinline__ void load_row_128(std::uint32_t (&r)[Config::kHeadDim], std::uint32_t taddr) {
-#pragma unroll
-  for (int c = 0; c < Config::kHeadDim / 32; ++c)
-    tmem_load_32cols(*reinterpret_cast<std::uint32_t(*)[32]>(&r[32 * c]), taddr + 32 * c);
 }
 
 // scale * row -> 128 bf16 in global memory (16-byte stores); exact zeros when `zero`.
@@ -152,43 +139,33 @@ __device__ void dsoftmax_epilogue(SharedStorage& smem, const WorkItem& w, const 
   const std::int64_t row = std::int64_t(w.kv_row() + me.row) * Config::kHeadDim;
   auto c0 = Begin<kProtocol, WarpRole::dsoftmax, Section::epilogue>{};
   auto c1 = wait(c0, smem.bars, it, steps);  // dkdv_done
-  if (active(c1, it, steps)) tc_fence_after_sync();
-  auto c2 = expect<OpKind::fence_after>(c1);
+  auto c2 = fence_after(c1, it, steps);
   const bool have = active(c2, it, steps);
+  if constexpr (kProbe) {
+    if (have) probe_delay(p, kProbeReadDkdv);
+  }
   std::uint32_t r[Config::kHeadDim] = {};
   __syncwarp();  // tcgen05.ld is .sync.aligned: the warp reconverges after its barrier waits
 
-  if (have) load_row_128(r, me.lanes + std::uint32_t(tmem_column<decltype(c2), Buf::dv>(it)));
-  auto c3 = expect<OpKind::tmem_load>(c2);
-  if (have) {
-    tmem_wait_ld();
-    keep_after_wait(r);
-  }
-  auto c4 = expect<OpKind::wait_ld>(c3);
+  auto c3 = tmem_load(c2, r, me.lanes, it, steps);
+  auto c4 = wait_ld(c3, it, steps, r);
   if constexpr (kProbe) {
-    if (have) sleep_ns(p.probe_ns[kProbeStore]);
+    if (have) probe_delay(p, kProbeStore);
   }
   // No q block selected this kv block: exact-zero dV and dK rows, no barrier touched.
   if (me.holds_row) store_row_bf16(p.dv + row, r, 1.0f, !have);
   __syncwarp();  // tcgen05.ld is .sync.aligned: the warp reconverges after the lane-divergent store
 
-  if (have) load_row_128(r, me.lanes + std::uint32_t(tmem_column<decltype(c4), Buf::dk>(it)));
-  auto c5 = expect<OpKind::tmem_load>(c4);
-  if (have) {
-    tmem_wait_ld();
-    keep_after_wait(r);
-  }
-  auto c6 = expect<OpKind::wait_ld>(c5);
+  auto c5 = tmem_load(c4, r, me.lanes, it, steps);
+  auto c6 = wait_ld(c5, it, steps, r);
   if (me.holds_row) store_row_bf16(p.dk + row, r, p.scale, !have);
 
-  if (have) tc_fence_before_sync();
-  auto c7 = expect<OpKind::fence_before>(c6);
+  auto c7 = fence_before(c6, it, steps);
   // The tail: the last ds_empty commits (steps N-2, then N-1), which the loop never waits for.
   auto c8 = wait(c7, smem.bars, it, steps);
   auto c9 = wait(c8, smem.bars, it, steps);
   __syncwarp();
-  __syncthreads();
-  finish(expect<OpKind::cta_sync>(c9));
+  finish(cta_sync(c9));
 }
 
 template <bool kProbe>

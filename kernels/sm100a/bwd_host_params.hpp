@@ -60,7 +60,10 @@ inline bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p
   params.max_q = s.max_q;
   params.scale = float(1.0 / std::sqrt(double(s.head_dim)));
   params.scale_log2 = float(1.4426950408889634 / std::sqrt(double(s.head_dim)));
-  for (int i = 0; i < bwd::kProbeSlots; ++i) params.probe_ns[i] = a.probes.nanoseconds[kFirstBwdProbeSlot + i];
+  for (int i = 0; i < bwd::kProbeSlots; ++i) {
+    params.probe_ns[i] = a.probes.nanoseconds[kFirstBwdProbeSlot + i];
+    params.probe_warps[i] = a.probes.warps[kFirstBwdProbeSlot + i];
+  }
   return params;
 }
 

@@ -49,9 +49,10 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
       producer_teardown(smem.bars, w.steps);
       break;
     case protocol::WarpRole::mma:
-      if (lane == 0) run_mma<kProbe>(smem, w, tmem_base, p);
+      if (lane == 0) (void)run_mma<kProbe>(smem, w, tmem_base, p);
       __syncwarp();
-      protocol::mma_teardown<kProtocol, 1>(tmem_base);  // after dkdv_done (run_mma)
+      // The teardown starts where run_mma's cursor stopped (after dkdv_done).
+      protocol::mma_teardown(decltype(run_mma<kProbe>(smem, w, tmem_base, p)){}, tmem_base);
       break;
     default:
       break;

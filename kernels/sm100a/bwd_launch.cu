@@ -111,6 +111,9 @@ bool backward_image_loads() {
   return attr.binaryVersion == 100;
 }
 
-std::vector<std::string> backward_probe_names() { return {"bwd.release", "bwd.hand_over", "bwd.store"}; }
+std::vector<std::string> backward_probe_names() {
+  return {"bwd.release", "bwd.hand_over", "bwd.store",    "bwd.read_st",
+          "bwd.read_dq", "bwd.read_dkdv", "bwd.read_stat"};
+}
 
 }  // namespace vsa::sm100a

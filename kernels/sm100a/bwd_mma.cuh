@@ -6,60 +6,53 @@
 // (cta_group::1, data-path layout F), D in TMEM at lane 0 of its columns.
 #include "bwd_storage.cuh"
 #include "protocol_cursor.cuh"
+#include "umma_operands.hpp"
 
 namespace vsa::sm100a::bwd {
 
 // D[64 x 64] = A[64 x 128] B[64 x 128]^T, both K-major 128-byte-swizzled tiles
 // ([half][row][64]); slice kk (k16) sits in half kk / 4 at byte 32 (kk % 4) of the row.
 // S^T = K Q^T and dP^T = V dO^T.
-__device__ __forceinline__ void issue_tile_tile_t(std::uint32_t d_tmem, const bf16_bits* a, const bf16_bits* b) {
-  constexpr std::uint32_t idesc = idesc_bf16_f32(Config::kBlock, Config::kBlock, false, false);
+template <class C>
+__device__ __forceinline__ void issue_tile_tile_t(C c, std::uint32_t d_tmem, const bf16_bits* a, const bf16_bits* b) {
   const std::uint32_t aa = smem_addr(a), ba = smem_addr(b);
 #pragma unroll
   for (int kk = 0; kk < Config::kHeadDim / Config::kMmaK; ++kk) {
-    const std::uint32_t off = (kk / 4) * Config::kHalfBytes + (kk % 4) * 32;
-    umma_bf16_ss(d_tmem, smem_desc_sw128(aa + off, 16, 1024), smem_desc_sw128(ba + off, 16, 1024), idesc, kk > 0);
+    protocol::mma_issue(c, d_tmem, tile_k_major(aa, kk), tile_k_major(ba, kk), kTileTileIdesc, kk > 0);
   }
-}
-
-// B operand of a K = 64 product read MN-major from a [half][64 rows][64] tile whose rows are
-// K: slice kk is rows 16kk..16kk+15 = two 8-row groups (SBO 1024 B); N = 128 spans the two
-// 64-column halves (LBO = one half).
-__device__ __forceinline__ std::uint64_t tile_mn_major(std::uint32_t tile, int kk) {
-  return smem_desc_sw128(tile + kk * Config::kMmaK * 128, Config::kHalfBytes, 1024);
 }
 
 // D[64 x 128] (+)= A[64 x 64] B: A a K-major square ([m][64 k], one swizzle row per m),
 // B a tile whose rows are K. dV += P^T dO and dK += dS^T Q.
-__device__ __forceinline__ void issue_square_tile(std::uint32_t d_tmem, const bf16_bits* a, const bf16_bits* b,
+template <class C>
+__device__ __forceinline__ void issue_square_tile(C c, std::uint32_t d_tmem, const bf16_bits* a, const bf16_bits* b,
                                                   bool accumulate) {
-  constexpr std::uint32_t idesc = idesc_bf16_f32(Config::kBlock, Config::kHeadDim, false, true);
   const std::uint32_t aa = smem_addr(a), ba = smem_addr(b);
 #pragma unroll
   for (int kk = 0; kk < Config::kBlock / Config::kMmaK; ++kk)
-    umma_bf16_ss(d_tmem, smem_desc_sw128(aa + kk * 32, 16, 1024), tile_mn_major(ba, kk), idesc, accumulate || kk > 0);
+    protocol::mma_issue(c, d_tmem, square_k_major(aa, kk), tile_mn_major(ba, kk), kSquareTileIdesc,
+                        accumulate || kk > 0);
 }
 
 // D[64 x 128] = A[64 x 64] B with A given transposed: a_t is [k][64 m] (one swizzle row per
 // k), so A is read MN-major (slice kk = rows 16kk.. of a_t); B a tile whose rows are K.
 // dQ_i = dS K from the dS^T tile.
-__device__ __forceinline__ void issue_square_t_tile(std::uint32_t d_tmem, const bf16_bits* a_t, const bf16_bits* b) {
-  constexpr std::uint32_t idesc = idesc_bf16_f32(Config::kBlock, Config::kHeadDim, true, true);
+template <class C>
+__device__ __forceinline__ void issue_square_t_tile(C c, std::uint32_t d_tmem, const bf16_bits* a_t, const bf16_bits* b) {
   const std::uint32_t aa = smem_addr(a_t), ba = smem_addr(b);
 #pragma unroll
   for (int kk = 0; kk < Config::kBlock / Config::kMmaK; ++kk)
-    umma_bf16_ss(d_tmem, tile_mn_major(aa, kk), tile_mn_major(ba, kk), idesc, kk > 0);
+    protocol::mma_issue(c, d_tmem, square_mn_major(aa, kk), tile_mn_major(ba, kk), kSquareTTileIdesc, kk > 0);
 }
 
 template <bool kProbe>
-__device__ void run_mma(SharedStorage& smem, const WorkItem& w, std::uint32_t tmem_base, const Params& p) {
+__device__ auto run_mma(SharedStorage& smem, const WorkItem& w, std::uint32_t tmem_base, const Params& p) {
   using namespace protocol;
   const int steps = w.steps;
   {
     auto c0 = Begin<kProtocol, WarpRole::mma, Section::prologue>{};
     auto c1 = wait(c0, smem.bars, 0, steps);  // kv_full
-    if (active(c1, 0, steps)) tc_fence_after_sync();
-    finish(expect<OpKind::fence_after>(c1));
+    finish(fence_after(c1, 0, steps));
   }
 
   for (int n = -1; n < steps; ++n) {
@@ -67,59 +60,56 @@ __device__ void run_mma(SharedStorage& smem, const WorkItem& w, std::uint32_t tm
     // S^T_{n+1}, dP^T_{n+1}
     auto c1 = wait(c0, smem.bars, n, steps);  // qdo_full
     auto c2 = wait(c1, smem.bars, n, steps);  // s_empty (previous use of the S^T / dP^T columns)
-    if (active(c2, n, steps)) tc_fence_after_sync();
-    auto c3 = expect<OpKind::fence_after>(c2);
+    auto c3 = fence_after(c2, n, steps);
     if constexpr (kProbe) {
-      if (active(c3, n, steps)) sleep_ns(p.probe_ns[kProbeHandOver]);
+      if (active(c3, n, steps)) probe_delay(p, kProbeHandOver);
     }
     if (active(c3, n, steps)) {
       static_assert(writes<decltype(c3), Buf::s>, "the first MMA writes S^T");
       const int stage = buffer_instance<decltype(c3), Buf::qdo>(n);
       (void)buffer_instance<decltype(c3), Buf::kv>(n);
-      issue_tile_tile_t(tmem_base + tmem_column<decltype(c3), Buf::s>(n), smem.k, smem.q[stage]);
+      issue_tile_tile_t(c3, tmem_base + tmem_column<decltype(c3), Buf::s>(n), smem.k, smem.q[stage]);
     }
     auto c4 = expect<OpKind::mma>(c3);
     if (active(c4, n, steps)) {
       static_assert(writes<decltype(c4), Buf::dp>, "the second MMA writes dP^T");
       const int stage = buffer_instance<decltype(c4), Buf::qdo>(n);
       (void)buffer_instance<decltype(c4), Buf::kv>(n);
-      issue_tile_tile_t(tmem_base + tmem_column<decltype(c4), Buf::dp>(n), smem.v, smem.d_out[stage]);
+      issue_tile_tile_t(c4, tmem_base + tmem_column<decltype(c4), Buf::dp>(n), smem.v, smem.d_out[stage]);
     }
     auto c5 = expect<OpKind::mma>(c4);
     auto c6 = commit(c5, smem.bars, n, steps);  // s_full
 
     // Gradients of step n
     auto c7 = wait(c6, smem.bars, n, steps);  // ds_full
-    if (active(c7, n, steps)) tc_fence_after_sync();
-    auto c8 = expect<OpKind::fence_after>(c7);
+    auto c8 = fence_after(c7, n, steps);
     if constexpr (kProbe) {
-      if (active(c8, n, steps)) sleep_ns(p.probe_ns[kProbeHandOver]);
+      if (active(c8, n, steps)) probe_delay(p, kProbeHandOver);
     }
     if (active(c8, n, steps)) {
       static_assert(writes<decltype(c8), Buf::dv>, "the third MMA accumulates dV");
       const int stage = buffer_instance<decltype(c8), Buf::qdo>(n);
       const int ds = buffer_instance<decltype(c8), Buf::pds>(n);
-      issue_square_tile(tmem_base + tmem_column<decltype(c8), Buf::dv>(n), smem.p_t[ds], smem.d_out[stage], n > 0);
+      issue_square_tile(c8, tmem_base + tmem_column<decltype(c8), Buf::dv>(n), smem.p_t[ds], smem.d_out[stage], n > 0);
     }
     auto c9 = expect<OpKind::mma>(c8);
     if (active(c9, n, steps)) {
       static_assert(writes<decltype(c9), Buf::dk>, "the fourth MMA accumulates dK");
       const int stage = buffer_instance<decltype(c9), Buf::qdo>(n);
       const int ds = buffer_instance<decltype(c9), Buf::pds>(n);
-      issue_square_tile(tmem_base + tmem_column<decltype(c9), Buf::dk>(n), smem.ds_t[ds], smem.q[stage], n > 0);
+      issue_square_tile(c9, tmem_base + tmem_column<decltype(c9), Buf::dk>(n), smem.ds_t[ds], smem.q[stage], n > 0);
     }
     auto c10 = expect<OpKind::mma>(c9);
     auto c11 = wait(c10, smem.bars, n, steps);  // dq_empty (previous use of the dQ columns)
-    if (active(c11, n, steps)) tc_fence_after_sync();
-    auto c12 = expect<OpKind::fence_after>(c11);
+    auto c12 = fence_after(c11, n, steps);
     if constexpr (kProbe) {
-      if (active(c12, n, steps)) sleep_ns(p.probe_ns[kProbeHandOver]);
+      if (active(c12, n, steps)) probe_delay(p, kProbeHandOver);
     }
     if (active(c12, n, steps)) {
       static_assert(writes<decltype(c12), Buf::dq>, "the fifth MMA writes dQ");
       const int ds = buffer_instance<decltype(c12), Buf::pds>(n);
       (void)buffer_instance<decltype(c12), Buf::kv>(n);
-      issue_square_t_tile(tmem_base + tmem_column<decltype(c12), Buf::dq>(n), smem.ds_t[ds], smem.k);
+      issue_square_t_tile(c12, tmem_base + tmem_column<decltype(c12), Buf::dq>(n), smem.ds_t[ds], smem.k);
     }
     auto c13 = expect<OpKind::mma>(c12);
     auto c14 = commit(c13, smem.bars, n, steps);  // dq_full
@@ -128,9 +118,10 @@ __device__ void run_mma(SharedStorage& smem, const WorkItem& w, std::uint32_t tm
   }
 
   // The epilogue's first op, still on the issuing lane: dV, dK final after the last step.
+  // The cursor past it is where the whole warp's teardown (mma_teardown) starts.
   auto e0 = Begin<kProtocol, WarpRole::mma, Section::epilogue>{};
-  (void)commit(e0, smem.bars, steps, steps);  // dkdv_done
   (void)p;
+  return commit(e0, smem.bars, steps, steps);  // dkdv_done
 }
 
 }  // namespace vsa::sm100a::bwd

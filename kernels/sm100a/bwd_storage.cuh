@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "bwd_protocol.hpp"
+#include "probe_delay.cuh"
 #include "sm100a_ptx.cuh"
 #include "vsa/backend.hpp"
 #include "vsa/bf16.hpp"
@@ -18,7 +19,12 @@ enum ProbeSlot : int {
   kProbeHandOver = 1,  // dsoftmax before ds_full; mma between its waits and each MMA group
                        // (S^T/dP^T, dV/dK, dQ); producer between an empty wait and the refill
   kProbeStore = 2,     // dq_reduce before the bulk reduce; dsoftmax before the dK/dV stores
-  kProbeSlots = 3,
+  // Read side: after a full-barrier wait, before the read it guards.
+  kProbeReadSt = 3,    // dsoftmax: between the s_full wait and the tcgen05.ld of S^T, dP^T
+  kProbeReadDq = 4,    // dq_reduce: between the dq_full wait and the tcgen05.ld of dQ
+  kProbeReadDkdv = 5,  // dsoftmax: between the dkdv_done wait and the tcgen05.ld of dV, dK
+  kProbeReadStat = 6,  // dsoftmax: between the stat_full wait and the lse / Delta reads
+  kProbeSlots = 7,
 };
 
 struct Params {
@@ -35,7 +41,8 @@ struct Params {
   int max_q;
   float scale;       // 1/sqrt(D): dK = scale dS^T Q (dQ is scaled by the postprocess)
   float scale_log2;  // scale * log2(e): P = exp2(scale_log2 s - lse)
-  std::uint32_t probe_ns[kProbeSlots];  // probe variant only
+  std::uint32_t probe_ns[kProbeSlots];     // probe variant only
+  std::uint32_t probe_warps[kProbeSlots];  // warps that sleep at each probe (0: all)
 };
 
 // One CTA's work: kv block j of one head and its k2q row.

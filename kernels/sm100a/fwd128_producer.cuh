@@ -6,11 +6,14 @@
 
 namespace vsa::sm100a::fwd128 {
 
-// A 128 x 128 tile as two 128-row x 64-column boxes ([half][row][64]), completing on `bar`.
-__device__ __forceinline__ void load_tile(bf16_bits* dst, const CUtensorMap* map, int row, std::uint64_t* bar) {
+// A 128 x 128 tile as two 128-row x 64-column boxes ([half][row][64]), completing on the
+// barrier of the tma_load op at `c`.
+template <class C>
+__device__ __forceinline__ void load_tile(C c, std::uint64_t* bars, int iteration, bf16_bits* dst,
+                                          const CUtensorMap* map, int row) {
 #pragma unroll
   for (int h = 0; h < Config::kHalves; ++h)
-    tma_load_2d(dst + h * (Config::kHalfBytes / 2), map, h * Config::kHalfCols, row, bar);
+    protocol::tma_load_tile(c, bars, iteration, dst + h * (Config::kHalfBytes / 2), map, h * Config::kHalfCols, row);
 }
 
 template <bool kProbe>
@@ -21,7 +24,7 @@ __device__ void run_producer(SharedStorage& smem, const WorkItem& w, const CUten
   {
     auto c0 = Begin<kProtocol, WarpRole::producer, Section::prologue>{};
     auto c1 = arrive_expect_tx(c0, smem.bars, 0, steps, Config::kTileBytes);
-    if (active(c1, 0, steps)) load_tile(smem.q, tm_q, w.item * Config::kBlock, tma_barrier(c1, smem.bars, 0));
+    if (active(c1, 0, steps)) load_tile(c1, smem.bars, 0, smem.q, tm_q, w.item * Config::kBlock);
     finish(expect<OpKind::tma_load>(c1));
   }
 
@@ -30,14 +33,14 @@ __device__ void run_producer(SharedStorage& smem, const WorkItem& w, const CUten
     const int row = w.head_row + w.kv_block(p, n) * Config::kBlock;
 
     auto c1 = wait(c0, smem.bars, n, steps);  // k_empty
-    if constexpr (kProbe) sleep_ns(p.probe_ns[kProbeRefillKv]);
+    if constexpr (kProbe) probe_delay(p, kProbeRefillKv);
     auto c2 = arrive_expect_tx(c1, smem.bars, n, steps, Config::kTileBytes);
-    load_tile(smem.k[buffer_instance<decltype(c2), Buf::k>(n)], tm_k, row, tma_barrier(c2, smem.bars, n));
+    load_tile(c2, smem.bars, n, smem.k[buffer_instance<decltype(c2), Buf::k>(n)], tm_k, row);
     auto c3 = expect<OpKind::tma_load>(c2);
 
     auto c4 = wait(c3, smem.bars, n, steps);  // v_empty
     auto c5 = arrive_expect_tx(c4, smem.bars, n, steps, Config::kTileBytes);
-    load_tile(smem.v[buffer_instance<decltype(c5), Buf::v>(n)], tm_v, row, tma_barrier(c5, smem.bars, n));
+    load_tile(c5, smem.bars, n, smem.v[buffer_instance<decltype(c5), Buf::v>(n)], tm_v, row);
     finish(expect<OpKind::tma_load>(c5));
   }
 }
@@ -52,9 +55,7 @@ __device__ __forceinline__ void producer_teardown(std::uint64_t* bars, int steps
   auto c2 = wait(c1, bars, it, steps);  // k_empty of step N-1
   auto c3 = wait(c2, bars, it, steps);  // v_empty of step N-2
   auto c4 = wait(c3, bars, it, steps);  // v_empty of step N-1
-  static_assert(decltype(c4)::op().always, "the teardown barrier runs whatever the step count");
-  __syncthreads();
-  finish(expect<OpKind::cta_sync>(c4));
+  finish(cta_sync(c4));
 }
 
 }  // namespace vsa::sm100a::fwd128

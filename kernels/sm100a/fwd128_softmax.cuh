@@ -61,13 +61,6 @@ __device__ __forceinline__ void store_p_row(bf16_bits* tile, int row, const std:
     st_shared_v4(base + swizzled_chunk<Config::kHalfBytes>(row, c), p[4 * c], p[4 * c + 1], p[4 * c + 2], p[4 * c + 3]);
 }
 
-// All 128 O columns of this warp's lanes: four 32-column loads (one wait after them).
-__device__ __forceinline__ void load_o_row(std::uint32_t (&o)[Config::kHeadDim], std::uint32_t taddr) {
-#pragma unroll
-  for (int c = 0; c < Config::kHeadDim / 32; ++c)
-    tmem_load_32cols(*reinterpret_cast<std::uint32_t(*)[32]>(&o[32 * c]), taddr + 32 * c);
-}
-
 template <bool kProbe>
 __device__ void softmax_steps(SharedStorage& smem, const WorkItem& w, std::uint32_t lanes, const Params& p, int row,
                               OnlineRow& stats, int lane) {
@@ -79,31 +72,24 @@ __device__ void softmax_steps(SharedStorage& smem, const WorkItem& w, std::uint3
     const int valid = min(max(p.vbs[w.kv_block(p, n)], 0), Config::kBlock);
 
     auto c1 = wait(c0, smem.bars, n, steps);  // s_full
-    tc_fence_after_sync();
-    auto c2 = expect<OpKind::fence_after>(c1);
+    auto c2 = fence_after(c1, n, steps);
+    if constexpr (kProbe) probe_delay(p, kProbeReadS);
     std::uint32_t s[Config::kBlock];
     __syncwarp();
-    {
-      const std::uint32_t col = lanes + std::uint32_t(tmem_column<decltype(c2), Buf::s>(n));
-#pragma unroll
-      for (int c = 0; c < Config::kBlock / 32; ++c)
-        tmem_load_32cols(*reinterpret_cast<std::uint32_t(*)[32]>(&s[32 * c]), col + 32 * c);
-    }
-    auto c3 = expect<OpKind::tmem_load>(c2);
-    tmem_wait_ld();
-    keep_after_wait(s);
-    auto c4 = expect<OpKind::wait_ld>(c3);
-    tc_fence_before_sync();
-    auto c5 = expect<OpKind::fence_before>(c4);
-    if constexpr (kProbe) sleep_ns(p.probe_ns[kProbeReleaseS]);
+    auto c3 = tmem_load(c2, s, lanes, n, steps);
+    auto c4 = wait_ld(c3, n, steps, s);
+    auto c5 = fence_before(c4, n, steps);
+    if constexpr (kProbe) probe_delay(p, kProbeReleaseS);
     auto c6 = arrive_warp(c5, smem.bars, n, steps, lane);  // s_empty
 
     std::uint32_t probs[Config::kBlock / 2];
     const float alpha = stats.update(s, valid, p.scale_log2, probs);
 
     auto c7 = wait(c6, smem.bars, n, steps);  // pv_done of step n - 1
-    if (active(c7, n, steps)) tc_fence_after_sync();
-    auto c8 = expect<OpKind::fence_after>(c7);
+    auto c8 = fence_after(c7, n, steps);
+    if constexpr (kProbe) {
+      if (active(c8, n, steps)) probe_delay(p, kProbeReadO);
+    }
     static_assert(writes<decltype(c8), Buf::p>, "P goes to its smem tile here");
     store_p_row(smem.p, row, probs);
     auto c9 = expect<OpKind::smem_store>(c8);
@@ -111,34 +97,26 @@ __device__ void softmax_steps(SharedStorage& smem, const WorkItem& w, std::uint3
     // O correction after PV_{n-1} (none at n = 0: PV_0 overwrites O). A warp skips it only
     // when every alpha is exactly 1 (no row max moved), so skipping changes no bit.
     const bool correct = active(c9, n, steps) && __any_sync(0xffffffffu, alpha != 1.0f);
-    const std::uint32_t o_addr = lanes + std::uint32_t(tmem_column<decltype(c9), Buf::o>(n));
-    // The table's four ops (ld O, wait::ld, st O, then wait::st below) in one block: the
-    // 128 O registers then never live across a branch merge (which made ptxas spill them).
-    auto c10 = expect<OpKind::tmem_load>(c9);
-    auto c11 = expect<OpKind::wait_ld>(c10);
-    static_assert(writes<decltype(c11), Buf::o>, "the correction writes O");
-    auto c12 = expect<OpKind::tmem_store>(c11);
-    if (correct) {
-      std::uint32_t o[Config::kHeadDim];
-      load_o_row(o, o_addr);
-      tmem_wait_ld();
-      keep_after_wait(o);
+    // The table's ld O, wait::ld, st O in one block per path: the 128 O registers then
+    // never live across a branch merge (which made ptxas spill them). Without a
+    // correction the warp still waits (the wait_ld op is not optional) and skips the
+    // optional accesses.
+    const auto c12 = [&] {
+      if (correct) {
+        std::uint32_t o[Config::kHeadDim];
+        auto loaded = tmem_load(c9, o, lanes, n, steps);
+        auto waited = wait_ld(loaded, n, steps, o);
 #pragma unroll
-      for (int d = 0; d < Config::kHeadDim; ++d) o[d] = __float_as_uint(__uint_as_float(o[d]) * alpha);
-#pragma unroll
-      for (int c = 0; c < Config::kHeadDim / 32; ++c)
-        tmem_store_32cols(o_addr + 32 * c, *reinterpret_cast<const std::uint32_t(*)[32]>(&o[32 * c]));
-    } else if (active(c10, n, steps)) {
-      tmem_wait_ld();
-    }
-    if (active(c12, n, steps)) tmem_wait_st();
-    auto c13 = expect<OpKind::wait_st>(c12);
-
-    fence_proxy_async_smem();
-    auto c14 = expect<OpKind::fence_async>(c13);
-    tc_fence_before_sync();
-    auto c15 = expect<OpKind::fence_before>(c14);
-    if constexpr (kProbe) sleep_ns(p.probe_ns[kProbeReleaseP]);
+        for (int d = 0; d < Config::kHeadDim; ++d) o[d] = __float_as_uint(__uint_as_float(o[d]) * alpha);
+        static_assert(writes<decltype(waited), Buf::o>, "the correction writes O");
+        return tmem_store(waited, o, lanes, n, steps);
+      }
+      return skip(wait_ld(skip(c9), n, steps));
+    }();
+    auto c13 = wait_st(c12, n, steps);
+    auto c14 = fence_async(c13, n, steps);
+    auto c15 = fence_before(c14, n, steps);
+    if constexpr (kProbe) probe_delay(p, kProbeReleaseP);
     finish(arrive_warp(c15, smem.bars, n, steps, lane));  // p_full
   }
 }
@@ -151,21 +129,17 @@ __device__ void softmax_epilogue(SharedStorage& smem, const WorkItem& w, std::ui
   const int it = steps;  // the epilogue's iteration: step_offset -1 names the last kv step
   auto c0 = Begin<kProtocol, WarpRole::softmax, Section::epilogue>{};
   auto c1 = wait(c0, smem.bars, it, steps);  // pv_done of the last step
-  if (active(c1, it, steps)) tc_fence_after_sync();
-  auto c2 = expect<OpKind::fence_after>(c1);
+  auto c2 = fence_after(c1, it, steps);
 
   std::uint32_t o[Config::kHeadDim] = {};
   const bool have_o = active(c2, it, steps);
-  __syncwarp();
-  if (have_o) load_o_row(o, lanes + std::uint32_t(tmem_column<decltype(c2), Buf::o>(it)));
-  auto c3 = expect<OpKind::tmem_load>(c2);
-  if (have_o) {
-    tmem_wait_ld();
-    keep_after_wait(o);
+  if constexpr (kProbe) {
+    if (have_o) probe_delay(p, kProbeReadO);
   }
-  auto c4 = expect<OpKind::wait_ld>(c3);
-  if (have_o) tc_fence_before_sync();
-  auto c5 = expect<OpKind::fence_before>(c4);
+  __syncwarp();
+  auto c3 = tmem_load(c2, o, lanes, it, steps);
+  auto c4 = wait_ld(c3, it, steps, o);
+  auto c5 = fence_before(c4, it, steps);
 
   // lse in M format: log2(sum_j 2^(scale_log2 s_j)) = scale_log2 m + log2(l).
   const bool attended = have_o && stats.l > 0.0f;
@@ -176,25 +150,20 @@ __device__ void softmax_epilogue(SharedStorage& smem, const WorkItem& w, std::ui
   static_assert(writes<decltype(c5), Buf::q>, "O is staged over the Q tile");
   stage_o_row<Config::kHalfBytes, Config::kHeadDim>(smem.q, row, o, inv_sum, attended);  // over Q
   auto c6 = expect<OpKind::smem_store>(c5);
-  fence_proxy_async_smem();
-  auto c7 = expect<OpKind::fence_async>(c6);
-  named_barrier_sync(kSoftmaxBarrierId, Config::kSoftmaxWarps * 32);
-  auto c8 = expect<OpKind::role_sync>(c7);
+  auto c7 = fence_async(c6, it, steps);
+  auto c8 = role_sync(c7, it, steps, kSoftmaxBarrierId);
 
   static_assert(decltype(c8)::op().lead_only, "one thread stores the tile");
   const bool lead = warp == 0 && lane == 0;
   if (lead) {
-    if constexpr (kProbe) sleep_ns(p.probe_ns[kProbeEpilogue]);
+    if constexpr (kProbe) probe_delay(p, kProbeEpilogue);
     for (int h = 0; h < Config::kHalves; ++h)
-      tma_store_2d(tm_o, h * Config::kHalfCols, w.item * Config::kBlock, smem.q + h * (Config::kHalfBytes / 2));
-    tma_store_commit();
+      tma_store_tile(c8, tm_o, h * Config::kHalfCols, w.item * Config::kBlock, smem.q + h * (Config::kHalfBytes / 2));
   }
-  auto c9 = expect<OpKind::tma_store>(c8);
-  if (lead) tma_store_wait_read();
-  auto c10 = expect<OpKind::wait_store>(c9);
+  auto c9 = store_commit(c8, it, steps, lead);
+  auto c10 = wait_store_read(c9, it, steps, lead);
   __syncwarp();
-  __syncthreads();
-  finish(expect<OpKind::cta_sync>(c10));
+  finish(cta_sync(c10));
 }
 
 template <bool kProbe>

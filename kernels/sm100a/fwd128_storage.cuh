@@ -16,6 +16,9 @@ using fwd::kProbeEpilogue;
 using fwd::kProbeIssuePv;
 using fwd::kProbeRefillKv;
 using fwd::kProbeReleaseP;
+using fwd::kProbeReadK;
+using fwd::kProbeReadO;
+using fwd::kProbeReadS;
 using fwd::kProbeReleaseS;
 
 // One CTA's work: q block `item` (global index in the [B * H * nb] numbering) and its list.

@@ -22,20 +22,16 @@ __device__ void softmax_epilogue(SharedStorage& smem, const WorkItem& w, std::ui
   const int it = steps;  // the epilogue's iteration: step_offset -1 names the last kv step
   auto c0 = Begin<kProtocol, WarpRole::softmax, Section::epilogue>{};
   auto c1 = wait(c0, smem.bars, it, steps);  // pv_done of the last step
-  if (active(c1, it, steps)) tc_fence_after_sync();
-  auto c2 = expect<OpKind::fence_after>(c1);
+  auto c2 = fence_after(c1, it, steps);
 
   std::uint32_t o[Config::kHeadDim];
   const bool have_o = active(c2, it, steps);
-  if (have_o) load_o_row(o, tmem_at(tmem_base, int(me.lane_quarter), tmem_column<decltype(c2), Buf::o>(it)));
-  auto c3 = expect<OpKind::tmem_load>(c2);
-  if (active(c3, it, steps)) {
-    tmem_wait_ld();
-    keep_after_wait(o);
+  if constexpr (kProbe) {
+    if (have_o) probe_delay(p, kProbeReadO);
   }
-  auto c4 = expect<OpKind::wait_ld>(c3);
-  if (active(c4, it, steps)) tc_fence_before_sync();
-  auto c5 = expect<OpKind::fence_before>(c4);
+  auto c3 = tmem_load(c2, o, tmem_at(tmem_base, int(me.lane_quarter), 0), it, steps);
+  auto c4 = wait_ld(c3, it, steps, o);
+  auto c5 = fence_before(c4, it, steps);
 
   // lse in M format: log2(sum_j 2^(scale_log2 s_j)) = scale_log2 m + log2(l).
   const bool attended = have_o && w.count_of(me.block) > 0 && row.l > 0.0f;
@@ -46,27 +42,22 @@ __device__ void softmax_epilogue(SharedStorage& smem, const WorkItem& w, std::ui
   static_assert(writes<decltype(c5), Buf::q>, "O is staged over the Q tiles");
   stage_o_row<Config::kHalfBytes, Config::kHeadDim>(smem.q[me.block], me.row, o, inv_sum, attended);
   auto c6 = expect<OpKind::smem_store>(c5);
-  fence_proxy_async_smem();
-  auto c7 = expect<OpKind::fence_async>(c6);
-  named_barrier_sync(kSoftmaxBarrierId, Config::kSoftmaxWarps * 32);
-  auto c8 = expect<OpKind::role_sync>(c7);
+  auto c7 = fence_async(c6, it, steps);
+  auto c8 = role_sync(c7, it, steps, kSoftmaxBarrierId);
 
   static_assert(decltype(c8)::op().lead_only, "one thread stores the tiles");
   const bool lead = warp == 0 && lane == 0;
   if (lead) {
-    if constexpr (kProbe) sleep_ns(p.probe_ns[kProbeEpilogue]);
+    if constexpr (kProbe) probe_delay(p, kProbeEpilogue);
     for (int b = 0; b < Config::kQBlocks; ++b)
       for (int h = 0; h < Config::kHalves; ++h)
-        tma_store_2d(tm_o, h * Config::kHalfCols, (w.item_a + b) * Config::kBlock,
-                     smem.q[b] + h * (Config::kHalfBytes / 2));
-    tma_store_commit();
+        tma_store_tile(c8, tm_o, h * Config::kHalfCols, (w.item_a + b) * Config::kBlock,
+                       smem.q[b] + h * (Config::kHalfBytes / 2));
   }
-  auto c9 = expect<OpKind::tma_store>(c8);
-  if (lead) tma_store_wait_read();
-  auto c10 = expect<OpKind::wait_store>(c9);
+  auto c9 = store_commit(c8, it, steps, lead);
+  auto c10 = wait_store_read(c9, it, steps, lead);
   __syncwarp();
-  __syncthreads();
-  finish(expect<OpKind::cta_sync>(c10));
+  finish(cta_sync(c10));
 }
 
 template <bool kProbe>

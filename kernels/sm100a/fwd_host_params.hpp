@@ -49,7 +49,10 @@ inline bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p
   params.num_blocks = a.shape.num_blocks;
   params.max_kv = a.shape.max_kv;
   params.scale_log2 = float(1.4426950408889634 / std::sqrt(double(a.shape.head_dim)));
-  for (int i = 0; i < fwd::kProbeSlots; ++i) params.probe_ns[i] = a.probes.nanoseconds[i];
+  for (int i = 0; i < fwd::kProbeSlots; ++i) {
+    params.probe_ns[i] = a.probes.nanoseconds[i];
+    params.probe_warps[i] = a.probes.warps[i];
+  }
   return params;
 }
 

@@ -63,7 +63,8 @@ bool forward_image_loads() {
 }
 
 std::vector<std::string> forward_probe_names() {
-  return {"fwd.release_s", "fwd.release_p", "fwd.issue_pv", "fwd.refill_kv", "fwd.epilogue"};
+  return {"fwd.release_s", "fwd.release_p", "fwd.issue_pv", "fwd.refill_kv",
+          "fwd.epilogue",  "fwd.read_s",    "fwd.read_o",   "fwd.read_k"};
 }
 
 }  // namespace vsa::sm100a

@@ -8,33 +8,33 @@
 // entry at a step issues nothing; the commits are per step, as the table says.
 #include "fwd_storage.cuh"
 #include "protocol_cursor.cuh"
+#include "umma_operands.hpp"
 
 namespace vsa::sm100a::fwd {
 
 // S[64 x 64] = Q[64 x 128] K[64 x 128]^T: both operands K-major 128-byte-swizzled tiles
 // ([half][row][64]); slice kk (k16) sits in half kk / 4 at byte 32 (kk % 4) of the row.
-__device__ __forceinline__ void issue_scores(std::uint32_t d_tmem, const bf16_bits* q, const bf16_bits* k) {
-  constexpr std::uint32_t idesc = idesc_bf16_f32(Config::kBlock, Config::kBlock, false, false);
+template <class C>
+__device__ __forceinline__ void issue_scores(C c, std::uint32_t d_tmem, const bf16_bits* q, const bf16_bits* k) {
   const std::uint32_t qa = smem_addr(q), ka = smem_addr(k);
 #pragma unroll
   for (int kk = 0; kk < Config::kHeadDim / Config::kMmaK; ++kk) {
-    const std::uint32_t off = (kk / 4) * Config::kHalfBytes + (kk % 4) * 32;
-    umma_bf16_ss(d_tmem, smem_desc_sw128(qa + off, 16, 1024), smem_desc_sw128(ka + off, 16, VSA_PLANT(wrong_sbo, 1024u, 512u)), idesc, kk > 0);
+    protocol::mma_issue(c, d_tmem, scores_operand(qa, kk),
+                        VSA_PLANT(wrong_sbo, scores_operand(ka, kk), ::vsa::model::with_sbo(scores_operand(ka, kk), 512u)),
+                        kScoresIdesc, kk > 0);
   }
 }
 
 // O[64 x 128] (+)= P[64 x 64] V[64 x 128]: P K-major (one 128-byte row per query row); V is
 // MN-major for this product (rows = keys = K): slice kk is keys 16kk..16kk+15 = 2 groups of
 // 8 rows (SBO 1024 B), N = 128 spans the two 64-column halves (LBO = one half).
-__device__ __forceinline__ void issue_pv(std::uint32_t d_tmem, const bf16_bits* p, const bf16_bits* v,
+template <class C>
+__device__ __forceinline__ void issue_pv(C c, std::uint32_t d_tmem, const bf16_bits* p, const bf16_bits* v,
                                          bool accumulate) {
-  constexpr std::uint32_t idesc = idesc_bf16_f32(Config::kBlock, Config::kHeadDim, false, true);
   const std::uint32_t pa = smem_addr(p), va = smem_addr(v);
 #pragma unroll
   for (int kk = 0; kk < Config::kBlock / Config::kMmaK; ++kk)
-    umma_bf16_ss(d_tmem, smem_desc_sw128(pa + kk * 32, 16, 1024),
-                 smem_desc_sw128(va + kk * Config::kMmaK * 128, Config::kHalfBytes, 1024), idesc,
-                 accumulate || kk > 0);
+    protocol::mma_issue(c, d_tmem, pv_a_operand(pa, kk), pv_b_operand(va, kk), kPvIdesc, accumulate || kk > 0);
 }
 
 // TMEM address of q block `block`'s accumulator at `column`.
@@ -49,8 +49,11 @@ __device__ void run_mma(SharedStorage& smem, const WorkItem& w, std::uint32_t tm
   {
     auto c0 = Begin<kProtocol, WarpRole::mma, Section::prologue>{};
     auto c1 = wait(c0, smem.bars, 0, steps);  // q_full
-    if (active(c1, 0, steps)) tc_fence_after_sync();
-    finish(expect<OpKind::fence_after>(c1));
+    auto c2 = fence_after(c1, 0, steps);
+    if constexpr (kProbe) {
+      if (active(c1, 0, steps)) probe_delay(p, kProbeReadK);
+    }
+    finish(c2);
   }
 
   for (int n = -1; n < steps; ++n) {
@@ -58,15 +61,15 @@ __device__ void run_mma(SharedStorage& smem, const WorkItem& w, std::uint32_t tm
     // S_{n+1}
     auto c1 = wait(c0, smem.bars, n, steps);  // k_full
     auto c2 = wait(c1, smem.bars, n, steps);  // s_empty (previous use of this S buffer)
-    if (active(c2, n, steps)) tc_fence_after_sync();
-    auto c3 = expect<OpKind::fence_after>(c2);
+    auto c3 = fence_after(c2, n, steps);
     if (active(c3, n, steps)) {
+      if constexpr (kProbe) probe_delay(p, kProbeReadK);
       const int step = op_step<decltype(c3)>(n);
       const int s_col = tmem_column<decltype(c3), Buf::s>(n);
       const int stage = buffer_instance<decltype(c3), Buf::k>(n);
       static_assert(writes<decltype(c3), Buf::s>, "the S MMA writes S");
       for (int b = 0; b < Config::kQBlocks; ++b)
-        if (w.active(b, step)) issue_scores(block_tmem(tmem_base, b, s_col), smem.q[b], smem.k[stage][b]);
+        if (w.active(b, step)) issue_scores(c3, block_tmem(tmem_base, b, s_col), smem.q[b], smem.k[stage][b]);
       (void)buffer_instance<decltype(c3), Buf::q>(n);
     }
     auto c4 = expect<OpKind::mma>(c3);
@@ -76,16 +79,15 @@ __device__ void run_mma(SharedStorage& smem, const WorkItem& w, std::uint32_t tm
     // PV_n
     auto c7 = wait(c6, smem.bars, n, steps);  // p_full
     auto c8 = wait(c7, smem.bars, n, steps);  // v_full
-    if (active(c8, n, steps)) tc_fence_after_sync();
-    auto c9 = expect<OpKind::fence_after>(c8);
+    auto c9 = fence_after(c8, n, steps);
     if (active(c9, n, steps)) {
-      if constexpr (kProbe) sleep_ns(p.probe_ns[kProbeIssuePv]);
+      if constexpr (kProbe) probe_delay(p, kProbeIssuePv);
       const int o_col = tmem_column<decltype(c9), Buf::o>(n);
       const int stage = buffer_instance<decltype(c9), Buf::v>(n);
       static_assert(writes<decltype(c9), Buf::o>, "the PV MMA writes O");
       (void)buffer_instance<decltype(c9), Buf::p>(n);
       for (int b = 0; b < Config::kQBlocks; ++b)
-        if (w.active(b, n)) issue_pv(block_tmem(tmem_base, b, o_col), smem.p[b], smem.v[stage][b], n > 0);
+        if (w.active(b, n)) issue_pv(c9, block_tmem(tmem_base, b, o_col), smem.p[b], smem.v[stage][b], n > 0);
     }
     auto c10 = expect<OpKind::mma>(c9);
     auto c11 = commit(c10, smem.bars, n, steps);  // pv_done

@@ -6,11 +6,14 @@
 
 namespace vsa::sm100a::fwd {
 
-// A 64 x 128 tile as two 64-column boxes ([half][row][64]), completing on `bar`.
-__device__ __forceinline__ void load_tile(bf16_bits* dst, const CUtensorMap* map, int row, std::uint64_t* bar) {
+// A 64 x 128 tile as two 64-column boxes ([half][row][64]), completing on the barrier of
+// the tma_load op at `c`.
+template <class C>
+__device__ __forceinline__ void load_tile(C c, std::uint64_t* bars, int iteration, bf16_bits* dst,
+                                          const CUtensorMap* map, int row) {
 #pragma unroll
   for (int h = 0; h < Config::kHalves; ++h)
-    tma_load_2d(dst + h * (Config::kHalfBytes / 2), map, h * Config::kHalfCols, row, bar);
+    protocol::tma_load_tile(c, bars, iteration, dst + h * (Config::kHalfBytes / 2), map, h * Config::kHalfCols, row);
 }
 
 template <bool kProbe>
@@ -27,9 +30,8 @@ __device__ void run_producer(SharedStorage& smem, const WorkItem& w, const CUten
       if (w.count_of(b) > 0) q_bytes += Config::kTileBytes;
     auto c1 = arrive_expect_tx(c0, smem.bars, 0, steps, q_bytes);
     if (active(c1, 0, steps)) {
-      std::uint64_t* bar = tma_barrier(c1, smem.bars, 0);
       for (int b = 0; b < Config::kQBlocks; ++b)
-        if (w.count_of(b) > 0) load_tile(smem.q[b], tm_q, (w.item_a + b) * Config::kBlock, bar);
+        if (w.count_of(b) > 0) load_tile(c1, smem.bars, 0, smem.q[b], tm_q, (w.item_a + b) * Config::kBlock);
     }
     finish(expect<OpKind::tma_load>(c1));
   }
@@ -44,23 +46,21 @@ __device__ void run_producer(SharedStorage& smem, const WorkItem& w, const CUten
     }
 
     auto c1 = wait(c0, smem.bars, n, steps);  // k_empty: the stage's previous K read by the MMAs
-    if constexpr (kProbe) sleep_ns(p.probe_ns[kProbeRefillKv]);
+    if constexpr (kProbe) probe_delay(p, kProbeRefillKv);
     auto c2 = arrive_expect_tx(c1, smem.bars, n, steps, VSA_PLANT(expect_tx_short, bytes, bytes - 16));
     {
-      std::uint64_t* bar = tma_barrier(c2, smem.bars, n);
       const int stage = buffer_instance<decltype(c2), Buf::k>(n);
       for (int b = 0; b < Config::kQBlocks; ++b)
-        if (row[b] >= 0) load_tile(smem.k[stage][b], tm_k, row[b], bar);
+        if (row[b] >= 0) load_tile(c2, smem.bars, n, smem.k[stage][b], tm_k, row[b]);
     }
     auto c3 = expect<OpKind::tma_load>(c2);
 
     auto c4 = wait(c3, smem.bars, n, steps);  // v_empty
     auto c5 = arrive_expect_tx(c4, smem.bars, n, steps, bytes);
     {
-      std::uint64_t* bar = tma_barrier(c5, smem.bars, n);
       const int stage = buffer_instance<decltype(c5), Buf::v>(n);
       for (int b = 0; b < Config::kQBlocks; ++b)
-        if (row[b] >= 0) load_tile(smem.v[stage][b], tm_v, row[b], bar);
+        if (row[b] >= 0) load_tile(c5, smem.bars, n, smem.v[stage][b], tm_v, row[b]);
     }
     finish(expect<OpKind::tma_load>(c5));
   }
@@ -76,9 +76,7 @@ __device__ __forceinline__ void producer_teardown(std::uint64_t* bars, int steps
   auto c2 = wait(c1, bars, it, steps);  // k_empty of step N-1
   auto c3 = wait(c2, bars, it, steps);  // v_empty of step N-2
   auto c4 = wait(c3, bars, it, steps);  // v_empty of step N-1
-  static_assert(decltype(c4)::op().always, "the teardown barrier runs whatever the step count");
-  __syncthreads();
-  finish(expect<OpKind::cta_sync>(c4));
+  finish(cta_sync(c4));
 }
 
 }  // namespace vsa::sm100a::fwd

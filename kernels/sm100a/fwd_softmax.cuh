@@ -70,13 +70,6 @@ __device__ __forceinline__ void store_p_row(bf16_bits* tile, int row, const floa
   }
 }
 
-// All 128 O columns of this warp's lanes: four 32-column loads, one wait.
-__device__ __forceinline__ void load_o_row(std::uint32_t (&o)[Config::kHeadDim], std::uint32_t taddr) {
-#pragma unroll
-  for (int c = 0; c < Config::kHeadDim / 32; ++c)
-    tmem_load_32cols(*reinterpret_cast<std::uint32_t(*)[32]>(&o[32 * c]), taddr + 32 * c);
-}
-
 template <bool kProbe>
 __device__ void softmax_steps(SharedStorage& smem, const WorkItem& w, std::uint32_t tmem_base, const Params& p,
                               const RowOwner& me, OnlineRow& row, int lane) {
@@ -92,18 +85,14 @@ __device__ void softmax_steps(SharedStorage& smem, const WorkItem& w, std::uint3
     const int valid = mine ? min(max(p.vbs[w.kv_block(p, me.block, n)], 0), Config::kBlock) : 0;
 
     auto c1 = wait(c0, smem.bars, n, steps);  // s_full
-    tc_fence_after_sync();
-    auto c2 = expect<OpKind::fence_after>(c1);
+    auto c2 = fence_after(c1, n, steps);
+    if constexpr (kProbe) probe_delay(p, kProbeReadS);
     std::uint32_t s_bits[Config::kBlock];
     __syncwarp();
-    tmem_load_64cols(s_bits, my_lanes + std::uint32_t(tmem_column<decltype(c2), Buf::s>(n)));
-    auto c3 = expect<OpKind::tmem_load>(c2);
-    tmem_wait_ld();
-    keep_after_wait(s_bits);
-    auto c4 = expect<OpKind::wait_ld>(c3);
-    tc_fence_before_sync();
-    auto c5 = expect<OpKind::fence_before>(c4);
-    if constexpr (kProbe) sleep_ns(p.probe_ns[kProbeReleaseS]);
+    auto c3 = tmem_load(c2, s_bits, my_lanes, n, steps);
+    auto c4 = wait_ld(c3, n, steps, s_bits);
+    auto c5 = fence_before(c4, n, steps);
+    if constexpr (kProbe) probe_delay(p, kProbeReleaseS);
     auto c6 = arrive_warp(c5, smem.bars, n, steps, lane);  // s_empty
 
     float s[Config::kBlock];
@@ -112,8 +101,10 @@ __device__ void softmax_steps(SharedStorage& smem, const WorkItem& w, std::uint3
     const float alpha = mine ? row.update(s, valid, p.scale_log2) : 1.0f;
 
     auto c7 = wait(c6, smem.bars, n, steps);  // pv_done of step n - 1
-    if (active(c7, n, steps)) tc_fence_after_sync();
-    auto c8 = expect<OpKind::fence_after>(c7);
+    auto c8 = fence_after(c7, n, steps);
+    if constexpr (kProbe) {
+      if (active(c8, n, steps)) probe_delay(p, kProbeReadO);
+    }
     static_assert(writes<decltype(c8), Buf::p>, "P goes to its smem tile here");
     if (mine) store_p_row(smem.p[me.block], me.row, s);
     auto c9 = expect<OpKind::smem_store>(c8);
@@ -121,30 +112,21 @@ __device__ void softmax_steps(SharedStorage& smem, const WorkItem& w, std::uint3
     // O correction after PV_{n-1} (none at n = 0: PV_0 overwrites O). A warp skips it only
     // when every alpha is exactly 1 (no row max moved), so skipping changes no bit.
     const bool correct = active(c9, n, steps) && __any_sync(0xffffffffu, alpha != 1.0f);
-    const std::uint32_t o_addr = my_lanes + std::uint32_t(tmem_column<decltype(c9), Buf::o>(n));
     std::uint32_t o[Config::kHeadDim];
-    if (correct) load_o_row(o, o_addr);
-    auto c10 = expect<OpKind::tmem_load>(c9);
-    if (active(c10, n, steps)) tmem_wait_ld();
-    auto c11 = expect<OpKind::wait_ld>(c10);
+    auto c10 = tmem_load_if(c9, correct, o, my_lanes, n, steps);
+    auto c11 = wait_ld(c10, n, steps);  // o is pinned below, where it is used
     if (correct) {
       keep_after_wait(o);
 #pragma unroll
       for (int d = 0; d < Config::kHeadDim; ++d) o[d] = __float_as_uint(__uint_as_float(o[d]) * alpha);
-#pragma unroll
-      for (int c = 0; c < Config::kHeadDim / 32; ++c)
-        tmem_store_32cols(o_addr + 32 * c, *reinterpret_cast<const std::uint32_t(*)[32]>(&o[32 * c]));
     }
     static_assert(writes<decltype(c11), Buf::o>, "the correction writes O");
-    auto c12 = expect<OpKind::tmem_store>(c11);
-    if (active(c12, n, steps)) tmem_wait_st();
-    auto c13 = expect<OpKind::wait_st>(c12);
+    auto c12 = tmem_store_if(c11, correct, o, my_lanes, n, steps);
+    auto c13 = wait_st(c12, n, steps);
 
-    fence_proxy_async_smem();
-    auto c14 = expect<OpKind::fence_async>(c13);
-    tc_fence_before_sync();
-    auto c15 = expect<OpKind::fence_before>(c14);
-    if constexpr (kProbe) sleep_ns(p.probe_ns[kProbeReleaseP]);
+    auto c14 = fence_async(c13, n, steps);
+    auto c15 = fence_before(c14, n, steps);
+    if constexpr (kProbe) probe_delay(p, kProbeReleaseP);
     finish(arrive_warp(c15, smem.bars, n, steps, lane));  // p_full
   }
 }

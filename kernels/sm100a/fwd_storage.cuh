@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "fwd_protocol.hpp"
+#include "probe_delay.cuh"
 #include "sm100a_ptx.cuh"
 #include "vsa/backend.hpp"
 #include "vsa/bf16.hpp"
@@ -11,13 +12,18 @@
 namespace vsa::sm100a::fwd {
 
 // Delay-probe slots (ProbeDelays index) at the cross-warp hand-offs; names in launch.hpp.
+// Release side (before a warp hands something back) and read side (after a full-barrier
+// wait, before the read it guards).
 enum ProbeSlot : int {
   kProbeReleaseS = 0,     // softmax -> mma: before s_empty (S buffer handed back)
   kProbeReleaseP = 1,     // softmax -> mma: before p_full (P and corrected O handed over)
-  kProbeIssuePv = 2,      // mma: between the p_full wait and the PV issue
+  kProbeIssuePv = 2,      // mma: between the p_full / v_full waits and the PV issue
   kProbeRefillKv = 3,     // producer: between an empty wait and the TMA refill of that stage
   kProbeEpilogue = 4,     // softmax: between staging O and the TMA store
-  kProbeSlots = 5,
+  kProbeReadS = 5,        // softmax: between the s_full wait and the tcgen05.ld of S
+  kProbeReadO = 6,        // softmax: between the pv_done wait and the P store / O access (loop, epilogue)
+  kProbeReadK = 7,        // mma: between the q_full, k_full / s_empty waits and the S MMA issue
+  kProbeSlots = 8,
 };
 
 struct Params {
@@ -28,7 +34,8 @@ struct Params {
   int num_blocks;               // nb (even)
   int max_kv;
   float scale_log2;  // softmax scale * log2(e), computed on the host
-  std::uint32_t probe_ns[kProbeSlots];  // probe variant only
+  std::uint32_t probe_ns[kProbeSlots];     // probe variant only
+  std::uint32_t probe_warps[kProbeSlots];  // warps that sleep at each probe (0: all)
 };
 
 // One CTA's work: q blocks A = 2 * blockIdx.x and B = A + 1 (global q-block indices in the

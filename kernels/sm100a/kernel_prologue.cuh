@@ -5,6 +5,11 @@
 // prefetched, TMEM allocated by the MMA warp, and one CTA barrier between tcgen05 fences
 // so the TMEM base address and the barriers are visible to every warp. The allocation
 // takes its width from the protocol table, as mma_teardown's free does.
+//
+// This is the one place outside the protocol cursor that issues sm100a_ptx.cuh's detail
+// instructions (tests/cli/sm100a_detail_callers.sh lists it): it runs before the warps
+// take their roles, so no role script describes it; every script starts after its
+// CTA barrier.
 #include <cstdint>
 #include <utility>
 
@@ -38,19 +43,19 @@ __device__ __forceinline__ std::uint32_t kernel_prologue(std::uint64_t* bars, st
                                                          const CUtensorMap* const (&maps)[kMaps]) {
   if (threadIdx.x == 0) {
     protocol::init_all_barriers<kP>(bars, std::make_integer_sequence<int, kBarriers>{});
-    mbar_init_fence();
+    detail::mbar_init_fence();
   }
   if (role == protocol::WarpRole::producer && lane == 0) {
 #pragma unroll
-    for (std::size_t i = 0; i < kMaps; ++i) prefetch_tensor_map(maps[i]);
+    for (std::size_t i = 0; i < kMaps; ++i) detail::prefetch_tensor_map(maps[i]);
   }
   if (role == VSA_PLANT(dealloc_other_warp, protocol::WarpRole::mma, protocol::WarpRole::producer)) {
-    tmem_alloc(tmem_base, VSA_PLANT(tmem_overalloc, std::uint32_t(kP.tmem_alloc_columns), 1024u));
-    tmem_relinquish_alloc_permit();
+    detail::tmem_alloc(tmem_base, VSA_PLANT(tmem_overalloc, std::uint32_t(kP.tmem_alloc_columns), 1024u));
+    detail::tmem_relinquish_alloc_permit();
   }
-  tc_fence_before_sync();
+  detail::tc_fence_before_sync();
   __syncthreads();
-  tc_fence_after_sync();
+  detail::tc_fence_after_sync();
   return *tmem_base;
 }
 

@@ -21,7 +21,7 @@ inline constexpr int kHeadDim = 128;
 
 // ProbeDelays slots: the forward's five (fwd_storage.cuh) first, then the backward's
 // three (bwd_storage.cuh), so one backend lists all eight names.
-inline constexpr int kFirstBwdProbeSlot = 5;
+inline constexpr int kFirstBwdProbeSlot = 8;
 
 // Forward (fwd_launch.cu).
 Status launch_forward_blk64(const ForwardArgs& args);

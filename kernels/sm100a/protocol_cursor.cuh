@@ -1,15 +1,32 @@
 #pragma once
 // Binds kernel code to its protocol table (protocol_model.hpp): a role walks its script
-// with a Cursor, a type that names the next op of the table. Every helper below takes
-// the cursor, static_asserts that the op there is the kind of thing the kernel is about
-// to do, does it with the barrier slot, phase parity or TMEM column the table gives, and
-// returns the cursor past it. Doing ops in another order, skipping one or adding one that
-// is not in the table is a compile error, so the host checker's verdict on the table is
-// a verdict on the kernel's synchronisation.
+// with a Cursor, a type that names the next op of the table. Every step below takes the
+// cursor, static_asserts that the op there is the kind of thing the kernel is about to do,
+// *executes the instruction* with the barrier slot, phase parity, TMEM column and width the
+// table gives, and returns the cursor past it. The instructions themselves live in
+// sm100a_ptx.cuh's `detail` namespace, which role code does not call (CTest
+// `sm100a_detail_callers`). So a role cannot issue a synchronising instruction without
+// stepping the table, nor step the table without issuing it: deleting a step leaves the
+// cursor one op behind, and the next step's static_assert (or finish()) fails to compile
+// (CTest `sm100a_deletions` tries every such deletion).
 //
 // Which ops run at a given iteration is decided by Op::active, the same function the
-// checker uses. Memory accesses marked optional in the table may additionally be left
-// out at run time (the helper then only advances the cursor); synchronising ops never.
+// checker uses: every step executes its instruction exactly when the op is active.
+// Memory accesses marked optional in the table may additionally be left out at run time
+// (tmem_load_if / tmem_store_if, or skip()); synchronising ops never.
+//
+// Steps (each returns the next cursor):
+//   wait, arrive_warp, arrive_expect_tx, commit        mbarrier / tcgen05.commit
+//   fence_after, fence_before, fence_async             tcgen05.fence::*, fence.proxy.async
+//   tmem_load(_if), wait_ld, tmem_store(_if), wait_st   tcgen05.ld / st / wait
+//   role_sync, cta_sync                                 bar.sync (role), __syncthreads
+//   store_commit, wait_store_read, wait_store_all       cp.async.bulk commit / wait_group
+//   expect<Kind>                                        memory ops issued through the
+//                                                       op-checked issuers below (mma,
+//                                                       tma_load, smem stores/loads)
+// Op-checked issuers (do not advance; one op may issue several instructions):
+//   mma_issue (tcgen05.mma), tma_load_tile / bulk_load (TMA, barrier from the table),
+//   tma_store_tile / bulk_reduce_add (stores of a tma_store op).
 #include <cstdint>
 #include <utility>
 
@@ -54,6 +71,7 @@ struct Cursor {
   [[nodiscard]] static constexpr int size() { return kP.script(kRole).size(kSection); }
   [[nodiscard]] static constexpr Op op() { return kP.script(kRole).ops(kSection)[kIndex]; }
   [[nodiscard]] static constexpr const Protocol& protocol() { return kP; }
+  static constexpr WarpRole role = kRole;
   using Next = Cursor<kP, kRole, kSection, kIndex + 1>;
 };
 
@@ -66,13 +84,26 @@ __device__ __forceinline__ void finish(C) {
   static_assert(C::index == C::size(), "the kernel stopped before the end of its protocol script section");
 }
 
-// Steps over an op whose execution is the caller's (an MMA issue, a tcgen05.ld, a fence):
-// the static_assert pins the kind.
+// Steps over a memory op whose instructions the caller issued through the op-checked
+// issuers below (MMA, TMA load, generic smem stores and loads): the static_assert pins the
+// kind. Synchronising ops have their own executing steps, and expect<> refuses them.
+template <OpKind kKind>
+inline constexpr bool is_memory_op = kKind == OpKind::mma || kKind == OpKind::tma_load ||
+                                     kKind == OpKind::smem_store || kKind == OpKind::smem_load;
+namespace detail {
+// The one place a cursor moves without executing anything: every step below ends here.
 template <OpKind kKind, class C>
-__device__ __forceinline__ typename C::Next expect(C) {
+__device__ __forceinline__ typename C::Next advance(C) {
   static_assert(C::index < C::size(), "the kernel does more than its protocol script lists");
   static_assert(C::op().kind == kKind, "kernel and protocol table disagree about this op");
   return {};
+}
+}  // namespace detail
+
+template <OpKind kKind, class C>
+__device__ __forceinline__ typename C::Next expect(C c) {
+  static_assert(is_memory_op<kKind>, "a synchronising op has an executing step (wait_ld, fence_after, ...)");
+  return detail::advance<kKind>(c);
 }
 
 // The op's kv step at loop iteration `iteration`.
@@ -113,23 +144,23 @@ __device__ __forceinline__ typename C::Next wait(C c, std::uint64_t* bars, int i
   if (op.active(iteration, steps)) {
     const int use = ring_use(B::ring, B::ring_size, op_step<C>(iteration)) + op.use_delta;
 #ifdef VSA_SM100A_MODEL
-    if (use >= 0) mbar_wait(barrier_of<C>(bars, iteration), parity_of_use(use));
+    if (use >= 0) ::vsa::sm100a::detail::mbar_wait(barrier_of<C>(bars, iteration), parity_of_use(use));
 #else
     if (use >= 0) {
       std::uint64_t* bar = barrier_of<C>(bars, iteration);
       const std::uint32_t parity = parity_of_use(use);
-      if (!cuda::ptx::mbarrier_try_wait_parity(bar, parity)) {
+      if (!::vsa::sm100a::detail::mbar_try_wait(bar, parity)) {
         // What the record names: the table's kernel, role and barrier (constants).
         constexpr HangSite site{hang_label(C::protocol().name), hang_label(role_name(role_of(C{}))),
                                 hang_label(C::protocol().barrier(op.barrier).name)};
         const int slot = ring_instance(B::ring, B::ring_size, op_step<C>(iteration));
-        hang::wait_parity([bar, parity] { return cuda::ptx::mbarrier_try_wait_parity(bar, parity); }, parity,
+        hang::wait_parity([bar, parity] { return ::vsa::sm100a::detail::mbar_try_wait(bar, parity); }, parity,
                           g_hang_watch, site, hang::WaitPoint{slot, op_step<C>(iteration), -1});
       }
     }
 #endif
   }
-  return expect<OpKind::wait>(c);
+  return detail::advance<OpKind::wait>(c);
 }
 
 // One arrival for the calling warp: lanes meet, lane 0 arrives (the barrier counts warps).
@@ -140,10 +171,10 @@ __device__ __forceinline__ typename C::Next arrive_warp(C c, std::uint64_t* bars
   static_assert(op.kind == OpKind::arrive, "kernel arrives where the protocol table has another op");
   if (op.active(iteration, steps)) {
     __syncwarp();
-    if (lane == 0) mbar_arrive(barrier_of<C>(bars, iteration));
+    if (lane == 0) ::vsa::sm100a::detail::mbar_arrive(barrier_of<C>(bars, iteration));
     __syncwarp();
   }
-  return expect<OpKind::arrive>(c);
+  return detail::advance<OpKind::arrive>(c);
 }
 
 // Producer: one arrival plus the bytes the following TMA loads deliver (single thread).
@@ -152,8 +183,8 @@ __device__ __forceinline__ typename C::Next arrive_expect_tx(C c, std::uint64_t*
                                                               std::uint32_t bytes) {
   constexpr Op op = C::op();
   static_assert(op.kind == OpKind::arrive_tx, "kernel expects TMA bytes where the table has another op");
-  if (op.active(iteration, steps)) mbar_arrive_expect_tx(barrier_of<C>(bars, iteration), bytes);
-  return expect<OpKind::arrive_tx>(c);
+  if (op.active(iteration, steps)) ::vsa::sm100a::detail::mbar_arrive_expect_tx(barrier_of<C>(bars, iteration), bytes);
+  return detail::advance<OpKind::arrive_tx>(c);
 }
 
 // tcgen05.commit to the op's barrier (single thread).
@@ -161,15 +192,8 @@ template <class C>
 __device__ __forceinline__ typename C::Next commit(C c, std::uint64_t* bars, int iteration, int steps) {
   constexpr Op op = C::op();
   static_assert(op.kind == OpKind::commit, "kernel commits where the protocol table has another op");
-  if (op.active(iteration, steps)) umma_commit(barrier_of<C>(bars, iteration));
-  return expect<OpKind::commit>(c);
-}
-
-// The TMA load op: the barrier its bytes land on (the caller issues the copies).
-template <class C>
-__device__ __forceinline__ std::uint64_t* tma_barrier(C, std::uint64_t* bars, int iteration) {
-  static_assert(C::op().kind == OpKind::tma_load, "kernel loads where the protocol table has another op");
-  return barrier_of<C>(bars, iteration);
+  if (op.active(iteration, steps)) ::vsa::sm100a::detail::umma_commit(barrier_of<C>(bars, iteration));
+  return detail::advance<OpKind::commit>(c);
 }
 
 // Instance of buffer kBuffer at `iteration`; the table must list the buffer for this op.
@@ -206,6 +230,227 @@ __device__ __forceinline__ bool active(C, int iteration, int steps) {
   return C::op().active(iteration, steps);
 }
 
+// ---- fences ------------------------------------------------------------------------------
+
+// tcgen05.fence::after_thread_sync: the role's later tcgen05 ops after the preceding wait.
+template <class C>
+__device__ __forceinline__ typename C::Next fence_after(C c, int iteration, int steps) {
+  static_assert(C::op().kind == OpKind::fence_after, "kernel fences (after) where the table has another op");
+  if (C::op().active(iteration, steps)) ::vsa::sm100a::detail::tc_fence_after_sync();
+  return detail::advance<OpKind::fence_after>(c);
+}
+
+// tcgen05.fence::before_thread_sync: the role's earlier tcgen05 ops before the next arrive/sync.
+template <class C>
+__device__ __forceinline__ typename C::Next fence_before(C c, int iteration, int steps) {
+  static_assert(C::op().kind == OpKind::fence_before, "kernel fences (before) where the table has another op");
+  if (C::op().active(iteration, steps)) ::vsa::sm100a::detail::tc_fence_before_sync();
+  return detail::advance<OpKind::fence_before>(c);
+}
+
+// fence.proxy.async.shared::cta: this thread's generic-proxy smem stores visible to the
+// async proxy (tcgen05.mma operands, TMA and bulk stores).
+template <class C>
+__device__ __forceinline__ typename C::Next fence_async(C c, int iteration, int steps) {
+  static_assert(C::op().kind == OpKind::fence_async, "kernel fences (proxy) where the table has another op");
+  if (C::op().active(iteration, steps)) ::vsa::sm100a::detail::fence_proxy_async_smem();
+  return detail::advance<OpKind::fence_async>(c);
+}
+
+// ---- TMEM loads and stores (tcgen05.ld / st .32x32b, tcgen05.wait) --------------------------
+
+// Columns of the TMEM buffer instance an op reads (tmem_load) or writes (tmem_store), and
+// the op's width: the range of the table's TMEM map.
+template <class C, std::uint8_t kBuffer>
+struct TmemRangeOf {
+  static constexpr BufferSpec spec = C::protocol().buffer(kBuffer);
+  static_assert(spec.memory == Memory::tmem, "not a TMEM buffer");
+  static constexpr int columns = C::protocol().tmem[spec.tmem_region].columns;
+};
+
+// The registers of a `columns`-wide 32x32b access at TMEM address `taddr` (lanes of the
+// calling warp's quarter, first column): one 64-column load where the width is 64, else
+// 32-column pieces.
+template <int N>
+__device__ __forceinline__ void tmem_load_row(std::uint32_t (&r)[N], std::uint32_t taddr) {
+  static_assert(N % 32 == 0, "32x32b accesses come in 32-column pieces");
+  if constexpr (N == 64) {
+    ::vsa::sm100a::detail::tmem_load_64cols(r, taddr);
+  } else {
+#pragma unroll
+    for (int c = 0; c < N / 32; ++c)
+      ::vsa::sm100a::detail::tmem_load_32cols(*reinterpret_cast<std::uint32_t(*)[32]>(&r[32 * c]), taddr + 32 * c);
+  }
+}
+template <int N>
+__device__ __forceinline__ void tmem_store_row(std::uint32_t taddr, const std::uint32_t (&r)[N]) {
+  static_assert(N % 32 == 0, "32x32b accesses come in 32-column pieces");
+#pragma unroll
+  for (int c = 0; c < N / 32; ++c)
+    ::vsa::sm100a::detail::tmem_store_32cols(taddr + 32 * c, *reinterpret_cast<const std::uint32_t(*)[32]>(&r[32 * c]));
+}
+
+// tcgen05.ld of the op's TMEM buffer (read[0]) at `iteration`: all its columns, into r,
+// for the warp's lanes (`lanes`: tmem_at(base, 32 * quarter, 0)). Warp-wide: the caller
+// makes sure the warp is converged (.sync.aligned).
+template <class C, int N>
+__device__ __forceinline__ typename C::Next tmem_load(C c, std::uint32_t (&r)[N], std::uint32_t lanes, int iteration,
+                                                      int steps) {
+  constexpr Op op = C::op();
+  static_assert(op.kind == OpKind::tmem_load, "kernel loads TMEM where the protocol table has another op");
+  static_assert(N == TmemRangeOf<C, op.read[0]>::columns, "the load's width is the buffer's column range");
+  if (op.active(iteration, steps)) tmem_load_row(r, lanes + std::uint32_t(tmem_column<C, op.read[0]>(iteration)));
+  return detail::advance<OpKind::tmem_load>(c);
+}
+// The same, left out at run time when !run (ops the table marks optional only).
+template <class C, int N>
+__device__ __forceinline__ typename C::Next tmem_load_if(C c, bool run, std::uint32_t (&r)[N], std::uint32_t lanes,
+                                                         int iteration, int steps) {
+  static_assert(C::op().optional, "only optional accesses may be left out at run time");
+  if (run) return tmem_load(c, r, lanes, iteration, steps);
+  return detail::advance<OpKind::tmem_load>(c);
+}
+
+// tcgen05.st of r into the op's TMEM buffer (write) at `iteration`, all its columns.
+template <class C, int N>
+__device__ __forceinline__ typename C::Next tmem_store(C c, const std::uint32_t (&r)[N], std::uint32_t lanes,
+                                                       int iteration, int steps) {
+  constexpr Op op = C::op();
+  static_assert(op.kind == OpKind::tmem_store, "kernel stores TMEM where the protocol table has another op");
+  static_assert(N == TmemRangeOf<C, op.write>::columns, "the store's width is the buffer's column range");
+  if (op.active(iteration, steps)) tmem_store_row(lanes + std::uint32_t(tmem_column<C, op.write>(iteration)), r);
+  return detail::advance<OpKind::tmem_store>(c);
+}
+template <class C, int N>
+__device__ __forceinline__ typename C::Next tmem_store_if(C c, bool run, const std::uint32_t (&r)[N],
+                                                          std::uint32_t lanes, int iteration, int steps) {
+  static_assert(C::op().optional, "only optional accesses may be left out at run time");
+  if (run) return tmem_store(c, r, lanes, iteration, steps);
+  return detail::advance<OpKind::tmem_store>(c);
+}
+
+// An optional access the kernel leaves out on this path (the other path executes it).
+template <class C>
+__device__ __forceinline__ typename C::Next skip(C c) {
+  static_assert(C::op().optional, "only optional accesses may be left out");
+  return detail::advance<C::op().kind>(c);
+}
+
+// The seed review's bug, planted for the checks that must catch it: the dQ reduce releases
+// dq_empty with its tcgen05.ld unwaited. Two plants, both in this one step so the role file
+// stays the real one: the lint regression's build (VSA_PLANT_MISSING_WAIT_LD,
+// tests/fixtures/CMakeLists.txt) and the execution model's selftest row (skip_wait_ld,
+// model/plants.hpp). Every other role keeps its waits; normal builds fold this to false.
+__device__ __forceinline__ bool planted_missing_wait_ld(WarpRole role) {
+#if defined(VSA_PLANT_MISSING_WAIT_LD)
+  if (role == WarpRole::dq_reduce) return true;
+#endif
+  return VSA_PLANT(skip_wait_ld, false, role == WarpRole::dq_reduce);
+}
+
+// tcgen05.wait::ld, then the loaded registers pinned after it (keep_after_wait).
+template <class C, int... N>
+__device__ __forceinline__ typename C::Next wait_ld(C c, int iteration, int steps, std::uint32_t (&... regs)[N]) {
+  static_assert(C::op().kind == OpKind::wait_ld, "kernel waits for TMEM loads where the table has another op");
+  if (C::op().active(iteration, steps)) {
+    if (!planted_missing_wait_ld(role_of(C{}))) ::vsa::sm100a::detail::tmem_wait_ld();
+    (keep_after_wait(regs), ...);
+  }
+  return detail::advance<OpKind::wait_ld>(c);
+}
+
+// tcgen05.wait::st.
+template <class C>
+__device__ __forceinline__ typename C::Next wait_st(C c, int iteration, int steps) {
+  static_assert(C::op().kind == OpKind::wait_st, "kernel waits for TMEM stores where the table has another op");
+  if (C::op().active(iteration, steps)) ::vsa::sm100a::detail::tmem_wait_st();
+  return detail::advance<OpKind::wait_st>(c);
+}
+
+// ---- thread barriers -------------------------------------------------------------------------
+
+// bar.sync `barrier_id` over every thread of the op's role (the count from the role table).
+template <class C>
+__device__ __forceinline__ typename C::Next role_sync(C c, int iteration, int steps, int barrier_id) {
+  static_assert(C::op().kind == OpKind::role_sync, "kernel syncs its role where the table has another op");
+  constexpr int threads = C::protocol().role(C::role).warps * 32;
+  if (C::op().active(iteration, steps)) ::vsa::sm100a::detail::named_barrier_sync(barrier_id, threads);
+  return detail::advance<OpKind::role_sync>(c);
+}
+
+// __syncthreads (the teardown barrier: the table marks it every_time).
+template <class C>
+__device__ __forceinline__ typename C::Next cta_sync(C c) {
+  static_assert(C::op().kind == OpKind::cta_sync, "kernel syncs the CTA where the table has another op");
+  static_assert(C::op().always, "a CTA barrier every thread reaches runs whatever the step count");
+  __syncthreads();
+  return detail::advance<OpKind::cta_sync>(c);
+}
+
+// ---- asynchronous loads (TMA, bulk copies): the op's barrier from the table ----------------
+
+// Issuer of a tma_load op: a 2-D box into dst, its bytes on the op's barrier at `iteration`.
+template <class C>
+__device__ __forceinline__ void tma_load_tile(C, std::uint64_t* bars, int iteration, void* dst, const CUtensorMap* map,
+                                              int x, int y) {
+  static_assert(C::op().kind == OpKind::tma_load, "kernel loads where the protocol table has another op");
+  ::vsa::sm100a::detail::tma_load_2d(dst, map, x, y, barrier_of<C>(bars, iteration));
+}
+// Issuer of a tma_load op: `bytes` contiguous bytes (1-D bulk copy) on the op's barrier.
+template <class C>
+__device__ __forceinline__ void bulk_load(C, std::uint64_t* bars, int iteration, void* dst, const void* src,
+                                          std::uint32_t bytes) {
+  static_assert(C::op().kind == OpKind::tma_load, "kernel loads where the protocol table has another op");
+  ::vsa::sm100a::detail::bulk_load_1d(dst, src, bytes, barrier_of<C>(bars, iteration));
+}
+
+// ---- asynchronous stores (TMA, bulk reduce): issuers, the commit, the waits -----------------
+
+// Issuers of a tma_store op (the calling thread's copies of the op's buffer).
+template <class C>
+__device__ __forceinline__ void tma_store_tile(C, const CUtensorMap* map, int x, int y, const void* src) {
+  static_assert(C::op().kind == OpKind::tma_store, "kernel stores where the protocol table has another op");
+  ::vsa::sm100a::detail::tma_store_2d(map, x, y, src);
+}
+template <class C>
+__device__ __forceinline__ void bulk_reduce_add(C, float* dst, const float* src, std::uint32_t bytes) {
+  static_assert(C::op().kind == OpKind::tma_store, "kernel stores where the protocol table has another op");
+  ::vsa::sm100a::detail::bulk_reduce_add_f32(dst, src, bytes);
+}
+// The end of a tma_store op: cp.async.bulk.commit_group of the copies issued above, by
+// the threads that issued them (`issuer`; for lead_only ops the lead thread).
+template <class C>
+__device__ __forceinline__ typename C::Next store_commit(C c, int iteration, int steps, bool issuer) {
+  static_assert(C::op().kind == OpKind::tma_store, "kernel commits stores where the table has another op");
+  if (C::op().active(iteration, steps) && issuer) ::vsa::sm100a::detail::tma_store_commit();
+  return detail::advance<OpKind::tma_store>(c);
+}
+// cp.async.bulk.wait_group.read 0: the thread's committed stores have read their smem.
+// `issuer`: the threads that committed (lead_only ops: the lead; others: every thread).
+template <class C>
+__device__ __forceinline__ typename C::Next wait_store_read(C c, int iteration, int steps, bool issuer) {
+  static_assert(C::op().kind == OpKind::wait_store, "kernel waits for stores where the table has another op");
+  if (C::op().active(iteration, steps) && issuer) ::vsa::sm100a::detail::tma_store_wait_read();
+  return detail::advance<OpKind::wait_store>(c);
+}
+// cp.async.bulk.wait_group 0: the thread's committed bulk operations complete, writes included.
+template <class C>
+__device__ __forceinline__ typename C::Next wait_store_all(C c, int iteration, int steps) {
+  static_assert(C::op().kind == OpKind::wait_store, "kernel waits for stores where the table has another op");
+  if (C::op().active(iteration, steps)) ::vsa::sm100a::detail::bulk_wait_all();
+  return detail::advance<OpKind::wait_store>(c);
+}
+
+// ---- tcgen05.mma ------------------------------------------------------------------------------
+
+// Issuer of an mma op: one tcgen05.mma (bf16 in, fp32 accumulate, both operands in smem).
+template <class C>
+__device__ __forceinline__ void mma_issue(C, std::uint32_t d_tmem, std::uint64_t a_desc, std::uint64_t b_desc,
+                                          std::uint32_t idesc, bool accumulate) {
+  static_assert(C::op().kind == OpKind::mma, "kernel issues an MMA where the protocol table has another op");
+  ::vsa::sm100a::detail::umma_bf16_ss(d_tmem, a_desc, b_desc, idesc, accumulate);
+}
+
 // Every mbarrier slot of barrier kBarrier with the table's arrival count (compile-time
 // indices: device code never reads the tables at run time).
 template <const Protocol& kP, int kBarrier>
@@ -214,7 +459,7 @@ __device__ __forceinline__ void init_barrier(std::uint64_t* bars) {
   constexpr int slots = kP.ring_size(spec.ring);
   constexpr int first = kP.barrier_slot(kBarrier, 0);
 #pragma unroll
-  for (int i = 0; i < slots; ++i) mbar_init(&bars[first + i], std::uint32_t(spec.arrivals));
+  for (int i = 0; i < slots; ++i) ::vsa::sm100a::detail::mbar_init(&bars[first + i], std::uint32_t(spec.arrivals));
 }
 // All barriers of the table: init_all_barriers<kP>(bars, std::make_integer_sequence<int, count>{}).
 template <const Protocol& kP, int... kBarrier>
@@ -222,18 +467,29 @@ __device__ __forceinline__ void init_all_barriers(std::uint64_t* bars, std::inte
   (init_barrier<kP, kBarrier>(bars), ...);
 }
 
+// tcgen05.dealloc of the table's whole allocation (the MMA warp, all lanes).
+template <class C>
+__device__ __forceinline__ typename C::Next tmem_dealloc(C c, std::uint32_t tmem_base) {
+  static_assert(C::op().kind == OpKind::tmem_dealloc, "kernel frees TMEM where the table has another op");
+  static_assert(C::op().always, "TMEM is freed whatever the step count");
+  ::vsa::sm100a::detail::tmem_dealloc(tmem_base, std::uint32_t(C::protocol().tmem_alloc_columns));
+  return detail::advance<OpKind::tmem_dealloc>(c);
+}
+
 // MMA warp, all lanes, at the end of every sm100a kernel: the teardown barrier, then the
-// table's TMEM allocation freed (the MMA warp allocated it). kFirst: the epilogue op the
-// teardown starts at, after any the script puts before it (the backward waits dkdv_done).
-template <const Protocol& kP, int kFirst = 0>
+// table's TMEM allocation freed (the MMA warp allocated it). `c`: the epilogue op the
+// teardown starts at, after any the script puts before it (the backward's run_mma returns
+// its cursor past the dkdv_done commit).
+template <class C>
+__device__ __forceinline__ void mma_teardown(C c, std::uint32_t tmem_base) {
+  static_assert(C::role == WarpRole::mma, "the MMA warp frees TMEM");
+  auto c1 = cta_sync(c);
+  auto c2 = fence_after(c1, 0, 0);
+  finish(tmem_dealloc(c2, tmem_base));
+}
+template <const Protocol& kP>
 __device__ __forceinline__ void mma_teardown(std::uint32_t tmem_base) {
-  auto c0 = Cursor<kP, WarpRole::mma, Section::epilogue, kFirst>{};
-  __syncthreads();
-  auto c1 = expect<OpKind::cta_sync>(c0);
-  tc_fence_after_sync();
-  auto c2 = expect<OpKind::fence_after>(c1);
-  tmem_dealloc(tmem_base, std::uint32_t(kP.tmem_alloc_columns));
-  finish(expect<OpKind::tmem_dealloc>(c2));
+  mma_teardown(Begin<kP, WarpRole::mma, Section::epilogue>{}, tmem_base);
 }
 
 }  // namespace vsa::sm100a::protocol

@@ -53,6 +53,7 @@ class Sm100aBlk64Backend final : public Backend {
     for (auto& k : backward_kernels_blk64()) all.push_back(std::move(k));
     return all;
   }
+  bool probe_warp_masks() const override { return true; }
   std::vector<std::string> probe_points() const override {
     auto names = forward_probe_names();
     for (auto& n : backward_probe_names()) names.push_back(std::move(n));
@@ -91,6 +92,7 @@ class Sm100aBlk128Backend final : public Backend {
   std::vector<KernelInfo> kernels() const override { return forward_kernels_blk128(); }
   // Same hand-offs and slots as the blk64 forward (fwd128_storage.cuh reuses them).
   std::vector<std::string> probe_points() const override { return forward_probe_names(); }
+  bool probe_warp_masks() const override { return true; }
 
  private:
   static constexpr const char* kNoBackward = "sm100a-blk128 has no backward (issue 6 asks for a 128-token forward)";

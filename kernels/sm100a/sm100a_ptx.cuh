@@ -4,12 +4,25 @@
 // Sections are those of the PTX ISA (9.x numbering as CCCL cites it; tcgen05 by title,
 // "Tensor Core 5th Generation Family Instructions"). Policy lives in the kernels.
 //
-// Contents: addresses | mbarrier | TMA | tcgen05 (alloc, mma, commit, ld/st, waits,
-// fences) | descriptors | CTA plumbing | arithmetic.
+// Two parts:
+// - vsa::sm100a (public): what is no synchronisation and no asynchronous operation:
+//   addresses, the generic-proxy shared store, sleeps, arithmetic, the compiler barrier
+//   after a wait, and the descriptors (umma_desc.hpp, host-callable).
+// - vsa::sm100a::detail: every synchronising or asynchronous instruction (mbarrier, TMA and
+//   bulk copies, tcgen05 alloc / mma / commit / ld / st / waits / fences, fence.proxy.async,
+//   named barriers). Role code reaches these only through the protocol cursor
+//   (protocol_cursor.cuh), whose steps take the barrier, parity, TMEM column and width
+//   from the protocol table and execute the instruction. The callers allowed outside the
+//   cursor are listed, with reasons, in tests/cli/sm100a_detail_callers.sh; CTest
+//   `sm100a_detail_callers` fails on any other.
+//
+// Contents: public (addresses, smem store, TMEM address, sleeps, arithmetic) | detail
+// (mbarrier | TMA and bulk copies | fences | tcgen05 alloc, mma, commit, ld/st, waits,
+// fences | CTA plumbing).
 //
 // Host builds against the execution model (VSA_SM100A_MODEL, kernels/sm100a/model/) take
-// the wrappers from model/ptx_model.hpp instead; the encoders and helpers below that are
-// plain arithmetic (tmem_at, the descriptors, sleep_ns) stay this file's in both builds.
+// both parts from model/ptx_model.hpp instead, except the plain arithmetic that is the same
+// in both builds (tmem_at, sleep_ns, the descriptors of umma_desc.hpp).
 #include <cstdint>
 
 #ifdef VSA_SM100A_MODEL
@@ -28,14 +41,73 @@
 #define VSA_PLANT(name, good, bad) (good)
 #endif
 
+#include "umma_desc.hpp"
+
 namespace vsa::sm100a {
-#ifndef VSA_SM100A_MODEL
 
 // ---- addresses ----------------------------------------------------------------------------
 
+#ifndef VSA_SM100A_MODEL
 __device__ __forceinline__ std::uint32_t smem_addr(const void* p) {
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
 }
+#endif
+
+// TMEM address: lane in bits 31..16, column in bits 15..0.
+__device__ __forceinline__ std::uint32_t tmem_at(std::uint32_t base, int lane, int column) {
+  return base + (std::uint32_t(lane) << 16) + std::uint32_t(column);
+}
+
+#ifndef VSA_SM100A_MODEL
+// inline PTX: "Data Movement and Conversion Instructions: st" (st.shared.v4.b32; CCCL's
+// cuda::ptx::st covers .global only): one 16-byte store at a shared-memory address
+// (swizzled tiles are addressed by hand). A generic-proxy store like any C++ store: the
+// protocol's smem_store ops stand for these, and its fence_async step makes them visible
+// to the async proxy.
+__device__ __forceinline__ void st_shared_v4(std::uint32_t addr, std::uint32_t x, std::uint32_t y, std::uint32_t z,
+                                             std::uint32_t w) {
+  asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "r"(x), "r"(y), "r"(z), "r"(w) : "memory");
+}
+
+// Registers written by tcgen05.ld are undefined until tcgen05.wait::ld, but the compiler
+// does not know that the wait guards them: pass them through this after the wait so no
+// use is hoisted above it (the cursor's wait_ld step does, for the registers it is given).
+template <int N>
+__device__ __forceinline__ void keep_after_wait(std::uint32_t (&r)[N]) {
+#pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");
+}
+
+#endif  // VSA_SM100A_MODEL
+
+// Sleep at least `nanoseconds` (delay probes); __nanosleep takes at most about 1 ms.
+__device__ __forceinline__ void sleep_ns(std::uint32_t nanoseconds) {
+  while (nanoseconds > 0) {
+    const std::uint32_t chunk = nanoseconds < 1000000u ? nanoseconds : 1000000u;
+    __nanosleep(chunk);
+    nanoseconds -= chunk;
+  }
+}
+
+#ifndef VSA_SM100A_MODEL
+// ---- arithmetic ---------------------------------------------------------------------------
+
+// inline PTX: "Floating Point Instructions: ex2" (ex2.approx.ftz.f32): 2^x, -inf -> +0.
+__device__ __forceinline__ float fast_exp2(float x) {
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+}
+
+// inline PTX: "Data Movement and Conversion Instructions: cvt" (cvt.rn.bf16x2.f32): two floats
+// -> bf16x2, round to nearest even; `lo` lands in the low 16 bits (the lower address in memory).
+__device__ __forceinline__ std::uint32_t pack_bf16x2(float lo, float hi) {
+  std::uint32_t r;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+}
+
+namespace detail {
 
 // ---- mbarrier (9.7.12.15.9 init, 9.7.12.15.13 arrive, 9.7.12.15.16 try_wait) ------------
 
@@ -59,6 +131,12 @@ __device__ __forceinline__ void mbar_arrive_expect_tx(std::uint64_t* bar, std::u
 }
 
 // Blocks until the phase with this parity has completed (acquire at CTA scope).
+// One try_wait (the hang watch's bounded loop, protocol_cursor.cuh): whether the phase with
+// this parity has completed within the instruction's own time limit.
+__device__ __forceinline__ bool mbar_try_wait(std::uint64_t* bar, std::uint32_t parity) {
+  return cuda::ptx::mbarrier_try_wait_parity(bar, parity);
+}
+
 __device__ __forceinline__ void mbar_wait(std::uint64_t* bar, std::uint32_t parity) {
   while (!cuda::ptx::mbarrier_try_wait_parity(bar, parity)) {
   }
@@ -104,14 +182,6 @@ __device__ __forceinline__ void bulk_reduce_add_f32(float* dst, const float* src
 // completed, its writes included.
 __device__ __forceinline__ void bulk_wait_all() { cuda::ptx::cp_async_bulk_wait_group(cuda::ptx::n32_t<0>{}); }
 
-// inline PTX: "Data Movement and Conversion Instructions: st" (st.shared.v4.b32; CCCL's
-// cuda::ptx::st covers .global only): one 16-byte store at a shared-memory address
-// (swizzled tiles are addressed by hand).
-__device__ __forceinline__ void st_shared_v4(std::uint32_t addr, std::uint32_t x, std::uint32_t y, std::uint32_t z,
-                                             std::uint32_t w) {
-  asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "r"(x), "r"(y), "r"(z), "r"(w) : "memory");
-}
-
 // inline PTX: "Data Movement and Conversion Instructions: prefetch" (prefetch.tensormap):
 // warm the descriptor cache.
 __device__ __forceinline__ void prefetch_tensor_map(const CUtensorMap* map) {
@@ -135,14 +205,6 @@ __device__ __forceinline__ void tmem_dealloc(std::uint32_t base, std::uint32_t c
   cuda::ptx::tcgen05_dealloc(cuda::ptx::cta_group_1, base, columns);
 }
 
-#endif  // VSA_SM100A_MODEL
-
-// TMEM address: lane in bits 31..16, column in bits 15..0.
-__device__ __forceinline__ std::uint32_t tmem_at(std::uint32_t base, int lane, int column) {
-  return base + (std::uint32_t(lane) << 16) + std::uint32_t(column);
-}
-
-#ifndef VSA_SM100A_MODEL
 // ---- tcgen05.mma, tcgen05.commit ------------------------------------------------------------
 
 // D (TMEM, fp32) = A B (+ D when `accumulate`); A and B from shared-memory descriptors,
@@ -175,15 +237,6 @@ __device__ __forceinline__ void tmem_wait_ld() { cuda::ptx::tcgen05_wait_ld(); }
 // Every earlier tcgen05.st of this thread is complete.
 __device__ __forceinline__ void tmem_wait_st() { cuda::ptx::tcgen05_wait_st(); }
 
-// Registers written by tcgen05.ld are undefined until tcgen05.wait::ld, but the compiler
-// does not know that the wait guards them: pass them through this after the wait so no
-// use is hoisted above it.
-template <int N>
-__device__ __forceinline__ void keep_after_wait(std::uint32_t (&r)[N]) {
-#pragma unroll
-  for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");
-}
-
 // ---- tcgen05 fences ("tcgen05.fence") -------------------------------------------------------
 
 // Orders this thread's earlier tcgen05 operations before a following barrier arrive / sync.
@@ -191,68 +244,15 @@ __device__ __forceinline__ void tc_fence_before_sync() { cuda::ptx::tcgen05_fenc
 // Orders this thread's later tcgen05 operations after a preceding barrier wait / sync.
 __device__ __forceinline__ void tc_fence_after_sync() { cuda::ptx::tcgen05_fence_after_thread_sync(); }
 
-#endif  // VSA_SM100A_MODEL
-
-// ---- descriptors ("Shared memory descriptor", "Instruction descriptor" of tcgen05.mma) ------
-
-// Shared-memory matrix descriptor, 128-byte swizzle, swizzle atoms on 1024-byte boundaries
-// (base offset 0). Bits: 0-13 address >> 4; 16-29 leading byte offset >> 4; 32-45 stride
-// byte offset >> 4; 46-48 fixed 0b001; 49-51 base offset; 52 LBO mode (relative); 61-63
-// layout (2 = 128-byte swizzle). K-major: LBO unused (16), SBO = 1024 (8 rows x 128 B);
-// MN-major: LBO = stride between 64-element MN chunks, SBO = stride between 8-row K groups.
-// A k16 step inside a K-major swizzle row adds 32 bytes to the address (the swizzle is
-// applied to the final address bits).
-__device__ __forceinline__ std::uint64_t smem_desc_sw128(std::uint32_t addr, std::uint32_t lbo, std::uint32_t sbo) {
-  return std::uint64_t((addr & 0x3FFFFu) >> 4) | (std::uint64_t((lbo & 0x3FFFFu) >> 4) << 16) |
-         (std::uint64_t((sbo & 0x3FFFFu) >> 4) << 32) | (std::uint64_t(1) << 46) | (std::uint64_t(2) << 61);
-}
-
-// Instruction descriptor of kind::f16 with bf16 A/B and fp32 D. Bits: 4-5 D format (1 =
-// F32); 7-9 A format (1 = BF16); 10-12 B format; 15 A MN-major; 16 B MN-major; 17-22 N >> 3;
-// 24-28 M >> 4. Dense, no negation, no saturation, no shift.
-constexpr std::uint32_t idesc_bf16_f32(int m, int n, bool a_mn_major, bool b_mn_major) {
-  return (1u << 4) | (1u << 7) | (1u << 10) | (std::uint32_t(a_mn_major) << 15) |
-         (std::uint32_t(b_mn_major) << 16) | (std::uint32_t(n >> 3) << 17) | (std::uint32_t(m >> 4) << 24);
-}
-
 // ---- CTA plumbing -------------------------------------------------------------------------
 
-#ifndef VSA_SM100A_MODEL
 // inline PTX: "Parallel Synchronization and Communication Instructions: bar" (bar.sync):
 // named barrier `id` (1..15) over `threads`.
 __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
-#endif  // VSA_SM100A_MODEL
-
-// Sleep at least `nanoseconds` (delay probes); __nanosleep takes at most about 1 ms.
-__device__ __forceinline__ void sleep_ns(std::uint32_t nanoseconds) {
-  while (nanoseconds > 0) {
-    const std::uint32_t chunk = nanoseconds < 1000000u ? nanoseconds : 1000000u;
-    __nanosleep(chunk);
-    nanoseconds -= chunk;
-  }
-}
-
-#ifndef VSA_SM100A_MODEL
-// ---- arithmetic ---------------------------------------------------------------------------
-
-// inline PTX: "Floating Point Instructions: ex2" (ex2.approx.ftz.f32): 2^x, -inf -> +0.
-__device__ __forceinline__ float fast_exp2(float x) {
-  float y;
-  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
-  return y;
-}
-
-// inline PTX: "Data Movement and Conversion Instructions: cvt" (cvt.rn.bf16x2.f32): two floats
-// -> bf16x2, round to nearest even; `lo` lands in the low 16 bits (the lower address in memory).
-__device__ __forceinline__ std::uint32_t pack_bf16x2(float lo, float hi) {
-  std::uint32_t r;
-  asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
-  return r;
-}
-
+}  // namespace detail
 #endif  // VSA_SM100A_MODEL
 
 }  // namespace vsa::sm100a

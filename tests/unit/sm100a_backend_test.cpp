@@ -117,9 +117,13 @@ TEST_F(Sm100aBackend, KernelsListWithoutALoadableImage) {
   EXPECT_EQ(hot, 2);
   EXPECT_TRUE(kernels[0].hot);
   EXPECT_TRUE(kernels[4].hot);
+  // Release-side probes, then the read-side ones (issue 18, finding 4); the backward's
+  // names start at ProbeDelays slot kFirstBwdProbeSlot = 8.
   EXPECT_EQ(m_backend->probe_points(),
             (std::vector<std::string>{"fwd.release_s", "fwd.release_p", "fwd.issue_pv", "fwd.refill_kv",
-                                      "fwd.epilogue", "bwd.release", "bwd.hand_over", "bwd.store"}));
+                                      "fwd.epilogue", "fwd.read_s", "fwd.read_o", "fwd.read_k", "bwd.release",
+                                      "bwd.hand_over", "bwd.store", "bwd.read_st", "bwd.read_dq", "bwd.read_dkdv", "bwd.read_stat"}));
+  EXPECT_TRUE(m_backend->probe_warp_masks());
 }
 
 // sm100a-blk128: the 128-token forward only; refuses the backward with a reason.
@@ -151,7 +155,7 @@ TEST_F(Sm100aBackend, Blk128IsAForwardOnlyBackend) {
   EXPECT_EQ(kernels[0].name, "sm100a.fwd_blk128");
   EXPECT_TRUE(kernels[0].hot);
   EXPECT_EQ(kernels[1].name, "sm100a.fwd_blk128_probe");
-  EXPECT_EQ(blk128->probe_points().size(), 5u);
+  EXPECT_EQ(blk128->probe_points().size(), 8u);
 }
 
 #else

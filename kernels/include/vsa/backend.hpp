@@ -48,9 +48,12 @@ struct [[nodiscard]] Status {
 
 // Delay probes (docs/design.md, "Finding races and faults"): a probe-enabled kernel variant sleeps
 // `nanoseconds[i]` at the named hand-off point i. All zero means the normal variant.
-inline constexpr int kMaxProbePoints = 8;
+// `warps[i]`: bit w set = warp w of the CTA sleeps at point i; 0 = every warp. A backend
+// that cannot restrict a probe to some warps says so (probe_warp_masks()).
+inline constexpr int kMaxProbePoints = 16;
 struct ProbeDelays {
   std::uint32_t nanoseconds[kMaxProbePoints] = {};
+  std::uint32_t warps[kMaxProbePoints] = {};
   [[nodiscard]] bool any() const {
     for (auto ns : nanoseconds)
       if (ns != 0) return true;
@@ -138,6 +141,8 @@ class Backend {
   [[nodiscard]] virtual std::vector<KernelInfo> kernels() const { return {}; }
   // Delay probe names, index = slot in ProbeDelays.
   [[nodiscard]] virtual std::vector<std::string> probe_points() const { return {}; }
+  // Whether its probes honour ProbeDelays::warps (a warp mask, `NAME=NS@warps:4-7`).
+  [[nodiscard]] virtual bool probe_warp_masks() const { return false; }
 };
 
 }  // namespace vsa

@@ -3,6 +3,8 @@
 // mark each point with VSA_PLANT(name, good, bad) (sm100a_ptx.cuh); the model's planted build
 // (kernels_on_model.cpp compiled with VSA_MODEL_PLANTED) evaluates `bad` while that fault is
 // selected. The hardware image and the normal model build never see `bad`.
+#include <cstdint>
+
 namespace vsa::model {
 
 enum class Plant {
@@ -13,6 +15,12 @@ enum class Plant {
   tmem_overalloc,      // kernel_prologue.cuh: tcgen05.alloc of 1024 columns
   dealloc_other_warp,  // kernel_prologue.cuh: the producer warp allocates, the MMA warp frees
 };
+
+// A shared-memory descriptor with its stride byte offset (bits 32-45, in 16-byte units,
+// PTX ISA "Shared Memory Descriptor") replaced: the wrong_sbo plant.
+constexpr std::uint64_t with_sbo(std::uint64_t desc, std::uint32_t sbo_bytes) {
+  return (desc & ~(std::uint64_t(0x3FFF) << 32)) | (std::uint64_t((sbo_bytes >> 4) & 0x3FFF) << 32);
+}
 
 // The fault the planted build applies now (one model run at a time).
 [[nodiscard]] Plant active_plant();

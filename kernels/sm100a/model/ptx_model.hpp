@@ -2,7 +2,8 @@
 // The PTX wrappers of kernels/sm100a/sm100a_ptx.cuh, as the execution model implements them.
 // sm100a_ptx.cuh includes this header instead of its inline PTX when VSA_SM100A_MODEL is
 // defined (host builds of the role files, model/kernels_on_model.cpp); the descriptor
-// encoders, tmem_at and sleep_ns stay the kernels' own. Same names, same signatures.
+// encoders, tmem_at and sleep_ns stay the kernels' own. Same names, namespaces (public and
+// detail) and signatures.
 // Each wrapper forwards to the calling CTA (cta.hpp), where the ISA sections are cited.
 #include <cmath>
 #include <cstdint>
@@ -19,7 +20,19 @@ inline ::vsa::model::Cta& cta() { return ::vsa::model::current_cta(); }
 inline std::uint32_t addr_of(const void* p) { return cta().smem_address(p); }
 }  // namespace model_detail
 
+// The public part of sm100a_ptx.cuh (no synchronisation, no asynchronous operation).
 inline std::uint32_t smem_addr(const void* p) { return model_detail::addr_of(p); }
+inline void st_shared_v4(std::uint32_t addr, std::uint32_t x, std::uint32_t y, std::uint32_t z, std::uint32_t w) {
+  if (addr % 16 != 0) throw ::vsa::model::ModelError("st.shared.v4.b32: address not 16-byte aligned");
+  const std::uint32_t v[4] = {x, y, z, w};
+  model_detail::cta().st_shared(addr, v, 16);
+}
+template <int N>
+inline void keep_after_wait(std::uint32_t (&)[N]) {}
+
+// The detail part: what role code reaches only through the protocol cursor.
+namespace detail {
+
 
 inline void mbar_init(std::uint64_t* bar, std::uint32_t arrivals) { model_detail::cta().mbar_init(smem_addr(bar), arrivals); }
 // fence.mbarrier_init: orders the inits before the async proxy sees them (an edge only).
@@ -53,11 +66,6 @@ inline void bulk_reduce_add_f32(float* dst, const float* src, std::uint32_t byte
 }
 inline void bulk_wait_all() { model_detail::cta().bulk_wait(false); }
 
-inline void st_shared_v4(std::uint32_t addr, std::uint32_t x, std::uint32_t y, std::uint32_t z, std::uint32_t w) {
-  if (addr % 16 != 0) throw ::vsa::model::ModelError("st.shared.v4.b32: address not 16-byte aligned");
-  const std::uint32_t v[4] = {x, y, z, w};
-  model_detail::cta().st_shared(addr, v, 16);
-}
 inline void prefetch_tensor_map(const CUtensorMap* map) { (void)::vsa::model::tensor_map_record(map); }
 inline void fence_proxy_async_smem() {
   auto& c = model_detail::cta();
@@ -82,13 +90,12 @@ inline void tmem_store_32cols(std::uint32_t taddr, const std::uint32_t (&r)[32])
 }
 inline void tmem_wait_ld() { model_detail::cta().tmem_wait_ld(); }
 inline void tmem_wait_st() { model_detail::cta().tmem_wait_st(); }
-template <int N>
-inline void keep_after_wait(std::uint32_t (&)[N]) {}
-
 inline void tc_fence_before_sync() { model_detail::cta().scheduler().yield(); }
 inline void tc_fence_after_sync() { model_detail::cta().scheduler().yield(); }
 
 inline void named_barrier_sync(int id, int threads) { model_detail::cta().bar_sync(id, threads); }
+
+}  // namespace detail
 
 // ex2.approx.ftz.f32 (9.7.4.x): 2^x with subnormal inputs and results flushed to zero. The
 // hardware's approximation is not bit-exact; outputs are compared with tolerances.
