@@ -8,8 +8,8 @@
 #include <spdlog/spdlog.h>
 
 #include "commands/commands.hpp"
-#include "harness/exit_codes.hpp"
-#include "harness/suite.hpp"
+#include "model/exit_codes.hpp"
+#include "suite/suite.hpp"
 
 int main(int argc, char** argv) {
   // Logs and errors on stderr: stdout carries tables and JSON that scripts parse.

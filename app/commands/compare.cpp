@@ -1,7 +1,7 @@
 // `vsa-bench compare A.json B.json [...] [--baseline A.json] [--threshold 5%] [--format md|json]`:
-// reports side by side (report/compare.hpp). Exit 0, 2 bad input (names the file),
+// reports side by side (compare/compare.hpp). Exit 0, 2 bad input (names the file),
 // 3 a regression with the gate on (--baseline or --threshold).
-#include "report/compare.hpp"
+#include "compare/compare.hpp"
 
 #include <CLI/CLI.hpp>
 #include <filesystem>
@@ -12,7 +12,7 @@
 
 #include "commands/commands.hpp"
 #include "commands/report_input.hpp"
-#include "harness/exit_codes.hpp"
+#include "model/exit_codes.hpp"
 #include "report/markdown_table.hpp"
 #include "report/report_files.hpp"
 

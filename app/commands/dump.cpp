@@ -1,12 +1,12 @@
 // `vsa-bench dump --case NAME [SUITE|FILE ...] --out DIR`: one case's tensors, index
-// lists and CPU-reference outputs as .npy files plus case.json (harness/case_dump.hpp).
+// lists and CPU-reference outputs as .npy files plus case.json (dump/case_dump.hpp).
 #include <cstdio>
 #include <memory>
 
 #include <CLI/CLI.hpp>
 
 #include "commands/commands.hpp"
-#include "harness/case_dump.hpp"
+#include "dump/case_dump.hpp"
 
 namespace vsa::cli {
 

@@ -1,8 +1,8 @@
 // `vsa-bench fleet DIR|FILES... [--format md|json] [--outlier-threshold 10%] [--gate]`:
-// many reports read as one fleet (report/fleet.hpp). Exit 0, 1 a GPU failed
+// many reports read as one fleet (compare/fleet.hpp). Exit 0, 1 a GPU failed
 // (FAIL, FAULT, HANG, or its report is incomplete), 2 bad input (names the file),
 // 3 performance outliers with --gate.
-#include "report/fleet.hpp"
+#include "compare/fleet.hpp"
 
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -12,7 +12,7 @@
 
 #include "commands/commands.hpp"
 #include "commands/report_input.hpp"
-#include "harness/exit_codes.hpp"
+#include "model/exit_codes.hpp"
 #include "report/markdown_table.hpp"
 #include "report/report_files.hpp"
 

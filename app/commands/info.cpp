@@ -9,8 +9,8 @@
 
 #include "build_info.hpp"
 #include "commands/commands.hpp"
-#include "harness/exit_codes.hpp"
-#include "report/fingerprint.hpp"
+#include "model/exit_codes.hpp"
+#include "telemetry/fingerprint.hpp"
 
 namespace vsa::cli {
 namespace {

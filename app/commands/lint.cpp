@@ -1,5 +1,5 @@
 // `vsa-bench lint [--json] [--cuobjdump PATH] [FILE]`: disassembles kernels and
-// checks them (harness/lint.hpp). Exit 0 clean, 1 findings, 2 bad input / no tool.
+// checks them (lint/lint.hpp). Exit 0 clean, 1 findings, 2 bad input / no tool.
 #include <iostream>
 #include <memory>
 #include <string>
@@ -7,9 +7,9 @@
 #include <CLI/CLI.hpp>
 
 #include "commands/commands.hpp"
-#include "harness/exit_codes.hpp"
-#include "harness/lint.hpp"
-#include "harness/lint_report.hpp"
+#include "model/exit_codes.hpp"
+#include "lint/lint.hpp"
+#include "lint/render.hpp"
 
 namespace vsa::cli {
 
@@ -28,7 +28,7 @@ std::string rules_help() {
   for (const auto& rule : lint::rule_descriptions()) text += "  " + rule.id + ": " + rule.meaning + "\n";
   text +=
       "Exit codes: 0 clean, 1 findings, 2 bad input or cuobjdump missing.\n"
-      "Model and limits: app/harness/LINT.md.";
+      "Model and limits: app/lint/README.md.";
   return text;
 }
 

@@ -5,9 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include "commands/commands.hpp"
-#include "harness/backend_listing.hpp"
-#include "harness/exit_codes.hpp"
-#include "harness/suite.hpp"
+#include "engine/backend_listing.hpp"
+#include "model/exit_codes.hpp"
+#include "suite/suite.hpp"
 
 namespace vsa::cli {
 

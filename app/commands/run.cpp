@@ -5,7 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "commands/commands.hpp"
-#include "harness/suite_runner.hpp"
+#include "run/suite_runner.hpp"
 
 namespace vsa::cli {
 

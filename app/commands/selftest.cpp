@@ -1,12 +1,12 @@
 // `vsa-bench selftest [--json]`: every planted fault through the real machinery,
-// one row each, "detected" or "MISSED" (harness/selftest.hpp).
+// one row each, "detected" or "MISSED" (selftest/selftest.hpp).
 #include <cstdio>
 #include <memory>
 
 #include <CLI/CLI.hpp>
 
 #include "commands/commands.hpp"
-#include "harness/selftest.hpp"
+#include "selftest/selftest.hpp"
 
 namespace vsa::cli {
 

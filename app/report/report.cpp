@@ -9,7 +9,8 @@
 #include <stdexcept>
 
 #include "build_info.hpp"
-#include "report/clock_summary.hpp"
+#include "telemetry/clock_summary.hpp"
+#include "util/files.hpp"
 
 namespace vsa {
 
@@ -165,20 +166,6 @@ std::string render_markdown(const Report& r) {
   }
   return md.str();
 }
-
-void write_file_atomic(const std::string& path, std::initializer_list<std::string_view> parts) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write " + tmp);
-    for (const auto part : parts) out.write(part.data(), std::streamsize(part.size()));
-    out.flush();
-    if (!out) throw std::runtime_error("write failed: " + tmp);
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error("cannot rename " + tmp + " to " + path);
-}
-
-void write_file_atomic(const std::string& path, const std::string& content) { write_file_atomic(path, {content}); }
 
 void write_report(const Report& report, const std::string& json_path) {
   write_file_atomic(json_path, to_json(report).dump(2) + "\n");
