@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "commands/commands.hpp"
+#include "commands/output_format.hpp"
 #include "commands/report_input.hpp"
 #include "model/exit_codes.hpp"
 #include "report/markdown_table.hpp"
@@ -72,9 +73,7 @@ void register_compare(CLI::App& app, int& exit_code) {
   cmd->add_option("--threshold", options->threshold,
                   "allowed TFLOPS drop against the baseline, 5% or 0.05 (default 5%); turns on the regression gate")
       ->type_name("PERCENT");
-  cmd->add_option("--format", options->format, "md (Markdown tables) or json")
-      ->check(CLI::IsMember({"md", "json"}))
-      ->capture_default_str();
+  add_format_option(*cmd, options->format, {"md", "json"}, "md: Markdown tables");
   cmd->footer(
       "A case regressed when its TFLOPS fell below baseline x (1 - threshold) and the gap also exceeds both runs' "
       "recorded spreads added up.\nExit codes: 0 compared (no regression), 2 bad usage or an unreadable report "

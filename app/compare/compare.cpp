@@ -64,8 +64,8 @@ std::vector<VerdictRow> verdict_rows(const std::vector<ReportFile>& reports) {
           return VerdictRow{c.name, backend, std::vector<std::optional<VerdictCell>>(n), false};
         });
       };
-      if (c.backends.empty()) row("").cells[i] = VerdictCell{c.verdict, c.message, std::nullopt};
-      for (const auto& b : c.backends) row(b.backend).cells[i] = VerdictCell{b.verdict, b.reason, worst_error(b)};
+      if (c.backends.empty()) row("").cells[i] = VerdictCell{verdict_name(c.verdict), c.message, std::nullopt};
+      for (const auto& b : c.backends) row(b.backend).cells[i] = VerdictCell{verdict_name(b.verdict), b.reason, worst_error(b)};
     }
   std::vector<VerdictRow> all = rows.take();
   for (auto& row : all) {

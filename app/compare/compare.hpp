@@ -1,5 +1,5 @@
 #pragma once
-// `vsa-bench compare` (DESIGN.md, "Comparing"): reports side by side. One report
+// `vsa-bench compare` (docs/design.md, "Comparing"): reports side by side. One report
 // is the baseline column (the first, or --baseline); the others are compared to it:
 // configuration (driver, firmware, toolkit, kernel images) with differences marked,
 // verdicts with their worst error, TFLOPS with ratios, and within each report the

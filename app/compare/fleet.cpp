@@ -14,25 +14,25 @@ namespace {
 
 constexpr std::size_t kReasonChars = 160;
 
-bool is_failure(const std::string& verdict) { return verdict == kFail || verdict == kFault || verdict == kHang; }
+bool is_failure(Verdict verdict) { return verdict == kFail || verdict == kFault || verdict == kHang; }
 
 FleetNode node_of(const ReportFile& file) {
   FleetNode node;
   node.path = file.path;
   node.who = identity_of(file.report);
   node.config = config_key_of(file);
-  for (const char* v : {kPass, kFail, kFault, kHang, kSkip}) node.counts[v] = 0;
-  std::string worst = kSkip;
+  for (const Verdict v : {kPass, kFail, kFault, kHang, kSkip}) node.counts[verdict_name(v)] = 0;
+  Verdict worst = kSkip;
   for (const auto& c : file.report.cases) {
-    ++node.counts[c.verdict];
+    ++node.counts[verdict_name(c.verdict)];
     if (verdict_severity(c.verdict) > verdict_severity(worst)) worst = c.verdict;
     if (c.backends.empty() && is_failure(c.verdict))
-      node.problems.push_back(c.name + ": " + c.verdict + " " + c.message.substr(0, kReasonChars));
+      node.problems.push_back(c.name + ": " + verdict_name(c.verdict) + " " + c.message.substr(0, kReasonChars));
     for (const auto& b : c.backends)
       if (is_failure(b.verdict))
-        node.problems.push_back(c.name + " " + b.backend + ": " + b.verdict + " " + b.reason.substr(0, kReasonChars));
+        node.problems.push_back(c.name + " " + b.backend + ": " + verdict_name(b.verdict) + " " + b.reason.substr(0, kReasonChars));
   }
-  node.verdict = file.report.complete ? worst : kIncomplete;
+  node.verdict = file.report.complete ? verdict_name(worst) : kIncomplete;
   return node;
 }
 
@@ -40,9 +40,9 @@ FleetNode node_of(const ReportFile& file) {
 std::vector<std::string> problem_keys(const ReportFile& file) {
   std::set<std::string> keys;
   for (const auto& c : file.report.cases) {
-    if (c.backends.empty() && is_failure(c.verdict)) keys.insert(c.name + " " + c.verdict);
+    if (c.backends.empty() && is_failure(c.verdict)) keys.insert(c.name + " " + verdict_name(c.verdict));
     for (const auto& b : c.backends)
-      if (is_failure(b.verdict)) keys.insert(c.name + " " + b.backend + " " + b.verdict);
+      if (is_failure(b.verdict)) keys.insert(c.name + " " + b.backend + " " + verdict_name(b.verdict));
   }
   return {keys.begin(), keys.end()};
 }
@@ -108,7 +108,7 @@ ConfigGrouping group_nodes(const std::vector<ReportFile>& reports, const std::ve
 
 }  // namespace
 
-bool FleetNode::failed() const { return is_failure(verdict) || verdict == kIncomplete; }
+bool FleetNode::failed() const { return verdict == kIncomplete || is_failure(verdict_from_string(verdict)); }
 
 const char* outlier_name(Outlier outlier) {
   switch (outlier) {

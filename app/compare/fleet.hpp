@@ -1,5 +1,5 @@
 #pragma once
-// `vsa-bench fleet` (DESIGN.md, "Comparing"): many reports, one per node and GPU,
+// `vsa-bench fleet` (docs/design.md, "Comparing"): many reports, one per node and GPU,
 // read as one fleet. One row per GPU with its verdict; per timed case (case,
 // backend, op, GPU model) the fleet median and each GPU's ratio to it, with
 // outliers flagged; nodes grouped by configuration (driver, GSP firmware, VBIOS,

@@ -33,10 +33,11 @@ std::string headline(const Fleet& f) {
   std::ostringstream out;
   out << f.nodes.size() << (f.nodes.size() == 1 ? " report" : " reports") << " from " << hosts.size()
       << (hosts.size() == 1 ? " host" : " hosts") << "; GPUs by verdict:";
-  for (const char* v : {kPass, kSkip, kFail, kFault, kHang, kIncomplete}) {
+  for (const std::string& v : {verdict_name(kPass), verdict_name(kSkip), verdict_name(kFail), verdict_name(kFault),
+                              verdict_name(kHang), std::string(kIncomplete)}) {
     const auto n =
         std::count_if(f.nodes.begin(), f.nodes.end(), [v](const FleetNode& node) { return node.verdict == v; });
-    out << " " << v << " " << n << (std::string(v) == kIncomplete ? "" : ",");
+    out << " " << v << " " << n << (v == kIncomplete ? "" : ",");
   }
   out << "; " << f.failed_nodes() << " failed. " << f.outliers() << " performance outliers (slower than "
       << format_percent(1 - f.options.outlier_threshold)
@@ -50,8 +51,8 @@ std::string nodes_table(const Fleet& f) {
                    "outliers", "driver", "VBIOS", "file"});
   for (const auto& n : f.nodes)
     t.add_row({node_name(n), or_unknown(n.who.gpu_name), or_unknown(n.who.pci_bus_id), n.verdict,
-               count_of(n.counts, kPass), count_of(n.counts, kFail), count_of(n.counts, kFault),
-               count_of(n.counts, kHang), count_of(n.counts, kSkip),
+               count_of(n.counts, verdict_name(kPass)), count_of(n.counts, verdict_name(kFail)), count_of(n.counts, verdict_name(kFault)),
+               count_of(n.counts, verdict_name(kHang)), count_of(n.counts, verdict_name(kSkip)),
                n.worst_ratio ? format_number(*n.worst_ratio, 3) : kAbsent, std::to_string(n.outliers),
                or_unknown(n.config.driver), or_unknown(n.config.vbios), n.path});
   std::ostringstream out;
@@ -75,7 +76,8 @@ std::string grouping_table(const ConfigGrouping& g) {
     std::vector<std::string> cells;
     for (const auto& v : group.values) cells.push_back(or_unknown(v));
     cells.push_back(std::to_string(group.nodes.size()));
-    for (const char* v : {kPass, kFail, kFault, kHang, kIncomplete, kSkip})
+    for (const std::string& v : {verdict_name(kPass), verdict_name(kFail), verdict_name(kFault), verdict_name(kHang),
+                              std::string(kIncomplete), verdict_name(kSkip)})
       cells.push_back(count_of(group.verdicts, v));
     std::string problems;
     for (const auto& [problem, count] : group.problem_cases)

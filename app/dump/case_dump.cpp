@@ -6,6 +6,8 @@
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "build_info.hpp"
 #include "cpu_reference.hpp"
@@ -76,8 +78,7 @@ CaseSpec find_case_in_suites(const std::vector<std::string>& suites, const std::
   if (matches.size() == 1) return *matches.front();
   std::string listed;
   for (const auto* c : matches) listed += (listed.empty() ? "" : ", ") + c->name;
-  std::string where;
-  for (const auto& s : names) where += (where.empty() ? "" : ", ") + s;
+  const std::string where = fmt::format("{}", fmt::join(names, ", "));
   if (matches.empty())
     throw SuiteError("no case named \"" + name + "\" in " + where + " (see `vsa-bench list cases SUITE`)");
   throw SuiteError("\"" + name + "\" matches " + std::to_string(matches.size()) + " cases: " + listed);

@@ -4,7 +4,7 @@
 // notebooks) run and check exactly our cases. Needs no GPU: inputs come from the
 // host counter generator, bit-identical to what the GPU generator gives.
 //
-// Files (all C order; [B, H, S, D] is the BHSD layout of SPEC.md):
+// Files (all C order; [B, H, S, D] is the BHSD layout of docs/spec.md):
 //   q, k, v, do        [B, H, S, D]       uint16: bf16 bit patterns (float32 = uint32(x) << 16)
 //   q2k_idx, k2q_idx   [B, H, nb, max]    int32, -1 past the row's count
 //   q2k_num, k2q_num   [B, H, nb]         int32
@@ -24,7 +24,7 @@ struct DumpOptions {
   std::string case_name;            // exact name, or text matching exactly one case
   std::string out_dir;
   bool reference = true;               // false: inputs and index lists only
-  double reference_limit_flops = 1e12;  // most SPEC.md FLOPs (fwd + bwd) the CPU reference may take
+  double reference_limit_flops = 1e12;  // most docs/spec.md FLOPs (fwd + bwd) the CPU reference may take
   std::vector<std::string> argv;
 };
 

@@ -2,6 +2,11 @@
 
 #include <cstdio>
 #include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "engine/devices.hpp"
 #include "suite/suite.hpp"
@@ -82,9 +87,10 @@ std::string render_listing(const nlohmann::json& l) {
   if (l.contains("backends")) {
     out << "Backends:\n";
     for (const auto& b : l["backends"]) {
-      std::string images, ops;
-      for (const auto& i : b["images"]) images += (images.empty() ? "" : ",") + i.get<std::string>();
-      for (const auto& o : b["ops"]) ops += (ops.empty() ? "" : ",") + o.get<std::string>();
+      // fmt::join, not `s += (s.empty() ? "" : ",") + item`: besides being the one join,
+      // that form trips GCC 12's bogus -Wrestrict in std::string's operator+ (GCC bug 105329).
+      const std::string images = fmt::format("{}", fmt::join(b["images"].get<std::vector<std::string>>(), ","));
+      const std::string ops = fmt::format("{}", fmt::join(b["ops"].get<std::vector<std::string>>(), ","));
       std::snprintf(line, sizeof line, "  %-14s %-7s %-9s images: %-26s %s\n", b["name"].get<std::string>().c_str(),
                     b["memory"].get<std::string>().c_str(), ops.c_str(), images.empty() ? "-" : images.c_str(),
                     b["description"].get<std::string>().c_str());

@@ -63,14 +63,14 @@ class CaseRun {
       r.message = e.what();
       outcome.context_lost = e.sticky();
       for (auto& b : r.backends)
-        if (b.verdict == "PENDING") {
+        if (b.verdict == kPending) {
           b.verdict = kFault;
           b.reason = std::string("case setup failed: ") + e.what();
         }
     } catch (const std::exception& e) {
       r.message = e.what();
       for (auto& b : r.backends)
-        if (b.verdict == "PENDING") {
+        if (b.verdict == kPending) {
           b.verdict = kFail;
           b.reason = std::string("case error: ") + e.what();
         }
@@ -118,7 +118,7 @@ class CaseRun {
         } else if (m_reference && m_reference->memory() == Memory::device && !m_ctx.device.present()) {
           skip("reference " + m_reference->name() + " needs a CUDA device");
         } else {
-          br.verdict = "PENDING";
+          br.verdict = kPending;
           m_active.push_back(b);
         }
       }
@@ -128,7 +128,7 @@ class CaseRun {
       const Support s = m_reference->supports(m_ctx.device, m_map.shape, Op::forward);
       if (!s.ok) {
         for (auto& br : r.backends)
-          if (br.verdict == "PENDING") {
+          if (br.verdict == kPending) {
             br.verdict = kSkip;
             br.reason = "reference " + m_reference->name() + " unavailable: " + s.reason;
           }
@@ -207,7 +207,7 @@ class CaseRun {
       r.backends.push_back(ref);
       r.message = std::string("reference failed: ") + e.what();
       for (auto& b : r.backends)
-        if (b.verdict == "PENDING") {
+        if (b.verdict == kPending) {
           b.verdict = kSkip;
           b.reason = "reference failed";
         }

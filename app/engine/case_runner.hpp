@@ -31,7 +31,7 @@ struct CaseOutcome {
 
 // The reference backend for a case ("auto" resolved), and the multiply-add count it is judged on.
 [[nodiscard]] std::string choose_reference(const CaseSpec& spec, std::int64_t pairs);
-// SPEC.md's FLOP convention: F_fwd = 4 D BLK^2 pairs, F_bwd = 2.5 F_fwd.
+// docs/spec.md's FLOP convention: F_fwd = 4 D BLK^2 pairs, F_bwd = 2.5 F_fwd.
 [[nodiscard]] double forward_flops(const Shape& shape, std::int64_t pairs);
 inline constexpr double kBackwardFlopsPerForward = 2.5;
 [[nodiscard]] inline double backward_flops(double forward) { return kBackwardFlopsPerForward * forward; }

@@ -1,6 +1,6 @@
 #pragma once
 // Stability (race) runs: N back-to-back runs on fixed inputs, each output
-// compared bitwise with the first run (DESIGN.md, "Running").
+// compared bitwise with the first run (docs/design.md, "Running").
 #include "engine/case_data.hpp"
 #include "model/case_result.hpp"
 

@@ -1,5 +1,5 @@
 #pragma once
-// Timing with CUDA events (DESIGN.md, "Running"): warm-up, iterations, passes,
+// Timing with CUDA events (docs/design.md, "Running"): warm-up, iterations, passes,
 // backends interleaved A B B A, median of pass medians with their spread,
 // optional L2 flush, NVML clock samples around each measurement; sustained passes
 // (timing.min_pass_ms) batch launches per iteration and sample NVML during the pass.

@@ -9,7 +9,7 @@
 namespace vsa::lint {
 
 struct Finding {
-  std::string rule;                     // kRule* (lint_rules.hpp)
+  std::string rule;                     // kRule* (lint/rule_table.hpp)
   std::string kernel;                   // mangled name
   std::string arch;                     // "sm_90a"
   std::optional<std::uint32_t> offset;  // the instruction the finding points at; none for whole-kernel findings

@@ -1,6 +1,6 @@
 #pragma once
 // `vsa-bench lint`: disassemble a file's kernels and check them against the rule
-// table (lint_rules.hpp). The command is a thin wrapper over lint_file.
+// table (lint/rule_table.hpp). The command is a thin wrapper over lint_file.
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,7 +32,7 @@ struct LintResult {
 
 struct LintOptions {
   std::string file;       // executable, object, cubin or fatbin; empty: the running executable
-  std::string cuobjdump;  // empty: search (sass_cuobjdump.hpp)
+  std::string cuobjdump;  // empty: search (sass/cuobjdump.hpp)
   RuleTable rules = default_rule_table();
 };
 

@@ -8,23 +8,16 @@
 #include <nlohmann/json.hpp>
 
 #include "model/metrics.hpp"
+#include "model/verdict.hpp"
 
 namespace vsa {
-
-// Verdicts, as they appear in reports. Order = severity (for aggregation).
-inline constexpr const char* kPass = "PASS";
-inline constexpr const char* kSkip = "SKIP";
-inline constexpr const char* kFail = "FAIL";
-inline constexpr const char* kFault = "FAULT";
-inline constexpr const char* kHang = "HANG";
-[[nodiscard]] int verdict_severity(const std::string& verdict);
 
 struct Timing {
   std::string op;  // "fwd" | "bwd"
   double median_ms = 0;          // median of the pass medians
   double spread = 0;             // (max - min) / median over pass medians
   std::vector<double> pass_medians_ms;
-  double tflops = 0;             // SPEC.md FLOPs / median
+  double tflops = 0;             // docs/spec.md FLOPs / median
   int iterations = 0;
   int launches_per_iteration = 1;  // > 1 in sustained passes (TimingSpec::min_pass_ms)
   int passes = 0;
@@ -52,7 +45,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StabilityOutput, tensor, runs, mismatched_run
 
 struct BackendResult {
   std::string backend;
-  std::string verdict = kSkip;
+  Verdict verdict = kSkip;
   std::string reason;  // why SKIP / FAIL / FAULT / HANG
   std::vector<TensorMetrics> metrics;
   std::vector<Timing> timings;
@@ -63,7 +56,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BackendResult, backend, verdict, reason, metr
 struct CaseResult {
   std::string name;
   nlohmann::json spec;  // the expanded case (to_json(CaseSpec)): enough to repro
-  std::string verdict = kSkip;
+  Verdict verdict = kSkip;
   std::string reference;  // backend that produced the reference outputs
   std::string message;    // case-level problem (reference failed, bad input)
   std::int64_t pairs = 0;

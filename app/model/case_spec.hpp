@@ -1,6 +1,6 @@
 #pragma once
 // One benchmark/validation case after suite expansion: everything needed to
-// rebuild its inputs and run it anywhere (DESIGN.md, "Suites").
+// rebuild its inputs and run it anywhere (docs/design.md, "Suites").
 #include <cstdint>
 #include <map>
 #include <string>

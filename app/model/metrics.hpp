@@ -1,5 +1,5 @@
 #pragma once
-// Output comparison per SPEC.md, "How correctness is judged".
+// Output comparison per docs/spec.md, "How correctness is judged".
 #include <cstdint>
 #include <string>
 

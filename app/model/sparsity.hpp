@@ -39,7 +39,7 @@ struct VbsSpec {
 struct BlockMap {
   Shape shape;  // max_kv and max_q filled in
   std::vector<std::int32_t> q2k_idx, q2k_num, k2q_idx, k2q_num, vbs;
-  std::int64_t pairs = 0;  // sum of q2k_num: the FLOP count's unit (SPEC.md)
+  std::int64_t pairs = 0;  // sum of q2k_num: the FLOP count's unit (docs/spec.md)
 };
 
 // Number of blocks a video latent gives (4x4x4 cubes), for S derivation and checks.

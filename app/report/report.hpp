@@ -1,5 +1,5 @@
 #pragma once
-// The per-(node, GPU, run) report (DESIGN.md, "Reports"): schema-versioned JSON
+// The per-(node, GPU, run) report (docs/design.md, "Reports"): schema-versioned JSON
 // plus a Markdown rendering, both written atomically after every case so a
 // killed run loses nothing that finished.
 #include <string>

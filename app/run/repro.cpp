@@ -8,6 +8,7 @@
 #include "run/suite_runner.hpp"
 #include "report/report.hpp"
 #include "util/files.hpp"
+#include "report/report_files.hpp"
 
 namespace vsa {
 namespace {
@@ -16,16 +17,12 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 json read_report(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw SuiteError(path + ": cannot read the report");
   json doc;
   try {
-    doc = json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw SuiteError(path + ": not valid JSON: " + e.what());
+    doc = read_report_document(path);
+  } catch (const ReportFileError& e) {
+    throw SuiteError(e.what());  // bad input: exit 2
   }
-  if (!doc.is_object() || doc.value("schema", "") != "vsa-bench/report")
-    throw SuiteError(path + ": not a vsa-bench report (missing \"schema\": \"vsa-bench/report\")");
   if (!doc.contains("cases") || !doc.at("cases").is_array()) throw SuiteError(path + ": the report has no cases");
   return doc;
 }

@@ -11,6 +11,7 @@
 
 #include <cuda_runtime_api.h>
 #include <unistd.h>
+#include <spdlog/spdlog.h>
 
 #include "engine/case_runner.hpp"
 #include "engine/devices.hpp"
@@ -21,6 +22,7 @@
 #include "telemetry/node_fingerprint.hpp"
 #include "report/report.hpp"
 #include "vsa/registry.hpp"
+#include "report/report_files.hpp"
 
 namespace vsa {
 namespace {
@@ -208,6 +210,7 @@ class TargetRun {
         if (ev == "result") {
           CaseResult r = msg->at("result").get<CaseResult>();
           if (msg->value("context_lost", false)) {
+            spdlog::debug("{}: the CUDA context of device {} is lost; restarting its worker", spec.name, m_ordinal);
             m_worker->terminate();
             m_worker.reset();
             worker_lost = true;
@@ -228,6 +231,8 @@ class TargetRun {
       const bool hung = m_worker->timed_out();
       const std::string end = m_worker->terminate();
       const std::string tail = m_worker->stderr_tail();
+      spdlog::debug("{}: worker for device {} lost during {} of {} ({}); a fresh one takes the next case", spec.name,
+                    m_ordinal, phase, backend, hung ? "no answer, killed" : end);
       m_worker.reset();
       worker_lost = true;
       CaseResult r;
@@ -254,7 +259,7 @@ class TargetRun {
     for (int retry = 0; lost && retry < int(spec.backends.size()); ++retry) {
       std::set<std::string> finished;
       for (const auto& b : r.backends)
-        if (b.verdict != "PENDING") finished.insert(b.backend);
+        if (b.verdict != kPending) finished.insert(b.backend);
       std::vector<std::string> remaining;
       for (const auto& b : spec.backends)
         if (!finished.count(b)) remaining.push_back(b);
@@ -267,7 +272,7 @@ class TargetRun {
       rest.backends = remaining;
       CaseResult more = attempt(rest, lost);
       r.backends.erase(std::remove_if(r.backends.begin(), r.backends.end(),
-                                      [](const BackendResult& b) { return b.verdict == "PENDING"; }),
+                                      [](const BackendResult& b) { return b.verdict == kPending; }),
                        r.backends.end());
       for (auto& b : more.backends) r.backends.push_back(b);
       if (r.reference.empty()) r.reference = more.reference;
@@ -277,7 +282,7 @@ class TargetRun {
       r.seconds += more.seconds;
     }
     for (auto& b : r.backends)
-      if (b.verdict == "PENDING") {
+      if (b.verdict == kPending) {
         b.verdict = kSkip;
         b.reason = "not run: the worker was lost earlier in this case";
       }
@@ -295,7 +300,7 @@ class TargetRun {
     std::lock_guard<std::mutex> lock(g_print_mutex);
     std::fprintf(stderr, "[%zu/%zu] %s %-48s %-5s %.1fs%s%s\n", index, m_total,
                  m_ordinal >= 0 ? ("gpu" + std::to_string(m_ordinal)).c_str() : "cpu", r.name.c_str(),
-                 r.verdict.c_str(), r.seconds, r.message.empty() ? "" : "  ", r.message.substr(0, 120).c_str());
+                 verdict_name(r.verdict).c_str(), r.seconds, r.message.empty() ? "" : "  ", r.message.substr(0, 120).c_str());
   }
 
   const RunOptions& m_o;
@@ -336,8 +341,8 @@ std::string summary_table(const std::vector<Report>& reports, const std::vector<
                                    ? "gpu" + std::to_string(reports[i].device.value("cuda_ordinal", -1))
                                    : std::string("cpu");
     std::snprintf(line, sizeof line, "%-10s %6d %6d %6d %6d %6d %6d  %s\n", target.c_str(), s["cases"].get<int>(),
-                  s[kPass].get<int>(), s[kFail].get<int>(), s[kFault].get<int>(), s[kHang].get<int>(),
-                  s[kSkip].get<int>(), paths[i].c_str());
+                  s[verdict_name(kPass)].get<int>(), s[verdict_name(kFail)].get<int>(), s[verdict_name(kFault)].get<int>(), s[verdict_name(kHang)].get<int>(),
+                  s[verdict_name(kSkip)].get<int>(), paths[i].c_str());
     t << line;
     for (const auto& c : reports[i].cases)
       for (const auto& b : c.backends)
@@ -358,12 +363,10 @@ RunSummary run_suites(const RunOptions& o) {
 
   std::vector<Report> resumed;
   if (!o.resume.empty()) {
-    std::ifstream in(o.resume);
-    if (!in) throw SuiteError("--resume: cannot read " + o.resume);
     try {
-      resumed.push_back(report_from_json(json::parse(in)));
-    } catch (const std::exception& e) {
-      throw SuiteError("--resume: " + o.resume + ": " + e.what());
+      resumed.push_back(load_report_file(o.resume).report);
+    } catch (const ReportFileError& e) {
+      throw SuiteError(std::string("--resume: ") + e.what());
     }
   }
 

@@ -12,6 +12,7 @@
 #include "telemetry/clock_sampler.hpp"
 #include "telemetry/fingerprint.hpp"
 #include "vsa/registry.hpp"
+#include "model/exit_codes.hpp"
 
 namespace vsa {
 namespace {
@@ -80,9 +81,9 @@ int worker_main(int device_ordinal) {
     ctx.sample_clocks = make_clock_sampler(ctx.device);
     const CaseOutcome outcome = run_case(spec, ctx);
     reply({{"event", "result"}, {"result", outcome.result}, {"context_lost", outcome.context_lost}});
-    if (outcome.context_lost) return 3;
+    if (outcome.context_lost) return kWorkerExitContextLost;
   }
-  return 0;
+  return kExitOk;
 }
 
 }  // namespace vsa

@@ -15,8 +15,6 @@ namespace {
 
 constexpr std::size_t kStderrKeep = 4096;
 
-void set_cloexec(int fd) { fcntl(fd, F_SETFD, FD_CLOEXEC); }
-
 }  // namespace
 
 std::string self_executable() {
@@ -26,38 +24,16 @@ std::string self_executable() {
   return std::string(buf, std::size_t(n));
 }
 
-WorkerProcess::WorkerProcess(const std::vector<std::string>& argv) {
-  int in[2], out[2], err[2];
-  if (pipe(in) || pipe(out) || pipe(err)) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-  m_pid = fork();
-  if (m_pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
-  if (m_pid == 0) {
-    dup2(in[0], 0);
-    dup2(out[1], 1);
-    dup2(err[1], 2);
-    for (int fd : {in[0], in[1], out[0], out[1], err[0], err[1]}) close(fd);
-    std::vector<char*> args;
-    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    _exit(127);
-  }
-  close(in[0]);
-  close(out[1]);
-  close(err[1]);
-  m_in = in[1];
-  m_out = out[0];
-  m_err = err[0];
-  for (int fd : {m_in, m_out, m_err}) set_cloexec(fd);
+WorkerProcess::WorkerProcess(const std::vector<std::string>& argv)
+    : m_child(std::make_unique<ChildProcess>(argv, SpawnStreams{.in = true, .out = true, .err = true})) {
+  m_in = m_child->in_fd();
+  m_out = m_child->out_fd();
+  m_err = m_child->err_fd();
   fcntl(m_err, F_SETFL, O_NONBLOCK);
   signal(SIGPIPE, SIG_IGN);  // a dead worker must not kill the parent on write
 }
 
-WorkerProcess::~WorkerProcess() {
-  terminate();
-  for (int fd : {m_in, m_out, m_err})
-    if (fd >= 0) close(fd);
-}
+WorkerProcess::~WorkerProcess() { terminate(); }
 
 void WorkerProcess::send(const nlohmann::json& message) {
   const std::string line = message.dump() + "\n";
@@ -113,30 +89,26 @@ std::optional<nlohmann::json> WorkerProcess::receive(double timeout_s) {
 }
 
 std::string WorkerProcess::terminate() {
-  if (m_pid <= 0) return m_end;
-  int status = 0;
-  pid_t r = waitpid(m_pid, &status, WNOHANG);
-  if (r == 0) {
+  if (m_child->reaped()) return m_end;
+  std::optional<int> status = m_child->try_wait();
+  if (!status) {
     // Give a worker that is exiting on its own a moment, then kill it.
-    for (int i = 0; i < 20 && r == 0; ++i) {
+    for (int i = 0; i < 20 && !status; ++i) {
       usleep(50000);
-      r = waitpid(m_pid, &status, WNOHANG);
+      status = m_child->try_wait();
     }
-    if (r == 0) {
-      kill(m_pid, SIGKILL);
-      waitpid(m_pid, &status, 0);
+    if (!status) {
+      m_child->kill_and_wait();
       m_end = "killed";
-      m_pid = -1;
       drain_stderr();
       return m_end;
     }
   }
   drain_stderr();
-  if (WIFSIGNALED(status))
-    m_end = std::string("terminated by signal ") + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
-  else if (WIFEXITED(status))
-    m_end = "exited with status " + std::to_string(WEXITSTATUS(status));
-  m_pid = -1;
+  if (WIFSIGNALED(*status))
+    m_end = std::string("terminated by signal ") + std::to_string(WTERMSIG(*status)) + " (" + strsignal(WTERMSIG(*status)) + ")";
+  else if (WIFEXITED(*status))
+    m_end = "exited with status " + std::to_string(WEXITSTATUS(*status));
   return m_end;
 }
 

@@ -1,13 +1,15 @@
 #pragma once
 // Parent side of worker isolation: a child `vsa-bench __worker` process talking
 // line-delimited JSON over pipes. A child that dies or stops answering cannot
-// take the run down with it (DESIGN.md, "Running").
+// take the run down with it (docs/design.md, "Running").
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
-#include <sys/types.h>
+
+#include "util/process.hpp"
 
 namespace vsa {
 
@@ -30,7 +32,7 @@ class WorkerProcess {
 
  private:
   void drain_stderr();
-  pid_t m_pid = -1;
+  std::unique_ptr<ChildProcess> m_child;  // owns the pipes
   int m_in = -1, m_out = -1, m_err = -1;
   std::string m_out_buffer, m_err_buffer;
   bool m_timed_out = false;

@@ -5,7 +5,7 @@
 // word on the instruction line and the high word on the line below. The compiler
 // stores its scheduling decisions in bits [105, 125] of the 128-bit word, which are
 // bits [41, 61] of the high word (layout documented by maxas / CuAssembler and
-// checked against real cuobjdump output in tests/unit/lint_control_bits_test.cpp):
+// checked against real cuobjdump output in tests/unit/sass/control_bits_test.cpp):
 //
 //   high-word bits  41..44  stall        cycles to wait before issuing the next instruction
 //                   45      yield        scheduler hint

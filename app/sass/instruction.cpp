@@ -1,4 +1,5 @@
 #include "sass/instruction.hpp"
+#include "util/strings.hpp"
 
 #include <array>
 #include <charconv>
@@ -7,13 +8,6 @@
 namespace vsa::sass {
 
 namespace {
-
-std::string_view trim(std::string_view s) {
-  const auto first = s.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) return {};
-  const auto last = s.find_last_not_of(" \t\r\n");
-  return s.substr(first, last - first + 1);
-}
 
 std::optional<std::uint64_t> parse_hex(std::string_view digits) {
   if (digits.starts_with("0x")) digits.remove_prefix(2);

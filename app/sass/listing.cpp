@@ -1,4 +1,5 @@
 #include "sass/listing.hpp"
+#include "util/strings.hpp"
 
 #include <cxxabi.h>
 
@@ -9,13 +10,6 @@
 namespace vsa::sass {
 
 namespace {
-
-std::string_view trim(std::string_view s) {
-  const auto first = s.find_first_not_of(" \t\r\n");
-  if (first == std::string_view::npos) return {};
-  const auto last = s.find_last_not_of(" \t\r\n");
-  return s.substr(first, last - first + 1);
-}
 
 std::string_view after(std::string_view s, std::string_view prefix) { return trim(s.substr(prefix.size())); }
 

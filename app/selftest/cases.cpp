@@ -68,7 +68,7 @@ std::string stability_text(const BackendResult& b, bool& differed) {
     if (s.mismatched_runs > 0) differed = true;
     if (!worst || s.mismatched_runs > worst->mismatched_runs) worst = &s;
   }
-  if (!worst) return b.verdict + ": no stability runs" + (b.reason.empty() ? "" : " (" + b.reason + ")");
+  if (!worst) return verdict_name(b.verdict) + ": no stability runs" + (b.reason.empty() ? "" : " (" + b.reason + ")");
   if (!differed) return "0/" + std::to_string(worst->runs - 1) + " runs differ in any output";
   return worst->tensor + ": " + std::to_string(worst->mismatched_runs) + "/" + std::to_string(worst->runs - 1) +
          " runs differ from the first (up to " + std::to_string(worst->max_mismatched_elems) + " elements)";
@@ -132,15 +132,15 @@ SelftestRow judge_planted_case(const PlantedCase& p, const CaseResult* result, c
   switch (p.expectation) {
     case Expectation::fault:
       caught = b->verdict == kFault;
-      row.observed = b->verdict + ": " + clip(b->reason, 90);
+      row.observed = verdict_name(b->verdict) + ": " + clip(b->reason, 90);
       break;
     case Expectation::fault_signal:
       caught = b->verdict == kFault && b->reason.find("signal") != std::string::npos;
-      row.observed = b->verdict + ": " + clip(b->reason, 90);
+      row.observed = verdict_name(b->verdict) + ": " + clip(b->reason, 90);
       break;
     case Expectation::hang:
       caught = b->verdict == kHang;
-      row.observed = b->verdict + ": " + clip(b->reason, 90);
+      row.observed = verdict_name(b->verdict) + ": " + clip(b->reason, 90);
       break;
     case Expectation::stability: {
       row.observed = "probe " + std::to_string(p.spec.at("probes").at("selftest.overlap").get<std::uint32_t>()) +
@@ -156,14 +156,14 @@ SelftestRow judge_planted_case(const PlantedCase& p, const CaseResult* result, c
     case Expectation::nan_count: {
       const TensorMetrics* o = find_metric(*b, "o");
       caught = b->verdict == kFail && o && o->nan_count > 0;
-      row.observed = b->verdict + (o ? ": o has " + std::to_string(o->nan_count) + " NaN" : ": no metrics for o");
+      row.observed = verdict_name(b->verdict) + (o ? ": o has " + std::to_string(o->nan_count) + " NaN" : ": no metrics for o");
       break;
     }
     case Expectation::unwritten_count: {
       const TensorMetrics* o = find_metric(*b, "o");
       caught = b->verdict == kFail && o && o->unwritten > 0;
       row.observed =
-          b->verdict + (o ? ": o has " + std::to_string(o->unwritten) + " unwritten elements" : ": no metrics for o");
+          verdict_name(b->verdict) + (o ? ": o has " + std::to_string(o->unwritten) + " unwritten elements" : ": no metrics for o");
       break;
     }
   }

@@ -9,14 +9,16 @@
 #include <set>
 #include <sstream>
 
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "report/report.hpp"
 #include "util/files.hpp"
-
-extern char** environ;
+#include "util/process.hpp"
+#include "model/exit_codes.hpp"
+#include "report/report_files.hpp"
 
 namespace vsa {
 namespace {
@@ -33,15 +35,8 @@ bool is_executable_file(const std::string& path) {
 
 // Runs argv with this process's stdin/stdout/stderr; the exit status, or 128 + signal.
 int run_inheriting(const std::vector<std::string>& argv) {
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  if (const int rc = posix_spawn(&pid, argv[0].c_str(), nullptr, nullptr, args.data(), environ); rc != 0)
-    throw std::runtime_error("cannot run " + argv[0] + ": " + std::strerror(rc));
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
+  ChildProcess child(argv, SpawnStreams{});
+  const int status = child.wait();
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
 }
@@ -62,16 +57,12 @@ std::string read_text(const std::string& path) {
 }
 
 std::string joined(const std::vector<std::string>& words) {
-  std::string out;
-  for (const auto& w : words) out += (out.empty() ? "" : " ") + w;
-  return out;
+  return fmt::format("{}", fmt::join(words, " "));
 }
 
 std::string count_text(const SanitizerLog& log) {
   if (!log.summary.empty()) {
-    std::string out;
-    for (const auto& s : log.summary) out += (out.empty() ? "" : "; ") + s;
-    return out;
+    return fmt::format("{}", fmt::join(log.summary, "; "));
   }
   return "no summary line in the tool's output";
 }
@@ -92,7 +83,7 @@ std::string markdown_section(const SanitizeOptions& o, const SanitizeResult& r) 
 }
 
 void annotate_report(const std::string& path, const json& sanitizer, const std::string& markdown) {
-  json report = json::parse(read_text(path));
+  json report = read_report_document(path);
   report["sanitizer"] = sanitizer;
   write_file_atomic(path, report.dump(2) + "\n");
   const std::string md_path = path.substr(0, path.size() - 5) + ".md";
@@ -102,8 +93,8 @@ void annotate_report(const std::string& path, const json& sanitizer, const std::
 }  // namespace
 
 int SanitizeResult::exit_code() const {
-  if (log.found_problems() || exit_status == kSanitizerErrorExit) return 1;
-  if (report_paths.empty()) return 4;
+  if (log.found_problems() || exit_status == kSanitizerErrorExit) return kExitCheckFailed;
+  if (report_paths.empty()) return kExitIncomplete;
   return run_exit_code;
 }
 
@@ -131,8 +122,7 @@ std::string find_compute_sanitizer(const std::string& explicit_path) {
   searched = std::move(unique);
   for (const auto& dir : searched)
     if (const std::string candidate = dir + "/" + kToolName; is_executable_file(candidate)) return candidate;
-  std::string where;
-  for (const auto& dir : searched) where += (where.empty() ? "" : ", ") + dir;
+  const std::string where = fmt::format("{}", fmt::join(searched, ", "));
   throw SanitizerNotFound(
       "compute-sanitizer not found (it ships with the CUDA toolkit). Looked in: $VSA_COMPUTE_SANITIZER (unset), " +
       where + ". Pass --compute-sanitizer PATH or set VSA_COMPUTE_SANITIZER.");
@@ -153,8 +143,7 @@ SanitizeResult run_sanitize(const SanitizeOptions& o, const std::string& self) {
     r.command.push_back(c);
   }
   if (!o.backends.empty()) {
-    std::string list;
-    for (const auto& b : o.backends) list += (list.empty() ? "" : ",") + b;
+    const std::string list = fmt::format("{}", fmt::join(o.backends, ","));
     r.command.push_back("--backends");
     r.command.push_back(list);
   }
@@ -164,7 +153,7 @@ SanitizeResult run_sanitize(const SanitizeOptions& o, const std::string& self) {
   for (const auto& path : report_files(o.out_dir))
     if (!before.count(path)) r.report_paths.push_back(path);
   for (const auto& path : r.report_paths)
-    r.run_exit_code = std::max(r.run_exit_code, json::parse(read_text(path)).value("exit_code", 4));
+    r.run_exit_code = std::max(r.run_exit_code, read_report_document(path).value("exit_code", int(kExitIncomplete)));
   const json annotation = sanitizer_json(o, r);
   const std::string markdown = markdown_section(o, r);
   for (const auto& path : r.report_paths) annotate_report(path, annotation, markdown);

@@ -17,6 +17,8 @@
 #include "report/report.hpp"
 #include "vsa/registry.hpp"
 #include "util/files.hpp"
+#include "model/exit_codes.hpp"
+#include "report/report_files.hpp"
 
 namespace vsa {
 namespace {
@@ -121,8 +123,8 @@ SelftestRow stream_row(const SelftestOptions& o) {
 
 int SelftestResult::exit_code() const {
   for (const auto& r : rows)
-    if (r.outcome == kMissed) return 1;
-  return 0;
+    if (r.outcome == kMissed) return kExitCheckFailed;
+  return kExitOk;
 }
 
 SelftestResult run_selftest(const SelftestOptions& o) {
@@ -143,8 +145,7 @@ SelftestResult run_selftest(const SelftestOptions& o) {
   std::map<std::string, CaseResult> by_name;
   std::string report_path = summary.report_paths.empty() ? "" : summary.report_paths.front();
   if (!report_path.empty()) {
-    std::ifstream in(report_path);
-    for (auto& c : report_from_json(json::parse(in)).cases) by_name.emplace(c.name, std::move(c));
+    for (auto& c : load_report_file(report_path).report.cases) by_name.emplace(c.name, std::move(c));
   }
   auto result_of = [&](const json& spec) -> const CaseResult* {
     if (spec.is_null()) return nullptr;

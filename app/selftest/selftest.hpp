@@ -1,7 +1,7 @@
 #pragma once
 // `vsa-bench selftest`: runs every planted fault through the real machinery
 // (isolated workers, the report, the linter, the two-stream check) and shows, one
-// row per fault, that the check meant to catch it does (DESIGN.md, "Finding races
+// row per fault, that the check meant to catch it does (docs/design.md, "Finding races
 // and faults"). A harness whose checks cannot fail proves nothing; this proves they can.
 #include <cstdint>
 #include <string>

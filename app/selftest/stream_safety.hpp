@@ -1,5 +1,5 @@
 #pragma once
-// Two-stream check (SPEC.md bug class 5, "thread/stream-unsafe host caches in the
+// Two-stream check (docs/spec.md bug class 5, "thread/stream-unsafe host caches in the
 // launch path"): a backend's forward on two input sets, first one at a time, then
 // both at once on two streams. A backend whose launch path shares state between
 // calls (a staging buffer, a workspace, a descriptor cached without the stream)

@@ -8,6 +8,8 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
 
 #include "embedded_suites.hpp"
 #include "suite/json_fields.hpp"
@@ -99,7 +101,11 @@ std::vector<json> expand_sweep(const json& merged, const std::string& path, cons
     for (const json& base : out)
       for (const json& value : item.value()) {
         json c = base;
-        json::json_pointer ptr("/" + std::regex_replace(item.key(), std::regex("\\."), "/"));
+        // Appended, not "/" + string: GCC 12 reports a bogus -Wrestrict overlap inside
+        // std::string's operator+(const char*, string&&) (GCC bug 105329).
+        std::string pointer = "/";
+        pointer += std::regex_replace(item.key(), std::regex("\\."), "/");
+        json::json_pointer ptr(pointer);
         c[ptr] = value;
         std::string suffix = item.key().substr(item.key().rfind('.') + 1) + "=" +
                              (value.is_string() ? value.get<std::string>() : value.dump());
@@ -268,13 +274,16 @@ std::string qualified_case_name(const Suite& suite, const std::string& name_or_p
 
 Suite load_suite(const std::string& name_or_path) {
   for (const auto& s : embedded_suites())
-    if (s.name == name_or_path) return parse_suite(std::string(s.json), "builtin:" + name_or_path);
+    if (s.name == name_or_path) {
+      spdlog::debug("suite {}: the built-in one", name_or_path);
+      return parse_suite(std::string(s.json), "builtin:" + name_or_path);
+    }
   std::ifstream in(name_or_path);
   if (!in) {
-    std::string known;
-    for (const auto& n : builtin_suite_names()) known += (known.empty() ? "" : ", ") + n;
+    const std::string known = fmt::format("{}", fmt::join(builtin_suite_names(), ", "));
     throw SuiteError(name_or_path + ": no such built-in suite or readable file (built-in: " + known + ")");
   }
+  spdlog::debug("suite {}: read from the file", name_or_path);
   std::stringstream buffer;
   buffer << in.rdbuf();
   return parse_suite(buffer.str(), name_or_path);

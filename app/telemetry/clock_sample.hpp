@@ -1,5 +1,5 @@
 #pragma once
-// What timing records from NVML around each measurement (DESIGN.md, "Running"):
+// What timing records from NVML around each measurement (docs/design.md, "Running"):
 // the SM and memory clocks, temperature, power and the clocks-event ("throttle")
 // reasons in force at that moment, so a slow sample taken under a power cap or a
 // thermal slowdown is visible in the report instead of hiding in a median.

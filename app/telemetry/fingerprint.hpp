@@ -1,7 +1,7 @@
 #pragma once
 // Who ran: the node and its GPUs, as recorded in every report and printed by
-// `vsa-bench info` (DESIGN.md, "Reports"). A fault that shows up on some nodes only
-// (SPEC.md bug class 4) is traced by these fields: node, driver, VBIOS, GSP firmware.
+// `vsa-bench info` (docs/design.md, "Reports"). A fault that shows up on some nodes only
+// (docs/spec.md bug class 4) is traced by these fields: node, driver, VBIOS, GSP firmware.
 //
 // Fork safety: CUDA must not be initialised in a process that later forks workers.
 // With use_cuda == false nothing here calls the CUDA runtime: the parent collects

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "telemetry/fingerprint.hpp"
+#include "util/strings.hpp"
 
 namespace vsa {
 namespace {
@@ -30,13 +31,6 @@ std::optional<std::string> read_file(const char* path) {
   return text.str();
 }
 
-std::string trim(std::string text) {
-  const auto first = text.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos) return {};
-  const auto last = text.find_last_not_of(" \t\r\n");
-  return text.substr(first, last - first + 1);
-}
-
 // "key<spaces>: value" lines of /proc/cpuinfo; the first line with `key`.
 std::optional<std::string> cpuinfo_field(const std::string& cpuinfo, const std::string& key) {
   std::istringstream lines(cpuinfo);
@@ -44,7 +38,7 @@ std::optional<std::string> cpuinfo_field(const std::string& cpuinfo, const std::
   while (std::getline(lines, line)) {
     const auto colon = line.find(':');
     if (colon == std::string::npos) continue;
-    if (trim(line.substr(0, colon)) == key) return trim(line.substr(colon + 1));
+    if (trim(line.substr(0, colon)) == key) return std::string(trim(line.substr(colon + 1)));
   }
   return std::nullopt;
 }
@@ -101,7 +95,7 @@ std::optional<std::string> parse_os_release_pretty_name(const std::string& os_re
   std::string line;
   while (std::getline(lines, line)) {
     if (line.rfind("PRETTY_NAME=", 0) != 0) continue;
-    std::string value = trim(line.substr(12));
+    std::string value(trim(line.substr(12)));
     if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') && value.back() == value.front())
       value = value.substr(1, value.size() - 2);
     if (value.empty()) return std::nullopt;

@@ -1,7 +1,7 @@
 #pragma once
 // The few NVML types, constants and function signatures vsa-bench calls, declared
 // here because nvml.h is not on every build host (it ships with the driver and some
-// toolkits) and libnvidia-ml is opened at run time, never linked (DESIGN.md).
+// toolkits) and libnvidia-ml is opened at run time, never linked (docs/design.md).
 //
 // Names, values and signatures follow the NVML API reference
 // (docs.nvidia.com/deploy/nvml-api, "Device Queries", "System Queries",

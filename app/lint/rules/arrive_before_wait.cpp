@@ -18,6 +18,7 @@
 #include <string_view>
 
 #include "lint/checks.hpp"
+#include "util/strings.hpp"
 
 namespace vsa::lint {
 
@@ -34,12 +35,6 @@ struct Outstanding {
   int scoreboard = -1;    // -1: an HGMMA group
   std::uint64_t seq = 0;  // issue order within the block
 };
-
-std::string_view trim(std::string_view s) {
-  const auto first = s.find_first_not_of(" \t");
-  if (first == std::string_view::npos) return {};
-  return s.substr(first, s.find_last_not_of(" \t") - first + 1);
-}
 
 // "0x36" or "3" -> value; nullopt otherwise.
 std::optional<int> parse_count(std::string_view token) {

@@ -2,6 +2,8 @@
 #include <map>
 #include <set>
 #include <string_view>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "lint/checks.hpp"
 
@@ -41,8 +43,7 @@ void check_family_images(const sass::Listing& listing, const RuleTable& rules, s
   for (const auto& [name, archs] : archs_of) {
     for (const auto& family : rules.families) {
       if (!name.starts_with(family.mangled_prefix) || archs.contains(family.arch)) continue;
-      std::string found_in;
-      for (const auto& arch : archs) found_in += (found_in.empty() ? "" : ", ") + arch;
+      const std::string found_in = fmt::format("{}", fmt::join(archs, ", "));
       out.push_back({kRuleEmptyBody, name, family.arch, std::nullopt,
                      family.label + " kernel has no " + family.arch + " image (found only in " + found_in +
                          "): the build dropped the arch its family needs"});

@@ -71,12 +71,12 @@ inline BackendResult& backend_named(CaseResult& c, const std::string& backend) {
 }
 
 // A checked backend: its verdict and one output tensor's rel_max.
-inline void add_check(Report& r, const std::string& case_name, const std::string& backend, const std::string& verdict,
+inline void add_check(Report& r, const std::string& case_name, const std::string& backend, Verdict verdict,
                       double rel_max = 1e-3, const std::string& tensor = "dq") {
   CaseResult& c = case_named(r, case_name);
   BackendResult& b = backend_named(c, backend);
   b.verdict = verdict;
-  if (verdict != kPass) b.reason = "synthetic " + verdict;
+  if (verdict != kPass) b.reason = "synthetic " + verdict_name(verdict);
   TensorMetrics m;
   m.tensor = tensor;
   m.rel_max = rel_max;

@@ -103,7 +103,7 @@ TEST(CompareResults, VerdictRowsCarryWorstErrorAndMarkDifferences) {
   ASSERT_TRUE(x16.cells[0] && x16.cells[0]->worst);
   EXPECT_EQ(x16.cells[0]->worst->tensor, "dk");
   EXPECT_DOUBLE_EQ(x16.cells[0]->worst->rel_max, 5e-3);
-  EXPECT_EQ(x16.cells[1]->verdict, kFail);
+  EXPECT_EQ(x16.cells[1]->verdict, verdict_name(kFail));
   EXPECT_FALSE(c.verdicts[1].differs);
   EXPECT_TRUE(c.verdicts[2].differs);  // missing from A
   EXPECT_FALSE(c.verdicts[2].cells[0].has_value());

@@ -55,9 +55,9 @@ TEST(FleetNodes, VerdictIsTheWorstCaseAndAnUnfinishedReportIsIncomplete) {
   add_check(cut.report, "a", "sm90a", kPass);
   cut.report.complete = false;
   const Fleet f = analyse_fleet({ok, faulty, cut}, {});
-  EXPECT_EQ(f.nodes[0].verdict, kPass);
-  EXPECT_EQ(f.nodes[0].counts.at(kSkip), 1);
-  EXPECT_EQ(f.nodes[1].verdict, kFault);
+  EXPECT_EQ(f.nodes[0].verdict, verdict_name(kPass));
+  EXPECT_EQ(f.nodes[0].counts.at(verdict_name(kSkip)), 1);
+  EXPECT_EQ(f.nodes[1].verdict, verdict_name(kFault));
   EXPECT_EQ(f.nodes[1].problems.size(), 2u);
   EXPECT_EQ(f.nodes[2].verdict, kIncomplete);
   EXPECT_EQ(f.failed_nodes(), 2);
@@ -150,11 +150,11 @@ TEST(FleetConfig, GroupsShowWhichDriverFaults) {
   const ConfigGroup& new_driver = f.by_config.groups[1];
   EXPECT_EQ(old_driver.values[0], "575.57.08");
   EXPECT_EQ(old_driver.nodes.size(), 3u);
-  EXPECT_EQ(old_driver.verdicts.at(kPass), 3);
-  EXPECT_EQ(old_driver.verdicts.count(kFault), 0u);
+  EXPECT_EQ(old_driver.verdicts.at(verdict_name(kPass)), 3);
+  EXPECT_EQ(old_driver.verdicts.count(verdict_name(kFault)), 0u);
   EXPECT_TRUE(old_driver.problem_cases.empty());
   EXPECT_EQ(new_driver.values[0], "580.159.04");
-  EXPECT_EQ(new_driver.verdicts.at(kFault), 3);
+  EXPECT_EQ(new_driver.verdicts.at(verdict_name(kFault)), 3);
   EXPECT_EQ(new_driver.problem_cases.at("qualify/x16 sm90a FAULT"), 3);
   EXPECT_TRUE(f.by_field.empty());  // one field varies: the combined table says it all
   EXPECT_EQ(f.exit_code(true), kExitCheckFailed);
@@ -191,7 +191,7 @@ TEST(FleetRender, MarkdownAndJsonCarryTheTables) {
   EXPECT_EQ(j["failed_nodes"], 1);
   EXPECT_EQ(j["outliers"], 1);
   EXPECT_EQ(j["performance"][0]["samples"][4]["outlier"], "slow");
-  EXPECT_EQ(j["nodes"][2]["verdict"], kHang);
+  EXPECT_EQ(j["nodes"][2]["verdict"], verdict_name(kHang));
 }
 
 TEST(FleetInput, NeedsAReport) { EXPECT_THROW((void)analyse_fleet({}, {}), std::invalid_argument); }

@@ -67,7 +67,7 @@ CaseResult run_with(Flaw flaw, const CaseSpec& spec) {
 
 TEST(CaseRunner, CorrectBackendPasses) {
   const CaseResult r = run_with(Flaw::none, small_case());
-  EXPECT_EQ(r.verdict, "PASS") << r.message;
+  EXPECT_EQ(r.verdict, kPass) << r.message;
   ASSERT_EQ(r.backends.size(), 1u);
   EXPECT_EQ(r.backends[0].metrics.size(), 5u);  // o, lse, dq, dk, dv
   EXPECT_GT(r.pairs, 0);
@@ -76,13 +76,13 @@ TEST(CaseRunner, CorrectBackendPasses) {
 
 TEST(CaseRunner, WrongValueFails) {
   const CaseResult r = run_with(Flaw::wrong_value, small_case());
-  EXPECT_EQ(r.verdict, "FAIL");
+  EXPECT_EQ(r.verdict, kFail);
   EXPECT_NE(r.backends[0].reason.find("o: rel_max"), std::string::npos) << r.backends[0].reason;
 }
 
 TEST(CaseRunner, UnwrittenOutputFails) {
   const CaseResult r = run_with(Flaw::skip_last_row, small_case());
-  EXPECT_EQ(r.verdict, "FAIL");
+  EXPECT_EQ(r.verdict, kFail);
   EXPECT_NE(r.backends[0].reason.find("never written"), std::string::npos) << r.backends[0].reason;
 }
 
@@ -90,7 +90,7 @@ TEST(CaseRunner, StabilityCatchesRunToRunDifferences) {
   CaseSpec spec = small_case(Mode::stability);
   spec.op = OpSelect::backward;
   const CaseResult r = run_with(Flaw::flip_each_run, spec);
-  EXPECT_EQ(r.verdict, "FAIL");
+  EXPECT_EQ(r.verdict, kFail);
   bool saw = false;
   for (const auto& s : r.backends[0].stability)
     if (s.tensor == "dk") {
@@ -105,7 +105,7 @@ TEST(CaseRunner, GpuBackendSkipsWithReasonWithoutDevice) {
   CaseSpec spec = small_case();
   spec.backends = {"cuda-ref", "not-built-here"};
   const CaseResult r = run_with(Flaw::none, spec);
-  EXPECT_EQ(r.verdict, "SKIP");
+  EXPECT_EQ(r.verdict, kSkip);
   for (const auto& b : r.backends) EXPECT_FALSE(b.reason.empty()) << b.backend;
 }
 

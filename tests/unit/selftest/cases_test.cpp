@@ -25,7 +25,7 @@ CaseResult result_with(BackendResult b) {
   return r;
 }
 
-BackendResult backend(const std::string& name, const std::string& verdict, const std::string& reason = "") {
+BackendResult backend(const std::string& name, Verdict verdict, const std::string& reason = "") {
   BackendResult b;
   b.backend = name;
   b.verdict = verdict;
@@ -64,7 +64,9 @@ TEST(SelftestCases, HangAndRaceCasesCarryTheirTriggers) {
       EXPECT_EQ(c.stability.runs, 11);
       EXPECT_EQ(c.probes.at("selftest.overlap"), 12345u);
     }
-    if (c.name == "overlap-race-no-probe") EXPECT_TRUE(c.probes.empty());
+    if (c.name == "overlap-race-no-probe") {
+      EXPECT_TRUE(c.probes.empty());
+    }
   }
 }
 

@@ -1,15 +1,16 @@
-// Throughput of cpu-ref, for reference/NOTES.md (disabled by default: it measures,
-// it does not check). Run it with
-//   vsa_unit_tests --gtest_also_run_disabled_tests --gtest_filter='CpuRefThroughput.*'
+// Throughput of cpu-ref, for reference/NOTES.md: a tool (it measures, it does not check),
+// built with the tests. Run it with
+//   build/tools/cpu_ref_throughput
+// Exit 0 after printing the table, 1 when the reference fails (the message says where).
 // Shape of issue 2: S = 4096, H = 2, B = 1, D = 128, BLK = 64, random top-k at 25%
 // density (16 of 64 kv blocks per q block). FLOPs per SPEC.md: F_fwd = 4*D*BLK^2*pairs,
 // F_bwd = 2.5 * F_fwd.
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -18,6 +19,12 @@
 
 namespace vsa {
 namespace {
+
+void require(const Status& status, const char* what) {
+  if (status.ok()) return;
+  std::fprintf(stderr, "cpu_ref_throughput: %s failed: %s\n", what, status.error.c_str());
+  std::exit(1);
+}
 
 struct Timing {
   double seconds = 0;  // median wall time
@@ -39,7 +46,7 @@ Timing median_timing(int repeats, F&& run) {
   return runs[runs.size() / 2];
 }
 
-TEST(CpuRefThroughput, DISABLED_S4096H2D128Density25) {
+void s4096_h2_d128_density25() {
   test::ProblemSpec spec;
   spec.shape = {1, 2, 64, 128, 64, 16, 1};  // B, H, nb, D, BLK, max_kv = round(0.25 * 64)
   spec.full_rows = true;
@@ -59,10 +66,10 @@ TEST(CpuRefThroughput, DISABLED_S4096H2D128Density25) {
       const ref::Options options{precision, threads};
       const auto fwd = ref::tensors_of(p.forward_args(out.data(), lse.data()));
       const auto bwd = ref::tensors_of(p.backward_args(out.data(), lse.data(), dq.data(), dk.data(), dv.data()));
-      ASSERT_TRUE(ref::forward(fwd, options).ok());  // warm-up (page faults, scratch)
-      const Timing t_fwd = median_timing(5, [&] { ASSERT_TRUE(ref::forward(fwd, options).ok()); });
-      ASSERT_TRUE(ref::backward(bwd, options).ok());
-      const Timing t_bwd = median_timing(5, [&] { ASSERT_TRUE(ref::backward(bwd, options).ok()); });
+      require(ref::forward(fwd, options), "forward");  // warm-up (page faults, scratch)
+      const Timing t_fwd = median_timing(5, [&] { require(ref::forward(fwd, options), "forward"); });
+      require(ref::backward(bwd, options), "backward");
+      const Timing t_bwd = median_timing(5, [&] { require(ref::backward(bwd, options), "backward"); });
       // GFLOP per CPU-second: the per-core rate, meaningful even when the machine is shared.
       std::printf(
           "%s threads=%d  forward %.1f ms %.1f GFLOP/s (%.2f cores, %.1f per CPU-s)"
@@ -77,3 +84,8 @@ TEST(CpuRefThroughput, DISABLED_S4096H2D128Density25) {
 
 }  // namespace
 }  // namespace vsa
+
+int main() {
+  vsa::s4096_h2_d128_density25();
+  return 0;
+}

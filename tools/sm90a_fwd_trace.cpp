@@ -1,14 +1,15 @@
-// Timeline driver for the sm90a forward (not a test: DISABLED_, run it with
-// --gtest_also_run_disabled_tests --gtest_filter='*Sm90aForwardTrace*'). Where the time of
+// Timeline driver for the sm90a forward (a tool, not a test: build/tools/sm90a_fwd_trace,
+// run by scripts/device/trace.sh). Where the time of
 // a small problem goes: the probe variant stamps %globaltimer at the consumer start, the
 // order kernel's dependency, each item's arrival, first scores and epilogue, and the end
 // (kernels/sm90a/trace.hpp); one traced launch right after a queue of normal ones, so the
 // launch sees the stream as the timed runs do. Printed beside the event-timed launch of the
 // normal and the traced variant, so the trace's own cost shows.
-#include <gtest/gtest.h>
-
 #include <cstdio>
+#include <exception>
+#include <string>
 
+#include "driver_checks.hpp"
 #include "sm90a_fwd_timing.hpp"
 #include "trace_summary.hpp"
 
@@ -19,11 +20,11 @@ using vsa::sm90a::kTraceWords;
 using vsa::sm90a::summarize_trace;
 using vsa::sm90a::TraceSummary;
 
-TEST(Sm90aForwardTrace, DISABLED_SmallProblems) {
+void run() {
 #if !defined(VSA_HAVE_SM90A)
-  GTEST_SKIP() << sm90a_driver_skip_reason();
+  tools::cannot_run(sm90a_driver_skip_reason());
 #else
-  if (const std::string why = sm90a_driver_skip_reason(); !why.empty()) GTEST_SKIP() << why;
+  if (const std::string why = sm90a_driver_skip_reason(); !why.empty()) tools::cannot_run(why);
   Backend& backend = sm90a_driver_backend();
   int sms = 0;
   check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "SM count");
@@ -53,23 +54,24 @@ TEST(Sm90aForwardTrace, DISABLED_SmallProblems) {
 
     // The traced variant computes the same thing: checked before any number is printed.
     trace.fill_bytes(0);
-    ASSERT_TRUE(ok(backend.forward(traced)));
+    tools::require(backend.forward(traced), "traced forward");
     check_cuda(cudaStreamSynchronize(stream), "traced run");
     const std::vector<bf16_bits> got = out.download();
     const std::vector<float> got_lse = lse.download();
     for (std::int64_t item : {std::int64_t(0), p.shape.count_elems() - 1}) {
       const ItemError e = check_item(p, item, got, got_lse);
-      ASSERT_LT(e.out_rel, 1e-2) << "S " << c.seq << " item " << item;
+      tools::require(e.out_rel < 1e-2, "S " + std::to_string(c.seq) + " item " + std::to_string(item) +
+                                           ": O rel error " + std::to_string(e.out_rel));
     }
 
     const std::vector<float> normal = time_launches([&] { return backend.forward(a); }, stream);
     const std::vector<float> with_trace = time_launches([&] { return backend.forward(traced); }, stream);
     // A queue of normal launches, then the traced one behind them.
-    for (int i = 0; i < 8; ++i) ASSERT_TRUE(ok(backend.forward(a)));
+    for (int i = 0; i < 8; ++i) tools::require(backend.forward(a), "forward");
     trace.fill_bytes(0);
     check_cuda(cudaStreamSynchronize(stream), "queue");
-    for (int i = 0; i < 8; ++i) ASSERT_TRUE(ok(backend.forward(a)));
-    ASSERT_TRUE(ok(backend.forward(traced)));
+    for (int i = 0; i < 8; ++i) tools::require(backend.forward(a), "forward");
+    tools::require(backend.forward(traced), "traced forward");
     check_cuda(cudaStreamSynchronize(stream), "traced launch");
     const TraceSummary t = summarize_trace(trace.download());
     std::printf("%-6d %4d %7.1f %7.1f | %6d %6d | %5.1f %5.1f %5.1f %5.1f %5.2f %5.2f %5.2f %6.1f %6.1f %5.2f\n",
@@ -77,7 +79,7 @@ TEST(Sm90aForwardTrace, DISABLED_SmallProblems) {
                 t.items, t.start_skew_max_us, t.dependency_med_us, t.dependency_max_us, t.first_arrival_med_us,
                 t.first_scores_med_us, t.item_med_us, t.boundary_med_us, t.last_done_med_us, t.last_done_max_us,
                 t.clock_ghz);
-    EXPECT_GT(t.items, 0) << "the traced launch stamped nothing";
+    tools::expect(t.items > 0, "the traced launch stamped nothing");
     (void)cudaStreamDestroy(stream);
   }
   std::printf(
@@ -89,3 +91,12 @@ TEST(Sm90aForwardTrace, DISABLED_SmallProblems) {
 
 }  // namespace
 }  // namespace vsa::test::sm90a
+
+int main() {
+  try {
+    vsa::test::sm90a::run();
+  } catch (const std::exception& e) {
+    vsa::tools::fail(e.what());
+  }
+  return vsa::tools::exit_code();
+}
