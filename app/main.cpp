@@ -1,5 +1,5 @@
 // vsa-bench: CLI wiring only. Each subcommand lives in app/commands/, the work
-// in the harness library. Exceptions map to the exit codes of DESIGN.md.
+// in the harness library. Exceptions map to the exit codes of docs/design.md.
 #include <cstdio>
 #include <exception>
 
@@ -7,9 +7,10 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "build_info.hpp"
 #include "commands/commands.hpp"
-#include "harness/exit_codes.hpp"
-#include "harness/suite.hpp"
+#include "model/exit_codes.hpp"
+#include "suite/suite.hpp"
 
 int main(int argc, char** argv) {
   // Logs and errors on stderr: stdout carries tables and JSON that scripts parse.
@@ -32,9 +33,16 @@ int main(int argc, char** argv) {
       "Exit codes: 0 all passed (stated skips allowed), 1 a check failed, 2 bad usage or input,\n"
       "3 performance regression, 4 incomplete (a case faulted or hung, or --require-gpu found none)."};
   app.require_subcommand(1);
-  app.set_version_flag("--version", std::string("vsa-bench ") + "0.1.0");
-  bool verbose = false;
-  app.add_flag("-v,--verbose", verbose, "Debug logging");
+  app.set_version_flag("--version", [] {
+    return std::string("vsa-bench ") + vsa::build::kVersion + " (git " + vsa::build::git_sha() + ", " +
+           vsa::build::kBuildType + ", CUDA toolkit " + vsa::build::kCudaToolkit + ")";
+  });
+  // An option callback runs while the command line is processed, before any command's
+  // callback, so -v covers the command's own logging.
+  app.add_flag_callback(
+      "-v,--verbose", [] { spdlog::set_level(spdlog::level::debug); }, "Debug logging (before or after the command)");
+  // Options of the top level (-v) are accepted after the command too: `vsa-bench run smoke -v`.
+  app.fallthrough();
   vsa::cli::process_argv().assign(argv, argv + argc);
   int exit_code = vsa::kExitOk;
   vsa::cli::register_info(app, exit_code);
@@ -61,6 +69,5 @@ int main(int argc, char** argv) {
     spdlog::error("{}", e.what());
     return vsa::kExitIncomplete;
   }
-  if (verbose) spdlog::set_level(spdlog::level::debug);
   return exit_code;
 }

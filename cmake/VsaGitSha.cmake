@@ -1,4 +1,4 @@
-# Script mode, run at every build (app/CMakeLists.txt, target vsa_git_sha): writes the
+# Script mode, run at every build (app/util/CMakeLists.txt, target vsa_git_sha): writes the
 # source tree's git sha (with -dirty for uncommitted changes to tracked files) into
 # OUTPUT from TEMPLATE. configure_file leaves OUTPUT untouched when the text is the same,
 # so an unchanged tree rebuilds nothing. Taken at configure time instead, the sha went

@@ -1,12 +1,24 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds everything (sm_90a and sm_100a images
-# included: compiling them is a test) and runs every test through CTest.
-# GPU tests skip with a visible reason where there is no GPU.
+# included: compiling them is a test) with warnings as errors and runs every test
+# through CTest; then the host code again under AddressSanitizer + UBSan (the asan
+# preset: unit and CLI tests), and the format check. GPU tests skip with a visible
+# reason where there is no GPU. Extra arguments go to the first ctest.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 install_debian_packages
 install_disassembler
 install_python_test_tools
-configure_and_build -DVSA_BUILD_TESTS=ON
+configure_and_build -DVSA_BUILD_TESTS=ON -DVSA_WERROR=ON
 say "running tests (cuobjdump: $VSA_CUOBJDUMP)"
-cd "$VSA_BUILD"
-ctest --output-on-failure -j "$VSA_JOBS" "$@"
+status=0
+(cd "$VSA_BUILD" && ctest --output-on-failure -j "$VSA_JOBS" "$@") || status=1
+
+say "host code under AddressSanitizer + UBSan (build-asan: no sm_90a/sm_100a images)"
+cd "$VSA_ROOT"
+cmake --preset asan -DCMAKE_CUDA_COMPILER="$(find_nvcc)" >/dev/null
+cmake --build --preset asan -j "$VSA_JOBS"
+ctest --preset asan -j "$VSA_JOBS" || status=1
+
+say "format (.clang-format)"
+"$VSA_ROOT/scripts/check_format.sh" > "$VSA_BUILD/format.diff" || { status=1; say "format: the diffs are in $VSA_BUILD/format.diff"; }
+exit $status

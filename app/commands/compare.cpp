@@ -1,7 +1,7 @@
 // `vsa-bench compare A.json B.json [...] [--baseline A.json] [--threshold 5%] [--format md|json]`:
-// reports side by side (report/compare.hpp). Exit 0, 2 bad input (names the file),
+// reports side by side (compare/compare.hpp). Exit 0, 2 bad input (names the file),
 // 3 a regression with the gate on (--baseline or --threshold).
-#include "report/compare.hpp"
+#include "compare/compare.hpp"
 
 #include <CLI/CLI.hpp>
 #include <filesystem>
@@ -11,8 +11,9 @@
 #include <vector>
 
 #include "commands/commands.hpp"
+#include "commands/output_format.hpp"
 #include "commands/report_input.hpp"
-#include "harness/exit_codes.hpp"
+#include "model/exit_codes.hpp"
 #include "report/markdown_table.hpp"
 #include "report/report_files.hpp"
 
@@ -72,9 +73,7 @@ void register_compare(CLI::App& app, int& exit_code) {
   cmd->add_option("--threshold", options->threshold,
                   "allowed TFLOPS drop against the baseline, 5% or 0.05 (default 5%); turns on the regression gate")
       ->type_name("PERCENT");
-  cmd->add_option("--format", options->format, "md (Markdown tables) or json")
-      ->check(CLI::IsMember({"md", "json"}))
-      ->capture_default_str();
+  add_format_option(*cmd, options->format, {"md", "json"}, "md: Markdown tables");
   cmd->footer(
       "A case regressed when its TFLOPS fell below baseline x (1 - threshold) and the gap also exceeds both runs' "
       "recorded spreads added up.\nExit codes: 0 compared (no regression), 2 bad usage or an unreadable report "

@@ -1,12 +1,13 @@
 // `vsa-bench dump --case NAME [SUITE|FILE ...] --out DIR`: one case's tensors, index
-// lists and CPU-reference outputs as .npy files plus case.json (harness/case_dump.hpp).
+// lists and CPU-reference outputs as .npy files plus case.json (dump/case_dump.hpp).
 #include <cstdio>
 #include <memory>
 
 #include <CLI/CLI.hpp>
 
 #include "commands/commands.hpp"
-#include "harness/case_dump.hpp"
+#include "dump/case_dump.hpp"
+#include "model/exit_codes.hpp"
 
 namespace vsa::cli {
 
@@ -23,14 +24,14 @@ void register_dump(CLI::App& app, int& exit_code) {
   cmd->add_flag("!--no-reference", opts->reference,
                 "Inputs and index lists only: no CPU reference outputs (for cases too large for the CPU)");
   cmd->add_option("--reference-limit", opts->reference_limit_flops,
-                  "Refuse a case whose CPU reference needs more SPEC.md FLOPs (forward + backward) than this")
+                  "Refuse a case whose CPU reference needs more docs/spec.md FLOPs (forward + backward) than this")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   // Errors throw and main maps them (SuiteError: exit 2, any other: 4); success is exit 0.
   cmd->callback([&exit_code, opts] {
     opts->argv = process_argv();
     std::fputs(dump_case(*opts).c_str(), stdout);
-    exit_code = 0;
+    exit_code = kExitOk;
   });
 }
 

@@ -1,18 +1,21 @@
 // `vsa-bench fleet DIR|FILES... [--format md|json] [--outlier-threshold 10%] [--gate]`:
-// many reports read as one fleet (report/fleet.hpp). Exit 0, 1 a GPU failed
+// many reports read as one fleet (compare/fleet.hpp). Exit 0, 1 a GPU failed
 // (FAIL, FAULT, HANG, or its report is incomplete), 2 bad input (names the file),
 // 3 performance outliers with --gate.
-#include "report/fleet.hpp"
+#include "compare/fleet.hpp"
 
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "commands/commands.hpp"
+#include "commands/output_format.hpp"
 #include "commands/report_input.hpp"
-#include "harness/exit_codes.hpp"
+#include "model/exit_codes.hpp"
 #include "report/markdown_table.hpp"
 #include "report/report_files.hpp"
 
@@ -36,8 +39,7 @@ int run_fleet(const FleetCommandOptions& o) {
   }
   ReportCollection collection = load_report_paths(o.paths);
   if (collection.reports.empty()) {
-    std::string where;
-    for (const auto& p : o.paths) where += (where.empty() ? "" : ", ") + p;
+    const std::string where = fmt::format("{}", fmt::join(o.paths, ", "));
     std::cerr << "vsa-bench fleet: no vsa-bench report found in " << where << "\n";
     return kExitUsage;
   }
@@ -69,9 +71,7 @@ void register_fleet(CLI::App& app, int& exit_code) {
       ->type_name("PERCENT")
       ->capture_default_str();
   cmd->add_flag("--gate", options->gate, "exit 3 when a performance outlier is found");
-  cmd->add_option("--format", options->format, "md (Markdown tables) or json")
-      ->check(CLI::IsMember({"md", "json"}))
-      ->capture_default_str();
+  add_format_option(*cmd, options->format, {"md", "json"}, "md: Markdown tables");
   cmd->footer(
       "Outliers: below (1 - threshold) x the fleet median, or (with 4 or more GPUs) outside Q1 - 1.5 IQR .. "
       "Q3 + 1.5 IQR by more than the GPU's own recorded spread. Medians are per case, backend, op and GPU model.\n"

@@ -1,4 +1,4 @@
-// `vsa-bench info [--json] [--no-cuda] [--label TEXT]`: what this node is, as every
+// `vsa-bench info [--format text|json] [--no-cuda] [--label TEXT]`: what this node is, as every
 // report records it. Answers with whatever it can learn (no GPU, no NVML: it says so
 // in the notes) and exits 0.
 #include <iostream>
@@ -9,14 +9,15 @@
 
 #include "build_info.hpp"
 #include "commands/commands.hpp"
-#include "harness/exit_codes.hpp"
-#include "report/fingerprint.hpp"
+#include "commands/output_format.hpp"
+#include "model/exit_codes.hpp"
+#include "telemetry/fingerprint.hpp"
 
 namespace vsa::cli {
 namespace {
 
 struct InfoOptions {
-  bool json = false;
+  std::string format;  // text | json
   bool no_cuda = false;
   std::string label;
 };
@@ -24,7 +25,7 @@ struct InfoOptions {
 int run_info(const InfoOptions& options) {
   const std::optional<std::string> label = options.label.empty() ? std::nullopt : std::optional(options.label);
   const Fingerprint fingerprint = collect_fingerprint(!options.no_cuda, label);
-  if (options.json) {
+  if (options.format == "json") {
     nlohmann::json document = fingerprint;
     document["build"] = build_info_json();
     std::cout << document.dump(2) << "\n";
@@ -41,7 +42,7 @@ int run_info(const InfoOptions& options) {
 void register_info(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<InfoOptions>();
   CLI::App* info = app.add_subcommand("info", "Describe this node and its GPUs (driver, VBIOS, GSP firmware, ...)");
-  info->add_flag("--json", options->json, "Print the JSON document a report embeds");
+  add_format_option(*info, options->format, {"text", "json"}, "json: the JSON document a report embeds");
   info->add_flag("--no-cuda", options->no_cuda, "Query NVML only; never initialise CUDA in this process");
   info->add_option("--label", options->label, "Rack or group label recorded as node.label");
   info->callback([options, &exit_code] { exit_code = run_info(*options); });

@@ -1,5 +1,5 @@
-// `vsa-bench lint [--json] [--cuobjdump PATH] [FILE]`: disassembles kernels and
-// checks them (harness/lint.hpp). Exit 0 clean, 1 findings, 2 bad input / no tool.
+// `vsa-bench lint [--format text|json] [--cuobjdump PATH] [FILE]`: disassembles kernels and
+// checks them (lint/lint.hpp). Exit 0 clean, 1 findings, 2 bad input / no tool.
 #include <iostream>
 #include <memory>
 #include <string>
@@ -7,9 +7,10 @@
 #include <CLI/CLI.hpp>
 
 #include "commands/commands.hpp"
-#include "harness/exit_codes.hpp"
-#include "harness/lint.hpp"
-#include "harness/lint_report.hpp"
+#include "commands/output_format.hpp"
+#include "model/exit_codes.hpp"
+#include "lint/lint.hpp"
+#include "lint/render.hpp"
 
 namespace vsa::cli {
 
@@ -19,7 +20,7 @@ struct LintCommandOptions {
   std::string file;
   std::string cuobjdump;
   std::string against;
-  bool json = false;
+  std::string format;  // text | json
   bool counts = false;
 };
 
@@ -28,7 +29,7 @@ std::string rules_help() {
   for (const auto& rule : lint::rule_descriptions()) text += "  " + rule.id + ": " + rule.meaning + "\n";
   text +=
       "Exit codes: 0 clean, 1 findings, 2 bad input or cuobjdump missing.\n"
-      "Model and limits: app/harness/LINT.md.";
+      "Model and limits: app/lint/README.md.";
   return text;
 }
 
@@ -42,8 +43,8 @@ void register_lint(CLI::App& app, int& exit_code) {
       "local-memory spills in hot kernels, and barrier arrives that release a buffer before its loads are waited on");
   cmd->add_option("FILE", options->file,
                   "executable, object, cubin or fatbin to lint (default: this vsa-bench executable)");
-  cmd->add_flag("--json", options->json,
-                "print the result as JSON (file, kernels with resources and counts, findings)");
+  add_format_option(*cmd, options->format, {"text", "json"},
+                    "json: the result as JSON (file, kernels with resources and counts, findings)");
   cmd->add_flag("--counts", options->counts,
                 "also print each kernel's SASS counts: MMA, wgmma waits, divergent regions (BSSY), barriers, "
                 "memory instructions by space, spills, ...");
@@ -65,7 +66,7 @@ void register_lint(CLI::App& app, int& exit_code) {
       std::vector<sass::KernelCounts> against;
       if (!options->against.empty()) against = lint::counts_of_file(result.cuobjdump, options->against);
       const auto changes = sass::compare_counts(against, result.counts);
-      if (options->json) {
+      if (options->format == "json") {
         auto doc = lint::to_json(result);
         if (!options->against.empty()) doc["against"] = lint::changes_to_json(options->against, changes);
         std::cout << doc.dump(2) << "\n";

@@ -1,20 +1,21 @@
-// `vsa-bench list [suites|backends|cases SUITE] [--json]`.
+// `vsa-bench list [suites|backends|cases SUITE] [--format text|json]`.
 #include <cstdio>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include "commands/commands.hpp"
-#include "harness/backend_listing.hpp"
-#include "harness/exit_codes.hpp"
-#include "harness/suite.hpp"
+#include "commands/output_format.hpp"
+#include "engine/backend_listing.hpp"
+#include "model/exit_codes.hpp"
+#include "suite/suite.hpp"
 
 namespace vsa::cli {
 
 void register_list(CLI::App& app, int& exit_code) {
   auto what = std::make_shared<std::string>("all");
   auto suite = std::make_shared<std::string>();
-  auto as_json = std::make_shared<bool>(false);
+  auto format = std::make_shared<std::string>();
   auto* cmd = app.add_subcommand("list",
                                  "List built-in suites, backends (with the SM images really in this binary and whether "
                                  "this machine's GPU can run them, and why not), or the cases a suite expands to.");
@@ -22,8 +23,8 @@ void register_list(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"suites", "backends", "cases", "all"}))
       ->capture_default_str();
   cmd->add_option("suite", *suite, "With `cases`: the suite name or file");
-  cmd->add_flag("--json", *as_json, "Machine-readable output");
-  cmd->callback([&exit_code, what, suite, as_json] {
+  add_format_option(*cmd, *format, {"text", "json"}, "json: machine-readable");
+  cmd->callback([&exit_code, what, suite, format] {
     nlohmann::json out = nlohmann::json::object();
     if (*what == "suites" || *what == "all") out["suites"] = list_suites_json();
     if (*what == "backends" || *what == "all") out["backends"] = list_backends_json();
@@ -31,7 +32,7 @@ void register_list(CLI::App& app, int& exit_code) {
       if (suite->empty()) throw SuiteError("list cases: name a suite, e.g. `vsa-bench list cases smoke`");
       out["cases"] = list_cases_json(*suite);
     }
-    std::fputs((*as_json ? out.dump(2) + "\n" : render_listing(out)).c_str(), stdout);
+    std::fputs((*format == "json" ? out.dump(2) + "\n" : render_listing(out)).c_str(), stdout);
     exit_code = kExitOk;
   });
 }

@@ -8,9 +8,10 @@
 
 #include "commands/commands.hpp"
 #include "commands/report_input.hpp"
-#include "harness/exit_codes.hpp"
+#include "model/exit_codes.hpp"
 #include "report/report.hpp"
 #include "report/report_files.hpp"
+#include "util/files.hpp"
 
 namespace vsa::cli {
 

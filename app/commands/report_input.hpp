@@ -3,7 +3,7 @@
 // same way: bad input, exit 2, the file and the reason on stderr.
 #include <iostream>
 
-#include "harness/exit_codes.hpp"
+#include "model/exit_codes.hpp"
 #include "report/report_files.hpp"
 
 namespace vsa::cli {

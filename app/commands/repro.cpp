@@ -1,12 +1,12 @@
 // `vsa-bench repro REPORT.json --case NAME [--bundle OUT.json] [--out DIR]`:
-// re-run one case of a report exactly, or write it as a one-case suite (harness/repro.hpp).
+// re-run one case of a report exactly, or write it as a one-case suite (run/repro.hpp).
 #include <cstdio>
 #include <memory>
 
 #include <CLI/CLI.hpp>
 
 #include "commands/commands.hpp"
-#include "harness/repro.hpp"
+#include "run/repro.hpp"
 
 namespace vsa::cli {
 

@@ -5,9 +5,9 @@
 #include <CLI/CLI.hpp>
 
 #include "commands/commands.hpp"
-#include "harness/case_spec.hpp"
-#include "harness/probe_spec.hpp"
-#include "harness/suite_runner.hpp"
+#include "model/case_spec.hpp"
+#include "model/probe_spec.hpp"
+#include "run/suite_runner.hpp"
 
 namespace vsa::cli {
 

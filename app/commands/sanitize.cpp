@@ -1,5 +1,5 @@
 // `vsa-bench sanitize --tool T [SUITE|FILE] [--case NAME] [--out DIR]`: the suite
-// under compute-sanitizer, its findings stored in the run's report (harness/sanitize.hpp).
+// under compute-sanitizer, its findings stored in the run's report (selftest/sanitize.hpp).
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -7,9 +7,9 @@
 #include <CLI/CLI.hpp>
 
 #include "commands/commands.hpp"
-#include "harness/exit_codes.hpp"
-#include "harness/sanitize.hpp"
-#include "harness/worker_process.hpp"
+#include "model/exit_codes.hpp"
+#include "selftest/sanitize.hpp"
+#include "run/worker_process.hpp"
 
 namespace vsa::cli {
 

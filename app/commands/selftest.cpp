@@ -1,18 +1,19 @@
-// `vsa-bench selftest [--json]`: every planted fault through the real machinery,
-// one row each, "detected" or "MISSED" (harness/selftest.hpp).
+// `vsa-bench selftest [--format text|json]`: every planted fault through the real machinery,
+// one row each, "detected" or "MISSED" (selftest/selftest.hpp).
 #include <cstdio>
 #include <memory>
 
 #include <CLI/CLI.hpp>
 
 #include "commands/commands.hpp"
-#include "harness/selftest.hpp"
+#include "commands/output_format.hpp"
+#include "selftest/selftest.hpp"
 
 namespace vsa::cli {
 
 void register_selftest(CLI::App& app, int& exit_code) {
   auto opts = std::make_shared<SelftestOptions>();
-  auto as_json = std::make_shared<bool>(false);
+  auto format = std::make_shared<std::string>();
   auto* cmd = app.add_subcommand(
       "selftest",
       "Run the deliberately faulty kernels and show each check catching its fault: out-of-bounds write (FAULT), "
@@ -20,7 +21,7 @@ void register_selftest(CLI::App& app, int& exit_code) {
       "unwritten outputs, an empty kernel image and an arrive before wait (lint), a stream-unsafe cache (two-stream "
       "check), a worker that aborts or hangs. Exit 0 when every row that ran is detected; rows that need a GPU "
       "(or cuobjdump) read SKIP without one.");
-  cmd->add_flag("--json", *as_json, "Print the rows as JSON");
+  add_format_option(*cmd, *format, {"text", "json"}, "json: the rows as JSON");
   cmd->add_option("--devices", opts->devices, "GPU the planted kernels run on (a CUDA ordinal, or none)")
       ->capture_default_str();
   cmd->add_option("-o,--out", opts->out_dir, "Keep the planted-fault suite and its report here (default: discarded)");
@@ -32,10 +33,10 @@ void register_selftest(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--cuobjdump", opts->cuobjdump, "cuobjdump for the lint rows (default: searched as `lint` does)");
   cmd->add_flag("!--quiet", opts->progress, "No per-case progress lines");
-  cmd->callback([&exit_code, opts, as_json] {
+  cmd->callback([&exit_code, opts, format] {
     opts->argv = process_argv();
     const SelftestResult result = run_selftest(*opts);
-    std::fputs(*as_json ? (to_json(result).dump(2) + "\n").c_str() : format_selftest_table(result).c_str(), stdout);
+    std::fputs(*format == "json" ? (to_json(result).dump(2) + "\n").c_str() : format_selftest_table(result).c_str(), stdout);
     exit_code = result.exit_code();
   });
 }

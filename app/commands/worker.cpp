@@ -2,7 +2,7 @@
 #include <CLI/CLI.hpp>
 
 #include "commands/commands.hpp"
-#include "harness/worker.hpp"
+#include "run/worker.hpp"
 
 namespace vsa::cli {
 

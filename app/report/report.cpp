@@ -7,9 +7,11 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <spdlog/spdlog.h>
 
 #include "build_info.hpp"
-#include "report/clock_summary.hpp"
+#include "telemetry/clock_summary.hpp"
+#include "util/files.hpp"
 
 namespace vsa {
 
@@ -23,8 +25,9 @@ std::string utc_now_iso8601() {
 }
 
 nlohmann::json summary_counts(const std::vector<CaseResult>& cases) {
-  nlohmann::json s = {{"cases", cases.size()}, {kPass, 0}, {kFail, 0}, {kFault, 0}, {kHang, 0}, {kSkip, 0}};
-  for (const auto& c : cases) s[c.verdict] = s.value(c.verdict, 0) + 1;
+  nlohmann::json s = {{"cases", cases.size()}, {verdict_name(kPass), 0}, {verdict_name(kFail), 0}, {verdict_name(kFault), 0},
+                       {verdict_name(kHang), 0}, {verdict_name(kSkip), 0}};
+  for (const auto& c : cases) s[verdict_name(c.verdict)] = s.value(verdict_name(c.verdict), 0) + 1;
   return s;
 }
 
@@ -151,8 +154,8 @@ std::string render_markdown(const Report& r) {
   }
   md << "- started " << r.started_at << ", finished " << r.finished_at << (r.complete ? "" : " (incomplete)") << "\n";
   const auto s = summary_counts(r.cases);
-  md << "- cases: " << s["cases"] << " — PASS " << s[kPass] << ", FAIL " << s[kFail] << ", FAULT " << s[kFault]
-     << ", HANG " << s[kHang] << ", SKIP " << s[kSkip] << "; exit code " << r.exit_code << "\n\n";
+  md << "- cases: " << s["cases"] << " — PASS " << s[verdict_name(kPass)] << ", FAIL " << s[verdict_name(kFail)] << ", FAULT " << s[verdict_name(kFault)]
+     << ", HANG " << s[verdict_name(kHang)] << ", SKIP " << s[verdict_name(kSkip)] << "; exit code " << r.exit_code << "\n\n";
   md << "| case | backend | verdict | worst rel_max | fwd TFLOPS | bwd TFLOPS | stability | note |\n";
   md << "|---|---|---|---|---|---|---|---|\n";
   for (const auto& c : r.cases) {
@@ -166,21 +169,8 @@ std::string render_markdown(const Report& r) {
   return md.str();
 }
 
-void write_file_atomic(const std::string& path, std::initializer_list<std::string_view> parts) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write " + tmp);
-    for (const auto part : parts) out.write(part.data(), std::streamsize(part.size()));
-    out.flush();
-    if (!out) throw std::runtime_error("write failed: " + tmp);
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error("cannot rename " + tmp + " to " + path);
-}
-
-void write_file_atomic(const std::string& path, const std::string& content) { write_file_atomic(path, {content}); }
-
 void write_report(const Report& report, const std::string& json_path) {
+  spdlog::debug("writing {} ({} cases{})", json_path, report.cases.size(), report.complete ? ", complete" : "");
   write_file_atomic(json_path, to_json(report).dump(2) + "\n");
   std::string md_path = json_path;
   if (md_path.size() > 5 && md_path.compare(md_path.size() - 5, 5, ".json") == 0) md_path.resize(md_path.size() - 5);

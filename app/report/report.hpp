@@ -1,15 +1,13 @@
 #pragma once
-// The per-(node, GPU, run) report (DESIGN.md, "Reports"): schema-versioned JSON
+// The per-(node, GPU, run) report (docs/design.md, "Reports"): schema-versioned JSON
 // plus a Markdown rendering, both written atomically after every case so a
 // killed run loses nothing that finished.
-#include <initializer_list>
-#include <string_view>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "harness/case_result.hpp"
+#include "model/case_result.hpp"
 
 namespace vsa {
 
@@ -38,9 +36,6 @@ struct Report {
 
 // Writes PATH (JSON) and PATH with .md (Markdown) through temp files + rename.
 void write_report(const Report& report, const std::string& json_path);
-void write_file_atomic(const std::string& path, const std::string& content);
-// Binary form: the parts in order, through the same temp file + rename (npy_writer.cpp).
-void write_file_atomic(const std::string& path, std::initializer_list<std::string_view> parts);
 [[nodiscard]] std::string utc_now_iso8601();
 
 }  // namespace vsa

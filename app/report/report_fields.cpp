@@ -1,6 +1,6 @@
 #include "report/report_fields.hpp"
 
-#include "report/clock_summary.hpp"
+#include "telemetry/clock_summary.hpp"
 
 namespace vsa {
 

@@ -61,7 +61,14 @@ ReportFile report_file_from_json(const nlohmann::json& document, const std::stri
   return file;
 }
 
-ReportFile load_report_file(const std::string& path) { return report_file_from_json(parse_json_file(path), path); }
+nlohmann::json read_report_document(const std::string& path) {
+  nlohmann::json document = parse_json_file(path);
+  if (!is_report_document(document))
+    throw ReportFileError(path, std::string("not a vsa-bench report (no \"schema\": \"") + kReportSchema + "\")");
+  return document;
+}
+
+ReportFile load_report_file(const std::string& path) { return report_file_from_json(read_report_document(path), path); }
 
 ReportCollection load_report_paths(const std::vector<std::string>& paths) {
   ReportCollection collection;

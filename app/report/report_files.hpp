@@ -30,6 +30,12 @@ class ReportFileError : public std::runtime_error {
   std::string m_path;
 };
 
+// The one reader of report files: the file's JSON document, checked to be a report
+// (its "schema"). Throws ReportFileError naming `path`: cannot read, not valid JSON, not
+// a vsa-bench report. For readers that keep the document as it is (repro's case specs,
+// sanitize's annotation); the others take load_report_file.
+[[nodiscard]] nlohmann::json read_report_document(const std::string& path);
+
 // Parses a report document (throws ReportFileError naming `path`).
 [[nodiscard]] ReportFile report_file_from_json(const nlohmann::json& document, const std::string& path);
 [[nodiscard]] ReportFile load_report_file(const std::string& path);

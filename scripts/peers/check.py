@@ -1,6 +1,6 @@
 """Output comparison as docs/spec.md defines it, in the report's TensorMetrics form.
 
-Mirrors app/harness/metrics.cpp: NaN in `got` is counted and skipped; an infinity
+Mirrors app/model/metrics.cpp: NaN in `got` is counted and skipped; an infinity
 on either side must match exactly (-inf lse of empty rows) and is then skipped;
 rel_max = max|got - ref| / max|ref|, rel_l2 = ||got - ref|| / ||ref||. Peers write
 fresh tensors (nothing is poisoned), so "unwritten" is always 0 here.

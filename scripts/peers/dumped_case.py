@@ -1,6 +1,6 @@
 """Reads a `vsa-bench dump` directory: case.json plus one .npy file per tensor.
 
-The format is described in app/harness/case_dump.hpp. Inputs (q, k, v, do) are bf16
+The format is described in app/dump/case_dump.hpp. Inputs (q, k, v, do) are bf16
 bit patterns stored as uint16; reference outputs (o, lse, dq, dk, dv) are float32 and
 present only when the dump ran the CPU reference.
 

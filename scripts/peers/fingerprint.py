@@ -1,5 +1,5 @@
 """Node and GPU fingerprint for a peers report, in the field names of our reports
-(app/report/fingerprint_json.cpp), from what Python can see: torch.cuda for the
+(app/telemetry/fingerprint_json.cpp), from what Python can see: torch.cuda for the
 device properties, `nvidia-smi -q` (when present) for driver, VBIOS, GSP firmware,
 serial and InfoROM. Fields nobody could read stay null, as in our reports.
 """

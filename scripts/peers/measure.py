@@ -1,4 +1,4 @@
-"""CUDA-event timing as app/harness/timing.cpp does it, for Python launchers.
+"""CUDA-event timing as app/engine/timing.cpp does it, for Python launchers.
 
 Warm-up per launcher, then `passes` passes; in each pass every launcher runs
 `iterations` times queued back to back, each iteration between its own pair of

@@ -1,7 +1,7 @@
 """Peers results in OUR report schema ("vsa-bench/report", version 1), so that
 `vsa-bench compare ours.json peers.json` and `vsa-bench fleet` read them.
 
-Shapes follow app/report/report.cpp (to_json) and app/harness/case_result.hpp: the
+Shapes follow app/report/report.cpp (to_json) and app/model/case_result.hpp: the
 C++ reader requires every field of CaseResult, BackendResult, TensorMetrics and
 Timing, so each is always written. A case's "spec" is the dumped spec (backends
 replaced by the peers): compare puts TFLOPS side by side only when the specs
@@ -14,7 +14,7 @@ import json
 import os
 import tempfile
 
-SEVERITY = {"SKIP": 0, "PASS": 1, "FAIL": 2, "FAULT": 3, "HANG": 4}  # app/harness/case_result.cpp
+SEVERITY = {"SKIP": 0, "PASS": 1, "FAIL": 2, "FAULT": 3, "HANG": 4}  # app/model/case_result.cpp
 
 
 def utc_now() -> str:
@@ -34,7 +34,7 @@ def timing_entry(op: str, measured: dict, flops: float) -> dict:
 
 
 def aggregate_verdict(backends: list[dict], message: str) -> str:
-    """As app/harness/case_result.cpp: the most severe verdict (PASS beats SKIP); a case-level message fails it."""
+    """As app/model/case_result.cpp: the most severe verdict (PASS beats SKIP); a case-level message fails it."""
     worst = "FAIL" if message else "SKIP"
     for b in backends:
         if SEVERITY.get(b["verdict"], 5) > SEVERITY.get(worst, 5):

@@ -1,23 +1,27 @@
 #!/usr/bin/env bash
-# scripts/device/trace.sh against a stand-in device-test binary: the forward table and the
-# backward's TIMING/TRACE lines are what it prints last, the binary's failure is its exit
-# code, and a build without the device tests is refused with exit 2 naming the file.
+# scripts/device/trace.sh against stand-in drivers (tools/sm90a_fwd_trace and
+# tools/sm90a_bwd_timing): the forward table and the backward's TIMING/TRACE lines are
+# what it prints last, a driver's failure is its exit code, and a build without the
+# drivers is refused with exit 2 naming the file.
 # Usage: trace_script.sh <vsa-bench> <source dir>
 source "$(dirname "$0")/lib.sh"
-mkdir -p "$WORK/build/tests"
-cat > "$WORK/build/tests/vsa_device_tests" <<'FAKE'
+mkdir -p "$WORK/build/tools"
+cat > "$WORK/build/tools/sm90a_fwd_trace" <<'FAKE'
 #!/usr/bin/env bash
-echo "[ RUN      ] Sm90aForwardTrace.DISABLED_SmallProblems"
 echo "S         k   ev_us evtr_us |  slots  items |  skew"
 echo "4096      8    24.7    25.6 |    264    512 |   1.4"
 echo "us from the first consumer start: skew = latest start"
 echo "to next arrival, done_m / done_x = a slot's last epilogue"
+exit "${FAKE_FWD_EXIT:-0}"
+FAKE
+cat > "$WORK/build/tools/sm90a_bwd_timing" <<'FAKE'
+#!/usr/bin/env bash
 echo "TIMING sm90a-det         S=4096   pairs=8192     median 0.131 ms"
 echo "TRACE  sm90a-det         S=4096   slots 264 kv 512 q 512 | dep -0.1/0.0 arr1 3.1"
-echo "[  FAILED  ] Sm90aBackwardTiming.DISABLED_Tflops"
+[ "${FAKE_EXIT:-0}" = 0 ] || echo "FAILED: the traced launch stamped nothing"
 exit "${FAKE_EXIT:-0}"
 FAKE
-chmod +x "$WORK/build/tests/vsa_device_tests"
+chmod +x "$WORK/build/tools/sm90a_fwd_trace" "$WORK/build/tools/sm90a_bwd_timing"
 bash "$SRC/scripts/device/trace.sh" "$WORK/build" "$WORK/out" > "$WORK/log" 2>&1 || fail "exit $? with a passing binary"
 cat "$WORK/log"
 grep -q "^4096      8    24.7" "$WORK/log" || fail "forward table row missing"
@@ -25,9 +29,12 @@ grep -q "^TRACE  sm90a-det" "$WORK/log" || fail "backward TRACE line missing"
 grep -q "^TIMING sm90a-det" "$WORK/log" || fail "backward TIMING line missing"
 [ "$(tail -1 "$WORK/log" | cut -c1-5)" = TRACE ] || fail "the backward lines must come last"
 [ -s "$WORK/out/trace.log" ] || fail "the full log is not kept in OUT_DIR"
-FAKE_EXIT=1 bash "$SRC/scripts/device/trace.sh" "$WORK/build" > /dev/null 2>&1
-[ $? = 1 ] || fail "the drivers' failure must be the exit code"
+FAKE_EXIT=1 bash "$SRC/scripts/device/trace.sh" "$WORK/build" > "$WORK/log" 2>&1
+[ $? = 1 ] || fail "the backward driver's failure must be the exit code"
+grep -q "^FAILED: the traced launch" "$WORK/log" || fail "the driver's FAILED line must be shown"
+FAKE_FWD_EXIT=1 bash "$SRC/scripts/device/trace.sh" "$WORK/build" > /dev/null 2>&1
+[ $? = 1 ] || fail "the forward driver's failure must be the exit code"
 bash "$SRC/scripts/device/trace.sh" "$WORK/nothing" > /dev/null 2> "$WORK/err"
-[ $? = 2 ] || fail "a build without vsa_device_tests must exit 2"
-grep -q "nothing/tests/vsa_device_tests" "$WORK/err" || fail "the refusal must name the missing binary"
+[ $? = 2 ] || fail "a build without the drivers must exit 2"
+grep -q "nothing/tools/sm90a_fwd_trace" "$WORK/err" || fail "the refusal must name the missing binary"
 echo "ok"

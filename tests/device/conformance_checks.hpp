@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "conformance_runs.hpp"
-#include "harness/stability.hpp"
+#include "engine/stability.hpp"
 
 namespace vsa::test {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "harness/hang_report.hpp"
+#include "engine/hang_report.hpp"
 #include "portable_runs.hpp"
 
 namespace vsa::test {

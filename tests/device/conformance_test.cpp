@@ -35,9 +35,9 @@
 
 #include "conformance_cases.hpp"
 #include "conformance_checks.hpp"
-#include "harness/devices.hpp"
-#include "harness/stream_safety.hpp"
-#include "harness/suite.hpp"
+#include "engine/devices.hpp"
+#include "selftest/stream_safety.hpp"
+#include "suite/suite.hpp"
 #include "vsa/registry.hpp"
 
 namespace vsa::test {

@@ -23,9 +23,9 @@
 #include <nlohmann/json.hpp>
 
 #include "device_buffers.hpp"
-#include "harness/case_runner.hpp"
-#include "harness/devices.hpp"
-#include "harness/suite.hpp"
+#include "engine/case_runner.hpp"
+#include "engine/devices.hpp"
+#include "suite/suite.hpp"
 #include "vsa/registry.hpp"
 
 namespace vsa::test {

@@ -7,11 +7,11 @@
 #include <string>
 
 #include "device_buffers.hpp"
-#include "harness/case_runner.hpp"
-#include "harness/devices.hpp"
-#include "harness/selftest_cases.hpp"
-#include "harness/stream_safety.hpp"
-#include "harness/suite.hpp"
+#include "engine/case_runner.hpp"
+#include "engine/devices.hpp"
+#include "selftest/cases.hpp"
+#include "selftest/stream_safety.hpp"
+#include "suite/suite.hpp"
 #include "vsa/registry.hpp"
 
 namespace vsa::test {

@@ -1,9 +1,7 @@
 // sm90a-det internals that the backend conformance suite (conformance_test.cpp: accuracy,
 // probe variants, reproducibility, two streams) does not reach: the chunked launch of the
 // deterministic backward. Skips with the reason on machines without a CC 9.0 GPU.
-// The timing driver (DISABLED_ by default) prints TFLOPS at S = 4096, 16384, 65536, and for
-// the deterministic mode also the time of its kv items alone (the split of its two phases):
-//   vsa_device_tests --gtest_filter='Sm90aBackwardTiming.*' --gtest_also_run_disabled_tests
+// The timing driver is tools/sm90a_bwd_timing.cpp.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
@@ -16,7 +14,6 @@
 
 #include "bwd_cases.hpp"
 #include "launch.hpp"
-#include "trace_summary.hpp"
 #include "portable_runs.hpp"
 
 namespace vsa::test {
@@ -74,141 +71,6 @@ TEST_F(Sm90aTest, DeterministicBackwardInChunksMatchesOneLaunch) {
     EXPECT_EQ(chunked.dq, whole.dq) << "chunks of " << chunk;
     EXPECT_EQ(chunked.dk, whole.dk) << "chunks of " << chunk;
     EXPECT_EQ(chunked.dv, whole.dv) << "chunks of " << chunk;
-  }
-}
-
-// ---- timing driver --------------------------------------------------------------------
-// B=1 H=8 D=128, every q block selects S/64/4 distinct random kv blocks (25% density), and
-// S/64/8 (12.5%) at S = 4096, where fixed costs weigh most.
-// Inputs are random (never zeros); lse is drawn in [8, 12] so P has realistic magnitudes.
-// Times the whole backward (Delta, kernels, dQ postprocess) with events: 3 warm-ups,
-// 20 timed runs, median. TFLOPS = 2.5 * 4 * D * 64 * 64 * pairs / s (docs/spec.md).
-class Sm90aBackwardTiming : public Sm90aTest {};
-
-// One traced launch (the probe variant with no delays, kernels/sm90a/trace.hpp) right after
-// a few normal ones, summarised: where the time of the first launch sequence goes, by item
-// kind (us from the first consumer start; med over consumer slots or items, max).
-void print_backward_trace(const char* label, Backend& backend, const BackwardArgs& a, bool det) {
-  int sms = 0;
-  check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "SM count");
-  DeviceBuffer<std::uint64_t> trace(std::size_t(sms) * 2 * sm90a::kTraceWords);  // a record per consumer
-  trace.fill_bytes(0);
-  BackwardArgs traced = a;
-  traced.trace = trace.get();
-  for (int i = 0; i < 4; ++i) ASSERT_TRUE(ok(backend.backward(a)));
-  ASSERT_TRUE(ok(backend.backward(traced)));
-  check_cuda(cudaDeviceSynchronize(), "traced backward");
-  // The deterministic mode's first launch covers one chunk of heads: its kv item ids.
-  const std::int64_t heads = det ? std::min(a.shape.bh(), sm90a::deterministic_backward_heads_per_chunk(a.shape))
-                                 : a.shape.bh();
-  const sm90a::BwdTraceSummary t = sm90a::summarize_backward_trace(trace.download(), heads * a.shape.num_blocks);
-  std::printf(
-      "TRACE  %-17s S=%-6d k=%-4d slots %d kv %d q %d | dep %.1f/%.1f arr1 %.1f | kv gemms %.2f epi %.2f | q gemms %.2f "
-      "epi %.2f | bound %.2f | kv end %.1f/%.1f q start %.1f/%.1f | done %.1f/%.1f\n",
-      label, int(a.shape.seq()), a.shape.max_kv, t.slots, t.kv_items, t.q_items, t.dependency_med_us, t.dependency_max_us,
-      t.first_arrival_med_us, t.kv_gemms_med_us, t.kv_epilogue_med_us, t.q_gemms_med_us, t.q_epilogue_med_us,
-      t.boundary_med_us, t.kv_last_done_med_us, t.kv_last_done_max_us, t.q_first_arrival_min_us,
-      t.q_first_arrival_med_us, t.last_done_med_us, t.last_done_max_us);
-  EXPECT_GT(t.kv_items, 0) << "the traced launch stamped nothing";
-}
-
-TEST_F(Sm90aBackwardTiming, DISABLED_Tflops) {
-  const struct {
-    int seq, density_divisor;
-  } sizes[] = {{4096, 4}, {4096, 8}, {16384, 4}, {65536, 4}};
-  for (const auto& size : sizes) {
-    const int seq = size.seq;
-    Shape s;
-    s.batch = 1;
-    s.heads = 8;
-    s.num_blocks = seq / 64;
-    s.head_dim = 128;
-    s.block = 64;
-    s.max_kv = s.num_blocks / size.density_divisor;
-    std::vector<std::int32_t> q2k_idx(std::size_t(s.q2k_idx_elems())), q2k_num(std::size_t(s.count_elems()), s.max_kv);
-    IndexStream rng(seq);
-    std::vector<std::int32_t> ids(std::size_t(s.num_blocks));
-    std::iota(ids.begin(), ids.end(), 0);
-    for (std::int64_t row = 0; row < s.count_elems(); ++row) {
-      for (int i = 0; i < s.max_kv; ++i)
-        std::swap(ids[std::size_t(i)], ids[std::size_t(i + rng.below(s.num_blocks - i))]);
-      std::sort(ids.begin(), ids.begin() + s.max_kv);  // FastVideo's rows are ascending
-      std::copy(ids.begin(), ids.begin() + s.max_kv, q2k_idx.begin() + row * s.max_kv);
-    }
-    const ref::InvertedMap k2q = ref::invert_q2k(s, q2k_idx.data(), q2k_num.data());
-    s.max_q = k2q.max_q;
-    std::vector<float> lse_host(std::size_t(s.row_elems()));
-    for (auto& x : lse_host) x = 8.0f + 4.0f * float(rng.below(1 << 20)) / float(1 << 20);
-
-    const std::size_t n = std::size_t(s.tensor_elems());
-    DeviceBuffer<bf16_bits> q(n), k(n), v(n), o(n), d_out(n), dq(n), dk(n), dv(n);
-    const struct {
-      DeviceBuffer<bf16_bits>* buf;
-      TensorId id;
-    } inputs[] = {{&q, TensorId::q}, {&k, TensorId::k}, {&v, TensorId::v}, {&d_out, TensorId::d_out}, {&o, TensorId::aux}};
-    for (const auto& in : inputs)
-      ASSERT_TRUE(ok(device::generate_bf16(in.buf->get(), std::int64_t(n), 7, in.id, 1.0f, nullptr)));
-    DeviceBuffer<float> lse(lse_host);
-    DeviceBuffer<std::int32_t> dq2k_idx(q2k_idx), dq2k_num(q2k_num), dk2q_idx(k2q.k2q_idx), dk2q_num(k2q.k2q_num),
-        vbs(std::vector<std::int32_t>(std::size_t(s.num_blocks), 64));
-    const double pairs = double(s.bh()) * s.num_blocks * s.max_kv;
-    const double flops = 2.5 * 4.0 * 128 * 64 * 64 * pairs;
-
-    for (bool det : {false, true}) {
-      Backend& backend = sm90a_backend(det);
-      DeviceBuffer<unsigned char> workspace(backend.workspace_bytes(s, Op::backward));
-      BackwardArgs a;
-      a.shape = s;
-      a.q = q.get();
-      a.k = k.get();
-      a.v = v.get();
-      a.out = o.get();
-      a.d_out = d_out.get();
-      a.lse = lse.get();
-      a.q2k_idx = dq2k_idx.get();
-      a.q2k_num = dq2k_num.get();
-      a.k2q_idx = dk2q_idx.get();
-      a.k2q_num = dk2q_num.get();
-      a.vbs = vbs.get();
-      a.dq = dq.get();
-      a.dk = dk.get();
-      a.dv = dv.get();
-      a.workspace = workspace.get();
-      // The deterministic mode also without its q items: the time of its kv phase (dQ unwritten).
-      const auto kv_only = [&] {
-        return sm90a::launch_deterministic_backward(a, sm90a::deterministic_backward_heads_per_chunk(s),
-                                                    sm90a::DetItems::kv_only);
-      };
-      const auto whole = [&] { return backend.backward(a); };
-      const auto report = [&](const char* label, const auto& launch) {
-        for (int i = 0; i < 3; ++i) ASSERT_TRUE(ok(launch()));
-        synchronize();
-        cudaEvent_t start, stop;
-        check_cuda(cudaEventCreate(&start), "cudaEventCreate");
-        check_cuda(cudaEventCreate(&stop), "cudaEventCreate");
-        std::vector<float> ms;
-        for (int i = 0; i < 20; ++i) {
-          check_cuda(cudaEventRecord(start), "cudaEventRecord");
-          ASSERT_TRUE(ok(launch()));
-          check_cuda(cudaEventRecord(stop), "cudaEventRecord");
-          check_cuda(cudaEventSynchronize(stop), "cudaEventSynchronize");
-          float t = 0;
-          check_cuda(cudaEventElapsedTime(&t, start, stop), "cudaEventElapsedTime");
-          ms.push_back(t);
-        }
-        check_cuda(cudaEventDestroy(start), "cudaEventDestroy");
-        check_cuda(cudaEventDestroy(stop), "cudaEventDestroy");
-        std::sort(ms.begin(), ms.end());
-        const double median = ms[ms.size() / 2];
-        std::printf("TIMING %-17s S=%-6d k=%-4d pairs=%-8.0f median %.3f ms (min %.3f max %.3f)  %.1f TFLOPS\n", label, seq,
-                    s.max_kv, pairs, median, ms.front(), ms.back(), flops / (median * 1e-3) / 1e12);
-      };
-      report(det ? "sm90a-det" : "sm90a", whole);
-      if (det) report("sm90a-det kv only", kv_only);
-      if (seq <= 16384) print_backward_trace(det ? "sm90a-det" : "sm90a", backend, a, det);
-      EXPECT_EQ(compare_bf16(dk.download(), dk.download()).non_finite, 0) << "dK";
-      EXPECT_EQ(compare_bf16(dq.download(), dq.download()).non_finite, 0) << "dQ (of the whole runs)";
-    }
   }
 }
 

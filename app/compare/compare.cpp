@@ -1,0 +1,200 @@
+#include "compare/compare.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+
+#include "model/exit_codes.hpp"
+
+namespace vsa {
+
+namespace {
+
+// Rows keyed by K, in the order keys are first seen; each row has one slot per report.
+template <typename K, typename Row>
+class OrderedRows {
+ public:
+  template <typename Make>
+  Row& at(const K& key, Make&& make) {
+    const auto it = m_index.find(key);
+    if (it != m_index.end()) return m_rows[it->second];
+    m_index.emplace(key, m_rows.size());
+    m_rows.push_back(make());
+    return m_rows.back();
+  }
+  std::vector<Row> take() { return std::move(m_rows); }
+
+ private:
+  std::map<K, std::size_t> m_index;
+  std::vector<Row> m_rows;
+};
+
+std::vector<ConfigRow> config_rows(const std::vector<ReportFile>& reports) {
+  const std::size_t n = reports.size();
+  OrderedRows<std::string, ConfigRow> rows;
+  for (std::size_t i = 0; i < n; ++i)
+    for (const auto& value : configuration_of(reports[i]))
+      rows.at(value.key,
+              [&] {
+                return ConfigRow{value.key, value.title, value.identity, std::vector<std::string>(n), false};
+              })
+          .values[i] = value.value;
+  std::vector<ConfigRow> all = rows.take(), kept;
+  for (auto& row : all) {
+    const bool known =
+        std::any_of(row.values.begin(), row.values.end(), [](const std::string& v) { return !v.empty(); });
+    if (!known) continue;
+    row.differs = std::adjacent_find(row.values.begin(), row.values.end(), std::not_equal_to<>()) != row.values.end();
+    kept.push_back(std::move(row));
+  }
+  return kept;
+}
+
+std::vector<VerdictRow> verdict_rows(const std::vector<ReportFile>& reports) {
+  const std::size_t n = reports.size();
+  using Key = std::pair<std::string, std::string>;
+  OrderedRows<Key, VerdictRow> rows;
+  for (std::size_t i = 0; i < n; ++i)
+    for (const auto& c : reports[i].report.cases) {
+      auto row = [&](const std::string& backend) -> VerdictRow& {
+        return rows.at({c.name, backend}, [&] {
+          return VerdictRow{c.name, backend, std::vector<std::optional<VerdictCell>>(n), false};
+        });
+      };
+      if (c.backends.empty()) row("").cells[i] = VerdictCell{verdict_name(c.verdict), c.message, std::nullopt};
+      for (const auto& b : c.backends) row(b.backend).cells[i] = VerdictCell{verdict_name(b.verdict), b.reason, worst_error(b)};
+    }
+  std::vector<VerdictRow> all = rows.take();
+  for (auto& row : all) {
+    std::set<std::string> seen;
+    for (const auto& cell : row.cells) seen.insert(cell ? cell->verdict : "");
+    row.differs = seen.size() > 1;
+  }
+  return all;
+}
+
+const CaseResult* find_case(const Report& report, const std::string& name) {
+  for (const auto& c : report.cases)
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+std::vector<PerfRow> perf_rows(const std::vector<ReportFile>& reports, const CompareOptions& options) {
+  const std::size_t n = reports.size();
+  using Key = std::tuple<std::string, std::string, std::string>;
+  OrderedRows<Key, PerfRow> rows;
+  for (std::size_t i = 0; i < n; ++i)
+    for (const auto& s : perf_samples(reports[i].report))
+      rows.at({s.case_name, s.op, s.backend},
+              [&] {
+                return PerfRow{s.case_name,
+                               s.op,
+                               s.backend,
+                               std::vector<std::optional<PerfCell>>(n),
+                               std::vector<std::optional<double>>(n),
+                               std::vector<std::string>(n),
+                               std::vector<bool>(n, false)};
+              })
+          .cells[i] = PerfCell{s.tflops, s.spread, s.clocks, s.passes};
+  std::vector<PerfRow> all = rows.take();
+  const Report& base_report = reports[options.baseline].report;
+  for (auto& row : all) {
+    const auto& base = row.cells[options.baseline];
+    if (!base) continue;
+    const CaseResult* base_case = find_case(base_report, row.case_name);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!row.cells[i]) continue;
+      const CaseResult* this_case = find_case(reports[i].report, row.case_name);
+      if (base_case && this_case && comparable_spec(*base_case) != comparable_spec(*this_case)) {
+        row.notes[i] = "spec differs";
+        continue;
+      }
+      row.ratios[i] = row.cells[i]->tflops / base->tflops;
+    }
+  }
+  return all;
+}
+
+// The backend a case's others are measured against (see SpeedupRow).
+std::string speedup_base(const CaseResult& c, const std::map<std::string, double>& timed) {
+  if (timed.count(c.reference)) return c.reference;
+  if (timed.count("cuda-ref")) return "cuda-ref";
+  std::string last;
+  for (const auto& b : c.backends)
+    if (timed.count(b.backend)) last = b.backend;
+  return last;
+}
+
+std::vector<SpeedupRow> speedup_rows(const std::vector<ReportFile>& reports) {
+  const std::size_t n = reports.size();
+  using Key = std::tuple<std::string, std::string, std::string, std::string>;
+  OrderedRows<Key, SpeedupRow> rows;
+  for (std::size_t i = 0; i < n; ++i)
+    for (const auto& c : reports[i].report.cases)
+      for (const char* op : {"fwd", "bwd"}) {
+        std::map<std::string, double> timed;
+        for (const auto& b : c.backends)
+          for (const auto& t : b.timings)
+            if (t.op == op && t.tflops > 0) timed[b.backend] = t.tflops;
+        if (timed.size() < 2) continue;
+        const std::string versus = speedup_base(c, timed);
+        for (const auto& b : c.backends) {
+          if (b.backend == versus || !timed.count(b.backend)) continue;
+          rows.at({c.name, op, b.backend, versus},
+                  [&] {
+                    return SpeedupRow{c.name, op, b.backend, versus, std::vector<std::optional<double>>(n)};
+                  })
+              .speedups[i] = timed[b.backend] / timed[versus];
+        }
+      }
+  return rows.take();
+}
+
+}  // namespace
+
+bool is_regression(const PerfCell& base, const PerfCell& now, double threshold) {
+  const double gap = base.tflops - now.tflops;
+  const double noise = base.tflops * base.spread + now.tflops * now.spread;
+  return now.tflops < base.tflops * (1 - threshold) && gap > noise;
+}
+
+std::vector<std::string> Comparison::config_differences() const {
+  std::vector<std::string> titles;
+  for (const auto& row : config)
+    if (row.differs && !row.identity) titles.push_back(row.title);
+  return titles;
+}
+
+int Comparison::exit_code() const { return options.gate && !regressions.empty() ? kExitRegression : kExitOk; }
+
+Comparison compare_reports(const std::vector<ReportFile>& reports, const CompareOptions& options) {
+  if (reports.size() < 2) throw std::invalid_argument("compare needs at least two reports");
+  if (options.baseline >= reports.size()) throw std::invalid_argument("baseline index out of range");
+  Comparison cmp;
+  cmp.options = options;
+  for (const auto& r : reports) {
+    cmp.paths.push_back(r.path);
+    cmp.who.push_back(identity_of(r.report));
+    cmp.finished_at.push_back(r.report.complete ? r.report.finished_at : "incomplete (run interrupted)");
+  }
+  cmp.config = config_rows(reports);
+  cmp.verdicts = verdict_rows(reports);
+  cmp.perf = perf_rows(reports, options);
+  cmp.speedups = speedup_rows(reports);
+  if (options.gate)
+    for (auto& row : cmp.perf)
+      for (std::size_t i = 0; i < reports.size(); ++i) {
+        if (i == options.baseline || !row.ratios[i]) continue;
+        const PerfCell& base = *row.cells[options.baseline];
+        const PerfCell& now = *row.cells[i];
+        if (!is_regression(base, now, options.threshold)) continue;
+        row.regressed[i] = true;
+        cmp.regressions.push_back({i, row.case_name, row.op, row.backend, base, now});
+      }
+  return cmp;
+}
+
+}  // namespace vsa

@@ -1,0 +1,102 @@
+#pragma once
+// `vsa-bench compare` (docs/design.md, "Comparing"): reports side by side. One report
+// is the baseline column (the first, or --baseline); the others are compared to it:
+// configuration (driver, firmware, toolkit, kernel images) with differences marked,
+// verdicts with their worst error, TFLOPS with ratios, and within each report the
+// speed of each backend against the case's reference. With the gate on, a case
+// whose TFLOPS dropped beyond the threshold and beyond measurement noise is a
+// regression (exit 3).
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/report_fields.hpp"
+#include "report/report_files.hpp"
+
+namespace vsa {
+
+struct CompareOptions {
+  std::size_t baseline = 0;  // index of the reference report
+  bool gate = false;         // report regressions and exit 3 on them
+  double threshold = 0.05;   // allowed drop, as a fraction of the baseline TFLOPS
+};
+
+struct ConfigRow {
+  std::string key, title;
+  bool identity = false;            // host, UUID...: expected to differ, never a "difference"
+  std::vector<std::string> values;  // one per report, "" when unknown
+  bool differs = false;
+};
+
+struct VerdictCell {
+  std::string verdict;
+  std::string reason;
+  std::optional<WorstError> worst;
+};
+struct VerdictRow {
+  std::string case_name, backend;                 // backend "" for a case that ran no backend
+  std::vector<std::optional<VerdictCell>> cells;  // nullopt: not in that report
+  bool differs = false;
+};
+
+struct PerfCell {
+  double tflops = 0;
+  double spread = 0;   // relative: (max - min) / median of the pass medians
+  std::string clocks;  // "at 1395-1620 MHz, sw_power_cap" (telemetry/clock_summary.hpp), or empty
+  int passes = 0;      // 1: the spread is unmeasured, not zero
+};
+struct PerfRow {
+  std::string case_name, op, backend;
+  std::vector<std::optional<PerfCell>> cells;
+  std::vector<std::optional<double>> ratios;  // tflops / baseline tflops
+  std::vector<std::string> notes;             // why a ratio is missing, e.g. "spec differs"
+  std::vector<bool> regressed;
+};
+
+// Within one report: backend TFLOPS / `versus` TFLOPS on the same case and op.
+// `versus` is the case's reference when it was timed, else cuda-ref, else the
+// last timed backend of the case.
+struct SpeedupRow {
+  std::string case_name, op, backend, versus;
+  std::vector<std::optional<double>> speedups;
+};
+
+struct Regression {
+  std::size_t report = 0;
+  std::string case_name, op, backend;
+  PerfCell base, now;
+  [[nodiscard]] double change() const { return now.tflops / base.tflops - 1; }
+};
+
+struct Comparison {
+  std::vector<std::string> paths;
+  std::vector<ReportIdentity> who;
+  std::vector<std::string> finished_at;  // "incomplete ..." for an interrupted run
+  CompareOptions options;
+  std::vector<ConfigRow> config;
+  std::vector<VerdictRow> verdicts;
+  std::vector<PerfRow> perf;
+  std::vector<SpeedupRow> speedups;
+  std::vector<Regression> regressions;  // only with the gate on
+
+  // Titles of the configuration rows (not identity) whose values differ.
+  [[nodiscard]] std::vector<std::string> config_differences() const;
+  // kExitRegression with the gate on and a regression found, else kExitOk.
+  [[nodiscard]] int exit_code() const;
+};
+
+// The gate's rule: `now` regressed against `base` when it is below
+// base * (1 - threshold) AND the gap exceeds both measurements' recorded spreads
+// added up (base.tflops * base.spread + now.tflops * now.spread), so a difference
+// inside the noise of either run never fails a gate.
+[[nodiscard]] bool is_regression(const PerfCell& base, const PerfCell& now, double threshold);
+
+// Throws std::invalid_argument for fewer than two reports or a baseline out of range.
+[[nodiscard]] Comparison compare_reports(const std::vector<ReportFile>& reports, const CompareOptions& options);
+
+[[nodiscard]] std::string render_markdown(const Comparison& comparison);
+[[nodiscard]] nlohmann::json to_json(const Comparison& comparison);
+
+}  // namespace vsa

@@ -1,0 +1,175 @@
+#include "compare/fleet.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+
+#include "model/exit_codes.hpp"
+
+namespace vsa {
+
+namespace {
+
+constexpr std::size_t kReasonChars = 160;
+
+bool is_failure(Verdict verdict) { return verdict == kFail || verdict == kFault || verdict == kHang; }
+
+FleetNode node_of(const ReportFile& file) {
+  FleetNode node;
+  node.path = file.path;
+  node.who = identity_of(file.report);
+  node.config = config_key_of(file);
+  for (const Verdict v : {kPass, kFail, kFault, kHang, kSkip}) node.counts[verdict_name(v)] = 0;
+  Verdict worst = kSkip;
+  for (const auto& c : file.report.cases) {
+    ++node.counts[verdict_name(c.verdict)];
+    if (verdict_severity(c.verdict) > verdict_severity(worst)) worst = c.verdict;
+    if (c.backends.empty() && is_failure(c.verdict))
+      node.problems.push_back(c.name + ": " + verdict_name(c.verdict) + " " + c.message.substr(0, kReasonChars));
+    for (const auto& b : c.backends)
+      if (is_failure(b.verdict))
+        node.problems.push_back(c.name + " " + b.backend + ": " + verdict_name(b.verdict) + " " + b.reason.substr(0, kReasonChars));
+  }
+  node.verdict = file.report.complete ? verdict_name(worst) : kIncomplete;
+  return node;
+}
+
+// The problem as a group counts it: without the free-text reason.
+std::vector<std::string> problem_keys(const ReportFile& file) {
+  std::set<std::string> keys;
+  for (const auto& c : file.report.cases) {
+    if (c.backends.empty() && is_failure(c.verdict)) keys.insert(c.name + " " + verdict_name(c.verdict));
+    for (const auto& b : c.backends)
+      if (is_failure(b.verdict)) keys.insert(c.name + " " + b.backend + " " + verdict_name(b.verdict));
+  }
+  return {keys.begin(), keys.end()};
+}
+
+std::vector<FleetPerfRow> perf_rows(const std::vector<ReportFile>& reports, std::vector<FleetNode>& nodes,
+                                    double threshold) {
+  using Key = std::tuple<std::string, std::string, std::string, std::string>;
+  std::map<Key, std::size_t> index;
+  std::vector<FleetPerfRow> rows;
+  for (std::size_t n = 0; n < reports.size(); ++n)
+    for (const auto& s : perf_samples(reports[n].report)) {
+      const Key key{s.case_name, s.op, s.backend, nodes[n].who.gpu_name};
+      auto it = index.find(key);
+      if (it == index.end()) {
+        it = index.emplace(key, rows.size()).first;
+        rows.push_back(FleetPerfRow{s.case_name, s.op, s.backend, nodes[n].who.gpu_name, {}, false, {}});
+      }
+      rows[it->second].samples.push_back({n, s.tflops, s.spread, 1, Outlier::none});
+    }
+  for (auto& row : rows) {
+    std::vector<double> tflops;
+    for (const auto& s : row.samples) tflops.push_back(s.tflops);
+    row.stats = quartiles(tflops);
+    row.fences = row.samples.size() >= kMinSamplesForFences;
+    if (row.samples.size() < 2) continue;
+    for (auto& s : row.samples) {
+      s.ratio = s.tflops / row.stats.median;
+      s.outlier = classify_sample(s.tflops, s.spread, row.stats, row.fences, threshold);
+      FleetNode& node = nodes[s.node];
+      if (s.outlier != Outlier::none) ++node.outliers;
+      if (!node.worst_ratio || s.ratio < *node.worst_ratio) node.worst_ratio = s.ratio;
+    }
+  }
+  return rows;
+}
+
+std::vector<std::string> key_values(const ConfigKey& k) { return {k.driver, k.gsp_firmware, k.vbios, k.toolkit}; }
+const std::vector<std::string>& key_titles() {
+  static const std::vector<std::string> titles = {"driver", "GSP firmware", "VBIOS", "CUDA toolkit"};
+  return titles;
+}
+
+ConfigGrouping group_nodes(const std::vector<ReportFile>& reports, const std::vector<FleetNode>& nodes,
+                           std::vector<std::string> fields,
+                           const std::function<std::vector<std::string>(const FleetNode&)>& values_of) {
+  ConfigGrouping grouping;
+  grouping.fields = std::move(fields);
+  std::map<std::vector<std::string>, std::size_t> index;
+  for (std::size_t n = 0; n < nodes.size(); ++n) {
+    const auto values = values_of(nodes[n]);
+    auto it = index.find(values);
+    if (it == index.end()) {
+      it = index.emplace(values, grouping.groups.size()).first;
+      grouping.groups.push_back(ConfigGroup{values, {}, {}, {}});
+    }
+    ConfigGroup& group = grouping.groups[it->second];
+    group.nodes.push_back(n);
+    ++group.verdicts[nodes[n].verdict];
+    for (const auto& problem : problem_keys(reports[n])) ++group.problem_cases[problem];
+  }
+  return grouping;
+}
+
+}  // namespace
+
+bool FleetNode::failed() const { return verdict == kIncomplete || is_failure(verdict_from_string(verdict)); }
+
+const char* outlier_name(Outlier outlier) {
+  switch (outlier) {
+    case Outlier::slow:
+      return "slow";
+    case Outlier::low_fence:
+      return "below IQR fence";
+    case Outlier::high_fence:
+      return "above IQR fence";
+    case Outlier::none:
+      break;
+  }
+  return "";
+}
+
+Outlier classify_sample(double tflops, double spread, const Quartiles& stats, bool with_fences, double threshold) {
+  if (tflops < stats.median * (1 - threshold)) return Outlier::slow;
+  if (!with_fences) return Outlier::none;
+  const double noise = tflops * spread;
+  if (tflops < stats.low_fence() && stats.median - tflops > noise) return Outlier::low_fence;
+  if (tflops > stats.high_fence() && tflops - stats.median > noise) return Outlier::high_fence;
+  return Outlier::none;
+}
+
+int Fleet::failed_nodes() const {
+  return int(std::count_if(nodes.begin(), nodes.end(), [](const FleetNode& n) { return n.failed(); }));
+}
+
+int Fleet::outliers() const {
+  int count = 0;
+  for (const auto& n : nodes) count += n.outliers;
+  return count;
+}
+
+int Fleet::exit_code(bool gate) const {
+  if (failed_nodes() > 0) return kExitCheckFailed;
+  if (gate && outliers() > 0) return kExitRegression;
+  return kExitOk;
+}
+
+Fleet analyse_fleet(const std::vector<ReportFile>& reports, const FleetOptions& options) {
+  if (reports.empty()) throw std::invalid_argument("no reports to read as a fleet");
+  Fleet fleet;
+  fleet.options = options;
+  for (const auto& r : reports) fleet.nodes.push_back(node_of(r));
+  fleet.perf = perf_rows(reports, fleet.nodes, options.outlier_threshold);
+  fleet.by_config =
+      group_nodes(reports, fleet.nodes, key_titles(), [](const FleetNode& n) { return key_values(n.config); });
+  // Each varying field alone, when more than one varies (with one, by_config says it all).
+  std::vector<std::size_t> varying;
+  for (std::size_t field = 0; field < key_titles().size(); ++field) {
+    std::set<std::string> distinct;
+    for (const auto& n : fleet.nodes) distinct.insert(key_values(n.config)[field]);
+    if (distinct.size() > 1) varying.push_back(field);
+  }
+  if (varying.size() < 2) return fleet;
+  for (const std::size_t field : varying)
+    fleet.by_field.push_back(group_nodes(reports, fleet.nodes, {key_titles()[field]}, [field](const FleetNode& n) {
+      return std::vector<std::string>{key_values(n.config)[field]};
+    }));
+  return fleet;
+}
+
+}  // namespace vsa

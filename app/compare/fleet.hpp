@@ -1,0 +1,103 @@
+#pragma once
+// `vsa-bench fleet` (docs/design.md, "Comparing"): many reports, one per node and GPU,
+// read as one fleet. One row per GPU with its verdict; per timed case (case,
+// backend, op, GPU model) the fleet median and each GPU's ratio to it, with
+// outliers flagged; nodes grouped by configuration (driver, GSP firmware, VBIOS,
+// toolkit) with their verdict counts, so "only nodes on driver X fault" reads off
+// one table.
+#include <cstddef>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compare/fleet_stats.hpp"
+#include "report/report_fields.hpp"
+#include "report/report_files.hpp"
+
+namespace vsa {
+
+// A node verdict beyond the case verdicts: the report was never finished
+// (interrupted run, node lost). It counts as a failed node.
+inline constexpr const char* kIncomplete = "INCOMPLETE";
+// Below this many GPUs in a row the quartiles say too little for Tukey's fences.
+inline constexpr std::size_t kMinSamplesForFences = 4;
+
+struct FleetOptions {
+  double outlier_threshold = 0.10;  // slower than (1 - this) x the fleet median is an outlier
+};
+
+struct FleetNode {
+  std::string path;
+  ReportIdentity who;
+  ConfigKey config;
+  std::string verdict;                // worst case verdict, or INCOMPLETE
+  std::map<std::string, int> counts;  // case verdict -> cases
+  std::vector<std::string> problems;  // "case backend: VERDICT reason", for FAIL / FAULT / HANG
+  int outliers = 0;
+  std::optional<double> worst_ratio;  // lowest ratio to a fleet median (rows of 2+ GPUs)
+  [[nodiscard]] bool failed() const;  // FAIL, FAULT, HANG or INCOMPLETE
+};
+
+enum class Outlier {
+  none,
+  slow,        // ratio < 1 - outlier_threshold
+  low_fence,   // below Q1 - 1.5 IQR, by more than its own spread
+  high_fence,  // above Q3 + 1.5 IQR, by more than its own spread
+};
+[[nodiscard]] const char* outlier_name(Outlier outlier);
+
+struct FleetSample {
+  std::size_t node = 0;
+  double tflops = 0;
+  double spread = 0;
+  double ratio = 1;  // tflops / fleet median
+  Outlier outlier = Outlier::none;
+};
+
+struct FleetPerfRow {
+  std::string case_name, op, backend, gpu_name;
+  Quartiles stats;      // of the TFLOPS of every GPU in the row
+  bool fences = false;  // enough samples for Tukey's fences
+  std::vector<FleetSample> samples;
+};
+
+// Where the sample lies against the fleet: the threshold rule for 2+ samples, the
+// fences (with_fences) only beyond the sample's own measurement noise
+// (tflops * spread), so a tight fleet does not flag a GPU for jitter.
+[[nodiscard]] Outlier classify_sample(double tflops, double spread, const Quartiles& stats, bool with_fences,
+                                      double threshold);
+
+struct ConfigGroup {
+  std::vector<std::string> values;  // one per grouped field, "" unknown
+  std::vector<std::size_t> nodes;
+  std::map<std::string, int> verdicts;       // node verdict -> GPUs
+  std::map<std::string, int> problem_cases;  // "case backend VERDICT" -> GPUs showing it
+};
+struct ConfigGrouping {
+  std::vector<std::string> fields;  // titles of the grouped fields
+  std::vector<ConfigGroup> groups;  // in order of first appearance
+};
+
+struct Fleet {
+  FleetOptions options;
+  std::vector<FleetNode> nodes;
+  std::vector<FleetPerfRow> perf;
+  ConfigGrouping by_config;              // driver, GSP firmware, VBIOS, CUDA toolkit together
+  std::vector<ConfigGrouping> by_field;  // each varying field alone, when two or more vary
+  std::vector<std::string> skipped;      // files passed over while reading (set by the caller)
+
+  [[nodiscard]] int failed_nodes() const;
+  [[nodiscard]] int outliers() const;
+  // kExitCheckFailed when a node failed; else kExitRegression for outliers when gating; else kExitOk.
+  [[nodiscard]] int exit_code(bool gate) const;
+};
+
+// Throws std::invalid_argument when there is no report.
+[[nodiscard]] Fleet analyse_fleet(const std::vector<ReportFile>& reports, const FleetOptions& options);
+
+[[nodiscard]] std::string render_markdown(const Fleet& fleet);
+[[nodiscard]] nlohmann::json to_json(const Fleet& fleet);
+
+}  // namespace vsa

@@ -1,0 +1,177 @@
+#include "engine/case_data.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <thread>
+
+#include "vsa/device_ops.hpp"
+
+namespace vsa {
+
+std::vector<bf16_bits> generate_host(std::int64_t count, std::uint64_t seed, TensorId id, float scale) {
+  std::vector<bf16_bits> out(static_cast<std::size_t>(count));
+  const int threads = int(std::clamp<std::int64_t>(count / (1 << 20), 1, std::max(1u, std::thread::hardware_concurrency())));
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      const std::int64_t begin = count * t / threads, end = count * (t + 1) / threads;
+      for (std::int64_t i = begin; i < end; ++i) out[std::size_t(i)] = counter_bf16(seed, id, std::uint64_t(i), scale);
+    });
+  for (auto& th : pool) th.join();
+  return out;
+}
+
+BackendSession::BackendSession(Backend& backend, const BlockMap& map, const HostInputs& host,
+                               const DeviceInputs* device, cudaStream_t stream, const ProbeDelays& probes)
+    : m_backend(backend), m_map(map), m_host(host), m_device(device), m_stream(stream), m_probes(probes) {
+  const Shape& s = map.shape;
+  const auto n = std::size_t(s.tensor_elems());
+  const auto rows = std::size_t(s.row_elems());
+  if (on_device()) {
+    m_o = DeviceArray<bf16_bits>(n);
+    m_dq = DeviceArray<bf16_bits>(n);
+    m_dk = DeviceArray<bf16_bits>(n);
+    m_dv = DeviceArray<bf16_bits>(n);
+    m_lse = DeviceArray<float>(rows);
+    m_ws_fwd = DeviceBytes(backend.workspace_bytes(s, Op::forward));
+    m_ws_bwd = DeviceBytes(backend.workspace_bytes(s, Op::backward));
+  } else {
+    m_host_out.o.resize(n);
+    m_host_out.dq.resize(n);
+    m_host_out.dk.resize(n);
+    m_host_out.dv.resize(n);
+    m_host_out.lse.resize(rows);
+    m_host_ws_fwd.resize(backend.workspace_bytes(s, Op::forward));
+    m_host_ws_bwd.resize(backend.workspace_bytes(s, Op::backward));
+  }
+}
+
+ForwardArgs BackendSession::forward_args() {
+  ForwardArgs a;
+  a.shape = m_map.shape;
+  a.probes = m_probes;
+  a.hang_watch = m_hang_watch;
+  if (on_device()) {
+    a.q = m_device->q.get();
+    a.k = m_device->k.get();
+    a.v = m_device->v.get();
+    a.q2k_idx = m_device->q2k_idx.get();
+    a.q2k_num = m_device->q2k_num.get();
+    a.vbs = m_device->vbs.get();
+    a.out = m_o.get();
+    a.lse = m_lse.get();
+    a.workspace = m_ws_fwd.get();
+    a.stream = m_stream;
+  } else {
+    a.q = m_host.q.data();
+    a.k = m_host.k.data();
+    a.v = m_host.v.data();
+    a.q2k_idx = m_map.q2k_idx.data();
+    a.q2k_num = m_map.q2k_num.data();
+    a.vbs = m_map.vbs.data();
+    a.out = m_host_out.o.data();
+    a.lse = m_host_out.lse.data();
+    a.workspace = m_host_ws_fwd.data();
+  }
+  return a;
+}
+
+BackwardArgs BackendSession::backward_args() {
+  BackwardArgs a;
+  a.shape = m_map.shape;
+  a.probes = m_probes;
+  a.hang_watch = m_hang_watch;
+  if (on_device()) {
+    a.q = m_device->q.get();
+    a.k = m_device->k.get();
+    a.v = m_device->v.get();
+    a.out = m_device->out.get();
+    a.d_out = m_device->d_out.get();
+    a.lse = m_device->lse.get();
+    a.q2k_idx = m_device->q2k_idx.get();
+    a.q2k_num = m_device->q2k_num.get();
+    a.k2q_idx = m_device->k2q_idx.get();
+    a.k2q_num = m_device->k2q_num.get();
+    a.vbs = m_device->vbs.get();
+    a.dq = m_dq.get();
+    a.dk = m_dk.get();
+    a.dv = m_dv.get();
+    a.workspace = m_ws_bwd.get();
+    a.stream = m_stream;
+  } else {
+    a.q = m_host.q.data();
+    a.k = m_host.k.data();
+    a.v = m_host.v.data();
+    a.out = m_host.out.data();
+    a.d_out = m_host.d_out.data();
+    a.lse = m_host.lse.data();
+    a.q2k_idx = m_map.q2k_idx.data();
+    a.q2k_num = m_map.q2k_num.data();
+    a.k2q_idx = m_map.k2q_idx.data();
+    a.k2q_num = m_map.k2q_num.data();
+    a.vbs = m_map.vbs.data();
+    a.dq = m_host_out.dq.data();
+    a.dk = m_host_out.dk.data();
+    a.dv = m_host_out.dv.data();
+    a.workspace = m_host_ws_bwd.data();
+  }
+  return a;
+}
+
+Status BackendSession::forward() { return m_backend.forward(forward_args()); }
+Status BackendSession::backward() { return m_backend.backward(backward_args()); }
+
+namespace {
+void check_status(const Status& st, const char* where) {
+  if (!st.ok()) throw CudaError(std::string(where) + ": " + st.error, false);
+}
+}  // namespace
+
+void BackendSession::poison_forward() {
+  if (on_device()) {
+    check_status(device::poison_bf16(m_o.get(), std::int64_t(m_o.size()), kPoisonBf16, m_stream), "poison O");
+    check_status(device::poison_f32(m_lse.get(), std::int64_t(m_lse.size()), kPoisonF32, m_stream), "poison lse");
+  } else {
+    std::fill(m_host_out.o.begin(), m_host_out.o.end(), kPoisonBf16);
+    float poison;
+    std::memcpy(&poison, &kPoisonF32, sizeof poison);
+    std::fill(m_host_out.lse.begin(), m_host_out.lse.end(), poison);
+  }
+}
+
+void BackendSession::poison_backward() {
+  if (on_device()) {
+    for (auto* t : {&m_dq, &m_dk, &m_dv})
+      check_status(device::poison_bf16(t->get(), std::int64_t(t->size()), kPoisonBf16, m_stream), "poison dQ/dK/dV");
+  } else {
+    for (auto* t : {&m_host_out.dq, &m_host_out.dk, &m_host_out.dv}) std::fill(t->begin(), t->end(), kPoisonBf16);
+  }
+}
+
+HostOutputs BackendSession::fetch_forward() {
+  HostOutputs out;
+  if (on_device()) {
+    out.o = m_o.download(m_stream);
+    out.lse = m_lse.download(m_stream);
+  } else {
+    out.o = m_host_out.o;
+    out.lse = m_host_out.lse;
+  }
+  return out;
+}
+
+HostOutputs BackendSession::fetch_backward() {
+  HostOutputs out;
+  if (on_device()) {
+    out.dq = m_dq.download(m_stream);
+    out.dk = m_dk.download(m_stream);
+    out.dv = m_dv.download(m_stream);
+  } else {
+    out.dq = m_host_out.dq;
+    out.dk = m_host_out.dk;
+    out.dv = m_host_out.dv;
+  }
+  return out;
+}
+
+}  // namespace vsa

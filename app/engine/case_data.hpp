@@ -1,0 +1,75 @@
+#pragma once
+// The inputs of one case, in host and/or device memory, and one backend's
+// outputs and workspace. Inputs come from the counter generator, so host and
+// device copies are bit-identical without a copy between them.
+#include <memory>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "model/case_spec.hpp"
+#include "engine/cuda_memory.hpp"
+#include "model/sparsity.hpp"
+#include "vsa/backend.hpp"
+#include "vsa/counter_rng.hpp"
+
+namespace vsa {
+
+// Host copies of the generated tensors (threads over chunks; same values as the device).
+[[nodiscard]] std::vector<bf16_bits> generate_host(std::int64_t count, std::uint64_t seed, TensorId id, float scale);
+
+struct HostInputs {
+  std::vector<bf16_bits> q, k, v, d_out;
+  std::vector<bf16_bits> out;  // reference O: backward input for every backend
+  std::vector<float> lse;      // reference lse
+};
+
+struct DeviceInputs {
+  DeviceArray<bf16_bits> q, k, v, d_out, out;
+  DeviceArray<float> lse;
+  DeviceArray<std::int32_t> q2k_idx, q2k_num, k2q_idx, k2q_num, vbs;
+};
+
+// Outputs of one run, on the host.
+struct HostOutputs {
+  std::vector<bf16_bits> o, dq, dk, dv;
+  std::vector<float> lse;
+};
+
+// One backend bound to one case: owns its outputs and workspace in the
+// backend's memory space, launches forward/backward, copies results back.
+class BackendSession {
+ public:
+  BackendSession(Backend& backend, const BlockMap& map, const HostInputs& host, const DeviceInputs* device,
+                 cudaStream_t stream, const ProbeDelays& probes);
+  [[nodiscard]] Status forward();
+  [[nodiscard]] Status backward();
+  void poison_forward();
+  void poison_backward();
+  // Waits for the stream and copies outputs to the host.
+  [[nodiscard]] HostOutputs fetch_forward();
+  [[nodiscard]] HostOutputs fetch_backward();
+  [[nodiscard]] Backend& backend() const { return m_backend; }
+  [[nodiscard]] bool on_device() const { return m_backend.memory() == Memory::device; }
+  // Every later launch carries this watch (located hangs; default: off).
+  void set_hang_watch(const HangWatch& watch) { m_hang_watch = watch; }
+
+ private:
+  [[nodiscard]] ForwardArgs forward_args();
+  [[nodiscard]] BackwardArgs backward_args();
+
+  Backend& m_backend;
+  const BlockMap& m_map;
+  const HostInputs& m_host;
+  const DeviceInputs* m_device;
+  cudaStream_t m_stream;
+  ProbeDelays m_probes;
+  HangWatch m_hang_watch;
+  HostOutputs m_host_out;  // host backends write here directly
+  DeviceArray<bf16_bits> m_o, m_dq, m_dk, m_dv;
+  DeviceArray<float> m_lse;
+  DeviceBytes m_ws_fwd, m_ws_bwd;
+  std::vector<std::uint8_t> m_host_ws_fwd, m_host_ws_bwd;
+};
+
+}  // namespace vsa

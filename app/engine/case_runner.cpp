@@ -1,0 +1,375 @@
+#include "engine/case_runner.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <optional>
+
+#include "engine/case_data.hpp"
+#include "engine/hang_report.hpp"
+#include "model/probe_spec.hpp"
+#include "engine/stability.hpp"
+#include "engine/timing.hpp"
+#include "vsa/device_ops.hpp"
+
+namespace vsa {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double macs_of(const Shape& s, std::int64_t pairs) {
+  return double(pairs) * s.block * s.block * s.head_dim * 2.0;
+}
+
+// Keys were validated when the suite or --probe was read (probe_spec.hpp).
+ProbeDelays probes_for(const CaseSpec& spec, const Backend& backend) {
+  ProbeDelays delays;
+  const auto names = backend.probe_points();
+  for (const auto& [key, ns] : spec.probes) {
+    ProbeKey probe;
+    std::string error;
+    if (!parse_probe_key(key, probe, error)) continue;
+    for (std::size_t i = 0; i < names.size() && i < std::size_t(kMaxProbePoints); ++i)
+      if (names[i] == probe.point) {
+        delays.nanoseconds[i] = ns;
+        delays.warps[i] = probe.warps;
+      }
+  }
+  return delays;
+}
+
+std::string unsupported_probe_mask(const CaseSpec& spec, const Backend& backend) {
+  return probe_mask_refusal(spec.probes, backend.probe_points(), backend.probe_warp_masks());
+}
+
+void throw_if(const Status& st, const std::string& where) {
+  if (!st.ok()) throw CudaError(where + ": " + st.error, false);
+}
+
+// Runs the reference once: O/lse always (backward needs them), dQ/dK/dV when asked.
+struct ReferenceOutputs {
+  HostOutputs fwd, bwd;
+};
+
+class CaseRun {
+ public:
+  CaseRun(const CaseSpec& spec, const WorkerContext& ctx) : m_spec(spec), m_ctx(ctx) {}
+
+  CaseOutcome run() {
+    const auto t0 = Clock::now();
+    CaseOutcome outcome;
+    CaseResult& r = outcome.result;
+    r.name = m_spec.name;
+    r.spec = to_json(m_spec);
+    try {
+      m_map = make_block_map(m_spec.shape, m_spec.pattern, m_spec.vbs, m_spec.seed);
+      r.pairs = m_map.pairs;
+      r.flops_fwd = forward_flops(m_map.shape, m_map.pairs);
+      r.flops_bwd = backward_flops(r.flops_fwd);
+      r.reference = choose_reference(m_spec, m_map.pairs);
+      plan_backends(r);
+      if (!m_active.empty()) {
+        prepare_inputs(r);
+        run_reference(r);
+        if (r.message.empty()) run_backends(r, outcome);
+      }
+    } catch (const CudaError& e) {
+      r.message = e.what();
+      outcome.context_lost = e.sticky();
+      for (auto& b : r.backends)
+        if (b.verdict == kPending) {
+          b.verdict = kFault;
+          b.reason = std::string("case setup failed: ") + e.what();
+        }
+    } catch (const std::exception& e) {
+      r.message = e.what();
+      for (auto& b : r.backends)
+        if (b.verdict == kPending) {
+          b.verdict = kFail;
+          b.reason = std::string("case error: ") + e.what();
+        }
+    }
+    r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    aggregate_verdict(r);
+    if (!r.message.empty() && r.verdict == kSkip) r.verdict = kFail;
+    return outcome;
+  }
+
+ private:
+  bool needs_device() const {
+    for (auto* b : m_active)
+      if (b->memory() == Memory::device) return true;
+    return m_reference && m_reference->memory() == Memory::device;
+  }
+
+  void plan_backends(CaseResult& r) {
+    const Registry& reg = *m_ctx.registry;
+    const bool fwd = runs_forward(m_spec.op), bwd = runs_backward(m_spec.op);
+    if (r.reference != "none") {
+      m_reference = reg.find(r.reference);
+      if (!m_reference) throw std::invalid_argument("reference backend '" + r.reference + "' is not registered");
+    }
+    for (const auto& name : m_spec.backends) {
+      BackendResult br;
+      br.backend = name;
+      Backend* b = reg.find(name);
+      auto skip = [&](std::string why) {
+        br.verdict = kSkip;
+        br.reason = std::move(why);
+      };
+      if (!b) {
+        skip("not compiled into this build (see the VSA_BUILD_* CMake options)");
+      } else if (b == m_reference) {
+        skip("is this case's reference");
+      } else {
+        Support s = Support::yes();
+        if (fwd && b->has_op(Op::forward)) s = b->supports(m_ctx.device, m_map.shape, Op::forward);
+        if (s.ok && bwd && b->has_op(Op::backward)) s = b->supports(m_ctx.device, m_map.shape, Op::backward);
+        const std::string mask_refusal = unsupported_probe_mask(m_spec, *b);
+        if (!s.ok) {
+          skip(s.reason);
+        } else if (!mask_refusal.empty()) {
+          skip(mask_refusal);
+        } else if ((fwd && !b->has_op(Op::forward)) && (bwd && !b->has_op(Op::backward))) {
+          skip("implements neither requested op");
+        } else if (m_reference && m_reference->memory() == Memory::device && !m_ctx.device.present()) {
+          skip("reference " + m_reference->name() + " needs a CUDA device");
+        } else {
+          br.verdict = kPending;
+          m_active.push_back(b);
+        }
+      }
+      r.backends.push_back(std::move(br));
+    }
+    if (m_reference && !m_active.empty()) {
+      const Support s = m_reference->supports(m_ctx.device, m_map.shape, Op::forward);
+      if (!s.ok) {
+        for (auto& br : r.backends)
+          if (br.verdict == kPending) {
+            br.verdict = kSkip;
+            br.reason = "reference " + m_reference->name() + " unavailable: " + s.reason;
+          }
+        m_active.clear();
+      }
+    }
+  }
+
+  void prepare_inputs(CaseResult&) {
+    const Shape& s = m_map.shape;
+    const auto n = s.tensor_elems();
+    m_host.q = generate_host(n, m_spec.seed, TensorId::q, m_spec.scale);
+    m_host.k = generate_host(n, m_spec.seed, TensorId::k, m_spec.scale);
+    m_host.v = generate_host(n, m_spec.seed, TensorId::v, m_spec.scale);
+    m_host.d_out = generate_host(n, m_spec.seed, TensorId::d_out, m_spec.scale);
+    if (!needs_device()) return;
+    cuda_check(cudaSetDevice(m_ctx.device.ordinal), "cudaSetDevice");
+    cuda_check(cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    m_dev = std::make_unique<DeviceInputs>();
+    DeviceInputs& d = *m_dev;
+    d.q = DeviceArray<bf16_bits>(std::size_t(n));
+    d.k = DeviceArray<bf16_bits>(std::size_t(n));
+    d.v = DeviceArray<bf16_bits>(std::size_t(n));
+    d.d_out = DeviceArray<bf16_bits>(std::size_t(n));
+    d.out = DeviceArray<bf16_bits>(std::size_t(n));
+    d.lse = DeviceArray<float>(std::size_t(s.row_elems()));
+    // Generated on the device from the same counters: no host-to-device copy of inputs.
+    throw_if(device::generate_bf16(d.q.get(), n, m_spec.seed, TensorId::q, m_spec.scale, m_stream), "generate Q");
+    throw_if(device::generate_bf16(d.k.get(), n, m_spec.seed, TensorId::k, m_spec.scale, m_stream), "generate K");
+    throw_if(device::generate_bf16(d.v.get(), n, m_spec.seed, TensorId::v, m_spec.scale, m_stream), "generate V");
+    throw_if(device::generate_bf16(d.d_out.get(), n, m_spec.seed, TensorId::d_out, m_spec.scale, m_stream),
+             "generate dO");
+    d.q2k_idx = DeviceArray<std::int32_t>(m_map.q2k_idx.size());
+    d.q2k_num = DeviceArray<std::int32_t>(m_map.q2k_num.size());
+    d.vbs = DeviceArray<std::int32_t>(m_map.vbs.size());
+    d.k2q_idx = DeviceArray<std::int32_t>(m_map.k2q_idx.size());
+    d.k2q_num = DeviceArray<std::int32_t>(m_map.k2q_num.size());
+    d.q2k_idx.upload(m_map.q2k_idx, m_stream);
+    d.q2k_num.upload(m_map.q2k_num, m_stream);
+    d.vbs.upload(m_map.vbs, m_stream);
+    // The backward's k2q comes from the GPU inversion; it must equal the host one.
+    throw_if(device::invert_q2k(m_map.shape, d.q2k_idx.get(), d.q2k_num.get(), d.k2q_idx.get(), d.k2q_num.get(),
+                                m_stream),
+             "invert q2k");
+    if (d.k2q_idx.download(m_stream) != m_map.k2q_idx || d.k2q_num.download(m_stream) != m_map.k2q_num)
+      throw std::runtime_error("GPU q2k -> k2q inversion differs from the host inversion");
+    // A spot check that device generation matches the host generator bit for bit.
+    if (d.q.download(m_stream) != m_host.q) throw std::runtime_error("GPU input generation differs from the host");
+  }
+
+  void run_reference(CaseResult& r) {
+    if (!m_reference) return;
+    BackendResult ref;
+    ref.backend = m_reference->name() + " (reference)";
+    try {
+      BackendSession session(*m_reference, m_map, m_host, m_dev.get(), m_stream, ProbeDelays{});
+      emit_start(m_reference->name(), "reference forward");
+      session.poison_forward();
+      throw_if(session.forward(), "reference forward");
+      m_ref.fwd = session.fetch_forward();
+      m_host.out = m_ref.fwd.o;
+      m_host.lse = m_ref.fwd.lse;
+      if (m_dev) {
+        m_dev->out.upload(m_host.out, m_stream);
+        m_dev->lse.upload(m_host.lse, m_stream);
+      }
+      if (runs_backward(m_spec.op)) {
+        emit_start(m_reference->name(), "reference backward");
+        session.poison_backward();
+        throw_if(session.backward(), "reference backward");
+        m_ref.bwd = session.fetch_backward();
+      }
+    } catch (const CudaError& e) {
+      ref.verdict = kFault;
+      ref.reason = e.what();
+      r.backends.push_back(ref);
+      r.message = std::string("reference failed: ") + e.what();
+      for (auto& b : r.backends)
+        if (b.verdict == kPending) {
+          b.verdict = kSkip;
+          b.reason = "reference failed";
+        }
+      if (e.sticky()) throw;
+    }
+  }
+
+  void emit_start(const std::string& backend, const std::string& phase) {
+    if (m_ctx.emit) m_ctx.emit({{"event", "start"}, {"case", m_spec.name}, {"backend", backend}, {"phase", phase}});
+  }
+
+  BackendResult& result_of(CaseResult& r, const Backend& b) {
+    for (auto& br : r.backends)
+      if (br.backend == b.name()) return br;
+    throw std::logic_error("no result slot for " + b.name());
+  }
+
+  void check_outputs(BackendResult& br, const HostOutputs& got, bool fwd) {
+    if (!m_reference) return;
+    const Tolerance& tol = m_spec.tolerance;
+    const auto n = m_map.shape.tensor_elems();
+    if (fwd) {
+      br.metrics.push_back(compare_bf16("o", got.o.data(), m_ref.fwd.o.data(), n, tol));
+      br.metrics.push_back(compare_f32("lse", got.lse.data(), m_ref.fwd.lse.data(), m_map.shape.row_elems(), tol));
+    } else {
+      br.metrics.push_back(compare_bf16("dq", got.dq.data(), m_ref.bwd.dq.data(), n, tol));
+      br.metrics.push_back(compare_bf16("dk", got.dk.data(), m_ref.bwd.dk.data(), n, tol));
+      br.metrics.push_back(compare_bf16("dv", got.dv.data(), m_ref.bwd.dv.data(), n, tol));
+    }
+  }
+
+  void run_backends(CaseResult& r, CaseOutcome& outcome) {
+    std::vector<std::unique_ptr<BackendSession>> sessions;
+    if (m_spec.hang_watch_ms > 0 && m_dev) m_watch = std::make_unique<MappedHangRecord>(m_spec.hang_watch_ms);
+    for (Backend* b : m_active) {
+      sessions.push_back(std::make_unique<BackendSession>(*b, m_map, m_host, m_dev.get(), m_stream,
+                                                          probes_for(m_spec, *b)));
+      if (m_watch) sessions.back()->set_hang_watch(m_watch->watch());
+    }
+    // Correctness once per backend in every mode: a timing of wrong outputs is worthless.
+    for (auto& s : sessions) {
+      BackendResult& br = result_of(r, s->backend());
+      try {
+        run_check(*s, br);
+      } catch (const CudaError& e) {
+        br.verdict = kFault;
+        br.reason = hang_fault_reason(m_watch.get(), e.what());
+        if (e.sticky()) {
+          outcome.context_lost = true;
+          return;
+        }
+      }
+    }
+    try {
+      if (m_spec.mode == Mode::stability) {
+        for (auto& s : sessions) {
+          BackendResult& br = result_of(r, s->backend());
+          if (br.verdict != kPass) continue;
+          emit_start(s->backend().name(), "stability");
+          run_stability(*s, br, m_spec);
+        }
+      } else if (m_spec.mode == Mode::perf) {
+        std::vector<BackendSession*> timed;
+        std::vector<BackendResult*> slots;
+        for (auto& s : sessions) {
+          BackendResult& br = result_of(r, s->backend());
+          if (br.verdict != kPass) continue;
+          if (!s->on_device()) {  // CUDA events time device work only
+            br.reason = "not timed: host backend (perf timing uses CUDA events)";
+            continue;
+          }
+          timed.push_back(s.get());
+          slots.push_back(&br);
+        }
+        if (!timed.empty()) {
+          emit_start("*", "timing");
+          time_backends(timed, slots, m_spec, r.flops_fwd, m_stream, m_ctx.sample_clocks);
+        }
+      }
+    } catch (const CudaError& e) {
+      // The backend named in the last start event is the one at fault.
+      for (auto& br : r.backends)
+        if (br.verdict == kPass) {
+          br.verdict = kFault;
+          br.reason = std::string("during ") + to_string(m_spec.mode) + ": " + hang_fault_reason(m_watch.get(), e.what());
+        }
+      outcome.context_lost = e.sticky();
+    }
+  }
+
+  void run_check(BackendSession& s, BackendResult& br) {
+    const Backend& b = s.backend();
+    if (runs_forward(m_spec.op) && b.has_op(Op::forward)) {
+      emit_start(b.name(), "forward");
+      s.poison_forward();
+      throw_if(s.forward(), b.name() + " forward");
+      check_outputs(br, s.fetch_forward(), true);
+    }
+    if (runs_backward(m_spec.op) && b.has_op(Op::backward)) {
+      emit_start(b.name(), "backward");
+      s.poison_backward();
+      throw_if(s.backward(), b.name() + " backward");
+      check_outputs(br, s.fetch_backward(), false);
+    }
+    br.verdict = kPass;
+    for (const auto& m : br.metrics)
+      if (!m.pass) {
+        br.verdict = kFail;
+        if (br.reason.empty()) br.reason = m.tensor + ": " + m.why;
+      }
+  }
+
+  const CaseSpec& m_spec;
+  const WorkerContext& m_ctx;
+  BlockMap m_map;
+  Backend* m_reference = nullptr;
+  std::vector<Backend*> m_active;
+  HostInputs m_host;
+  std::unique_ptr<DeviceInputs> m_dev;
+  std::unique_ptr<MappedHangRecord> m_watch;  // spec.hang_watch_ms > 0 on a device
+  cudaStream_t m_stream = nullptr;
+  ReferenceOutputs m_ref;
+
+ public:
+  ~CaseRun() {
+    m_dev.reset();
+    m_watch.reset();
+    if (m_stream) cudaStreamDestroy(m_stream);
+  }
+};
+
+}  // namespace
+
+double forward_flops(const Shape& s, std::int64_t pairs) {
+  return 4.0 * s.head_dim * double(s.block) * double(s.block) * double(pairs);
+}
+
+std::string choose_reference(const CaseSpec& spec, std::int64_t pairs) {
+  if (spec.reference != "auto") return spec.reference;
+  const bool only_cpu_ref = std::all_of(spec.backends.begin(), spec.backends.end(),
+                                        [](const std::string& b) { return b == "cpu-ref"; });
+  if (only_cpu_ref) return "cpu-naive";
+  return macs_of(spec.shape, pairs) <= spec.cpu_reference_limit ? "cpu-ref" : "cuda-ref";
+}
+
+CaseOutcome run_case(const CaseSpec& spec, const WorkerContext& ctx) { return CaseRun(spec, ctx).run(); }
+
+}  // namespace vsa

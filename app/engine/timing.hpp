@@ -1,0 +1,32 @@
+#pragma once
+// Timing with CUDA events (docs/design.md, "Running"): warm-up, iterations, passes,
+// backends interleaved A B B A, median of pass medians with their spread,
+// optional L2 flush, NVML clock samples around each measurement; sustained passes
+// (timing.min_pass_ms) batch launches per iteration and sample NVML during the pass.
+#include <functional>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+#include <nlohmann/json.hpp>
+
+#include "engine/case_data.hpp"
+#include "model/case_result.hpp"
+
+namespace vsa {
+
+void time_backends(const std::vector<BackendSession*>& sessions, const std::vector<BackendResult*>& results,
+                   const CaseSpec& spec, double flops_fwd, cudaStream_t stream,
+                   const std::function<nlohmann::json()>& sample_clocks);
+
+// Sustained passes: launches per timed iteration so that `iterations` of them last at
+// least `min_pass_ms`, given one launch's time from the calibration that follows the
+// warm-up (timing.cpp); 1 when min_pass_ms is 0.
+// Clamped to [1, kMaxLaunchesPerIteration].
+inline constexpr int kMaxLaunchesPerIteration = 1 << 20;
+[[nodiscard]] int launches_per_iteration(double min_pass_ms, int iterations, double per_launch_ms);
+
+// Pass order for interleaving: even passes forward, odd passes reversed (A B, B A, ...).
+[[nodiscard]] std::vector<std::size_t> pass_order(std::size_t count, int pass);
+[[nodiscard]] double median(std::vector<double> values);
+
+}  // namespace vsa

@@ -1,0 +1,94 @@
+#pragma once
+// One benchmark/validation case after suite expansion: everything needed to
+// rebuild its inputs and run it anywhere (docs/design.md, "Suites").
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/sparsity.hpp"
+#include "vsa/shape.hpp"
+
+namespace vsa {
+
+enum class Mode { check, stability, perf };
+enum class OpSelect { forward, backward, both };
+
+struct Tolerance {
+  double rel_max = 1e-2;  // max|got-ref| / max|ref| per output tensor
+  double rel_l2 = 1e-2;   // ||got-ref|| / ||ref||
+};
+
+// A sustained pass longer than a minute says nothing a minute does not.
+inline constexpr double kMaxMinPassMs = 60000;
+
+struct TimingSpec {
+  int warmup = 3;
+  int iterations = 20;
+  int passes = 3;
+  bool l2_flush = false;  // cold: flush L2 before every timed iteration
+  // Sustained: every pass lasts at least this long (0: off). Each timed iteration becomes
+  // a batch of back-to-back launches between one pair of events, sized by a calibration
+  // run after the warm-up, so the card runs long enough for its power cap to act
+  // (kernels/sm90a/NOTES.md run 29). Perf mode only.
+  double min_pass_ms = 0;
+};
+
+// Sustained timing's own costs, for the worker timeout (suite.cpp) and timing.cpp:
+// calibration doubles its batch until one lasts min(kSoakMs, min_pass_ms), which also
+// brings the card to its steady clock (at most twice that per backend and op); and a pass
+// sized at full clock lasts up to kCapOverrun times longer once a power cap holds the
+// clock down (1.45x seen on an H200: 1980 against 1365 MHz).
+inline constexpr double kSoakMs = 1000;
+inline constexpr double kCapOverrun = 1.5;
+// Seconds of sustained timing a case may take at most: what its timeout must cover.
+[[nodiscard]] inline double sustained_timing_budget_s(const TimingSpec& t, int ops, int backends) {
+  if (!(t.min_pass_ms > 0)) return 0;
+  const double soak_ms = t.min_pass_ms < kSoakMs ? t.min_pass_ms : kSoakMs;
+  return double(ops) * backends * (t.passes * t.min_pass_ms * kCapOverrun + 2 * soak_ms) / 1000;
+}
+
+struct StabilitySpec {
+  int runs = 100;
+  // Outputs allowed to vary by design (e.g. "dq" with atomics): max rel deviation allowed.
+  std::map<std::string, double> bands;
+};
+
+// The longest hang watch: the kernels' 32-bit clock of 1024 ns units (hang_watch.cuh) spans 73 min.
+inline constexpr std::int64_t kMaxHangWatchMs = 3600000;
+
+struct CaseSpec {
+  std::string name;
+  Mode mode = Mode::check;
+  OpSelect op = OpSelect::both;
+  Shape shape;  // max_kv / max_q are derived from the pattern
+  PatternSpec pattern;
+  VbsSpec vbs;
+  std::uint64_t seed = 1;
+  float scale = 1.0f;                 // input scale (x1, x4, x16)
+  std::vector<std::string> backends;  // backends under test
+  std::string reference = "auto";     // auto: cpu-ref when small, cuda-ref above
+  double cpu_reference_limit = 2e9;   // auto: largest B*H*pairs*BLK*BLK*D done on the CPU
+  bool validate = true;               // false lets bad indices through (fault reproduction)
+  Tolerance tolerance;
+  TimingSpec timing;
+  StabilitySpec stability;
+  double timeout_s = 300;  // a worker silent this long is a HANG
+  std::map<std::string, std::uint32_t> probes;  // delay probes, name -> nanoseconds
+  // > 0: kernels with mbarrier waits run their watched variant, and a wait longer than
+  // this ends the case FAULT with the barrier's name (vsa/hang_watch.hpp); 0: off.
+  std::uint32_t hang_watch_ms = 0;  // at most kMaxHangWatchMs
+  std::string origin;  // where it came from, for errors: "FILE: $.cases[3]" (not serialised)
+};
+
+[[nodiscard]] const char* to_string(Mode m);
+[[nodiscard]] const char* to_string(OpSelect op);
+[[nodiscard]] bool runs_forward(OpSelect op);
+[[nodiscard]] bool runs_backward(OpSelect op);
+
+// Full JSON form (reports, worker protocol, repro bundles): round-trips exactly.
+[[nodiscard]] nlohmann::json to_json(const CaseSpec& c);
+
+}  // namespace vsa

@@ -1,0 +1,440 @@
+#include "run/suite_runner.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include <cuda_runtime_api.h>
+#include <unistd.h>
+#include <spdlog/spdlog.h>
+
+#include "engine/case_runner.hpp"
+#include "engine/devices.hpp"
+#include "model/exit_codes.hpp"
+#include "suite/suite.hpp"
+#include "run/worker_process.hpp"
+#include "telemetry/clock_sampler.hpp"
+#include "telemetry/node_fingerprint.hpp"
+#include "report/report.hpp"
+#include "vsa/registry.hpp"
+#include "report/report_files.hpp"
+
+namespace vsa {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::mutex g_print_mutex;
+
+// Suites -> one flat list of cases, names prefixed by their suite, CLI filters applied.
+std::vector<CaseSpec> collect_cases(const RunOptions& o, json& suites_json) {
+  std::vector<CaseSpec> cases;
+  for (const auto& name : o.suites) {
+    Suite s = load_suite(name);
+    suites_json.push_back({{"name", s.name}, {"source", s.source}, {"description", s.description}});
+    for (auto& c : s.cases) {
+      c.name = qualified_case_name(s, name, c.name);
+      if (!o.cases.empty() && std::none_of(o.cases.begin(), o.cases.end(), [&](const std::string& f) {
+            return c.name.find(f) != std::string::npos;
+          }))
+        continue;
+      if (!o.backends.empty()) {
+        std::vector<std::string> kept;
+        for (const auto& b : c.backends)
+          if (std::find(o.backends.begin(), o.backends.end(), b) != o.backends.end()) kept.push_back(b);
+        if (kept.empty()) continue;
+        c.backends = kept;
+      }
+      for (const auto& [probe, ns] : o.probes) c.probes[probe] = ns;
+      if (o.hang_watch_ms > 0) {
+        if (!(o.hang_watch_ms < c.timeout_s * 1000))
+          throw SuiteError("--hang-watch-ms " + std::to_string(o.hang_watch_ms) + " is not below " + c.name +
+                           "'s timeout_s (" + std::to_string(c.timeout_s) + " s)");
+        c.hang_watch_ms = o.hang_watch_ms;
+      }
+      cases.push_back(std::move(c));
+    }
+  }
+  return cases;
+}
+
+// Refuses what no machine could run: unknown backends, shapes a named backend cannot take.
+void validate_cases(const std::vector<CaseSpec>& cases, const Registry& registry) {
+  for (const auto& c : cases) {
+    for (std::size_t i = 0; i < c.backends.size(); ++i) {
+      const Backend* b = registry.find(c.backends[i]);
+      const auto known = known_backend_names();
+      if (!b && std::find(known.begin(), known.end(), c.backends[i]) != known.end()) continue;  // not built: SKIP later
+      if (!b) {
+        std::string known;
+        for (const auto& r : registry.all()) known += (known.empty() ? "" : ", ") + r->name();
+        throw SuiteError(c.origin + ".backends[" + std::to_string(i) + "]: unknown backend \"" + c.backends[i] +
+                         "\" (this build has: " + known + ")");
+      }
+      for (Op op : {Op::forward, Op::backward}) {
+        if ((op == Op::forward && !runs_forward(c.op)) || (op == Op::backward && !runs_backward(c.op))) continue;
+        if (!b->has_op(op)) continue;
+        const Support s = b->supports_shape(c.shape, op);
+        if (!s.ok)
+          throw SuiteError(c.origin + ".backends[" + std::to_string(i) + "]: backend \"" + b->name() +
+                           "\" cannot run case \"" + c.name + "\": " + s.reason);
+      }
+    }
+    if (c.reference != "auto" && c.reference != "none" && !registry.find(c.reference))
+      throw SuiteError(c.origin + ".reference: unknown backend \"" + c.reference + "\"");
+  }
+}
+
+struct Discovery {
+  std::vector<json> devices;  // worker hello device entries
+  std::string note;
+};
+
+Discovery discover_devices(bool isolate) {
+  Discovery d;
+  if (!isolate) {
+    const DeviceQuery q = query_devices();
+    for (const auto& dev : q.devices) {
+      char pci[32] = {};
+      cudaDeviceGetPCIBusId(pci, sizeof pci, dev.ordinal);
+      d.devices.push_back({{"ordinal", dev.ordinal}, {"name", dev.name}, {"pci_bus_id", pci}});
+    }
+    d.note = q.note;
+    return d;
+  }
+  WorkerProcess worker({self_executable(), "__worker", "--device", "-1"});
+  worker.send({{"op", "hello"}});
+  auto reply = worker.receive(120);
+  if (!reply || reply->value("event", "") != "hello") {
+    d.note = "device discovery worker failed: " + worker.terminate() + " " + worker.stderr_tail();
+    return d;
+  }
+  worker.send({{"op", "exit"}});
+  for (const auto& dev : reply->at("devices")) d.devices.push_back(dev);
+  d.note = reply->value("note", "");
+  return d;
+}
+
+std::vector<int> select_targets(const RunOptions& o, const Discovery& d) {
+  std::vector<int> all;
+  for (const auto& dev : d.devices) all.push_back(dev.at("ordinal").get<int>());
+  if (o.devices == "none" || all.empty()) return {-1};
+  if (o.devices == "all") return all;
+  std::vector<int> chosen;
+  std::stringstream ss(o.devices);
+  for (std::string item; std::getline(ss, item, ',');) {
+    int ordinal = -1;
+    try {
+      ordinal = std::stoi(item);
+    } catch (const std::exception&) {
+      throw SuiteError("--devices: \"" + item + "\" is not a device index (use all, none or a list like 0,2)");
+    }
+    if (std::find(all.begin(), all.end(), ordinal) == all.end())
+      throw SuiteError("--devices: no CUDA device " + item + " (found " + std::to_string(all.size()) + ")");
+    chosen.push_back(ordinal);
+  }
+  return chosen;
+}
+
+std::string report_path(const RunOptions& o, const json& node, int ordinal) {
+  std::string host = node.value("hostname", "host");
+  std::string stamp = utc_now_iso8601();
+  std::replace(stamp.begin(), stamp.end(), ':', '-');
+  std::string base = (o.label.empty() ? "" : o.label + "-") + host + "-" + (ordinal >= 0 ? "gpu" + std::to_string(ordinal) : std::string("cpu")) + "-" + stamp;
+  return (fs::path(o.out_dir) / (base + ".json")).string();
+}
+
+// Runs cases for one target (a GPU, or the CPU when ordinal is -1) through
+// isolated workers; restarts a worker after a fault or hang and re-runs the
+// backends the fault kept from running.
+class TargetRun {
+ public:
+  TargetRun(const RunOptions& o, const std::vector<CaseSpec>& cases, Report& report, std::string path, int ordinal,
+            std::size_t total_cases)
+      : m_o(o), m_cases(cases), m_report(report), m_path(std::move(path)), m_ordinal(ordinal), m_total(total_cases) {}
+
+  void run() {
+    std::set<std::string> done;
+    for (const auto& c : m_report.cases) done.insert(c.name);
+    std::size_t index = done.size();
+    for (const auto& spec : m_cases) {
+      if (done.count(spec.name)) continue;
+      ++index;
+      CaseResult result = m_o.isolate ? run_isolated(spec) : run_in_process(spec);
+      m_report.cases.push_back(result);
+      m_report.finished_at = utc_now_iso8601();
+      write_report(m_report, m_path);
+      print_progress(index, result);
+    }
+  }
+
+ private:
+  CaseResult run_in_process(const CaseSpec& spec) {
+    static const Registry registry = make_registry();
+    WorkerContext ctx;
+    ctx.registry = &registry;
+    for (const auto& d : query_devices().devices)
+      if (d.ordinal == m_ordinal) ctx.device = d;
+    ctx.sample_clocks = make_clock_sampler(ctx.device);
+    return run_case(spec, ctx).result;
+  }
+
+  void ensure_worker() {
+    if (!m_worker)
+      m_worker = std::make_unique<WorkerProcess>(
+          std::vector<std::string>{self_executable(), "__worker", "--device", std::to_string(m_ordinal)});
+  }
+
+  // One attempt: returns the result, or a synthesised one naming the culprit.
+  CaseResult attempt(const CaseSpec& spec, bool& worker_lost) {
+    ensure_worker();
+    worker_lost = false;
+    std::string backend = "worker", phase = "startup";
+    try {
+      m_worker->send({{"op", "case"}, {"case", to_json(spec)}});
+    } catch (const std::exception&) {
+      // The worker is gone (it died between cases); start over once.
+      m_worker.reset();
+      ensure_worker();
+      m_worker->send({{"op", "case"}, {"case", to_json(spec)}});
+    }
+    for (;;) {
+      auto msg = m_worker->receive(spec.timeout_s);
+      if (msg) {
+        const std::string ev = msg->value("event", "");
+        if (ev == "start") {
+          backend = msg->value("backend", backend);
+          phase = msg->value("phase", phase);
+          continue;
+        }
+        if (ev == "result") {
+          CaseResult r = msg->at("result").get<CaseResult>();
+          if (msg->value("context_lost", false)) {
+            spdlog::debug("{}: the CUDA context of device {} is lost; restarting its worker", spec.name, m_ordinal);
+            m_worker->terminate();
+            m_worker.reset();
+            worker_lost = true;
+          }
+          return r;
+        }
+        if (ev == "error") {
+          CaseResult r;
+          r.name = spec.name;
+          r.spec = to_json(spec);
+          r.message = msg->value("message", "worker error");
+          r.verdict = kFail;
+          return r;
+        }
+        continue;
+      }
+      // Timed out or the worker died: the backend of the last start event is the culprit.
+      const bool hung = m_worker->timed_out();
+      const std::string end = m_worker->terminate();
+      const std::string tail = m_worker->stderr_tail();
+      spdlog::debug("{}: worker for device {} lost during {} of {} ({}); a fresh one takes the next case", spec.name,
+                    m_ordinal, phase, backend, hung ? "no answer, killed" : end);
+      m_worker.reset();
+      worker_lost = true;
+      CaseResult r;
+      r.name = spec.name;
+      r.spec = to_json(spec);
+      const std::string why = hung ? "no answer within " + std::to_string(int(spec.timeout_s)) + " s during " + phase +
+                                         " (worker killed)"
+                                   : "worker " + end + " during " + phase + (tail.empty() ? "" : ": " + tail);
+      BackendResult br;
+      br.backend = backend;
+      br.verdict = hung ? kHang : kFault;
+      br.reason = why;
+      r.backends.push_back(br);
+      r.message = why;
+      r.verdict = br.verdict;
+      return r;
+    }
+  }
+
+  CaseResult run_isolated(const CaseSpec& spec) {
+    bool lost = false;
+    CaseResult r = attempt(spec, lost);
+    // After a crash, hang or sticky fault: re-run the backends it kept from running.
+    for (int retry = 0; lost && retry < int(spec.backends.size()); ++retry) {
+      std::set<std::string> finished;
+      for (const auto& b : r.backends)
+        if (b.verdict != kPending) finished.insert(b.backend);
+      std::vector<std::string> remaining;
+      for (const auto& b : spec.backends)
+        if (!finished.count(b)) remaining.push_back(b);
+      const bool reference_failed = std::any_of(r.backends.begin(), r.backends.end(), [&](const BackendResult& b) {
+        return b.backend.find("(reference)") != std::string::npos || b.backend == r.reference ||
+               (b.backend == "worker");
+      });
+      if (remaining.empty() || reference_failed) break;
+      CaseSpec rest = spec;
+      rest.backends = remaining;
+      CaseResult more = attempt(rest, lost);
+      r.backends.erase(std::remove_if(r.backends.begin(), r.backends.end(),
+                                      [](const BackendResult& b) { return b.verdict == kPending; }),
+                       r.backends.end());
+      for (auto& b : more.backends) r.backends.push_back(b);
+      if (r.reference.empty()) r.reference = more.reference;
+      r.pairs = std::max(r.pairs, more.pairs);
+      r.flops_fwd = std::max(r.flops_fwd, more.flops_fwd);
+      r.flops_bwd = std::max(r.flops_bwd, more.flops_bwd);
+      r.seconds += more.seconds;
+    }
+    for (auto& b : r.backends)
+      if (b.verdict == kPending) {
+        b.verdict = kSkip;
+        b.reason = "not run: the worker was lost earlier in this case";
+      }
+    // The worker-loss message is already reflected in a backend's FAULT/HANG:
+    // the verdict comes from the backends alone, the message stays for the report.
+    const std::string msg = std::move(r.message);
+    r.message.clear();
+    aggregate_verdict(r);
+    r.message = msg;
+    return r;
+  }
+
+  void print_progress(std::size_t index, const CaseResult& r) {
+    if (!m_o.progress) return;
+    std::lock_guard<std::mutex> lock(g_print_mutex);
+    std::fprintf(stderr, "[%zu/%zu] %s %-48s %-5s %.1fs%s%s\n", index, m_total,
+                 m_ordinal >= 0 ? ("gpu" + std::to_string(m_ordinal)).c_str() : "cpu", r.name.c_str(),
+                 verdict_name(r.verdict).c_str(), r.seconds, r.message.empty() ? "" : "  ", r.message.substr(0, 120).c_str());
+  }
+
+  const RunOptions& m_o;
+  const std::vector<CaseSpec>& m_cases;
+  Report& m_report;
+  std::string m_path;
+  int m_ordinal;
+  std::size_t m_total;
+  std::unique_ptr<WorkerProcess> m_worker;
+};
+
+int exit_code_of(const std::vector<CaseResult>& cases) {
+  int code = kExitOk;
+  for (const auto& c : cases) {
+    if (c.verdict == kFault || c.verdict == kHang) return kExitIncomplete;
+    if (c.verdict == kFail) code = kExitCheckFailed;
+  }
+  return code;
+}
+
+json backends_json(const Registry& registry) {
+  json list = json::array();
+  for (const auto& b : registry.all())
+    list.push_back({{"name", b->name()}, {"description", b->description()}, {"images", b->compiled_images()},
+                    {"probes", b->probe_points()}});
+  return list;
+}
+
+std::string summary_table(const std::vector<Report>& reports, const std::vector<std::string>& paths) {
+  std::ostringstream t;
+  char line[256];
+  std::snprintf(line, sizeof line, "%-10s %6s %6s %6s %6s %6s %6s  %s\n", "target", "cases", "PASS", "FAIL", "FAULT",
+                "HANG", "SKIP", "report");
+  t << line;
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    const auto s = summary_counts(reports[i].cases);
+    const std::string target = reports[i].device.is_object()
+                                   ? "gpu" + std::to_string(reports[i].device.value("cuda_ordinal", -1))
+                                   : std::string("cpu");
+    std::snprintf(line, sizeof line, "%-10s %6d %6d %6d %6d %6d %6d  %s\n", target.c_str(), s["cases"].get<int>(),
+                  s[verdict_name(kPass)].get<int>(), s[verdict_name(kFail)].get<int>(), s[verdict_name(kFault)].get<int>(), s[verdict_name(kHang)].get<int>(),
+                  s[verdict_name(kSkip)].get<int>(), paths[i].c_str());
+    t << line;
+    for (const auto& c : reports[i].cases)
+      for (const auto& b : c.backends)
+        if (b.verdict != kPass && b.verdict != kSkip)
+          t << "  " << b.verdict << "  " << c.name << "  " << b.backend << ": " << b.reason.substr(0, 160) << "\n";
+  }
+  return t.str();
+}
+
+}  // namespace
+
+RunSummary run_suites(const RunOptions& o) {
+  const Registry registry = make_registry();  // no CUDA calls: names and shapes only
+  json suites_json = json::array();
+  std::vector<CaseSpec> cases = collect_cases(o, suites_json);
+  if (cases.empty()) throw SuiteError("no case matches the given suites and filters");
+  validate_cases(cases, registry);
+
+  std::vector<Report> resumed;
+  if (!o.resume.empty()) {
+    try {
+      resumed.push_back(load_report_file(o.resume).report);
+    } catch (const ReportFileError& e) {
+      throw SuiteError(std::string("--resume: ") + e.what());
+    }
+  }
+
+  const Discovery discovery = o.devices == "none" ? Discovery{{}, "--devices none"} : discover_devices(o.isolate);
+  const std::vector<int> targets = select_targets(o, discovery);
+  RunSummary summary;
+  if (o.require_gpu && targets.front() < 0) {
+    summary.exit_code = kExitIncomplete;
+    summary.table = "--require-gpu: no GPU found (" + discovery.note + ")\n";
+    return summary;
+  }
+  fs::create_directories(o.out_dir);
+  const json node = collect_node_json(o.label);
+  std::vector<Report> reports(targets.size());
+  std::vector<std::string> paths(targets.size());
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    Report& r = reports[i];
+    if (!resumed.empty() && i == 0) {
+      r = resumed.front();
+      paths[i] = o.resume;
+    } else {
+      paths[i] = report_path(o, node, targets[i]);
+      r.started_at = utc_now_iso8601();
+    }
+    r.argv = o.argv;
+    r.label = o.label;
+    r.node = node;
+    r.suites = suites_json;
+    r.backends = backends_json(registry);
+    r.probes = o.probes;
+    r.complete = false;
+    if (targets[i] >= 0) {
+      json facts;
+      for (const auto& d : discovery.devices)
+        if (d.value("ordinal", -2) == targets[i]) facts = d;
+      r.device = collect_device_json(targets[i], facts);
+    } else {
+      r.device = nullptr;
+      r.devices_note = discovery.note.empty() ? json("CPU-only run (--devices none)") : json(discovery.note);
+    }
+    write_report(r, paths[i]);
+  }
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < targets.size(); ++i)
+    threads.emplace_back([&, i] { TargetRun(o, cases, reports[i], paths[i], targets[i], cases.size()).run(); });
+  for (auto& t : threads) t.join();
+
+  int code = kExitOk;
+  for (std::size_t i = 0; i < targets.size(); ++i) {
+    Report& r = reports[i];
+    r.exit_code = exit_code_of(r.cases);
+    r.complete = true;
+    r.finished_at = utc_now_iso8601();
+    write_report(r, paths[i]);
+    code = std::max(code, r.exit_code);
+  }
+  summary.exit_code = code;
+  summary.report_paths = paths;
+  summary.table = summary_table(reports, paths);
+  if (targets.front() < 0)
+    summary.table += "no GPU: GPU backends were skipped (" + (discovery.note.empty() ? std::string("--devices none") : discovery.note) + ")\n";
+  return summary;
+}
+
+}  // namespace vsa

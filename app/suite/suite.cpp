@@ -1,0 +1,315 @@
+#include "suite/suite.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <spdlog/spdlog.h>
+
+#include "embedded_suites.hpp"
+#include "suite/json_fields.hpp"
+#include "model/probe_spec.hpp"
+
+namespace vsa {
+namespace {
+
+using nlohmann::json;
+
+Mode parse_mode(const std::string& s, JsonFields& f, const std::string& path) {
+  if (s == "check") return Mode::check;
+  if (s == "stability") return Mode::stability;
+  if (s == "perf") return Mode::perf;
+  f.fail(path, "must be one of check, stability, perf; got \"" + s + "\"");
+}
+
+OpSelect parse_op(const std::string& s, JsonFields& f, const std::string& path) {
+  if (s == "fwd") return OpSelect::forward;
+  if (s == "bwd") return OpSelect::backward;
+  if (s == "both") return OpSelect::both;
+  f.fail(path, "must be one of fwd, bwd, both; got \"" + s + "\"");
+}
+
+template <class T, std::size_t N>
+void read_array(JsonFields& f, const std::string& key, std::array<T, N>& out) {
+  if (!f.has(key)) return;
+  const json& v = f.raw(key);
+  if (!v.is_array() || v.size() != N) f.fail(f.path_of(key), "must be an array of " + std::to_string(N) + " integers");
+  for (std::size_t i = 0; i < N; ++i) {
+    if (!v[i].is_number_integer()) f.fail(f.path_of(key) + "[" + std::to_string(i) + "]", "must be an integer");
+    out[i] = v[i].get<T>();
+  }
+}
+
+void read_pattern(const json& j, const std::string& path, const std::string& src, PatternSpec& p) {
+  JsonFields f(j, path, src);
+  f.read("kind", p.kind);
+  f.read("density", p.density);
+  f.read("zero_rows", p.zero_rows);
+  f.read("sorted", p.sorted);
+  read_array(f, "latent", p.latent);
+  read_array(f, "window", p.window);
+  if (f.has("rows")) {
+    const json& rows = f.raw("rows");
+    const std::string rpath = f.path_of("rows");
+    if (!rows.is_array()) f.fail(rpath, "must be an array of arrays of kv block ids");
+    p.rows.clear();
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      if (!rows[i].is_array()) f.fail(rpath + "[" + std::to_string(i) + "]", "must be an array of kv block ids");
+      std::vector<int> row;
+      for (std::size_t e = 0; e < rows[i].size(); ++e) {
+        if (!rows[i][e].is_number_integer())
+          f.fail(rpath + "[" + std::to_string(i) + "][" + std::to_string(e) + "]", "must be an integer");
+        row.push_back(rows[i][e].get<int>());
+      }
+      p.rows.push_back(std::move(row));
+    }
+  }
+  f.finish();
+  static const char* kinds[] = {"topk", "ragged", "dense", "video", "explicit"};
+  if (std::find(std::begin(kinds), std::end(kinds), p.kind) == std::end(kinds))
+    f.fail(f.path_of("kind"), "must be one of topk, ragged, dense, video, explicit; got \"" + p.kind + "\"");
+  if ((p.kind == "topk" || p.kind == "ragged") && !(p.density > 0.0 && p.density <= 1.0))
+    f.fail(f.path_of("density"), "must be in (0, 1], got " + json(p.density).dump());
+  if (!(p.zero_rows >= 0.0 && p.zero_rows <= 1.0))
+    f.fail(f.path_of("zero_rows"), "must be in [0, 1], got " + json(p.zero_rows).dump());
+}
+
+void read_vbs(const json& j, const std::string& path, const std::string& src, VbsSpec& v) {
+  JsonFields f(j, path, src);
+  f.read("kind", v.kind);
+  f.read("values", v.values);
+  f.finish();
+  if (v.kind != "full" && v.kind != "random" && v.kind != "video-tail" && v.kind != "explicit")
+    f.fail(f.path_of("kind"), "must be one of full, random, video-tail, explicit; got \"" + v.kind + "\"");
+}
+
+// Expands "sweep": {"dotted.key": [v1, v2], ...} into the cartesian product of cases.
+std::vector<json> expand_sweep(const json& merged, const std::string& path, const std::string& src) {
+  if (!merged.contains("sweep")) return {merged};
+  const json& sweep = merged.at("sweep");
+  if (!sweep.is_object()) throw SuiteError(src + ": " + path + ".sweep: must be an object of key -> list of values");
+  std::vector<json> out{merged};
+  out[0].erase("sweep");
+  for (const auto& item : sweep.items()) {
+    if (!item.value().is_array() || item.value().empty())
+      throw SuiteError(src + ": " + path + ".sweep." + item.key() + ": must be a non-empty list of values");
+    std::vector<json> next;
+    for (const json& base : out)
+      for (const json& value : item.value()) {
+        json c = base;
+        // Appended, not "/" + string: GCC 12 reports a bogus -Wrestrict overlap inside
+        // std::string's operator+(const char*, string&&) (GCC bug 105329).
+        std::string pointer = "/";
+        pointer += std::regex_replace(item.key(), std::regex("\\."), "/");
+        json::json_pointer ptr(pointer);
+        c[ptr] = value;
+        std::string suffix = item.key().substr(item.key().rfind('.') + 1) + "=" +
+                             (value.is_string() ? value.get<std::string>() : value.dump());
+        c["name"] = c.value("name", std::string("case")) + (base.contains("sweep_tag") ? "," : "/") + suffix;
+        c["sweep_tag"] = true;
+        next.push_back(std::move(c));
+      }
+    out = std::move(next);
+  }
+  for (json& c : out) c.erase("sweep_tag");
+  return out;
+}
+
+}  // namespace
+
+CaseSpec case_from_json(const json& j, const std::string& src, const std::string& path) {
+  CaseSpec c;
+  JsonFields f(j, path, src);
+  f.read("name", c.name);
+  if (c.name.empty()) f.fail(f.path_of("name"), "every case needs a non-empty name");
+  if (f.has("mode")) {
+    std::string m;
+    f.read("mode", m);
+    c.mode = parse_mode(m, f, f.path_of("mode"));
+  }
+  if (f.has("op")) {
+    std::string o;
+    f.read("op", o);
+    c.op = parse_op(o, f, f.path_of("op"));
+  }
+  std::int64_t seq = 0;
+  f.read("B", c.shape.batch);
+  f.read("H", c.shape.heads);
+  f.read("S", seq);
+  f.read("D", c.shape.head_dim);
+  f.read("blk", c.shape.block);
+  if (f.has("pattern")) read_pattern(f.raw("pattern"), f.path_of("pattern"), src, c.pattern);
+  if (f.has("vbs")) read_vbs(f.raw("vbs"), f.path_of("vbs"), src, c.vbs);
+  f.read("seed", c.seed);
+  f.read("scale", c.scale);
+  f.read("backends", c.backends);
+  f.read("reference", c.reference);
+  f.read("cpu_reference_limit", c.cpu_reference_limit);
+  f.read("validate", c.validate);
+  f.read("timeout_s", c.timeout_s);
+  f.read("probes", c.probes);
+  std::int64_t hang_watch_ms = c.hang_watch_ms;  // signed: a negative value is refused, not wrapped
+  f.read("hang_watch_ms", hang_watch_ms);
+  for (const auto& [key, ns] : c.probes) {
+    ProbeKey probe;
+    std::string error;
+    if (!parse_probe_key(key, probe, error)) throw SuiteError(src + ": " + f.path_of("probes") + "." + key + ": " + error);
+  }
+  if (f.has("tolerance")) {
+    JsonFields t(f.raw("tolerance"), f.path_of("tolerance"), src);
+    t.read("rel_max", c.tolerance.rel_max);
+    t.read("rel_l2", c.tolerance.rel_l2);
+    t.finish();
+  }
+  if (f.has("timing")) {
+    JsonFields t(f.raw("timing"), f.path_of("timing"), src);
+    t.read("warmup", c.timing.warmup);
+    t.read("iterations", c.timing.iterations);
+    t.read("passes", c.timing.passes);
+    t.read("l2_flush", c.timing.l2_flush);
+    t.read("min_pass_ms", c.timing.min_pass_ms);
+    t.finish();
+    if (c.timing.iterations < 1 || c.timing.passes < 1 || c.timing.warmup < 0)
+      t.fail(f.path_of("timing"), "iterations and passes must be >= 1, warmup >= 0");
+    if (c.timing.min_pass_ms > 0 && c.timing.l2_flush)
+      t.fail(f.path_of("timing"), "min_pass_ms and l2_flush exclude each other: a flush between batched launches "
+                                  "would be timed with them");
+    if (!(c.timing.min_pass_ms >= 0 && c.timing.min_pass_ms <= kMaxMinPassMs))
+      t.fail(f.path_of("timing") + ".min_pass_ms",
+             fmt::format("must be in [0, {}] ms, got {}", kMaxMinPassMs, c.timing.min_pass_ms));
+  }
+  if (f.has("stability")) {
+    JsonFields t(f.raw("stability"), f.path_of("stability"), src);
+    t.read("runs", c.stability.runs);
+    t.read("bands", c.stability.bands);
+    t.finish();
+    if (c.stability.runs < 2) t.fail(f.path_of("stability") + ".runs", "must be >= 2");
+  }
+  f.finish();
+  c.pattern.check_ranges = c.validate;
+
+  // Shape checks: the messages name the field the user wrote.
+  if (c.shape.batch < 1) f.fail(f.path_of("B"), "must be >= 1");
+  if (c.shape.heads < 1) f.fail(f.path_of("H"), "must be >= 1");
+  if (c.shape.head_dim < 1 || c.shape.head_dim > 512) f.fail(f.path_of("D"), "must be in [1, 512]");
+  if (c.shape.block < 1 || c.shape.block > 256) f.fail(f.path_of("blk"), "must be in [1, 256]");
+  if (c.pattern.kind == "video" && seq == 0) seq = std::int64_t(video_num_blocks(c.pattern.latent)) * c.shape.block;
+  if (seq <= 0) f.fail(f.path_of("S"), "must be > 0 (or given by pattern.latent for video)");
+  if (seq % c.shape.block != 0)
+    f.fail(f.path_of("S"), "must be a multiple of blk (" + std::to_string(c.shape.block) + "), got " + std::to_string(seq));
+  c.shape.num_blocks = int(seq / c.shape.block);
+  if (!(c.scale > 0)) f.fail(f.path_of("scale"), "must be > 0");
+  if (!(c.timeout_s > 0)) f.fail(f.path_of("timeout_s"), "must be > 0");
+  if (hang_watch_ms < 0 || hang_watch_ms > kMaxHangWatchMs)
+    f.fail(f.path_of("hang_watch_ms"),
+           fmt::format("must be in [0, {}] ms (0: off; the device clock of the watch spans 73 min), got {}",
+                       kMaxHangWatchMs, hang_watch_ms));
+  if (hang_watch_ms > 0 && !(double(hang_watch_ms) < c.timeout_s * 1000))
+    f.fail(f.path_of("hang_watch_ms"), fmt::format("must be below timeout_s ({} s), or the worker is called HANG "
+                                                   "before the watch can locate the wait; got {} ms",
+                                                   c.timeout_s, hang_watch_ms));
+  c.hang_watch_ms = std::uint32_t(hang_watch_ms);
+  if (c.backends.empty()) f.fail(f.path_of("backends"), "must name at least one backend");
+  if (c.timing.min_pass_ms > 0 && c.mode != Mode::perf)
+    f.fail(f.path_of("timing") + ".min_pass_ms", fmt::format("sustained passes are timing: mode must be perf, got {}", to_string(c.mode)));
+  if (c.mode == Mode::perf && c.timing.min_pass_ms > 0) {
+    // The worker answers once for all of a case's timing: sustained passes must fit its timeout.
+    const int ops = c.op == OpSelect::both ? 2 : 1;
+    const double budget_s = sustained_timing_budget_s(c.timing, ops, int(c.backends.size()));
+    if (budget_s >= c.timeout_s)
+      f.fail(f.path_of("timing") + ".min_pass_ms",
+             fmt::format("{} passes x {} ms x {} ops x {} backends may take {:.0f} s (x{} under a power cap, plus "
+                         "calibration), not under timeout_s = {}",
+                         c.timing.passes, c.timing.min_pass_ms, ops, c.backends.size(), budget_s, kCapOverrun,
+                         c.timeout_s));
+  }
+  if (c.pattern.kind == "explicit" && int(c.pattern.rows.size()) != c.shape.num_blocks)
+    f.fail(f.path_of("pattern") + ".rows", "needs one list per q block (" + std::to_string(c.shape.num_blocks) +
+                                               "), got " + std::to_string(c.pattern.rows.size()));
+  if (c.validate) {
+    // Everything make_block_map checks (index ranges, latent, vbs values), with the path.
+    try {
+      (void)make_block_map(Shape{1, 1, c.shape.num_blocks, c.shape.head_dim, c.shape.block, 1, 1}, c.pattern, c.vbs,
+                           c.seed);
+    } catch (const std::invalid_argument& e) {
+      throw SuiteError(src + ": " + path + "." + e.what());
+    }
+  }
+  return c;
+}
+
+Suite parse_suite(const std::string& text, const std::string& src) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw SuiteError(src + ": not valid JSON: " + e.what());
+  }
+  Suite suite;
+  suite.source = src;
+  JsonFields top(doc, "$", src);
+  top.read("name", suite.name);
+  top.read("description", suite.description);
+  if (top.has("origin")) {
+    suite.origin = top.raw("origin");
+    if (!suite.origin.is_object()) top.fail("$.origin", "must be an object (repro bundles: where the case came from)");
+  }
+  json defaults = json::object();
+  if (top.has("defaults")) {
+    defaults = top.raw("defaults");
+    if (!defaults.is_object()) top.fail("$.defaults", "must be an object");
+  }
+  if (!top.has("cases") || !top.raw("cases").is_array() || top.raw("cases").empty())
+    top.fail("$.cases", "must be a non-empty array of cases");
+  const json& cases = top.raw("cases");
+  top.finish();
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const std::string path = "$.cases[" + std::to_string(i) + "]";
+    if (!cases[i].is_object()) throw SuiteError(src + ": " + path + ": must be an object");
+    json merged = defaults;
+    merged.merge_patch(cases[i]);
+    for (const json& expanded : expand_sweep(merged, path, src)) {
+      suite.cases.push_back(case_from_json(expanded, src, path));
+      suite.cases.back().origin = src + ": " + path;
+    }
+  }
+  std::set<std::string> names;
+  for (const auto& c : suite.cases)
+    if (!names.insert(c.name).second) throw SuiteError(src + ": $.cases: duplicate case name \"" + c.name + "\"");
+  return suite;
+}
+
+std::string qualified_case_name(const Suite& suite, const std::string& name_or_path, const std::string& case_name) {
+  const std::string prefix = suite.name.empty() ? std::filesystem::path(name_or_path).stem().string() : suite.name;
+  return prefix + "/" + case_name;
+}
+
+Suite load_suite(const std::string& name_or_path) {
+  for (const auto& s : embedded_suites())
+    if (s.name == name_or_path) {
+      spdlog::debug("suite {}: the built-in one", name_or_path);
+      return parse_suite(std::string(s.json), "builtin:" + name_or_path);
+    }
+  std::ifstream in(name_or_path);
+  if (!in) {
+    const std::string known = fmt::format("{}", fmt::join(builtin_suite_names(), ", "));
+    throw SuiteError(name_or_path + ": no such built-in suite or readable file (built-in: " + known + ")");
+  }
+  spdlog::debug("suite {}: read from the file", name_or_path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return parse_suite(buffer.str(), name_or_path);
+}
+
+std::vector<std::string> builtin_suite_names() {
+  std::vector<std::string> names;
+  for (const auto& s : embedded_suites()) names.emplace_back(s.name);
+  return names;
+}
+
+}  // namespace vsa

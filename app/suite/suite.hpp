@@ -1,0 +1,40 @@
+#pragma once
+// Suites: JSON files of defaults + cases, sweeps expanded into the cartesian
+// product. Every error names the file and the JSON path of the bad field.
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/case_spec.hpp"
+
+namespace vsa {
+
+// Thrown for any bad suite or case; what() reads "FILE: $.cases[2].pattern.density: must be in (0, 1], got 1.5".
+class SuiteError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Suite {
+  std::string name;
+  std::string description;
+  std::string source;  // "builtin:NAME" or the file path
+  nlohmann::json origin;  // optional, free-form: where a repro bundle's case came from (node, GPU, report)
+  std::vector<CaseSpec> cases;
+};
+
+// A built-in suite name (suites/*.json, embedded) or a path to a JSON file.
+[[nodiscard]] Suite load_suite(const std::string& name_or_path);
+// The suite's cases named as reports name them: "SUITE/CASE", SUITE being the suite's
+// "name" or, without one, the file's stem. `run` and `dump` share it so their names line up.
+[[nodiscard]] std::string qualified_case_name(const Suite& suite, const std::string& name_or_path,
+                                              const std::string& case_name);
+// Parses suite text; `source` is used in error messages.
+[[nodiscard]] Suite parse_suite(const std::string& text, const std::string& source);
+// One case in its expanded JSON form (worker protocol, repro bundles); strict like suites.
+[[nodiscard]] CaseSpec case_from_json(const nlohmann::json& j, const std::string& source, const std::string& path);
+[[nodiscard]] std::vector<std::string> builtin_suite_names();
+
+}  // namespace vsa

@@ -1,0 +1,108 @@
+#pragma once
+// NVML, opened at run time with dlopen("libnvidia-ml.so.1") and never linked, so
+// the binary runs where NVML is missing and loses only fields where one entry
+// point is missing (an older driver): each symbol is resolved on its own and a
+// getter whose symbol or call fails answers nullopt.
+//
+// RAII: the constructor calls nvmlInit_v2, the destructor nvmlShutdown and dlclose.
+// NVML does not create a CUDA context, so a parent process that forks workers can
+// hold one of these (CUDA itself is not fork-safe). Create it in the process that
+// uses it: a handle does not survive fork + exec.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "telemetry/clock_sample.hpp"
+
+namespace vsa {
+
+// One NVML device; valid while the Nvml that returned it lives.
+struct NvmlDevice {
+  void* handle = nullptr;
+};
+
+struct GspFirmwareMode {
+  bool enabled = false;          // GSP firmware offload is running
+  bool default_enabled = false;  // what the driver uses when not overridden
+};
+
+struct EccMode {
+  bool current = false;
+  bool pending = false;  // takes effect after the next reset
+};
+
+enum class ClockDomain { sm, memory, graphics };
+enum class InforomObject { oem, ecc, power };
+
+class Nvml {
+ public:
+  // Resolves a symbol name to its address, or nullptr. Tests pass fakes.
+  using SymbolLookup = std::function<void*(const char* symbol)>;
+
+  Nvml();                                       // libnvidia-ml.so.1
+  explicit Nvml(const std::string& library);    // another soname or path
+  Nvml(SymbolLookup lookup, std::string origin);  // entry points from `lookup`; origin names them in messages
+  ~Nvml();
+  Nvml(const Nvml&) = delete;
+  Nvml& operator=(const Nvml&) = delete;
+
+  // Loaded and initialised. When false, error() says why and every getter is nullopt.
+  [[nodiscard]] bool available() const { return m_initialized; }
+  [[nodiscard]] const std::string& error() const { return m_error; }
+  // Entry points this NVML lacks (each loses a field), e.g. on a driver older than 510.
+  [[nodiscard]] const std::vector<std::string>& missing_symbols() const { return m_missing; }
+
+  [[nodiscard]] std::optional<std::string> driver_version() const;  // "580.159.04"
+  [[nodiscard]] std::optional<int> cuda_driver_version() const;     // 13000 for CUDA 13.0
+  [[nodiscard]] std::optional<unsigned> device_count() const;
+  [[nodiscard]] std::optional<NvmlDevice> device_by_index(unsigned index) const;
+  // Accepts CUDA's "0000:19:00.0" as well as NVML's "00000000:19:00.0".
+  [[nodiscard]] std::optional<NvmlDevice> device_by_pci_bus_id(const std::string& bus_id) const;
+
+  [[nodiscard]] std::optional<unsigned> index(NvmlDevice device) const;
+  [[nodiscard]] std::optional<std::string> name(NvmlDevice device) const;
+  [[nodiscard]] std::optional<std::string> uuid(NvmlDevice device) const;
+  [[nodiscard]] std::optional<std::string> serial(NvmlDevice device) const;
+  [[nodiscard]] std::optional<std::string> pci_bus_id(NvmlDevice device) const;
+  [[nodiscard]] std::optional<std::string> vbios_version(NvmlDevice device) const;
+  [[nodiscard]] std::optional<std::string> gsp_firmware_version(NvmlDevice device) const;
+  [[nodiscard]] std::optional<GspFirmwareMode> gsp_firmware_mode(NvmlDevice device) const;
+  [[nodiscard]] std::optional<std::string> inforom_image_version(NvmlDevice device) const;
+  [[nodiscard]] std::optional<std::string> inforom_version(NvmlDevice device, InforomObject object) const;
+  [[nodiscard]] std::optional<EccMode> ecc_mode(NvmlDevice device) const;
+  // Uncorrected ECC errors since the last driver load (volatile) or over the board's life (aggregate).
+  [[nodiscard]] std::optional<std::uint64_t> ecc_uncorrected_volatile(NvmlDevice device) const;
+  [[nodiscard]] std::optional<std::uint64_t> ecc_uncorrected_aggregate(NvmlDevice device) const;
+  [[nodiscard]] std::optional<double> power_limit_w(NvmlDevice device) const;  // enforced limit
+  [[nodiscard]] std::optional<double> power_usage_w(NvmlDevice device) const;
+  [[nodiscard]] std::optional<unsigned> clock_mhz(NvmlDevice device, ClockDomain domain) const;
+  [[nodiscard]] std::optional<unsigned> max_clock_mhz(NvmlDevice device, ClockDomain domain) const;
+  [[nodiscard]] std::optional<bool> persistence_mode(NvmlDevice device) const;
+  [[nodiscard]] std::optional<unsigned> temperature_c(NvmlDevice device) const;
+  [[nodiscard]] std::optional<std::uint64_t> memory_total_bytes(NvmlDevice device) const;
+  // nvmlDeviceGetCurrentClocksEventReasons, or the older ...ClocksThrottleReasons.
+  [[nodiscard]] std::optional<std::uint64_t> clock_event_reasons(NvmlDevice device) const;
+
+  // Five NVML calls, about 32 us per sample on an H200 (driver 580): cheap around each timed pass.
+  [[nodiscard]] ClockSample sample(NvmlDevice device) const;
+
+ private:
+  struct Symbols;
+  void load(const SymbolLookup& lookup, const std::string& origin);
+  [[nodiscard]] std::string error_text(int code) const;
+
+  void* m_library = nullptr;  // dlopen handle; null when symbols came from a lookup
+  std::unique_ptr<Symbols> m_symbols;
+  bool m_initialized = false;
+  std::string m_error;
+  std::vector<std::string> m_missing;
+};
+
+// The process-wide NVML, opened on first use and shut down at exit: the fingerprint
+// and the timing sampler share it instead of initialising NVML per call.
+[[nodiscard]] const Nvml& shared_nvml();
+
+}  // namespace vsa

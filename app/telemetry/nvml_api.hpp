@@ -1,0 +1,124 @@
+#pragma once
+// The few NVML types, constants and function signatures vsa-bench calls, declared
+// here because nvml.h is not on every build host (it ships with the driver and some
+// toolkits) and libnvidia-ml is opened at run time, never linked (docs/design.md).
+//
+// Names, values and signatures follow the NVML API reference
+// (docs.nvidia.com/deploy/nvml-api, "Device Queries", "System Queries",
+// "Constants") for driver branch 580; every entry below has been stable since the
+// version noted beside it, except where a newer replacement is named. They live in
+// their own namespace so a translation unit that also includes nvml.h still compiles.
+#include <cstdint>
+
+namespace vsa::nvml_api {
+
+// nvmlReturn_t: only success is tested by value; every other code is shown to the
+// user through nvmlErrorString.
+using nvmlReturn_t = int;
+inline constexpr nvmlReturn_t NVML_SUCCESS = 0;
+
+// Opaque device handle (nvml.h: typedef struct nvmlDevice_st* nvmlDevice_t).
+struct nvmlDevice_st;
+using nvmlDevice_t = nvmlDevice_st*;
+
+// nvmlEnableState_t
+using nvmlEnableState_t = int;
+inline constexpr nvmlEnableState_t NVML_FEATURE_DISABLED = 0;
+inline constexpr nvmlEnableState_t NVML_FEATURE_ENABLED = 1;
+
+// nvmlClockType_t
+using nvmlClockType_t = int;
+inline constexpr nvmlClockType_t NVML_CLOCK_GRAPHICS = 0;
+inline constexpr nvmlClockType_t NVML_CLOCK_SM = 1;
+inline constexpr nvmlClockType_t NVML_CLOCK_MEM = 2;
+
+// nvmlTemperatureSensors_t
+using nvmlTemperatureSensors_t = int;
+inline constexpr nvmlTemperatureSensors_t NVML_TEMPERATURE_GPU = 0;
+
+// nvmlInforomObject_t
+using nvmlInforomObject_t = int;
+inline constexpr nvmlInforomObject_t NVML_INFOROM_OEM = 0;
+inline constexpr nvmlInforomObject_t NVML_INFOROM_ECC = 1;
+inline constexpr nvmlInforomObject_t NVML_INFOROM_POWER = 2;
+
+// nvmlMemoryErrorType_t and nvmlEccCounterType_t
+using nvmlMemoryErrorType_t = int;
+inline constexpr nvmlMemoryErrorType_t NVML_MEMORY_ERROR_TYPE_UNCORRECTED = 1;
+using nvmlEccCounterType_t = int;
+inline constexpr nvmlEccCounterType_t NVML_VOLATILE_ECC = 0;
+inline constexpr nvmlEccCounterType_t NVML_AGGREGATE_ECC = 1;
+
+// Buffer sizes ("Constants" in the reference). Each string getter fails with
+// NVML_ERROR_INSUFFICIENT_SIZE rather than truncate, so these are the minimums.
+inline constexpr unsigned NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE = 80;
+inline constexpr unsigned NVML_DEVICE_NAME_V2_BUFFER_SIZE = 96;
+inline constexpr unsigned NVML_DEVICE_UUID_V2_BUFFER_SIZE = 96;
+inline constexpr unsigned NVML_DEVICE_SERIAL_BUFFER_SIZE = 30;
+inline constexpr unsigned NVML_DEVICE_VBIOS_VERSION_BUFFER_SIZE = 32;
+inline constexpr unsigned NVML_DEVICE_INFOROM_VERSION_BUFFER_SIZE = 16;
+inline constexpr unsigned NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE = 32;
+inline constexpr unsigned NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE = 16;
+inline constexpr unsigned NVML_GSP_FIRMWARE_VERSION_BUF_SIZE = 0x40;
+
+// nvmlPciInfo_t as filled by nvmlDeviceGetPciInfo_v3 (layout unchanged since NVML 9.0).
+struct nvmlPciInfo_t {
+  char busIdLegacy[NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE];
+  unsigned int domain;
+  unsigned int bus;
+  unsigned int device;
+  unsigned int pciDeviceId;
+  unsigned int pciSubSystemId;
+  char busId[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE];  // "domain:bus:device.function", 8-digit domain
+};
+
+// nvmlMemory_t (v1, as filled by nvmlDeviceGetMemoryInfo), bytes.
+struct nvmlMemory_t {
+  unsigned long long total;
+  unsigned long long free;
+  unsigned long long used;
+};
+
+// Clocks-event reason bits (nvmlClocksEventReason*, called nvmlClocksThrottleReason*
+// before driver 535; same values). BoardLimit and Reliability exist only under the
+// older Throttle names.
+inline constexpr std::uint64_t nvmlClocksEventReasonGpuIdle = 0x1;
+inline constexpr std::uint64_t nvmlClocksEventReasonApplicationsClocksSetting = 0x2;
+inline constexpr std::uint64_t nvmlClocksEventReasonSwPowerCap = 0x4;
+inline constexpr std::uint64_t nvmlClocksEventReasonHwSlowdown = 0x8;
+inline constexpr std::uint64_t nvmlClocksEventReasonSyncBoost = 0x10;
+inline constexpr std::uint64_t nvmlClocksEventReasonSwThermalSlowdown = 0x20;
+inline constexpr std::uint64_t nvmlClocksEventReasonHwThermalSlowdown = 0x40;
+inline constexpr std::uint64_t nvmlClocksEventReasonHwPowerBrakeSlowdown = 0x80;
+inline constexpr std::uint64_t nvmlClocksEventReasonDisplayClockSetting = 0x100;
+inline constexpr std::uint64_t nvmlClocksThrottleReasonBoardLimit = 0x200;
+inline constexpr std::uint64_t nvmlClocksThrottleReasonReliability = 0x400;
+
+// Function signatures, one alias per symbol resolved with dlsym.
+extern "C" {
+using nvmlInit_v2_fn = nvmlReturn_t (*)();
+using nvmlShutdown_fn = nvmlReturn_t (*)();
+using nvmlErrorString_fn = const char* (*)(nvmlReturn_t);
+using nvmlSystemGetDriverVersion_fn = nvmlReturn_t (*)(char*, unsigned int);
+using nvmlSystemGetCudaDriverVersion_v2_fn = nvmlReturn_t (*)(int*);
+using nvmlDeviceGetCount_v2_fn = nvmlReturn_t (*)(unsigned int*);
+using nvmlDeviceGetHandleByIndex_v2_fn = nvmlReturn_t (*)(unsigned int, nvmlDevice_t*);
+using nvmlDeviceGetHandleByPciBusId_v2_fn = nvmlReturn_t (*)(const char*, nvmlDevice_t*);
+using nvmlDeviceGetIndex_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*);
+using nvmlDeviceGetString_fn = nvmlReturn_t (*)(nvmlDevice_t, char*, unsigned int);  // name, uuid, serial, vbios, inforom image
+using nvmlDeviceGetPciInfo_v3_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlPciInfo_t*);
+using nvmlDeviceGetGspFirmwareVersion_fn = nvmlReturn_t (*)(nvmlDevice_t, char*);  // since 510; buffer of NVML_GSP_FIRMWARE_VERSION_BUF_SIZE
+using nvmlDeviceGetGspFirmwareMode_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, unsigned int*);  // since 510
+using nvmlDeviceGetInforomVersion_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlInforomObject_t, char*, unsigned int);
+using nvmlDeviceGetEccMode_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlEnableState_t*, nvmlEnableState_t*);
+using nvmlDeviceGetTotalEccErrors_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlMemoryErrorType_t, nvmlEccCounterType_t,
+                                                         unsigned long long*);
+using nvmlDeviceGetUInt_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*);  // power limit / usage (mW)
+using nvmlDeviceGetClockInfo_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlClockType_t, unsigned int*);
+using nvmlDeviceGetEnableState_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlEnableState_t*);  // persistence mode
+using nvmlDeviceGetTemperature_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlTemperatureSensors_t, unsigned int*);
+using nvmlDeviceGetMemoryInfo_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlMemory_t*);
+using nvmlDeviceGetReasons_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned long long*);  // clocks-event reasons
+}
+
+}  // namespace vsa::nvml_api

@@ -1,0 +1,88 @@
+#include "telemetry/pass_monitor.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "telemetry/clock_sample.hpp"
+
+namespace vsa {
+
+PassMonitor::PassMonitor(std::function<nlohmann::json()> sample, std::chrono::milliseconds period,
+                         std::chrono::milliseconds settle)
+    : m_sample(std::move(sample)),
+      m_period(period),
+      m_first(std::chrono::steady_clock::now() + settle),
+      m_thread([this] { loop(); }) {}
+
+PassMonitor::~PassMonitor() { (void)stop(); }
+
+void PassMonitor::loop() {
+  std::unique_lock lock(m_mutex);
+  if (m_wake.wait_until(lock, m_first, [this] { return m_stopping; })) return;
+  while (!m_stopping) {
+    lock.unlock();
+    nlohmann::json s;  // NVML, outside the lock: stop() need not wait for it
+    try {
+      s = m_sample();
+    } catch (...) {
+      s = nullptr;  // a failed reading is a gap in the samples, not the end of the run
+    }
+    lock.lock();
+    m_samples.push_back(std::move(s));
+    m_wake.wait_for(lock, m_period, [this] { return m_stopping; });
+  }
+}
+
+nlohmann::json PassMonitor::stop() {
+  {
+    std::lock_guard lock(m_mutex);
+    m_stopping = true;
+  }
+  m_wake.notify_all();
+  if (m_thread.joinable()) m_thread.join();
+  return summarize_pass_samples(m_samples);
+}
+
+namespace {
+
+// min / mean / max of one numeric field over the samples that carry it.
+void add_statistic(nlohmann::json& out, const std::vector<nlohmann::json>& samples, const char* field) {
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo, sum = 0;
+  int n = 0;
+  for (const auto& s : samples) {
+    if (!s.is_object()) continue;
+    const auto v = s.find(field);
+    if (v == s.end() || !v->is_number()) continue;
+    const double x = v->get<double>();
+    lo = std::min(lo, x);
+    hi = std::max(hi, x);
+    sum += x;
+    ++n;
+  }
+  if (n > 0) out[field] = {{"min", lo}, {"mean", sum / n}, {"max", hi}};
+}
+
+}  // namespace
+
+nlohmann::json summarize_pass_samples(const std::vector<nlohmann::json>& samples) {
+  nlohmann::json out = {{"samples", samples.size()}};
+  for (const char* field : {"sm_clock_mhz", "power_w", "temperature_c"}) add_statistic(out, samples, field);
+  std::uint64_t reasons = 0;
+  bool known = false;
+  for (const auto& s : samples) {
+    const auto mask = event_reasons_of(s);
+    if (!mask) continue;
+    reasons |= *mask;
+    known = true;
+  }
+  if (known) {
+    out["event_reasons"] = reasons;
+    out["reasons"] = decode_clock_event_reasons(reasons);
+  }
+  return out;
+}
+
+}  // namespace vsa

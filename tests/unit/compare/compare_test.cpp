@@ -1,0 +1,259 @@
+// `vsa-bench compare` on synthetic reports: configuration differences, verdict
+// rows, TFLOPS ratios, backend speedups, and the regression gate (threshold AND
+// noise), plus the Markdown / JSON renderings carrying them.
+#include "compare/compare.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "model/exit_codes.hpp"
+#include "synthetic_reports.hpp"
+
+namespace vsa {
+namespace {
+
+using testing::add_check;
+using testing::add_timing;
+using testing::synthetic_report;
+using testing::SyntheticGpu;
+using Strings = std::vector<std::string>;
+
+const ConfigRow* row_titled(const Comparison& c, const std::string& title) {
+  for (const auto& row : c.config)
+    if (row.title == title) return &row;
+  return nullptr;
+}
+
+const PerfRow* perf_row(const Comparison& c, const std::string& name, const std::string& op,
+                        const std::string& backend) {
+  for (const auto& row : c.perf)
+    if (row.case_name == name && row.op == op && row.backend == backend) return &row;
+  return nullptr;
+}
+
+// Two GPUs, the same perf case timed on sm90a: base TFLOPS vs new TFLOPS.
+std::vector<ReportFile> pair_with_tflops(double base, double now, double base_spread = 0.01, double now_spread = 0.01) {
+  auto a = synthetic_report({.host = "a"});
+  auto b = synthetic_report({.host = "b"});
+  add_timing(a.report, "perf/S=16384", "sm90a", "fwd", base, base_spread);
+  add_timing(b.report, "perf/S=16384", "sm90a", "fwd", now, now_spread);
+  return {a, b};
+}
+
+TEST(CompareConfig, MarksDriverAndFirmwareDifferencesButNotIdentity) {
+  auto a = synthetic_report({.host = "a"});
+  auto b = synthetic_report({.host = "b", .driver = "575.57.08", .vbios = "96.00.99.00.01"});
+  const Comparison c = compare_reports({a, b}, {});
+  EXPECT_EQ(c.config_differences(), (Strings{"driver", "VBIOS"}));
+  ASSERT_NE(row_titled(c, "host"), nullptr);
+  EXPECT_TRUE(row_titled(c, "host")->differs);  // shown as different, but identity: not a difference
+  EXPECT_TRUE(row_titled(c, "host")->identity);
+  ASSERT_NE(row_titled(c, "GSP firmware"), nullptr);
+  EXPECT_FALSE(row_titled(c, "GSP firmware")->differs);
+  EXPECT_EQ(row_titled(c, "driver")->values, (Strings{"580.159.04", "575.57.08"}));
+  EXPECT_EQ(row_titled(c, "CUDA driver")->values, (Strings{"13.0", "13.0"}));
+}
+
+TEST(CompareConfig, SeesToolkitGitShaInfoRomAndKernelImages) {
+  auto a = synthetic_report({.host = "a"});
+  auto b = synthetic_report({.host = "a", .inforom = "G520.0200.00.06", .toolkit = "12.8.93", .git_sha = "def456"});
+  b.report.backends[1]["images"] = {"sm_90"};  // the arch-specific image went missing
+  const Comparison c = compare_reports({a, b}, {});
+  EXPECT_EQ(c.config_differences(), (Strings{"InfoROM image", "git sha", "CUDA toolkit", "images sm90a"}));
+}
+
+TEST(CompareConfig, IdenticalReportsHaveNoDifferenceAndUnknownRowsAreDropped) {
+  auto a = synthetic_report({});
+  auto b = synthetic_report({});
+  a.report.device["ecc_enabled"] = nullptr;
+  b.report.device["ecc_enabled"] = nullptr;
+  const Comparison c = compare_reports({a, b}, {});
+  EXPECT_TRUE(c.config_differences().empty());
+  EXPECT_EQ(row_titled(c, "ECC"), nullptr);  // unknown everywhere: no row
+  EXPECT_EQ(row_titled(c, "board serial"), nullptr);
+}
+
+TEST(CompareConfig, CpuOnlyAgainstGpuReportShowsTheGpuAsADifference) {
+  auto a = synthetic_report({});
+  auto b = synthetic_report({});
+  b.report.device = nullptr;
+  const Comparison c = compare_reports({a, b}, {});
+  const auto diffs = c.config_differences();
+  EXPECT_NE(std::find(diffs.begin(), diffs.end(), "GPU"), diffs.end());
+  EXPECT_EQ(row_titled(c, "GPU index")->values, (Strings{"0", "cpu"}));
+}
+
+TEST(CompareResults, VerdictRowsCarryWorstErrorAndMarkDifferences) {
+  auto a = synthetic_report({.host = "a"});
+  auto b = synthetic_report({.host = "b"});
+  add_check(a.report, "check/x16", "sm90a", kPass, 3e-3, "dq");
+  add_check(a.report, "check/x16", "sm90a", kPass, 5e-3, "dk");
+  add_check(b.report, "check/x16", "sm90a", kFail, 0.4, "dq");
+  add_check(a.report, "check/ragged", "sm90a", kPass);
+  add_check(b.report, "check/ragged", "sm90a", kPass);
+  add_check(b.report, "check/only-b", "cuda-ref", kPass);
+  const Comparison c = compare_reports({a, b}, {});
+  ASSERT_EQ(c.verdicts.size(), 3u);
+  const VerdictRow& x16 = c.verdicts[0];
+  EXPECT_EQ(x16.case_name, "check/x16");
+  EXPECT_TRUE(x16.differs);
+  ASSERT_TRUE(x16.cells[0] && x16.cells[0]->worst);
+  EXPECT_EQ(x16.cells[0]->worst->tensor, "dk");
+  EXPECT_DOUBLE_EQ(x16.cells[0]->worst->rel_max, 5e-3);
+  EXPECT_EQ(x16.cells[1]->verdict, verdict_name(kFail));
+  EXPECT_FALSE(c.verdicts[1].differs);
+  EXPECT_TRUE(c.verdicts[2].differs);  // missing from A
+  EXPECT_FALSE(c.verdicts[2].cells[0].has_value());
+}
+
+TEST(ComparePerf, RatiosAreAgainstTheBaselineColumn) {
+  auto reports = pair_with_tflops(400, 300);
+  auto c3 = synthetic_report({.host = "c"});
+  add_timing(c3.report, "perf/S=16384", "sm90a", "fwd", 500);
+  reports.push_back(c3);
+  const Comparison c = compare_reports(reports, {});
+  const PerfRow* row = perf_row(c, "perf/S=16384", "fwd", "sm90a");
+  ASSERT_NE(row, nullptr);
+  EXPECT_DOUBLE_EQ(*row->ratios[0], 1.0);
+  EXPECT_DOUBLE_EQ(*row->ratios[1], 0.75);
+  EXPECT_DOUBLE_EQ(*row->ratios[2], 1.25);
+  CompareOptions second;
+  second.baseline = 1;
+  const Comparison against_b = compare_reports(reports, second);
+  const PerfRow* again = perf_row(against_b, "perf/S=16384", "fwd", "sm90a");
+  EXPECT_DOUBLE_EQ(*again->ratios[0], 400.0 / 300.0);
+  EXPECT_DOUBLE_EQ(*again->ratios[2], 500.0 / 300.0);
+}
+
+TEST(ComparePerf, NoRatioWhenTheCaseSpecDiffers) {
+  auto reports = pair_with_tflops(400, 200);
+  reports[1].report.cases[0].spec["S"] = 8192;
+  CompareOptions gate;
+  gate.gate = true;
+  const Comparison c = compare_reports(reports, gate);
+  const PerfRow* row = perf_row(c, "perf/S=16384", "fwd", "sm90a");
+  EXPECT_FALSE(row->ratios[1].has_value());
+  EXPECT_EQ(row->notes[1], "spec differs");
+  EXPECT_TRUE(c.regressions.empty());
+}
+
+TEST(ComparePerf, ARunSlowedByADelayProbeIsComparedAndGated) {
+  auto reports = pair_with_tflops(400, 200);
+  reports[1].report.cases[0].spec["probes"] = {{"bwd.release_q", 2000}};
+  CompareOptions gate;
+  gate.gate = true;
+  const Comparison c = compare_reports(reports, gate);
+  const PerfRow* row = perf_row(c, "perf/S=16384", "fwd", "sm90a");
+  ASSERT_TRUE(row->ratios[1].has_value());
+  EXPECT_DOUBLE_EQ(*row->ratios[1], 0.5);
+  EXPECT_EQ(c.regressions.size(), 1u);
+}
+
+TEST(ComparePerf, BackendSpeedupAgainstTheReferenceWithinEachReport) {
+  auto a = synthetic_report({});
+  add_timing(a.report, "qualify/perf", "sm90a", "fwd", 400);
+  add_timing(a.report, "qualify/perf", "cuda-ref", "fwd", 40);
+  add_timing(a.report, "qualify/perf", "sm90a", "bwd", 300);  // bwd: only one backend timed
+  auto b = synthetic_report({.host = "b"});
+  add_timing(b.report, "qualify/perf", "sm90a", "fwd", 360);
+  add_timing(b.report, "qualify/perf", "cuda-ref", "fwd", 40);
+  const Comparison c = compare_reports({a, b}, {});
+  ASSERT_EQ(c.speedups.size(), 1u);
+  EXPECT_EQ(c.speedups[0].backend, "sm90a");
+  EXPECT_EQ(c.speedups[0].versus, "cuda-ref");
+  EXPECT_DOUBLE_EQ(*c.speedups[0].speedups[0], 10.0);
+  EXPECT_DOUBLE_EQ(*c.speedups[0].speedups[1], 9.0);
+}
+
+TEST(ComparePerf, WithoutTheReferenceTimedSpeedupIsAgainstTheLastTimedBackend) {
+  auto a = synthetic_report({});
+  add_timing(a.report, "perf/topk", "sm90a", "fwd", 420);
+  add_timing(a.report, "perf/topk", "sm90a-det", "fwd", 400);
+  auto b = synthetic_report({});
+  const Comparison c = compare_reports({a, b}, {});
+  ASSERT_EQ(c.speedups.size(), 1u);
+  EXPECT_EQ(c.speedups[0].versus, "sm90a-det");
+  EXPECT_DOUBLE_EQ(*c.speedups[0].speedups[0], 1.05);
+  EXPECT_FALSE(c.speedups[0].speedups[1].has_value());
+}
+
+TEST(RegressionRule, NeedsBothTheThresholdAndAGapBeyondTheSpreads) {
+  const double threshold = 0.05;
+  EXPECT_TRUE(is_regression({100, 0.01}, {94, 0.01}, threshold));    // 6% drop, noise 1.94
+  EXPECT_FALSE(is_regression({100, 0.01}, {96, 0.01}, threshold));   // inside the threshold
+  EXPECT_FALSE(is_regression({100, 0.01}, {95, 0.0}, threshold));    // exactly at it: not beyond
+  EXPECT_TRUE(is_regression({100, 0.05}, {90, 0.05}, threshold));    // gap 10 > noise 9.5
+  EXPECT_FALSE(is_regression({100, 0.06}, {90, 0.06}, threshold));   // gap 10 < noise 11.4
+  EXPECT_FALSE(is_regression({100, 0.01}, {130, 0.01}, threshold));  // faster is never a regression
+  EXPECT_TRUE(is_regression({100, 0}, {89, 0}, 0.10));
+  EXPECT_FALSE(is_regression({100, 0}, {91, 0}, 0.10));
+}
+
+TEST(CompareGate, ExitsThreeOnlyForADropBeyondThresholdAndNoise) {
+  CompareOptions gate;
+  gate.gate = true;
+  gate.threshold = 0.05;
+  const Comparison dropped = compare_reports(pair_with_tflops(400, 280), gate);  // -30%
+  EXPECT_EQ(dropped.exit_code(), kExitRegression);
+  ASSERT_EQ(dropped.regressions.size(), 1u);
+  EXPECT_EQ(dropped.regressions[0].case_name, "perf/S=16384");
+  EXPECT_EQ(dropped.regressions[0].report, 1u);
+  EXPECT_NEAR(dropped.regressions[0].change(), -0.30, 1e-12);
+  EXPECT_TRUE(dropped.perf[0].regressed[1]);
+
+  EXPECT_EQ(compare_reports(pair_with_tflops(400, 390), gate).exit_code(), kExitOk);              // -2.5%
+  EXPECT_EQ(compare_reports(pair_with_tflops(400, 370, 0.05, 0.05), gate).exit_code(), kExitOk);  // noisy runs
+  EXPECT_EQ(compare_reports(pair_with_tflops(400, 500), gate).exit_code(), kExitOk);
+
+  CompareOptions loose = gate;
+  loose.threshold = 0.35;
+  EXPECT_EQ(compare_reports(pair_with_tflops(400, 280), loose).exit_code(), kExitOk);
+  EXPECT_EQ(compare_reports(pair_with_tflops(400, 280), {}).exit_code(), kExitOk);  // no gate: report only
+}
+
+TEST(CompareGate, OnlyTheBaselineIsCompared) {
+  auto reports = pair_with_tflops(300, 400);  // A slow, B fast
+  CompareOptions gate;
+  gate.gate = true;
+  gate.baseline = 1;  // B is the baseline: A regressed against it
+  const Comparison c = compare_reports(reports, gate);
+  ASSERT_EQ(c.regressions.size(), 1u);
+  EXPECT_EQ(c.regressions[0].report, 0u);
+}
+
+TEST(CompareRender, MarkdownHasTheTablesAndJsonTheVerdict) {
+  auto reports = pair_with_tflops(400, 280);
+  reports[1].report.device["driver_version"] = "575.57.08";
+  reports[1].report.complete = false;
+  add_check(reports[0].report, "check/x16", "sm90a", kPass);
+  add_check(reports[1].report, "check/x16", "sm90a", kFault);
+  CompareOptions gate;
+  gate.gate = true;
+  const Comparison c = compare_reports(reports, gate);
+  const std::string md = render_markdown(c);
+  for (const char* text : {"| column | report | GPU | finished | file |", "| ≠ | driver | 580.159.04 | 575.57.08 |",
+                           "| case | op | backend | A TFLOPS | B TFLOPS | B/A |",
+                           "| perf/S=16384 | fwd | sm90a | 400 ±1.0% | 280 ±1.0% | **0.7 regression** |",
+                           "| ≠ | check/x16 | sm90a | PASS (dq 0.001) | FAULT (dq 0.001) |", "## Regression gate",
+                           "1 regression (exit 3)", "| B | b gpu0 | NVIDIA H200 | incomplete (run interrupted) |"})
+    EXPECT_NE(md.find(text), std::string::npos) << text << "\n" << md;
+  const auto j = to_json(c);
+  EXPECT_EQ(j["schema"], "vsa-bench/compare");
+  EXPECT_EQ(j["exit_code"], kExitRegression);
+  EXPECT_EQ(j["gate"]["regressions"][0]["column"], "B");
+  EXPECT_EQ(j["config_differences"], nlohmann::json({"driver"}));
+}
+
+TEST(CompareInput, NeedsTwoReportsAndABaselineInRange) {
+  const auto one = std::vector<ReportFile>{synthetic_report({})};
+  EXPECT_THROW((void)compare_reports(one, {}), std::invalid_argument);
+  CompareOptions far;
+  far.baseline = 2;
+  EXPECT_THROW((void)compare_reports(pair_with_tflops(1, 1), far), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace vsa

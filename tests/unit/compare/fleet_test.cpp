@@ -1,0 +1,200 @@
+// `vsa-bench fleet` on synthetic reports: node verdicts and the exit code, fleet
+// medians and ratios, outliers (threshold and IQR fences beyond noise), medians
+// kept per GPU model, and configuration groups with their verdict counts.
+#include "compare/fleet.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "model/exit_codes.hpp"
+#include "synthetic_reports.hpp"
+
+namespace vsa {
+namespace {
+
+using testing::add_check;
+using testing::add_timing;
+using testing::synthetic_report;
+using testing::SyntheticGpu;
+using Strings = std::vector<std::string>;
+
+// One passing report per TFLOPS figure, each on its own host, the same case timed.
+std::vector<ReportFile> fleet_with_tflops(const std::vector<double>& tflops, double spread = 0.005) {
+  std::vector<ReportFile> reports;
+  for (std::size_t i = 0; i < tflops.size(); ++i) {
+    auto r = synthetic_report({.host = "node" + std::to_string(i)});
+    add_check(r.report, "qualify/x16", "sm90a", kPass);
+    add_timing(r.report, "qualify/perf-16k", "sm90a", "fwd", tflops[i], spread);
+    reports.push_back(r);
+  }
+  return reports;
+}
+
+TEST(FleetStats, QuartilesInterpolateBetweenRanks) {
+  const Quartiles q = quartiles({4, 1, 3, 2});
+  EXPECT_DOUBLE_EQ(q.q1, 1.75);
+  EXPECT_DOUBLE_EQ(q.median, 2.5);
+  EXPECT_DOUBLE_EQ(q.q3, 3.25);
+  EXPECT_DOUBLE_EQ(q.low_fence(), 1.75 - 1.5 * 1.5);
+  EXPECT_DOUBLE_EQ(q.high_fence(), 3.25 + 1.5 * 1.5);
+  EXPECT_DOUBLE_EQ(quartiles({7}).median, 7);
+  EXPECT_DOUBLE_EQ(quartiles({1, 2, 10}).median, 2);
+  EXPECT_THROW((void)quantile({}, 0.5), std::invalid_argument);
+}
+
+TEST(FleetNodes, VerdictIsTheWorstCaseAndAnUnfinishedReportIsIncomplete) {
+  auto ok = synthetic_report({.host = "ok"});
+  add_check(ok.report, "a", "sm90a", kPass);
+  add_check(ok.report, "b", "sm90a", kSkip);
+  auto faulty = synthetic_report({.host = "bad"});
+  add_check(faulty.report, "a", "sm90a", kFail, 0.3);
+  add_check(faulty.report, "b", "sm90a", kFault);
+  auto cut = synthetic_report({.host = "cut"});
+  add_check(cut.report, "a", "sm90a", kPass);
+  cut.report.complete = false;
+  const Fleet f = analyse_fleet({ok, faulty, cut}, {});
+  EXPECT_EQ(f.nodes[0].verdict, verdict_name(kPass));
+  EXPECT_EQ(f.nodes[0].counts.at(verdict_name(kSkip)), 1);
+  EXPECT_EQ(f.nodes[1].verdict, verdict_name(kFault));
+  EXPECT_EQ(f.nodes[1].problems.size(), 2u);
+  EXPECT_EQ(f.nodes[2].verdict, kIncomplete);
+  EXPECT_EQ(f.failed_nodes(), 2);
+  EXPECT_EQ(f.exit_code(false), kExitCheckFailed);
+  EXPECT_EQ(analyse_fleet({ok}, {}).exit_code(true), kExitOk);
+}
+
+TEST(FleetPerf, MedianRatiosAndASlowOutlier) {
+  const Fleet f = analyse_fleet(fleet_with_tflops({400, 402, 398, 401, 300}), {});
+  ASSERT_EQ(f.perf.size(), 1u);
+  const FleetPerfRow& row = f.perf[0];
+  EXPECT_EQ(row.case_name, "qualify/perf-16k");
+  EXPECT_DOUBLE_EQ(row.stats.median, 400);
+  EXPECT_TRUE(row.fences);
+  EXPECT_DOUBLE_EQ(row.samples[1].ratio, 402.0 / 400.0);
+  EXPECT_DOUBLE_EQ(row.samples[4].ratio, 0.75);
+  EXPECT_EQ(row.samples[4].outlier, Outlier::slow);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(row.samples[i].outlier, Outlier::none) << i;
+  EXPECT_EQ(f.nodes[4].outliers, 1);
+  EXPECT_DOUBLE_EQ(*f.nodes[4].worst_ratio, 0.75);
+  EXPECT_EQ(f.outliers(), 1);
+  EXPECT_EQ(f.exit_code(true), kExitRegression);
+  EXPECT_EQ(f.exit_code(false), kExitOk);
+}
+
+TEST(FleetPerf, ThresholdDecidesSlowOutliers) {
+  FleetOptions loose;
+  loose.outlier_threshold = 0.30;
+  // 0.75 of the median: slow at 10%, not at 30%; with 3 GPUs there are no fences.
+  EXPECT_EQ(analyse_fleet(fleet_with_tflops({400, 400, 300}), {}).outliers(), 1);
+  EXPECT_EQ(analyse_fleet(fleet_with_tflops({400, 400, 300}), loose).outliers(), 0);
+}
+
+TEST(FleetPerf, FencesFlagBeyondNoiseOnlyWithEnoughGpus) {
+  // Q1 401.25, Q3 403.75: fences 397.5 .. 407.5. 420 is high, 390 is low.
+  EXPECT_EQ(analyse_fleet(fleet_with_tflops({400, 401, 402, 403, 404, 420}, 0.001), {}).perf[0].samples[5].outlier,
+            Outlier::high_fence);
+  EXPECT_EQ(analyse_fleet(fleet_with_tflops({390, 401, 402, 403, 404, 405}, 0.001), {}).perf[0].samples[0].outlier,
+            Outlier::low_fence);
+  // The same GPUs with 10% spreads: outside the fences but inside their own noise.
+  EXPECT_EQ(analyse_fleet(fleet_with_tflops({400, 401, 402, 403, 404, 420}, 0.10), {}).outliers(), 0);
+  // Three GPUs: no fences, and 430 is not slow.
+  const Fleet three = analyse_fleet(fleet_with_tflops({400, 401, 430}, 0.001), {});
+  EXPECT_FALSE(three.perf[0].fences);
+  EXPECT_EQ(three.outliers(), 0);
+  // One GPU: nothing to compare with.
+  const Fleet one = analyse_fleet(fleet_with_tflops({100}), {});
+  EXPECT_EQ(one.outliers(), 0);
+  EXPECT_FALSE(one.nodes[0].worst_ratio.has_value());
+}
+
+TEST(FleetPerf, ClassifySample) {
+  const Quartiles q{400, 402, 404};  // fences 394 .. 410
+  EXPECT_EQ(classify_sample(360, 0, q, false, 0.05), Outlier::slow);
+  EXPECT_EQ(classify_sample(390, 0, q, false, 0.05), Outlier::none);
+  EXPECT_EQ(classify_sample(390, 0, q, true, 0.05), Outlier::low_fence);
+  EXPECT_EQ(classify_sample(390, 0.05, q, true, 0.05), Outlier::none);  // 12 below median < 19.5 noise
+  EXPECT_EQ(classify_sample(415, 0, q, true, 0.05), Outlier::high_fence);
+}
+
+TEST(FleetPerf, MediansArePerGpuModel) {
+  auto reports = fleet_with_tflops({400, 404, 396});
+  for (int i = 0; i < 2; ++i) {
+    auto h100 = synthetic_report({.host = "old" + std::to_string(i), .name = "NVIDIA H100 80GB HBM3"});
+    add_timing(h100.report, "qualify/perf-16k", "sm90a", "fwd", 300 + i);
+    reports.push_back(h100);
+  }
+  const Fleet f = analyse_fleet(reports, {});
+  ASSERT_EQ(f.perf.size(), 2u);
+  EXPECT_EQ(f.perf[0].gpu_name, "NVIDIA H200");
+  EXPECT_DOUBLE_EQ(f.perf[0].stats.median, 400);
+  EXPECT_EQ(f.perf[1].gpu_name, "NVIDIA H100 80GB HBM3");
+  EXPECT_DOUBLE_EQ(f.perf[1].stats.median, 300.5);
+  EXPECT_EQ(f.outliers(), 0);
+}
+
+TEST(FleetConfig, GroupsShowWhichDriverFaults) {
+  std::vector<ReportFile> reports;
+  for (int i = 0; i < 6; ++i) {
+    const bool new_driver = i % 2 == 1;
+    auto r = synthetic_report({.host = "n" + std::to_string(i), .driver = new_driver ? "580.159.04" : "575.57.08"});
+    add_check(r.report, "qualify/ragged", "sm90a", kPass);
+    add_check(r.report, "qualify/x16", "sm90a", new_driver ? kFault : kPass);
+    reports.push_back(r);
+  }
+  const Fleet f = analyse_fleet(reports, {});
+  EXPECT_EQ(f.by_config.fields, (Strings{"driver", "GSP firmware", "VBIOS", "CUDA toolkit"}));
+  ASSERT_EQ(f.by_config.groups.size(), 2u);
+  const ConfigGroup& old_driver = f.by_config.groups[0];
+  const ConfigGroup& new_driver = f.by_config.groups[1];
+  EXPECT_EQ(old_driver.values[0], "575.57.08");
+  EXPECT_EQ(old_driver.nodes.size(), 3u);
+  EXPECT_EQ(old_driver.verdicts.at(verdict_name(kPass)), 3);
+  EXPECT_EQ(old_driver.verdicts.count(verdict_name(kFault)), 0u);
+  EXPECT_TRUE(old_driver.problem_cases.empty());
+  EXPECT_EQ(new_driver.values[0], "580.159.04");
+  EXPECT_EQ(new_driver.verdicts.at(verdict_name(kFault)), 3);
+  EXPECT_EQ(new_driver.problem_cases.at("qualify/x16 sm90a FAULT"), 3);
+  EXPECT_TRUE(f.by_field.empty());  // one field varies: the combined table says it all
+  EXPECT_EQ(f.exit_code(true), kExitCheckFailed);
+}
+
+TEST(FleetConfig, EachVaryingFieldAloneWhenSeveralVary) {
+  std::vector<ReportFile> reports;
+  for (int i = 0; i < 4; ++i)
+    reports.push_back(synthetic_report({.host = "n" + std::to_string(i),
+                                        .driver = i < 2 ? "575.57.08" : "580.159.04",
+                                        .vbios = i % 2 ? "96.00.A5.00.1A" : "96.00.99.00.01"}));
+  const Fleet f = analyse_fleet(reports, {});
+  EXPECT_EQ(f.by_config.groups.size(), 4u);
+  ASSERT_EQ(f.by_field.size(), 2u);
+  EXPECT_EQ(f.by_field[0].fields, Strings{"driver"});
+  EXPECT_EQ(f.by_field[0].groups.size(), 2u);
+  EXPECT_EQ(f.by_field[0].groups[0].nodes.size(), 2u);
+  EXPECT_EQ(f.by_field[1].fields, Strings{"VBIOS"});
+}
+
+TEST(FleetRender, MarkdownAndJsonCarryTheTables) {
+  auto reports = fleet_with_tflops({400, 402, 398, 401, 300});
+  add_check(reports[2].report, "qualify/x16", "sm90a", kHang);
+  const Fleet f = analyse_fleet(reports, {});
+  const std::string md = render_markdown(f);
+  for (const char* text :
+       {"## GPUs", "| GPU | model | PCI | verdict |", "| node2 gpu0 | NVIDIA H200 |",
+        "| driver | GSP firmware | VBIOS | CUDA toolkit | GPUs | PASS | FAIL | FAULT | HANG |",
+        "qualify/x16 sm90a HANG (1)", "| id | case | op | backend | model | GPUs | median TFLOPS |",
+        "| P1 | qualify/perf-16k | fwd | sm90a | NVIDIA H200 | 5 | 400 |", "**0.75 slow**", "1 failed"})
+    EXPECT_NE(md.find(text), std::string::npos) << text << "\n" << md;
+  const auto j = to_json(f);
+  EXPECT_EQ(j["schema"], "vsa-bench/fleet");
+  EXPECT_EQ(j["failed_nodes"], 1);
+  EXPECT_EQ(j["outliers"], 1);
+  EXPECT_EQ(j["performance"][0]["samples"][4]["outlier"], "slow");
+  EXPECT_EQ(j["nodes"][2]["verdict"], verdict_name(kHang));
+}
+
+TEST(FleetInput, NeedsAReport) { EXPECT_THROW((void)analyse_fleet({}, {}), std::invalid_argument); }
+
+}  // namespace
+}  // namespace vsa

@@ -1,0 +1,104 @@
+// The planted faults of the real kernels (VSA_PLANT points, kernels/sm100a/model/plants.hpp):
+// each one is reported by the model in the way `vsa-bench selftest` expects, and the planted
+// build with no fault selected computes the reference's result.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "model/kernels_on_model.hpp"
+#include "model/plants.hpp"
+#include "case.hpp"
+#include "naive_reference.hpp"
+
+namespace vsa {
+namespace {
+
+using model_test::Case;
+
+struct PlantGuard {
+  explicit PlantGuard(model::Plant p) { model::set_active_plant(p); }
+  ~PlantGuard() { model::set_active_plant(model::Plant::none); }
+};
+
+double forward_error(const Case& c, Status& st) {
+  std::vector<bf16_bits> o, o_ref;
+  std::vector<float> lse, lse_ref;
+  naive::forward(c.forward(o_ref, lse_ref));
+  st = model::planted::run_forward_blk64(c.forward(o, lse), model::RunOptions{1});
+  double m = 0;
+  for (std::size_t i = 0; i < o.size(); ++i) m = std::max(m, double(std::fabs(bf16_to_float(o[i]) - bf16_to_float(o_ref[i]))));
+  return m;
+}
+
+TEST(ModelPlants, NoFaultSelectedMatchesTheReference) {
+  Status st;
+  EXPECT_LT(forward_error(Case(64, 4, 1), st), 0.02);
+  EXPECT_TRUE(st.ok()) << st.error;
+}
+
+TEST(ModelPlants, WrongSboIsACorrectnessFailure) {
+  const PlantGuard g(model::Plant::wrong_sbo);
+  Status st;
+  EXPECT_GT(forward_error(Case(64, 4, 1), st), 0.1);
+  EXPECT_TRUE(st.ok()) << st.error;
+}
+
+TEST(ModelPlants, ShortExpectTxIsADeadlockNamingTheBarrier) {
+  const PlantGuard g(model::Plant::expect_tx_short);
+  Status st;
+  (void)forward_error(Case(64, 4, 1), st);
+  EXPECT_NE(st.error.find("deadlock"), std::string::npos) << st.error;
+  EXPECT_NE(st.error.find("mma warp 5 lane 0 waits on mbarrier k_full"), std::string::npos) << st.error;
+  EXPECT_NE(st.error.find("tx-count -16"), std::string::npos) << st.error;  // 16 bytes more arrived than expected
+}
+
+TEST(ModelPlants, TmemOverAllocationIsAnError) {
+  const PlantGuard g(model::Plant::tmem_overalloc);
+  Status st;
+  (void)forward_error(Case(64, 4, 1), st);
+  EXPECT_NE(st.error.find("tcgen05.alloc: 1024 columns"), std::string::npos) << st.error;
+}
+
+TEST(ModelPlants, DeallocByAnotherWarpIsAnError) {
+  const PlantGuard g(model::Plant::dealloc_other_warp);
+  Status st;
+  (void)forward_error(Case(64, 4, 1), st);
+  EXPECT_NE(st.error.find("tcgen05.dealloc by warp 5 of TMEM allocated by warp 4"), std::string::npos) << st.error;
+}
+
+TEST(ModelPlants, ReleaseBeforeWaitLdIsARace) {
+  const PlantGuard g(model::Plant::skip_wait_ld);
+  const Case c(64, 4, 1);
+  std::vector<bf16_bits> o;
+  std::vector<float> lse;
+  naive::forward(c.forward(o, lse));
+  const std::size_t n = std::size_t(c.s.tensor_elems());
+  std::vector<bf16_bits> dq(n), dk(n), dv(n);
+  std::vector<unsigned char> ws(model::workspace_bytes_backward(c.s) + 256);
+  BackwardArgs b;
+  b.shape = c.s;
+  b.q = c.q.data();
+  b.k = c.k.data();
+  b.v = c.v.data();
+  b.out = o.data();
+  b.d_out = c.d_out.data();
+  b.lse = lse.data();
+  b.q2k_idx = c.q2k_idx.data();
+  b.q2k_num = c.q2k_num.data();
+  b.k2q_idx = c.k2q_idx.data();
+  b.k2q_num = c.k2q_num.data();
+  b.vbs = c.vbs.data();
+  b.dq = dq.data();
+  b.dk = dk.data();
+  b.dv = dv.data();
+  b.workspace = reinterpret_cast<void*>((reinterpret_cast<std::uintptr_t>(ws.data()) + 255) / 256 * 256);
+  const Status st = model::planted::run_backward_blk64(b, model::RunOptions{1});
+  EXPECT_NE(st.error.find("race"), std::string::npos) << st.error;
+  EXPECT_NE(st.error.find("tcgen05.ld read by thread"), std::string::npos) << st.error;
+  EXPECT_NE(st.error.find("dq_reduce"), std::string::npos) << st.error;
+  EXPECT_NE(st.error.find("schedule seed 1"), std::string::npos) << st.error;
+}
+
+}  // namespace
+}  // namespace vsa

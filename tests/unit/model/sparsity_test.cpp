@@ -1,0 +1,82 @@
+// Sparsity patterns: counts, ranges, determinism, video geometry.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "model/sparsity.hpp"
+
+namespace vsa {
+namespace {
+
+Shape shape(int nb, int bh = 2) { return Shape{1, bh, nb, 64, 64, 1, 1}; }
+
+TEST(Sparsity, TopkSelectsKDistinctIdsPerRow) {
+  PatternSpec p;
+  p.density = 0.25;
+  const BlockMap m = make_block_map(shape(16), p, VbsSpec{}, 3);
+  EXPECT_EQ(m.shape.max_kv, 4);
+  EXPECT_EQ(m.pairs, 2 * 16 * 4);
+  for (std::size_t r = 0; r < m.q2k_num.size(); ++r) {
+    std::set<int> ids(m.q2k_idx.begin() + std::ptrdiff_t(r * 4), m.q2k_idx.begin() + std::ptrdiff_t(r * 4 + 4));
+    EXPECT_EQ(ids.size(), 4u);
+    for (int id : ids) EXPECT_TRUE(id >= 0 && id < 16);
+  }
+}
+
+TEST(Sparsity, SameSeedSameMapOtherSeedOtherMap) {
+  PatternSpec p;
+  p.kind = "ragged";
+  const BlockMap a = make_block_map(shape(32), p, VbsSpec{}, 9), b = make_block_map(shape(32), p, VbsSpec{}, 9),
+                 c = make_block_map(shape(32), p, VbsSpec{}, 10);
+  EXPECT_EQ(a.q2k_idx, b.q2k_idx);
+  EXPECT_NE(a.q2k_idx, c.q2k_idx);
+}
+
+TEST(Sparsity, RaggedAndZeroRowsGiveDifferingCountsIncludingZero) {
+  PatternSpec p;
+  p.kind = "ragged";
+  p.zero_rows = 0.3;
+  const BlockMap m = make_block_map(shape(64, 4), p, VbsSpec{}, 1);
+  std::set<int> counts(m.q2k_num.begin(), m.q2k_num.end());
+  EXPECT_TRUE(counts.count(0));
+  EXPECT_GT(counts.size(), 4u);
+}
+
+TEST(Sparsity, K2qIsTheAscendingTranspose) {
+  PatternSpec p;
+  p.sorted = false;
+  const BlockMap m = make_block_map(shape(20), p, VbsSpec{}, 5);
+  std::int64_t total = 0;
+  for (std::size_t r = 0; r < m.k2q_num.size(); ++r) {
+    total += m.k2q_num[r];
+    for (int e = 1; e < m.k2q_num[r]; ++e)
+      EXPECT_LT(m.k2q_idx[r * std::size_t(m.shape.max_q) + std::size_t(e) - 1],
+                m.k2q_idx[r * std::size_t(m.shape.max_q) + std::size_t(e)]);
+  }
+  EXPECT_EQ(total, m.pairs);
+}
+
+TEST(Sparsity, VideoTailPaddingMatchesTheLatent) {
+  PatternSpec p;
+  p.kind = "video";
+  p.latent = {5, 8, 6};  // cubes: 2 x 2 x 2
+  VbsSpec v;
+  v.kind = "video-tail";
+  ASSERT_EQ(video_num_blocks(p.latent), 8);
+  const BlockMap m = make_block_map(Shape{1, 1, 8, 64, 64, 1, 1}, p, v, 1);
+  // Cube (t=1, h=0, w=1): 1 x 4 x 2 valid tokens.
+  EXPECT_EQ(m.vbs[5], 1 * 4 * 2);
+  EXPECT_EQ(m.vbs[0], 64);
+  // Window 1 in a 2x2x2 grid: every cube sees all 8.
+  EXPECT_EQ(m.q2k_num[0], 8);
+}
+
+TEST(Sparsity, RandomVbsStaysInRange) {
+  VbsSpec v;
+  v.kind = "random";
+  const BlockMap m = make_block_map(shape(50), PatternSpec{}, v, 2);
+  for (int x : m.vbs) EXPECT_TRUE(x >= 1 && x <= 64);
+}
+
+}  // namespace
+}  // namespace vsa

@@ -1,0 +1,110 @@
+// Repro bundles (run/repro.hpp): a report's case becomes a one-case suite that
+// loads exactly like the original case, carries its origin, and names bad input.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "run/repro.hpp"
+#include "suite/suite.hpp"
+
+namespace vsa {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+class ReproBundle : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    m_dir = fs::temp_directory_path() / ("vsa-repro-test-" + std::to_string(::getpid()) +
+                                         "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(m_dir);
+    const Suite s = parse_suite(R"({"name": "t", "cases": [
+        {"name": "small", "B": 1, "H": 2, "S": 256, "D": 32, "seed": 42, "scale": 4,
+         "pattern": {"kind": "ragged", "density": 0.5, "zero_rows": 0.25},
+         "probes": {"sm90a.release": 500}, "backends": ["cpu-ref", "cuda-ref"]},
+        {"name": "small-2", "S": 128, "D": 32, "backends": ["cpu-ref"]}]})",
+                                "t.json");
+    json cases = json::array();
+    for (const auto& c : s.cases)
+      cases.push_back({{"name", "t/" + c.name}, {"spec", to_json(c)}, {"verdict", "FAIL"}, {"message", ""},
+                       {"backends", json::array({{{"backend", "cuda-ref"}, {"verdict", "FAIL"}, {"reason", "o: rel_max"}}})}});
+    cases[0]["spec"]["name"] = "t/small";
+    cases[1]["spec"]["name"] = "t/small-2";
+    m_report = (m_dir / "report.json").string();
+    std::ofstream(m_report) << json{{"schema", "vsa-bench/report"},
+                                    {"started_at", "2026-11-29T10:00:00Z"},
+                                    {"node", {{"hostname", "node17"}}},
+                                    {"device", {{"name", "NVIDIA H200"}, {"vbios_version", "96.00.A5.00.1A"}}},
+                                    {"cases", cases}}
+                                   .dump();
+    m_original = s.cases[0];
+  }
+  void TearDown() override { fs::remove_all(m_dir); }
+
+  fs::path m_dir;
+  std::string m_report;
+  CaseSpec m_original;
+};
+
+std::string error_of(const std::string& report, const std::string& name) {
+  try {
+    (void)make_repro_bundle(report, name);
+  } catch (const SuiteError& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+TEST_F(ReproBundle, RoundTripsTheCaseAndKeepsItsOrigin) {
+  const json bundle = make_repro_bundle(m_report, "t/small");
+  EXPECT_EQ(bundle.at("name"), "repro-t-small");
+  EXPECT_EQ(bundle.at("origin").at("node").at("hostname"), "node17");
+  EXPECT_EQ(bundle.at("origin").at("device").at("vbios_version"), "96.00.A5.00.1A");
+  EXPECT_EQ(bundle.at("origin").at("verdict"), "FAIL");
+  const Suite s = parse_suite(bundle.dump(), "bundle.json");
+  EXPECT_EQ(s.origin.at("case"), "t/small");
+  ASSERT_EQ(s.cases.size(), 1u);
+  const CaseSpec& c = s.cases[0];
+  json again = to_json(c);
+  json original = to_json(m_original);
+  again.erase("name");
+  original.erase("name");
+  EXPECT_EQ(again, original) << "seeds, shape, pattern, probes and tolerances must survive the bundle";
+}
+
+TEST_F(ReproBundle, FindsAUniqueSubstringAndRefusesAmbiguousOrMissingNames) {
+  EXPECT_EQ(make_repro_bundle(m_report, "small-2").at("cases")[0].at("name"), "t/small-2");
+  EXPECT_EQ(make_repro_bundle(m_report, "t/small").at("cases")[0].at("name"), "t/small") << "exact name wins";
+  EXPECT_NE(error_of(m_report, "sma").find("matches 2 cases"), std::string::npos) << error_of(m_report, "sma");
+  EXPECT_NE(error_of(m_report, "nope").find("no case named \"nope\""), std::string::npos);
+  EXPECT_NE(error_of((m_dir / "missing.json").string(), "x").find("cannot read"), std::string::npos);
+  const std::string not_report = (m_dir / "suite.json").string();
+  std::ofstream(not_report) << R"({"cases": []})";
+  EXPECT_NE(error_of(not_report, "x").find("not a vsa-bench report"), std::string::npos);
+}
+
+TEST_F(ReproBundle, WritesABundleFileThatLoadsAsASuite) {
+  ReproOptions o;
+  o.report = m_report;
+  o.case_name = "small-2";
+  o.bundle = (m_dir / "out" / "bundle.json").string();
+  const ReproOutcome outcome = run_repro(o);
+  EXPECT_EQ(outcome.exit_code, 0);
+  EXPECT_NE(outcome.text.find("vsa-bench run " + o.bundle), std::string::npos) << outcome.text;
+  const Suite s = load_suite(o.bundle);
+  ASSERT_EQ(s.cases.size(), 1u);
+  EXPECT_EQ(s.cases[0].name, "t/small-2");
+}
+
+TEST(SuiteOrigin, OnlyAnObjectAndOtherTopLevelFieldsStayRejected) {
+  const std::string cases = R"("cases": [{"name": "a", "S": 128, "D": 32, "backends": ["cpu-ref"]}])";
+  EXPECT_NO_THROW((void)parse_suite("{\"origin\": {\"node\": \"x\"}, " + cases + "}", "t.json"));
+  EXPECT_THROW((void)parse_suite("{\"origin\": \"node x\", " + cases + "}", "t.json"), SuiteError);
+  EXPECT_THROW((void)parse_suite("{\"origins\": {}, " + cases + "}", "t.json"), SuiteError);
+}
+
+}  // namespace
+}  // namespace vsa

@@ -1,0 +1,110 @@
+// Suite parsing: sweeps, strictness, and errors that name the file and JSON path.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "suite/suite.hpp"
+
+namespace vsa {
+namespace {
+
+std::string error_of(const std::string& case_fields) {
+  const std::string text = R"({"cases": [{"name": "a", "backends": ["cpu-ref"], )" + case_fields + "}]}";
+  try {
+    (void)parse_suite(text, "t.json");
+  } catch (const SuiteError& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+TEST(Suite, ExpandsSweepsIntoTheCartesianProduct) {
+  const Suite s = parse_suite(R"({"name": "x", "defaults": {"backends": ["cpu-ref"], "D": 64},
+      "cases": [{"name": "a", "sweep": {"S": [512, 1024], "pattern.density": [0.25, 0.5]}}]})", "t.json");
+  ASSERT_EQ(s.cases.size(), 4u);
+  EXPECT_EQ(s.cases[0].name, "a/S=512,density=0.25");
+  EXPECT_EQ(s.cases[3].shape.seq(), 1024);
+  EXPECT_DOUBLE_EQ(s.cases[3].pattern.density, 0.5);
+  EXPECT_EQ(s.cases[1].shape.head_dim, 64);  // from defaults
+}
+
+TEST(Suite, ErrorsNameFileAndJsonPath) {
+  EXPECT_EQ(error_of(R"("S": 100)"), "t.json: $.cases[0].S: must be a multiple of blk (64), got 100");
+  EXPECT_EQ(error_of(R"("S": 512, "pattern": {"density": 1.5})"),
+            "t.json: $.cases[0].pattern.density: must be in (0, 1], got 1.5");
+  EXPECT_EQ(error_of(R"("S": 512, "pattern": {"density": 0})"),
+            "t.json: $.cases[0].pattern.density: must be in (0, 1], got 0.0");
+  EXPECT_EQ(error_of(R"("S": 512, "Dd": 64)"), "t.json: $.cases[0].Dd: unknown field");
+  EXPECT_EQ(error_of(R"("S": "512")"), "t.json: $.cases[0].S: must be an integer, got \"512\"");
+  EXPECT_EQ(error_of(R"("S": 128, "pattern": {"kind": "explicit", "rows": [[0], [2]]})"),
+            "t.json: $.cases[0].pattern.rows[1][0]: kv block 2 out of range [0, 2)");
+  EXPECT_EQ(error_of(R"("S": 512, "mode": "fast")"),
+            "t.json: $.cases[0].mode: must be one of check, stability, perf; got \"fast\"");
+  EXPECT_EQ(error_of(R"("S": 512, "vbs": {"kind": "explicit", "values": [1]})"),
+            "t.json: $.cases[0].vbs.values: needs one value per block (8), got 1");
+}
+
+TEST(Suite, SustainedTimingIsCheckedAgainstTheTimeout) {
+  EXPECT_EQ(error_of(R"("S": 512, "mode": "perf", "timing": {"min_pass_ms": -1})"),
+            "t.json: $.cases[0].timing.min_pass_ms: must be in [0, 60000] ms, got -1");
+  EXPECT_EQ(error_of(R"("S": 512, "mode": "perf", "timing": {"min_pass_ms": 100, "l2_flush": true})"),
+            "t.json: $.cases[0].timing: min_pass_ms and l2_flush exclude each other: a flush between batched "
+            "launches would be timed with them");
+  // 3 passes x 2 s x 2 ops x 1 backend = 12 s of passes, x 1.5 under a cap = 18 s, plus up to
+  // 2 s of calibration per op = 22 s: over a 20 s timeout, under a 23 s one.
+  EXPECT_EQ(error_of(R"("S": 512, "mode": "perf", "timeout_s": 20, "timing": {"passes": 3, "min_pass_ms": 2000})"),
+            "t.json: $.cases[0].timing.min_pass_ms: 3 passes x 2000 ms x 2 ops x 1 backends may take 22 s (x1.5 "
+            "under a power cap, plus calibration), not under timeout_s = 20");
+  EXPECT_EQ(error_of(R"("S": 512, "mode": "perf", "timeout_s": 23, "timing": {"passes": 3, "min_pass_ms": 2000})"),
+            "(accepted)");
+  EXPECT_EQ(error_of(R"("S": 512, "mode": "check", "timing": {"min_pass_ms": 100})"),
+            "t.json: $.cases[0].timing.min_pass_ms: sustained passes are timing: mode must be perf, got check");
+}
+
+TEST(Suite, OutOfRangeIdsPassWhenValidationIsOff) {
+  EXPECT_EQ(error_of(R"("S": 128, "validate": false, "pattern": {"kind": "explicit", "rows": [[0], [9999999]]})"),
+            "(accepted)");
+}
+
+TEST(Suite, UnparsableJsonNamesTheFile) {
+  try {
+    (void)parse_suite("{ not json", "broken.json");
+    FAIL() << "accepted";
+  } catch (const SuiteError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("broken.json: not valid JSON", 0), 0u) << e.what();
+  }
+}
+
+TEST(Suite, BuiltinSuitesParse) {
+  for (const auto& name : builtin_suite_names()) {
+    SCOPED_TRACE(name);
+    const Suite s = load_suite(name);
+    EXPECT_FALSE(s.cases.empty());
+  }
+  EXPECT_NE(builtin_suite_names().size(), 0u);
+}
+
+// The suites under tests/suites are inputs of the device scripts (gpu_check.sh: fault
+// isolation; ab_switch.sh: forward A/B); a broken one would only show on a GPU node.
+TEST(Suite, RepositorySuiteFilesParse) {
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(VSA_REPO_SUITE_DIR)) {
+    if (entry.path().extension() != ".json") continue;
+    SCOPED_TRACE(entry.path().string());
+    const Suite s = load_suite(entry.path().string());
+    EXPECT_FALSE(s.cases.empty());
+    ++files;
+  }
+  EXPECT_GE(files, 2);
+}
+
+TEST(Suite, CaseJsonRoundTrips) {
+  const Suite s = load_suite("correctness");
+  for (const auto& c : s.cases) {
+    const CaseSpec back = case_from_json(to_json(c), "rt", "$");
+    EXPECT_EQ(to_json(back), to_json(c)) << c.name;
+  }
+}
+
+}  // namespace
+}  // namespace vsa
