@@ -191,12 +191,12 @@ SelftestRow judge_planted_case(const PlantedCase& p, const CaseResult* result, c
     case Expectation::wrong_values: {
       const TensorMetrics* o = find_metric(*b, "o");
       caught = b->verdict == kFail && o && !o->pass;
-      row.observed = b->verdict + (o ? ": o max |err| " + std::to_string(o->max_abs_err) : ": no metrics for o");
+      row.observed = verdict_name(b->verdict) + (o ? ": o max |err| " + std::to_string(o->max_abs_err) : ": no metrics for o");
       break;
     }
     case Expectation::model_finding:
       caught = b->verdict == kFault && b->reason.find(model_finding_text(p.backend)) != std::string::npos;
-      row.observed = b->verdict + ": " + clip(b->reason, 90);
+      row.observed = verdict_name(b->verdict) + ": " + clip(b->reason, 90);
       break;
     case Expectation::unwritten_count: {
       const TensorMetrics* o = find_metric(*b, "o");

@@ -315,7 +315,9 @@ TEST_P(ConformanceBackend, KernelsHaveLoadedImagesAndHotOnesDoNotSpill) {
   for (const KernelInfo& k : kernels) {
     EXPECT_EQ(k.binary_version, device0().cc()) << k.name << ": not this device's SASS";
     EXPECT_GT(k.registers, 0) << k.name;
-    if (k.hot) EXPECT_EQ(k.local_bytes, 0u) << k.name << " spills to local memory";
+    if (k.hot) {
+      EXPECT_EQ(k.local_bytes, 0u) << k.name << " spills to local memory";
+    }
   }
 }
 

@@ -45,6 +45,7 @@
 
 #include "lint/checks.hpp"
 #include "sass/cfg.hpp"
+#include "util/strings.hpp"
 
 namespace vsa::lint {
 

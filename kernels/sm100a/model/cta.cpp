@@ -82,7 +82,10 @@ void Cta::mbar_init(std::uint32_t addr, std::uint32_t count) {
   if (count < 1 || count > (1u << 20) - 1)
     throw ModelError("mbarrier.init of " + barrier_name(addr) + ": count " + std::to_string(count) +
                      " outside [1, 2^20 - 1]");
-  m_mbars[addr] = MBarrier{count, count, 0, 0};
+  MBarrier fresh;
+  fresh.expected = count;
+  fresh.pending = count;
+  m_mbars[addr] = fresh;
   m_sched.changed();
 }
 

@@ -49,10 +49,10 @@ TEST(ModelDescriptors, SharedMemoryDescriptorFields) {
   EXPECT_EQ(s.sbo, 1024u);
   EXPECT_EQ(s.swizzle, Swizzle::sw128);
   EXPECT_EQ(s.base_offset, 0);
-  EXPECT_THROW(decode_smem_descriptor(d & ~(1ull << 46)), ModelError);            // version bits 0b000
-  EXPECT_THROW(decode_smem_descriptor(d | (3ull << 61)), ModelError);            // mode 7: invalid
-  EXPECT_THROW(decode_smem_descriptor(d | (1ull << 52)), ModelError);            // sm_103a only
-  EXPECT_THROW(decode_smem_descriptor(d | (1ull << 14)), ModelError);            // reserved
+  EXPECT_THROW((void)decode_smem_descriptor(d & ~(1ull << 46)), ModelError);            // version bits 0b000
+  EXPECT_THROW((void)decode_smem_descriptor(d | (3ull << 61)), ModelError);            // mode 7: invalid
+  EXPECT_THROW((void)decode_smem_descriptor(d | (1ull << 52)), ModelError);            // sm_103a only
+  EXPECT_THROW((void)decode_smem_descriptor(d | (1ull << 14)), ModelError);            // reserved
 }
 
 TEST(ModelDescriptors, InstructionDescriptorF16) {
@@ -64,10 +64,10 @@ TEST(ModelDescriptors, InstructionDescriptorF16) {
   EXPECT_EQ(i.n, 128);
   EXPECT_FALSE(i.a_mn_major);
   EXPECT_TRUE(i.b_mn_major);
-  EXPECT_THROW(decode_instr_descriptor_f16(v | (1u << 23)), ModelError);                   // reserved
-  EXPECT_THROW(decode_instr_descriptor_f16((v & ~(31u << 24)) | (2u << 24)), ModelError);  // M = 32
-  EXPECT_THROW(decode_instr_descriptor_f16((v & ~(31u << 24)) | (8u << 24) | (1u << 17)), ModelError);  // M 128, N 136
-  EXPECT_THROW(decode_instr_descriptor_f16(v | (1u << 2)), ModelError);                    // sparse
+  EXPECT_THROW((void)decode_instr_descriptor_f16(v | (1u << 23)), ModelError);                   // reserved
+  EXPECT_THROW((void)decode_instr_descriptor_f16((v & ~(31u << 24)) | (2u << 24)), ModelError);  // M = 32
+  EXPECT_THROW((void)decode_instr_descriptor_f16((v & ~(31u << 24)) | (8u << 24) | (1u << 17)), ModelError);  // M 128, N 136
+  EXPECT_THROW((void)decode_instr_descriptor_f16(v | (1u << 2)), ModelError);                    // sparse
 }
 
 TEST(ModelDescriptors, CanonicalLayoutAddresses) {
