@@ -46,7 +46,8 @@ struct WaitPoint {
   int item = -1;
 };
 
-// Cold path: the first expired thread writes the record; every expired thread traps.
+// Cold path: the first expired thread writes the record; every expired thread traps once
+// the record is complete.
 // Inlined like the rest: the labels stay immediates (no stack frame in the kernels).
 __device__ __forceinline__ void expire(HangRecord* record, const HangSite& site, std::uint32_t parity,
                                     const WaitPoint& at, std::uint32_t waited_units) {
@@ -62,6 +63,11 @@ __device__ __forceinline__ void expire(HangRecord* record, const HangSite& site,
     __threadfence_system();
     atomicExch(&record->complete, 1u);
     __threadfence_system();
+  } else {
+    // Another thread is writing the record. Trapping now would end the kernel before it
+    // completes, and the host would see a launch failure with no location (seen on the
+    // H200: the sm90a consumers all expire together). Wait for it, then trap.
+    while (atomicAdd(&record->complete, 0u) == 0u) __nanosleep(1000);
   }
   __trap();
 }

@@ -13,8 +13,9 @@ import sys
 SRC = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", ".."))
 PTX = os.path.join(SRC, "kernels", "sm100a", "sm100a_ptx.cuh")
 
-# Files that define or bind the instructions.
-OWNERS = {"kernels/sm100a/sm100a_ptx.cuh", "kernels/sm100a/protocol_cursor.cuh"}
+# Files that define or bind the instructions: the PTX wrappers, the execution model's
+# implementation of the same wrappers (VSA_SM100A_MODEL builds), and the cursor.
+OWNERS = {"kernels/sm100a/sm100a_ptx.cuh", "kernels/sm100a/model/ptx_model.hpp", "kernels/sm100a/protocol_cursor.cuh"}
 # (file, instruction): why it may call the instruction directly.
 ALLOWED = {
     ("kernels/sm100a/kernel_prologue.cuh", name): "the kernel set-up before the warps take their roles: no "
