@@ -107,7 +107,8 @@ def line_of(text, offset):
     return text.count("\n", 0, offset) + 1
 
 
-PLANT_CURSOR = ("    ::vsa::sm100a::detail::tmem_wait_ld();\n    (keep_after_wait(regs), ...);",
+PLANT_CURSOR = ("    if (!planted_missing_wait_ld(role_of(C{}))) ::vsa::sm100a::detail::tmem_wait_ld();\n"
+                "    (keep_after_wait(regs), ...);",
                 "    (keep_after_wait(regs), ...);")
 PLANT_ROLE = ("    auto c4 = wait_ld(c3, n, steps, r);",
               "    ::vsa::sm100a::detail::tmem_wait_ld();\n    auto c4 = wait_ld(c3, n, steps, r);")
