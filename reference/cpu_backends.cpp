@@ -80,8 +80,8 @@ class NaiveBackend final : public Backend {
   [[nodiscard]] Support supports(const DeviceInfo&, const Shape& shape, Op) const override {
     if (auto st = ref::check_shape(shape); !st.ok()) return support_of(st);
     // Upper bound from the shape alone: every q block selecting max_kv full blocks.
-    const double multiply_adds = double(shape.bh()) * shape.num_blocks * shape.max_kv * double(shape.block) *
-                                 shape.block * shape.head_dim;
+    const double multiply_adds =
+        double(shape.bh()) * shape.num_blocks * shape.max_kv * double(shape.block) * shape.block * shape.head_dim;
     if (multiply_adds > m_max_multiply_adds)
       return Support::no("cpu-naive: B*H*nb*max_kv*BLK*BLK*D = " + format_number(multiply_adds, "%.3g") +
                          " multiply-adds exceeds its budget of " + format_number(m_max_multiply_adds, "%.3g"));

@@ -19,9 +19,9 @@ namespace {
 template <typename T>
 struct BackwardScratch {
   std::vector<KeyRun> runs;
-  RowMatrix<T> q, o, d_out, d_q;  // [BLK, D]
-  RowMatrix<T> k, v, d_k, d_v;    // [keys, D]
-  RowMatrix<T> p, d_s;            // [BLK, keys]
+  RowMatrix<T> q, o, d_out, d_q;    // [BLK, D]
+  RowMatrix<T> k, v, d_k, d_v;      // [keys, D]
+  RowMatrix<T> p, d_s;              // [BLK, keys]
   RowMatrix<T> d_k_head, d_v_head;  // [S, D]
 
   BackwardScratch(const Shape& shape, std::int64_t max_keys)

@@ -27,7 +27,8 @@ void pin_eigen_blocking() {
 
 template <typename In, typename Out, typename Stat>
 Status forward(const ForwardTensors<In, Out, Stat>& t, const Options& options) {
-  if (auto st = check_problem(t.shape, t.selection, {{t.q, "q"}, {t.k, "k"}, {t.v, "v"}, {t.out, "out"}, {t.lse, "lse"}});
+  if (auto st =
+          check_problem(t.shape, t.selection, {{t.q, "q"}, {t.k, "k"}, {t.v, "v"}, {t.out, "out"}, {t.lse, "lse"}});
       !st.ok())
     return st;
   detail::pin_eigen_blocking();
@@ -41,15 +42,15 @@ Status forward(const ForwardTensors<In, Out, Stat>& t, const Options& options) {
 template <typename In, typename Out, typename Stat>
 Status backward(const BackwardTensors<In, Out, Stat>& t, const Options& options) {
   if (auto st = check_problem(t.shape, t.selection,
-                             {{t.q, "q"},
-                              {t.k, "k"},
-                              {t.v, "v"},
-                              {t.out, "out"},
-                              {t.d_out, "d_out"},
-                              {t.lse, "lse"},
-                              {t.dq, "dq"},
-                              {t.dk, "dk"},
-                              {t.dv, "dv"}});
+                              {{t.q, "q"},
+                               {t.k, "k"},
+                               {t.v, "v"},
+                               {t.out, "out"},
+                               {t.d_out, "d_out"},
+                               {t.lse, "lse"},
+                               {t.dq, "dq"},
+                               {t.dk, "dk"},
+                               {t.dv, "dv"}});
       !st.ok())
     return st;
   detail::pin_eigen_blocking();

@@ -11,7 +11,7 @@
 namespace vsa::ref {
 
 struct InvertedMap {
-  int max_q = 0;                     // longest k2q row (>= 1 so arrays are never empty)
+  int max_q = 0;                      // longest k2q row (>= 1 so arrays are never empty)
   std::vector<std::int32_t> k2q_idx;  // [B, H, nb, max_q], -1 past k2q_num
   std::vector<std::int32_t> k2q_num;  // [B, H, nb]
 };

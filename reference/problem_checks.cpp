@@ -39,9 +39,8 @@ Status check_selection(const Shape& s, const Selection& sel) {
     for (int e = 0; e < n; ++e) {
       const int kb = sel.q2k_idx[row * s.max_kv + e];
       if (kb < 0 || kb >= s.num_blocks)
-        return Status::failure("cpu reference: q2k_idx[" + std::to_string(row) + "][" + std::to_string(e) +
-                               "] = " + std::to_string(kb) + " is outside [0, nb = " +
-                               std::to_string(s.num_blocks) + ")");
+        return Status::failure("cpu reference: q2k_idx[" + std::to_string(row) + "][" + std::to_string(e) + "] = " +
+                               std::to_string(kb) + " is outside [0, nb = " + std::to_string(s.num_blocks) + ")");
     }
   }
   return Status::success();

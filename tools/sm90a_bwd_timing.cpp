@@ -63,23 +63,22 @@ void print_backward_trace(const char* label, Backend& backend, const BackwardArg
   tools::require(backend.backward(traced), "traced backward");
   check_cuda(cudaDeviceSynchronize(), "traced backward");
   // The deterministic mode's first launch covers one chunk of heads: its kv item ids.
-  const std::int64_t heads = det ? std::min(a.shape.bh(), sm90a::deterministic_backward_heads_per_chunk(a.shape))
-                                 : a.shape.bh();
+  const std::int64_t heads =
+      det ? std::min(a.shape.bh(), sm90a::deterministic_backward_heads_per_chunk(a.shape)) : a.shape.bh();
   const sm90a::BwdTraceSummary t = sm90a::summarize_backward_trace(trace.download(), heads * a.shape.num_blocks);
   std::printf(
-      "TRACE  %-17s S=%-6d k=%-4d slots %d kv %d q %d | dep %.1f/%.1f arr1 %.1f | kv gemms %.2f epi %.2f | q gemms %.2f "
+      "TRACE  %-17s S=%-6d k=%-4d slots %d kv %d q %d | dep %.1f/%.1f arr1 %.1f | kv gemms %.2f epi %.2f | q gemms "
+      "%.2f "
       "epi %.2f | bound %.2f | kv end %.1f/%.1f q start %.1f/%.1f | done %.1f/%.1f\n",
-      label, int(a.shape.seq()), a.shape.max_kv, t.slots, t.kv_items, t.q_items, t.dependency_med_us, t.dependency_max_us,
-      t.first_arrival_med_us, t.kv_gemms_med_us, t.kv_epilogue_med_us, t.q_gemms_med_us, t.q_epilogue_med_us,
-      t.boundary_med_us, t.kv_last_done_med_us, t.kv_last_done_max_us, t.q_first_arrival_min_us,
+      label, int(a.shape.seq()), a.shape.max_kv, t.slots, t.kv_items, t.q_items, t.dependency_med_us,
+      t.dependency_max_us, t.first_arrival_med_us, t.kv_gemms_med_us, t.kv_epilogue_med_us, t.q_gemms_med_us,
+      t.q_epilogue_med_us, t.boundary_med_us, t.kv_last_done_med_us, t.kv_last_done_max_us, t.q_first_arrival_min_us,
       t.q_first_arrival_med_us, t.last_done_med_us, t.last_done_max_us);
   tools::expect(t.kv_items > 0, "the traced launch stamped nothing");
 }
 
 void run() {
-  const struct {
-    int seq, density_divisor;
-  } sizes[] = {{4096, 4}, {4096, 8}, {16384, 4}, {65536, 4}};
+  const struct { int seq, density_divisor; } sizes[] = {{4096, 4}, {4096, 8}, {16384, 4}, {65536, 4}};
   for (const auto& size : sizes) {
     const int seq = size.seq;
     Shape s;
@@ -109,7 +108,8 @@ void run() {
     const struct {
       DeviceBuffer<bf16_bits>* buf;
       TensorId id;
-    } inputs[] = {{&q, TensorId::q}, {&k, TensorId::k}, {&v, TensorId::v}, {&d_out, TensorId::d_out}, {&o, TensorId::aux}};
+    } inputs[] = {
+        {&q, TensorId::q}, {&k, TensorId::k}, {&v, TensorId::v}, {&d_out, TensorId::d_out}, {&o, TensorId::aux}};
     for (const auto& in : inputs)
       tools::require(device::generate_bf16(in.buf->get(), std::int64_t(n), 7, in.id, 1.0f, nullptr), "generate");
     DeviceBuffer<float> lse(lse_host);
@@ -164,14 +164,15 @@ void run() {
         check_cuda(cudaEventDestroy(stop), "cudaEventDestroy");
         std::sort(ms.begin(), ms.end());
         const double median = ms[ms.size() / 2];
-        std::printf("TIMING %-17s S=%-6d k=%-4d pairs=%-8.0f median %.3f ms (min %.3f max %.3f)  %.1f TFLOPS\n", label, seq,
-                    s.max_kv, pairs, median, ms.front(), ms.back(), flops / (median * 1e-3) / 1e12);
+        std::printf("TIMING %-17s S=%-6d k=%-4d pairs=%-8.0f median %.3f ms (min %.3f max %.3f)  %.1f TFLOPS\n", label,
+                    seq, s.max_kv, pairs, median, ms.front(), ms.back(), flops / (median * 1e-3) / 1e12);
       };
       report(det ? "sm90a-det" : "sm90a", whole);
       if (det) report("sm90a-det kv only", kv_only);
       if (seq <= 16384) print_backward_trace(det ? "sm90a-det" : "sm90a", backend, a, det);
       tools::expect(compare_bf16(dk.download(), dk.download()).non_finite == 0, "dK has non-finite values");
-      tools::expect(compare_bf16(dq.download(), dq.download()).non_finite == 0, "dQ (of the whole runs) has non-finite values");
+      tools::expect(compare_bf16(dq.download(), dq.download()).non_finite == 0,
+                    "dQ (of the whole runs) has non-finite values");
     }
   }
 }

@@ -52,8 +52,8 @@ void run() {
     const std::vector<float> ms = time_launches([&] { return backend.forward(a); }, stream);
     const double median_s = ms[ms.size() / 2] * 1e-3;
     const double tflops = forward_tflops(pairs_of(p), median_s);
-    std::printf("%-8d %10.0f %12.1f %10.1f %10.1f %10.1f\n", seq, pairs_of(p), median_s * 1e6, tflops,
-                ms.front() * 1e3, ms.back() * 1e3);
+    std::printf("%-8d %10.0f %12.1f %10.1f %10.1f %10.1f\n", seq, pairs_of(p), median_s * 1e6, tflops, ms.front() * 1e3,
+                ms.back() * 1e3);
     (void)cudaStreamDestroy(stream);
   }
 #endif

@@ -29,9 +29,8 @@ void run() {
   int sms = 0;
   check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "SM count");
 
-  std::printf("%-6s %4s %7s %7s | %6s %6s | %5s %5s %5s %5s %5s %5s %5s %6s %6s %5s\n", "S", "k", "ev_us",
-              "evtr_us", "slots", "items", "skew", "dep", "dep_mx", "arr1", "S1", "item", "bound", "done_m",
-              "done_x", "GHz");
+  std::printf("%-6s %4s %7s %7s | %6s %6s | %5s %5s %5s %5s %5s %5s %5s %6s %6s %5s\n", "S", "k", "ev_us", "evtr_us",
+              "slots", "items", "skew", "dep", "dep_mx", "arr1", "S1", "item", "bound", "done_m", "done_x", "GHz");
   struct Case {
     int seq, per_row;
   };
@@ -74,9 +73,9 @@ void run() {
     tools::require(backend.forward(traced), "traced forward");
     check_cuda(cudaStreamSynchronize(stream), "traced launch");
     const TraceSummary t = summarize_trace(trace.download());
-    std::printf("%-6d %4d %7.1f %7.1f | %6d %6d | %5.1f %5.1f %5.1f %5.1f %5.2f %5.2f %5.2f %6.1f %6.1f %5.2f\n",
-                c.seq, c.per_row, normal[normal.size() / 2] * 1e3, with_trace[with_trace.size() / 2] * 1e3, t.slots,
-                t.items, t.start_skew_max_us, t.dependency_med_us, t.dependency_max_us, t.first_arrival_med_us,
+    std::printf("%-6d %4d %7.1f %7.1f | %6d %6d | %5.1f %5.1f %5.1f %5.1f %5.2f %5.2f %5.2f %6.1f %6.1f %5.2f\n", c.seq,
+                c.per_row, normal[normal.size() / 2] * 1e3, with_trace[with_trace.size() / 2] * 1e3, t.slots, t.items,
+                t.start_skew_max_us, t.dependency_med_us, t.dependency_max_us, t.first_arrival_med_us,
                 t.first_scores_med_us, t.item_med_us, t.boundary_med_us, t.last_done_med_us, t.last_done_max_us,
                 t.clock_ghz);
     tools::expect(t.items > 0, "the traced launch stamped nothing");

@@ -78,9 +78,8 @@ void register_compare(CLI::App& app, int& exit_code) {
       "A case regressed when its TFLOPS fell below baseline x (1 - threshold) and the gap also exceeds both runs' "
       "recorded spreads added up.\nExit codes: 0 compared (no regression), 2 bad usage or an unreadable report "
       "(named), 3 a regression with the gate on.");
-  cmd->callback([options, &exit_code] {
-    exit_code = run_reading_reports("compare", [&] { return run_compare(*options); });
-  });
+  cmd->callback(
+      [options, &exit_code] { exit_code = run_reading_reports("compare", [&] { return run_compare(*options); }); });
 }
 
 }  // namespace vsa::cli

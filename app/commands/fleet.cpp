@@ -77,9 +77,8 @@ void register_fleet(CLI::App& app, int& exit_code) {
       "Q3 + 1.5 IQR by more than the GPU's own recorded spread. Medians are per case, backend, op and GPU model.\n"
       "Exit codes: 0 all GPUs passed, 1 a GPU failed (FAIL, FAULT, HANG or an incomplete report), 2 bad usage or "
       "an unreadable report (named), 3 outliers with --gate.");
-  cmd->callback([options, &exit_code] {
-    exit_code = run_reading_reports("fleet", [&] { return run_fleet(*options); });
-  });
+  cmd->callback(
+      [options, &exit_code] { exit_code = run_reading_reports("fleet", [&] { return run_fleet(*options); }); });
 }
 
 }  // namespace vsa::cli

@@ -30,8 +30,8 @@ int run_info(const InfoOptions& options) {
     document["build"] = build_info_json();
     std::cout << document.dump(2) << "\n";
   } else {
-    std::cout << "vsa-bench " << build::kVersion << " (git " << build::git_sha() << ", " << build::kBuildType
-              << "; " << build::kCxxCompiler << "; " << build::kCudaCompiler << ")\n\n"
+    std::cout << "vsa-bench " << build::kVersion << " (git " << build::git_sha() << ", " << build::kBuildType << "; "
+              << build::kCxxCompiler << "; " << build::kCudaCompiler << ")\n\n"
               << format_fingerprint_text(fingerprint);
   }
   return kExitOk;

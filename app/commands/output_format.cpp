@@ -12,7 +12,8 @@ void add_format_option(CLI::App& cmd, std::string& format, const std::vector<std
   cmd.add_option("--format", format, fmt::format("{} ({})", help, fmt::join(formats, " | ")))
       ->check(CLI::IsMember(formats))
       ->capture_default_str();
-  cmd.add_flag_callback("--json", [&format] { format = "json"; }, "Same as --format json");
+  cmd.add_flag_callback(
+      "--json", [&format] { format = "json"; }, "Same as --format json");
 }
 
 }  // namespace vsa::cli

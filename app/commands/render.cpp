@@ -37,13 +37,13 @@ int run_render(const RenderOptions& o) {
 void register_render(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<RenderOptions>();
   auto* cmd = app.add_subcommand(
-      "render", "A report's Markdown rendering from its JSON (the .md that `run` writes beside it), to stdout or --out");
+      "render",
+      "A report's Markdown rendering from its JSON (the .md that `run` writes beside it), to stdout or --out");
   cmd->add_option("report", options->report, "a report JSON file")->required();
   cmd->add_option("--out", options->out, "write the Markdown here (atomically) instead of stdout");
   cmd->footer("Exit codes: 0 rendered, 2 bad usage or an unreadable report (named).");
-  cmd->callback([options, &exit_code] {
-    exit_code = run_reading_reports("render", [&] { return run_render(*options); });
-  });
+  cmd->callback(
+      [options, &exit_code] { exit_code = run_reading_reports("render", [&] { return run_render(*options); }); });
 }
 
 }  // namespace vsa::cli

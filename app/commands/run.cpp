@@ -20,13 +20,16 @@ void register_run(CLI::App& app, int& exit_code) {
   auto opts = std::make_shared<RunOptions>();
   auto suites = std::make_shared<std::vector<std::string>>();
   auto probes = std::make_shared<std::vector<std::string>>();
-  auto* cmd = app.add_subcommand("run",
-                                 "Run suites (built-in names or JSON files; default: qualify). Each case runs in an "
-                                 "isolated worker; one report (JSON + Markdown) per GPU is rewritten after every case.");
+  auto* cmd =
+      app.add_subcommand("run",
+                         "Run suites (built-in names or JSON files; default: qualify). Each case runs in an "
+                         "isolated worker; one report (JSON + Markdown) per GPU is rewritten after every case.");
   cmd->add_option("suites", *suites, "Built-in suite names (see `vsa-bench list suites`) or paths to suite JSON files");
   cmd->add_option("-o,--out", opts->out_dir, "Directory for reports")->capture_default_str();
-  cmd->add_option("--label", opts->label, "A name for this node or run (rack, job); goes into report names and fleet tables");
-  cmd->add_option("--devices", opts->devices, "all | none (CPU only) | comma list of CUDA ordinals")->capture_default_str();
+  cmd->add_option("--label", opts->label,
+                  "A name for this node or run (rack, job); goes into report names and fleet tables");
+  cmd->add_option("--devices", opts->devices, "all | none (CPU only) | comma list of CUDA ordinals")
+      ->capture_default_str();
   cmd->add_option("--backends", opts->backends, "Run only these backends (by name)")->delimiter(',');
   cmd->add_option("--case", opts->cases, "Run only cases whose name contains this text (repeatable)");
   cmd->add_option("--probe", *probes,

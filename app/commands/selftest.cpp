@@ -36,7 +36,8 @@ void register_selftest(CLI::App& app, int& exit_code) {
   cmd->callback([&exit_code, opts, format] {
     opts->argv = process_argv();
     const SelftestResult result = run_selftest(*opts);
-    std::fputs(*format == "json" ? (to_json(result).dump(2) + "\n").c_str() : format_selftest_table(result).c_str(), stdout);
+    std::fputs(*format == "json" ? (to_json(result).dump(2) + "\n").c_str() : format_selftest_table(result).c_str(),
+               stdout);
     exit_code = result.exit_code();
   });
 }

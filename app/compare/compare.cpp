@@ -65,7 +65,8 @@ std::vector<VerdictRow> verdict_rows(const std::vector<ReportFile>& reports) {
         });
       };
       if (c.backends.empty()) row("").cells[i] = VerdictCell{verdict_name(c.verdict), c.message, std::nullopt};
-      for (const auto& b : c.backends) row(b.backend).cells[i] = VerdictCell{verdict_name(b.verdict), b.reason, worst_error(b)};
+      for (const auto& b : c.backends)
+        row(b.backend).cells[i] = VerdictCell{verdict_name(b.verdict), b.reason, worst_error(b)};
     }
   std::vector<VerdictRow> all = rows.take();
   for (auto& row : all) {

@@ -23,8 +23,8 @@ std::string verdict_text(const std::optional<VerdictCell>& cell) {
 // a power cap) shows it in the same cell.
 std::string perf_text(const std::optional<PerfCell>& cell) {
   if (!cell) return kAbsent;
-  std::string text =
-      format_number(cell->tflops) + (cell->passes == 1 ? std::string(" (1 pass)") : " ±" + format_percent(cell->spread));
+  std::string text = format_number(cell->tflops) +
+                     (cell->passes == 1 ? std::string(" (1 pass)") : " ±" + format_percent(cell->spread));
   if (!cell->clocks.empty()) text += " " + cell->clocks;
   return text;
 }

@@ -30,7 +30,8 @@ FleetNode node_of(const ReportFile& file) {
       node.problems.push_back(c.name + ": " + verdict_name(c.verdict) + " " + c.message.substr(0, kReasonChars));
     for (const auto& b : c.backends)
       if (is_failure(b.verdict))
-        node.problems.push_back(c.name + " " + b.backend + ": " + verdict_name(b.verdict) + " " + b.reason.substr(0, kReasonChars));
+        node.problems.push_back(c.name + " " + b.backend + ": " + verdict_name(b.verdict) + " " +
+                                b.reason.substr(0, kReasonChars));
   }
   node.verdict = file.report.complete ? verdict_name(worst) : kIncomplete;
   return node;

@@ -34,7 +34,7 @@ std::string headline(const Fleet& f) {
   out << f.nodes.size() << (f.nodes.size() == 1 ? " report" : " reports") << " from " << hosts.size()
       << (hosts.size() == 1 ? " host" : " hosts") << "; GPUs by verdict:";
   for (const std::string& v : {verdict_name(kPass), verdict_name(kSkip), verdict_name(kFail), verdict_name(kFault),
-                              verdict_name(kHang), std::string(kIncomplete)}) {
+                               verdict_name(kHang), std::string(kIncomplete)}) {
     const auto n =
         std::count_if(f.nodes.begin(), f.nodes.end(), [v](const FleetNode& node) { return node.verdict == v; });
     out << " " << v << " " << n << (v == kIncomplete ? "" : ",");
@@ -51,10 +51,10 @@ std::string nodes_table(const Fleet& f) {
                    "outliers", "driver", "VBIOS", "file"});
   for (const auto& n : f.nodes)
     t.add_row({node_name(n), or_unknown(n.who.gpu_name), or_unknown(n.who.pci_bus_id), n.verdict,
-               count_of(n.counts, verdict_name(kPass)), count_of(n.counts, verdict_name(kFail)), count_of(n.counts, verdict_name(kFault)),
-               count_of(n.counts, verdict_name(kHang)), count_of(n.counts, verdict_name(kSkip)),
-               n.worst_ratio ? format_number(*n.worst_ratio, 3) : kAbsent, std::to_string(n.outliers),
-               or_unknown(n.config.driver), or_unknown(n.config.vbios), n.path});
+               count_of(n.counts, verdict_name(kPass)), count_of(n.counts, verdict_name(kFail)),
+               count_of(n.counts, verdict_name(kFault)), count_of(n.counts, verdict_name(kHang)),
+               count_of(n.counts, verdict_name(kSkip)), n.worst_ratio ? format_number(*n.worst_ratio, 3) : kAbsent,
+               std::to_string(n.outliers), or_unknown(n.config.driver), or_unknown(n.config.vbios), n.path});
   std::ostringstream out;
   out << t.str();
   bool any = false;
@@ -77,7 +77,7 @@ std::string grouping_table(const ConfigGrouping& g) {
     for (const auto& v : group.values) cells.push_back(or_unknown(v));
     cells.push_back(std::to_string(group.nodes.size()));
     for (const std::string& v : {verdict_name(kPass), verdict_name(kFail), verdict_name(kFault), verdict_name(kHang),
-                              std::string(kIncomplete), verdict_name(kSkip)})
+                                 std::string(kIncomplete), verdict_name(kSkip)})
       cells.push_back(count_of(group.verdicts, v));
     std::string problems;
     for (const auto& [problem, count] : group.problem_cases)

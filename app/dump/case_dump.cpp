@@ -46,8 +46,17 @@ ReferenceOutputs run_reference(const BlockMap& map, const HostInputs& in, bool b
   out.dq.resize(out.o.size());
   out.dk.resize(out.o.size());
   out.dv.resize(out.o.size());
-  ref::UnroundedBackward bwd{s,           selection,      in.q.data(),  in.k.data(),  in.v.data(), o_bf16.data(),
-                             in.d_out.data(), out.lse.data(), out.dq.data(), out.dk.data(), out.dv.data()};
+  ref::UnroundedBackward bwd{s,
+                             selection,
+                             in.q.data(),
+                             in.k.data(),
+                             in.v.data(),
+                             o_bf16.data(),
+                             in.d_out.data(),
+                             out.lse.data(),
+                             out.dq.data(),
+                             out.dk.data(),
+                             out.dv.data()};
   if (auto st = ref::backward(bwd); !st.ok()) throw std::runtime_error("cpu-ref backward: " + st.error);
   return out;
 }
@@ -136,9 +145,11 @@ std::string dump_case(const DumpOptions& o) {
       {"do", file_entry("do.npy", "uint16", bhsd, "upstream gradient dO; " + bf16_note)},
       {"q2k_idx", file_entry("q2k_idx.npy", "int32", q2k_dims, "selected kv blocks per q block, -1 past q2k_num")},
       {"q2k_num", file_entry("q2k_num.npy", "int32", counts, "valid entries per q2k_idx row")},
-      {"k2q_idx", file_entry("k2q_idx.npy", "int32", k2q_dims, "q blocks selecting each kv block, ascending, -1 past k2q_num")},
+      {"k2q_idx",
+       file_entry("k2q_idx.npy", "int32", k2q_dims, "q blocks selecting each kv block, ascending, -1 past k2q_num")},
       {"k2q_num", file_entry("k2q_num.npy", "int32", counts, "valid entries per k2q_idx row")},
-      {"vbs", file_entry("vbs.npy", "int32", blocks, "valid tokens per block (keys at in-block position >= vbs are masked)")},
+      {"vbs",
+       file_entry("vbs.npy", "int32", blocks, "valid tokens per block (keys at in-block position >= vbs are masked)")},
   };
   json reference = nullptr;
   if (o.reference) {
@@ -168,8 +179,14 @@ std::string dump_case(const DumpOptions& o) {
       {"name", spec.name},
       {"spec", to_json(spec)},
       {"shape",
-       {{"B", s.batch}, {"H", s.heads}, {"S", s.seq()}, {"D", s.head_dim}, {"blk", s.block},
-        {"nb", s.num_blocks}, {"max_kv", s.max_kv}, {"max_q", s.max_q}}},
+       {{"B", s.batch},
+        {"H", s.heads},
+        {"S", s.seq()},
+        {"D", s.head_dim},
+        {"blk", s.block},
+        {"nb", s.num_blocks},
+        {"max_kv", s.max_kv},
+        {"max_q", s.max_q}}},
       {"seed", spec.seed},
       {"scale", spec.scale},
       {"softmax_scale", 1.0 / std::sqrt(double(s.head_dim))},

@@ -23,7 +23,7 @@ struct DumpOptions {
   std::vector<std::string> suites;  // built-in names or files; empty: every built-in suite
   std::string case_name;            // exact name, or text matching exactly one case
   std::string out_dir;
-  bool reference = true;               // false: inputs and index lists only
+  bool reference = true;                // false: inputs and index lists only
   double reference_limit_flops = 1e12;  // most docs/spec.md FLOPs (fwd + bwd) the CPU reference may take
   std::vector<std::string> argv;
 };

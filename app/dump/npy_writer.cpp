@@ -12,7 +12,7 @@ static_assert(std::endian::native == std::endian::little, "npy_writer writes hos
 
 namespace {
 
-constexpr char kMagic[] = "\x93NUMPY";   // 6 bytes (+ the literal's NUL, not written)
+constexpr char kMagic[] = "\x93NUMPY";      // 6 bytes (+ the literal's NUL, not written)
 constexpr std::size_t kPreambleBytes = 10;  // magic, 2 version bytes, uint16 header length
 constexpr std::size_t kAlignment = 64;      // numpy pads the header so data is 64-byte aligned
 
@@ -36,25 +36,31 @@ std::int64_t element_count(const std::vector<std::int64_t>& shape) {
 
 const char* descr(DType dtype) {
   switch (dtype) {
-    case DType::u16: return "<u2";
-    case DType::i32: return "<i4";
-    case DType::f32: return "<f4";
+    case DType::u16:
+      return "<u2";
+    case DType::i32:
+      return "<i4";
+    case DType::f32:
+      return "<f4";
   }
   throw std::invalid_argument("npy: unknown dtype");
 }
 
 std::size_t item_bytes(DType dtype) {
   switch (dtype) {
-    case DType::u16: return 2;
-    case DType::i32: return 4;
-    case DType::f32: return 4;
+    case DType::u16:
+      return 2;
+    case DType::i32:
+      return 4;
+    case DType::f32:
+      return 4;
   }
   throw std::invalid_argument("npy: unknown dtype");
 }
 
 std::string header(DType dtype, const std::vector<std::int64_t>& shape) {
-  std::string dict = std::string("{'descr': '") + descr(dtype) + "', 'fortran_order': False, 'shape': " +
-                     shape_tuple(shape) + ", }";
+  std::string dict =
+      std::string("{'descr': '") + descr(dtype) + "', 'fortran_order': False, 'shape': " + shape_tuple(shape) + ", }";
   const std::size_t unpadded = kPreambleBytes + dict.size() + 1;  // + the closing '\n'
   dict.append((kAlignment - unpadded % kAlignment) % kAlignment, ' ');
   dict += '\n';

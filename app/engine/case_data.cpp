@@ -10,7 +10,8 @@ namespace vsa {
 
 std::vector<bf16_bits> generate_host(std::int64_t count, std::uint64_t seed, TensorId id, float scale) {
   std::vector<bf16_bits> out(static_cast<std::size_t>(count));
-  const int threads = int(std::clamp<std::int64_t>(count / (1 << 20), 1, std::max(1u, std::thread::hardware_concurrency())));
+  const int threads =
+      int(std::clamp<std::int64_t>(count / (1 << 20), 1, std::max(1u, std::thread::hardware_concurrency())));
   std::vector<std::thread> pool;
   for (int t = 0; t < threads; ++t)
     pool.emplace_back([&, t] {

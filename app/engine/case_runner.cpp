@@ -17,9 +17,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double macs_of(const Shape& s, std::int64_t pairs) {
-  return double(pairs) * s.block * s.block * s.head_dim * 2.0;
-}
+double macs_of(const Shape& s, std::int64_t pairs) { return double(pairs) * s.block * s.block * s.head_dim * 2.0; }
 
 // Keys were validated when the suite or --probe was read (probe_spec.hpp).
 ProbeDelays probes_for(const CaseSpec& spec, const Backend& backend) {
@@ -187,9 +185,9 @@ class CaseRun {
     d.q2k_num.upload(m_map.q2k_num, m_stream);
     d.vbs.upload(m_map.vbs, m_stream);
     // The backward's k2q comes from the GPU inversion; it must equal the host one.
-    throw_if(device::invert_q2k(m_map.shape, d.q2k_idx.get(), d.q2k_num.get(), d.k2q_idx.get(), d.k2q_num.get(),
-                                m_stream),
-             "invert q2k");
+    throw_if(
+        device::invert_q2k(m_map.shape, d.q2k_idx.get(), d.q2k_num.get(), d.k2q_idx.get(), d.k2q_num.get(), m_stream),
+        "invert q2k");
     if (d.k2q_idx.download(m_stream) != m_map.k2q_idx || d.k2q_num.download(m_stream) != m_map.k2q_num)
       throw std::runtime_error("GPU q2k -> k2q inversion differs from the host inversion");
     // A spot check that device generation matches the host generator bit for bit.
@@ -260,8 +258,8 @@ class CaseRun {
     std::vector<std::unique_ptr<BackendSession>> sessions;
     if (m_spec.hang_watch_ms > 0 && m_dev) m_watch = std::make_unique<MappedHangRecord>(m_spec.hang_watch_ms);
     for (Backend* b : m_active) {
-      sessions.push_back(std::make_unique<BackendSession>(*b, m_map, m_host, m_dev.get(), m_stream,
-                                                          probes_for(m_spec, *b)));
+      sessions.push_back(
+          std::make_unique<BackendSession>(*b, m_map, m_host, m_dev.get(), m_stream, probes_for(m_spec, *b)));
       if (m_watch) sessions.back()->set_hang_watch(m_watch->watch());
     }
     // Correctness once per backend in every mode: a timing of wrong outputs is worthless.
@@ -309,7 +307,8 @@ class CaseRun {
       for (auto& br : r.backends)
         if (br.verdict == kPass) {
           br.verdict = kFault;
-          br.reason = std::string("during ") + to_string(m_spec.mode) + ": " + hang_fault_reason(m_watch.get(), e.what());
+          br.reason =
+              std::string("during ") + to_string(m_spec.mode) + ": " + hang_fault_reason(m_watch.get(), e.what());
         }
       outcome.context_lost = e.sticky();
     }
@@ -364,8 +363,8 @@ double forward_flops(const Shape& s, std::int64_t pairs) {
 
 std::string choose_reference(const CaseSpec& spec, std::int64_t pairs) {
   if (spec.reference != "auto") return spec.reference;
-  const bool only_cpu_ref = std::all_of(spec.backends.begin(), spec.backends.end(),
-                                        [](const std::string& b) { return b == "cpu-ref"; });
+  const bool only_cpu_ref =
+      std::all_of(spec.backends.begin(), spec.backends.end(), [](const std::string& b) { return b == "cpu-ref"; });
   if (only_cpu_ref) return "cpu-naive";
   return macs_of(spec.shape, pairs) <= spec.cpu_reference_limit ? "cpu-ref" : "cuda-ref";
 }

@@ -30,7 +30,10 @@ class DeviceBytes {
  public:
   DeviceBytes() = default;
   explicit DeviceBytes(std::size_t bytes);
-  DeviceBytes(DeviceBytes&& o) noexcept : m_ptr(o.m_ptr), m_bytes(o.m_bytes) { o.m_ptr = nullptr; o.m_bytes = 0; }
+  DeviceBytes(DeviceBytes&& o) noexcept : m_ptr(o.m_ptr), m_bytes(o.m_bytes) {
+    o.m_ptr = nullptr;
+    o.m_bytes = 0;
+  }
   DeviceBytes& operator=(DeviceBytes&& o) noexcept;
   DeviceBytes(const DeviceBytes&) = delete;
   DeviceBytes& operator=(const DeviceBytes&) = delete;

@@ -21,8 +21,8 @@ std::string label_text(const HangLabel& label) {
 
 std::string describe_hang(const HangRecord& r) {
   std::string s = "hang: cta " + std::to_string(r.block) + " warp " + std::to_string(r.warp) + " (" +
-                  label_text(r.site.role) + ") waited on " + label_text(r.site.barrier) + "[" +
-                  std::to_string(r.slot) + "] parity " + std::to_string(r.parity);
+                  label_text(r.site.role) + ") waited on " + label_text(r.site.barrier) + "[" + std::to_string(r.slot) +
+                  "] parity " + std::to_string(r.parity);
   if (r.step >= 0) s += " at step " + std::to_string(r.step);
   s += " for " + std::to_string(r.waited_ms) + " ms (" + label_text(r.site.kernel);
   if (r.item >= 0) s += ", item " + std::to_string(r.item);

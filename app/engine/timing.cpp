@@ -92,7 +92,8 @@ double calibrate_launch_ms(const std::function<void()>& launch, const TimingSpec
     for (int k = 0; k < n; ++k) launch();
     cuda_check(cudaEventRecord(e.stop(), stream), "cudaEventRecord");
     cuda_check(cudaEventSynchronize(e.stop()), "calibration");
-    const double host_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - host_start).count();
+    const double host_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - host_start).count();
     float gpu_ms = 0;
     cuda_check(cudaEventElapsedTime(&gpu_ms, e.start(), e.stop()), "cudaEventElapsedTime");
     const double ms = std::max(double(gpu_ms), host_ms);
@@ -114,8 +115,9 @@ void time_backends(const std::vector<BackendSession*>& sessions, const std::vect
     const double flops = op == Op::forward ? flops_fwd : backward_flops(flops_fwd);
     auto launch = [&](BackendSession& s) {
       Status st = op == Op::forward ? s.forward() : s.backward();
-      if (!st.ok()) throw CudaError(s.backend().name() + (op == Op::forward ? " forward" : " backward") +
-                                        " (timing): " + st.error, false);
+      if (!st.ok())
+        throw CudaError(s.backend().name() + (op == Op::forward ? " forward" : " backward") + " (timing): " + st.error,
+                        false);
     };
     std::vector<std::size_t> eligible;
     for (std::size_t i = 0; i < sessions.size(); ++i)

@@ -24,8 +24,8 @@ struct KernelSummary {
 struct LintResult {
   std::string file;
   std::string cuobjdump;
-  std::vector<KernelSummary> kernels;  // one per (kernel, arch)
-  std::vector<Finding> findings;       // sorted (finding_less), duplicates removed
+  std::vector<KernelSummary> kernels;      // one per (kernel, arch)
+  std::vector<Finding> findings;           // sorted (finding_less), duplicates removed
   std::vector<sass::KernelCounts> counts;  // per (kernel, arch): `lint --counts`
   [[nodiscard]] bool clean() const { return findings.empty(); }
 };

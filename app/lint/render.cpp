@@ -80,8 +80,8 @@ nlohmann::json to_json(const LintResult& result) {
   nlohmann::json findings = nlohmann::json::array();
   for (const auto& finding : result.findings) findings.push_back(to_json(finding));
 
-  return {{"file", result.file},   {"cuobjdump", result.cuobjdump}, {"clean", result.clean()},
-          {"rules", rules},        {"kernels", kernels},            {"findings", findings}};
+  return {{"file", result.file}, {"cuobjdump", result.cuobjdump}, {"clean", result.clean()}, {"rules", rules},
+          {"kernels", kernels},  {"findings", findings}};
 }
 
 }  // namespace vsa::lint

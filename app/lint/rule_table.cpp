@@ -32,10 +32,20 @@ RuleTable default_rule_table() {
       // Helpers without MMA by design: order_longest_first (fwd_schedule.cuh, device-side
       // work sort), backward_preprocess (Delta, dQ tile zeroing, the backward's sort) and
       // dq_postprocess_kernel (fp32 dQ partials -> bf16).
-      {"vsa::sm90a", "_ZN3vsa5sm90a", "sm_90a", "HGMMA", "HGMMA (wgmma.mma_async)", true,
+      {"vsa::sm90a",
+       "_ZN3vsa5sm90a",
+       "sm_90a",
+       "HGMMA",
+       "HGMMA (wgmma.mma_async)",
+       true,
        {"order_longest_first", "backward_preprocess", "dq_postprocess"}},
-      {"vsa::sm100a", "_ZN3vsa6sm100a", "sm_100a", "UTC[A-Z]*MMA", "a tcgen05 MMA (UTCHMMA/UTCQMMA/UTCIMMA...)",
-       true, {}},
+      {"vsa::sm100a",
+       "_ZN3vsa6sm100a",
+       "sm_100a",
+       "UTC[A-Z]*MMA",
+       "a tcgen05 MMA (UTCHMMA/UTCQMMA/UTCIMMA...)",
+       true,
+       {}},
   };
   table.arrive.arrive_opcodes = {"SYNCS.ARRIVE", "BAR.ARV"};
   // No scheduling barriers: since the sm90a backward's consumers run their own items (NOTES

@@ -22,12 +22,12 @@ struct RuleDescription {
 [[nodiscard]] std::vector<RuleDescription> rule_descriptions();
 
 struct KernelFamily {
-  std::string label;           // "vsa::sm90a", for messages
-  std::string mangled_prefix;  // kernels whose mangled name starts with this belong to the family
-  std::string arch;            // the image every family kernel must have ("sm_90a")
-  std::string mma_pattern;     // ECMAScript regex on the base opcode; empty = no MMA required
-  std::string mma_description; // "HGMMA (wgmma.mma_async)", for messages
-  bool hot = true;             // local-memory traffic is a finding
+  std::string label;                    // "vsa::sm90a", for messages
+  std::string mangled_prefix;           // kernels whose mangled name starts with this belong to the family
+  std::string arch;                     // the image every family kernel must have ("sm_90a")
+  std::string mma_pattern;              // ECMAScript regex on the base opcode; empty = no MMA required
+  std::string mma_description;          // "HGMMA (wgmma.mma_async)", for messages
+  bool hot = true;                      // local-memory traffic is a finding
   std::vector<std::string> mma_exempt;  // substrings of mangled names of helper kernels without MMA
 };
 
@@ -45,9 +45,9 @@ struct SchedulingBarrier {
 struct ArriveRule {
   std::vector<std::string> arrive_opcodes;  // opcode prefixes of releasing arrives
   std::vector<SchedulingBarrier> scheduling_barriers;
-  bool tensor_loads = true;   // LDTM*    (tcgen05.ld; waited by tcgen05.wait::ld)
-  bool async_mma = true;      // HGMMA    (wgmma reads shared memory until wgmma.wait_group)
-  bool tcgen05_mma = true;    // UTC*MMA  (tcgen05.mma reads shared memory; tracked once tcgen05.commit, UTCBAR)
+  bool tensor_loads = true;  // LDTM*    (tcgen05.ld; waited by tcgen05.wait::ld)
+  bool async_mma = true;     // HGMMA    (wgmma reads shared memory until wgmma.wait_group)
+  bool tcgen05_mma = true;   // UTC*MMA  (tcgen05.mma reads shared memory; tracked once tcgen05.commit, UTCBAR)
 };
 
 struct RuleTable {

@@ -13,11 +13,11 @@
 namespace vsa {
 
 struct Timing {
-  std::string op;  // "fwd" | "bwd"
-  double median_ms = 0;          // median of the pass medians
-  double spread = 0;             // (max - min) / median over pass medians
+  std::string op;        // "fwd" | "bwd"
+  double median_ms = 0;  // median of the pass medians
+  double spread = 0;     // (max - min) / median over pass medians
   std::vector<double> pass_medians_ms;
-  double tflops = 0;             // docs/spec.md FLOPs / median
+  double tflops = 0;  // docs/spec.md FLOPs / median
   int iterations = 0;
   int launches_per_iteration = 1;  // > 1 in sustained passes (TimingSpec::min_pass_ms)
   int passes = 0;
@@ -34,10 +34,10 @@ void from_json(const nlohmann::json& j, Timing& t);
 struct StabilityOutput {
   std::string tensor;
   int runs = 0;
-  int mismatched_runs = 0;          // runs not bitwise equal to the first
+  int mismatched_runs = 0;  // runs not bitwise equal to the first
   std::int64_t max_mismatched_elems = 0;
-  double worst_rel_dev = 0;         // max over runs of max|x - first| / max|first|
-  double band = 0;                  // allowed worst_rel_dev (0: must be bitwise equal)
+  double worst_rel_dev = 0;  // max over runs of max|x - first| / max|first|
+  double band = 0;           // allowed worst_rel_dev (0: must be bitwise equal)
   bool pass = false;
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StabilityOutput, tensor, runs, mismatched_runs, max_mismatched_elems, worst_rel_dev,

@@ -4,18 +4,24 @@ namespace vsa {
 
 const char* to_string(Mode m) {
   switch (m) {
-    case Mode::check: return "check";
-    case Mode::stability: return "stability";
-    case Mode::perf: return "perf";
+    case Mode::check:
+      return "check";
+    case Mode::stability:
+      return "stability";
+    case Mode::perf:
+      return "perf";
   }
   return "?";
 }
 
 const char* to_string(OpSelect op) {
   switch (op) {
-    case OpSelect::forward: return "fwd";
-    case OpSelect::backward: return "bwd";
-    case OpSelect::both: return "both";
+    case OpSelect::forward:
+      return "fwd";
+    case OpSelect::backward:
+      return "bwd";
+    case OpSelect::both:
+      return "both";
   }
   return "?";
 }

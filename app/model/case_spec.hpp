@@ -75,12 +75,12 @@ struct CaseSpec {
   Tolerance tolerance;
   TimingSpec timing;
   StabilitySpec stability;
-  double timeout_s = 300;  // a worker silent this long is a HANG
+  double timeout_s = 300;                       // a worker silent this long is a HANG
   std::map<std::string, std::uint32_t> probes;  // delay probes, name -> nanoseconds
   // > 0: kernels with mbarrier waits run their watched variant, and a wait longer than
   // this ends the case FAULT with the barrier's name (vsa/hang_watch.hpp); 0: off.
   std::uint32_t hang_watch_ms = 0;  // at most kMaxHangWatchMs
-  std::string origin;  // where it came from, for errors: "FILE: $.cases[3]" (not serialised)
+  std::string origin;               // where it came from, for errors: "FILE: $.cases[3]" (not serialised)
 };
 
 [[nodiscard]] const char* to_string(Mode m);

@@ -3,11 +3,11 @@
 namespace vsa {
 
 enum ExitCode : int {
-  kExitOk = 0,            // all passed (stated skips do not fail a run)
-  kExitCheckFailed = 1,   // a correctness / stability / lint check failed
-  kExitUsage = 2,         // bad usage or input (suite, flags, files)
-  kExitRegression = 3,    // performance regression beyond the threshold (compare/fleet)
-  kExitIncomplete = 4,    // a case faulted or hung, or --require-gpu found none
+  kExitOk = 0,           // all passed (stated skips do not fail a run)
+  kExitCheckFailed = 1,  // a correctness / stability / lint check failed
+  kExitUsage = 2,        // bad usage or input (suite, flags, files)
+  kExitRegression = 3,   // performance regression beyond the threshold (compare/fleet)
+  kExitIncomplete = 4,   // a case faulted or hung, or --require-gpu found none
 };
 
 // `vsa-bench __worker` after a sticky CUDA error: the context is unusable, so the worker

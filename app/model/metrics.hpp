@@ -17,9 +17,9 @@ struct TensorMetrics {
   double rel_l2 = 0;      // ||got - ref|| / ||ref||
   double norm_ratio = 1;  // ||got|| / ||ref||
   double max_abs_err = 0;
-  std::int64_t nan_count = 0;        // NaN in got (poison excluded)
-  std::int64_t inf_mismatch = 0;     // infinite in one of got/ref but not equal
-  std::int64_t unwritten = 0;        // still holding the poison sentinel
+  std::int64_t nan_count = 0;     // NaN in got (poison excluded)
+  std::int64_t inf_mismatch = 0;  // infinite in one of got/ref but not equal
+  std::int64_t unwritten = 0;     // still holding the poison sentinel
   bool pass = false;
   std::string why;  // first failed criterion, empty on pass
 };

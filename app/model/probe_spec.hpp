@@ -14,7 +14,7 @@
 namespace vsa {
 
 struct ProbeKey {
-  std::string point;       // probe point name, as the backend's probe_points() spells it
+  std::string point;        // probe point name, as the backend's probe_points() spells it
   std::uint32_t warps = 0;  // bit w: warp w sleeps; 0: every warp
 };
 

@@ -29,7 +29,8 @@ std::array<int, 3> cube_coord(int block, const std::array<int, 3>& latent) {
 std::vector<int> random_subset(int nb, int k, std::uint64_t seed, std::uint64_t stream) {
   std::vector<int> ids(static_cast<std::size_t>(nb));
   std::iota(ids.begin(), ids.end(), 0);
-  for (int i = 0; i < k; ++i) std::swap(ids[std::size_t(i)], ids[std::size_t(i + pick(seed, stream, std::uint64_t(i), nb - i))]);
+  for (int i = 0; i < k; ++i)
+    std::swap(ids[std::size_t(i)], ids[std::size_t(i + pick(seed, stream, std::uint64_t(i), nb - i))]);
   ids.resize(std::size_t(k));
   return ids;
 }
@@ -51,7 +52,8 @@ std::vector<int> row_selection(const Shape& s, const PatternSpec& p, std::uint64
   if (p.zero_rows > 0 && double(pick(seed, stream, 0xfffffffeull, 1 << 20)) < p.zero_rows * double(1 << 20)) return {};
   const int k = std::clamp(int(std::lround(p.density * nb)), 1, nb);
   if (p.kind == "topk") return random_subset(nb, k, seed, stream);
-  if (p.kind == "ragged") return random_subset(nb, std::min(nb, pick(seed, stream, 0xffffffffull, 2 * k + 1)), seed, stream);
+  if (p.kind == "ragged")
+    return random_subset(nb, std::min(nb, pick(seed, stream, 0xffffffffull, 2 * k + 1)), seed, stream);
   if (p.kind == "dense") return random_subset(nb, nb, seed, stream);
   if (p.kind == "video") return video_neighbours(qb, p);
   if (p.kind == "explicit") return p.rows[std::size_t(qb)];
@@ -79,9 +81,9 @@ void check_pattern(const Shape& s, const PatternSpec& p) {
       std::vector<int> row = p.rows[i];
       for (std::size_t j = 0; j < row.size(); ++j)
         if (row[j] < 0 || row[j] >= s.num_blocks)
-          throw std::invalid_argument("pattern.rows[" + std::to_string(i) + "][" + std::to_string(j) +
-                                      "]: kv block " + std::to_string(row[j]) + " out of range [0, " +
-                                      std::to_string(s.num_blocks) + ")");
+          throw std::invalid_argument("pattern.rows[" + std::to_string(i) + "][" + std::to_string(j) + "]: kv block " +
+                                      std::to_string(row[j]) + " out of range [0, " + std::to_string(s.num_blocks) +
+                                      ")");
       std::sort(row.begin(), row.end());
       if (std::adjacent_find(row.begin(), row.end()) != row.end())
         throw std::invalid_argument("pattern.rows[" + std::to_string(i) + "]: ids must be distinct");

@@ -18,8 +18,8 @@ struct PatternSpec {
   // T x H x W latent tiled by 4x4x4 cubes. explicit: `rows`, one list per q block.
   std::string kind = "topk";
   double density = 0.25;
-  double zero_rows = 0.0;  // fraction of q rows forced to count 0 (any kind)
-  bool sorted = true;      // ascending ids as FastVideo gives; false shuffles each row
+  double zero_rows = 0.0;              // fraction of q rows forced to count 0 (any kind)
+  bool sorted = true;                  // ascending ids as FastVideo gives; false shuffles each row
   std::array<int, 3> latent{0, 0, 0};  // video: latent T, H, W in tokens
   std::array<int, 3> window{1, 1, 1};  // video: radius in cubes along t, h, w
   std::vector<std::vector<int>> rows;  // explicit: same for every (b, h)

@@ -9,12 +9,8 @@
 namespace vsa {
 namespace {
 
-constexpr std::array<std::pair<Verdict, std::string_view>, 6> kNames{{{kSkip, "SKIP"},
-                                                                       {kPass, "PASS"},
-                                                                       {kFail, "FAIL"},
-                                                                       {kFault, "FAULT"},
-                                                                       {kHang, "HANG"},
-                                                                       {kPending, "PENDING"}}};
+constexpr std::array<std::pair<Verdict, std::string_view>, 6> kNames{
+    {{kSkip, "SKIP"}, {kPass, "PASS"}, {kFail, "FAIL"}, {kFault, "FAULT"}, {kHang, "HANG"}, {kPending, "PENDING"}}};
 
 }  // namespace
 

@@ -25,8 +25,8 @@ std::string utc_now_iso8601() {
 }
 
 nlohmann::json summary_counts(const std::vector<CaseResult>& cases) {
-  nlohmann::json s = {{"cases", cases.size()}, {verdict_name(kPass), 0}, {verdict_name(kFail), 0}, {verdict_name(kFault), 0},
-                       {verdict_name(kHang), 0}, {verdict_name(kSkip), 0}};
+  nlohmann::json s = {{"cases", cases.size()},   {verdict_name(kPass), 0}, {verdict_name(kFail), 0},
+                      {verdict_name(kFault), 0}, {verdict_name(kHang), 0}, {verdict_name(kSkip), 0}};
   for (const auto& c : cases) s[verdict_name(c.verdict)] = s.value(verdict_name(c.verdict), 0) + 1;
   return s;
 }
@@ -144,8 +144,8 @@ std::string render_markdown(const Report& r) {
      << "\n";
   md << "- node: " << (r.node.is_object() ? r.node.value("hostname", "?") : std::string("?")) << "\n";
   if (r.device.is_object()) {
-    md << "- GPU: " << r.device.value("name", "?") << " (index " << r.device.value("cuda_ordinal", -1)
-       << ", PCI " << r.device.value("pci_bus_id", "?") << ")\n";
+    md << "- GPU: " << r.device.value("name", "?") << " (index " << r.device.value("cuda_ordinal", -1) << ", PCI "
+       << r.device.value("pci_bus_id", "?") << ")\n";
     md << "- driver " << r.device.value("driver_version", "?") << ", VBIOS " << r.device.value("vbios_version", "?")
        << ", GSP " << r.device.value("gsp_firmware_version", "?") << "\n";
   } else {
@@ -154,8 +154,9 @@ std::string render_markdown(const Report& r) {
   }
   md << "- started " << r.started_at << ", finished " << r.finished_at << (r.complete ? "" : " (incomplete)") << "\n";
   const auto s = summary_counts(r.cases);
-  md << "- cases: " << s["cases"] << " — PASS " << s[verdict_name(kPass)] << ", FAIL " << s[verdict_name(kFail)] << ", FAULT " << s[verdict_name(kFault)]
-     << ", HANG " << s[verdict_name(kHang)] << ", SKIP " << s[verdict_name(kSkip)] << "; exit code " << r.exit_code << "\n\n";
+  md << "- cases: " << s["cases"] << " — PASS " << s[verdict_name(kPass)] << ", FAIL " << s[verdict_name(kFail)]
+     << ", FAULT " << s[verdict_name(kFault)] << ", HANG " << s[verdict_name(kHang)] << ", SKIP "
+     << s[verdict_name(kSkip)] << "; exit code " << r.exit_code << "\n\n";
   md << "| case | backend | verdict | worst rel_max | fwd TFLOPS | bwd TFLOPS | stability | note |\n";
   md << "|---|---|---|---|---|---|---|---|\n";
   for (const auto& c : r.cases) {

@@ -62,7 +62,7 @@ struct PerfSample {
   std::string case_name, backend, op;
   double tflops = 0;
   double median_ms = 0;
-  double spread = 0;  // (max - min) / median of the pass medians
+  double spread = 0;   // (max - min) / median of the pass medians
   std::string clocks;  // clock_summary of the timing: "at 1395-1620 MHz, sw_power_cap", or empty
   int passes = 0;      // 1: no spread was measured (shown as "(1 pass)", not "±0%")
 };

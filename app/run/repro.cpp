@@ -53,8 +53,8 @@ std::string slug(const std::string& name) {
 json backend_verdicts(const json& c) {
   json list = json::array();
   for (const json& b : c.value("backends", json::array()))
-    list.push_back({{"backend", b.value("backend", "")}, {"verdict", b.value("verdict", "")},
-                    {"reason", b.value("reason", "")}});
+    list.push_back(
+        {{"backend", b.value("backend", "")}, {"verdict", b.value("verdict", "")}, {"reason", b.value("reason", "")}});
   return list;
 }
 
@@ -69,22 +69,21 @@ json make_repro_bundle(const std::string& report_path, const std::string& case_n
   const json device = report.value("device", json());
   const std::string where = report.value("node", json::object()).value("hostname", std::string("?")) +
                             (device.is_object() ? ", " + device.value("name", std::string("GPU")) : ", no GPU");
-  json bundle = {
-      {"name", "repro-" + slug(name)},
-      {"description", "Case \"" + name + "\" as it ran on " + where + " (" + report.value("started_at", "") +
-                          "): " + c.value("verdict", "") +
-                          (c.value("message", "").empty() ? "" : ", " + c.value("message", ""))},
-      {"origin",
-       {{"report", report_path},
-        {"case", name},
-        {"verdict", c.value("verdict", "")},
-        {"message", c.value("message", "")},
-        {"backends", backend_verdicts(c)},
-        {"started_at", report.value("started_at", "")},
-        {"tool", report.value("tool", json())},
-        {"node", report.value("node", json())},
-        {"device", device}}},
-      {"cases", json::array({c.at("spec")})}};
+  json bundle = {{"name", "repro-" + slug(name)},
+                 {"description", "Case \"" + name + "\" as it ran on " + where + " (" + report.value("started_at", "") +
+                                     "): " + c.value("verdict", "") +
+                                     (c.value("message", "").empty() ? "" : ", " + c.value("message", ""))},
+                 {"origin",
+                  {{"report", report_path},
+                   {"case", name},
+                   {"verdict", c.value("verdict", "")},
+                   {"message", c.value("message", "")},
+                   {"backends", backend_verdicts(c)},
+                   {"started_at", report.value("started_at", "")},
+                   {"tool", report.value("tool", json())},
+                   {"node", report.value("node", json())},
+                   {"device", device}}},
+                 {"cases", json::array({c.at("spec")})}};
   // The bundle must load exactly as `vsa-bench run` will load it.
   (void)parse_suite(bundle.dump(), "repro bundle of " + report_path + " case \"" + name + "\"");
   return bundle;
@@ -100,7 +99,8 @@ ReproOutcome run_repro(const ReproOptions& o) {
     return outcome;
   }
   fs::create_directories(o.out_dir);
-  const std::string suite_path = (fs::path(o.out_dir) / (bundle.at("name").get<std::string>() + ".suite.json")).string();
+  const std::string suite_path =
+      (fs::path(o.out_dir) / (bundle.at("name").get<std::string>() + ".suite.json")).string();
   write_file_atomic(suite_path, bundle.dump(2) + "\n");
   RunOptions run;
   run.suites = {suite_path};

@@ -40,9 +40,8 @@ std::vector<CaseSpec> collect_cases(const RunOptions& o, json& suites_json) {
     suites_json.push_back({{"name", s.name}, {"source", s.source}, {"description", s.description}});
     for (auto& c : s.cases) {
       c.name = qualified_case_name(s, name, c.name);
-      if (!o.cases.empty() && std::none_of(o.cases.begin(), o.cases.end(), [&](const std::string& f) {
-            return c.name.find(f) != std::string::npos;
-          }))
+      if (!o.cases.empty() && std::none_of(o.cases.begin(), o.cases.end(),
+                                           [&](const std::string& f) { return c.name.find(f) != std::string::npos; }))
         continue;
       if (!o.backends.empty()) {
         std::vector<std::string> kept;
@@ -146,7 +145,8 @@ std::string report_path(const RunOptions& o, const json& node, int ordinal) {
   std::string host = node.value("hostname", "host");
   std::string stamp = utc_now_iso8601();
   std::replace(stamp.begin(), stamp.end(), ':', '-');
-  std::string base = (o.label.empty() ? "" : o.label + "-") + host + "-" + (ordinal >= 0 ? "gpu" + std::to_string(ordinal) : std::string("cpu")) + "-" + stamp;
+  std::string base = (o.label.empty() ? "" : o.label + "-") + host + "-" +
+                     (ordinal >= 0 ? "gpu" + std::to_string(ordinal) : std::string("cpu")) + "-" + stamp;
   return (fs::path(o.out_dir) / (base + ".json")).string();
 }
 
@@ -244,9 +244,9 @@ class TargetRun {
       CaseResult r;
       r.name = spec.name;
       r.spec = to_json(spec);
-      const std::string why = hung ? "no answer within " + std::to_string(int(spec.timeout_s)) + " s during " + phase +
-                                         " (worker killed)"
-                                   : "worker " + end + " during " + phase + (tail.empty() ? "" : ": " + tail);
+      const std::string why =
+          hung ? "no answer within " + std::to_string(int(spec.timeout_s)) + " s during " + phase + " (worker killed)"
+               : "worker " + end + " during " + phase + (tail.empty() ? "" : ": " + tail);
       BackendResult br;
       br.backend = backend;
       br.verdict = hung ? kHang : kFault;
@@ -306,7 +306,8 @@ class TargetRun {
     std::lock_guard<std::mutex> lock(g_print_mutex);
     std::fprintf(stderr, "[%zu/%zu] %s %-48s %-5s %.1fs%s%s\n", index, m_total,
                  m_ordinal >= 0 ? ("gpu" + std::to_string(m_ordinal)).c_str() : "cpu", r.name.c_str(),
-                 verdict_name(r.verdict).c_str(), r.seconds, r.message.empty() ? "" : "  ", r.message.substr(0, 120).c_str());
+                 verdict_name(r.verdict).c_str(), r.seconds, r.message.empty() ? "" : "  ",
+                 r.message.substr(0, 120).c_str());
   }
 
   const RunOptions& m_o;
@@ -330,7 +331,9 @@ int exit_code_of(const std::vector<CaseResult>& cases) {
 json backends_json(const Registry& registry) {
   json list = json::array();
   for (const auto& b : registry.all())
-    list.push_back({{"name", b->name()}, {"description", b->description()}, {"images", b->compiled_images()},
+    list.push_back({{"name", b->name()},
+                    {"description", b->description()},
+                    {"images", b->compiled_images()},
                     {"probes", b->probe_points()}});
   return list;
 }
@@ -347,7 +350,8 @@ std::string summary_table(const std::vector<Report>& reports, const std::vector<
                                    ? "gpu" + std::to_string(reports[i].device.value("cuda_ordinal", -1))
                                    : std::string("cpu");
     std::snprintf(line, sizeof line, "%-10s %6d %6d %6d %6d %6d %6d  %s\n", target.c_str(), s["cases"].get<int>(),
-                  s[verdict_name(kPass)].get<int>(), s[verdict_name(kFail)].get<int>(), s[verdict_name(kFault)].get<int>(), s[verdict_name(kHang)].get<int>(),
+                  s[verdict_name(kPass)].get<int>(), s[verdict_name(kFail)].get<int>(),
+                  s[verdict_name(kFault)].get<int>(), s[verdict_name(kHang)].get<int>(),
                   s[verdict_name(kSkip)].get<int>(), paths[i].c_str());
     t << line;
     for (const auto& c : reports[i].cases)
@@ -433,7 +437,8 @@ RunSummary run_suites(const RunOptions& o) {
   summary.report_paths = paths;
   summary.table = summary_table(reports, paths);
   if (targets.front() < 0)
-    summary.table += "no GPU: GPU backends were skipped (" + (discovery.note.empty() ? std::string("--devices none") : discovery.note) + ")\n";
+    summary.table += "no GPU: GPU backends were skipped (" +
+                     (discovery.note.empty() ? std::string("--devices none") : discovery.note) + ")\n";
   return summary;
 }
 

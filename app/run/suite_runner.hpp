@@ -13,14 +13,14 @@ struct RunOptions {
   std::vector<std::string> suites{"qualify"};
   std::string out_dir = "results";
   std::string label;
-  std::string devices = "all";          // all | none | comma list of CUDA ordinals
-  std::vector<std::string> backends;    // when set: run only these backends
-  std::vector<std::string> cases;       // when set: run only cases whose name contains one of these
+  std::string devices = "all";                  // all | none | comma list of CUDA ordinals
+  std::vector<std::string> backends;            // when set: run only these backends
+  std::vector<std::string> cases;               // when set: run only cases whose name contains one of these
   std::map<std::string, std::uint32_t> probes;  // --probe NAME=NS, added to every case
-  std::uint32_t hang_watch_ms = 0;      // --hang-watch-ms: set on every case (0: each case's own)
-  std::string resume;                   // a report to continue (its finished cases are kept)
-  bool isolate = true;                  // false: run in-process (debugging)
-  bool require_gpu = false;             // no GPU -> exit 4
+  std::uint32_t hang_watch_ms = 0;              // --hang-watch-ms: set on every case (0: each case's own)
+  std::string resume;                           // a report to continue (its finished cases are kept)
+  bool isolate = true;                          // false: run in-process (debugging)
+  bool require_gpu = false;                     // no GPU -> exit 4
   bool progress = true;
   std::vector<std::string> argv;
 };

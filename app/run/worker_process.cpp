@@ -68,7 +68,8 @@ std::optional<nlohmann::json> WorkerProcess::receive(double timeout_s) {
         continue;  // stray output on stdout (a library print): not protocol
       }
     }
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       m_timed_out = true;
       return std::nullopt;
@@ -106,7 +107,8 @@ std::string WorkerProcess::terminate() {
   }
   drain_stderr();
   if (WIFSIGNALED(*status))
-    m_end = std::string("terminated by signal ") + std::to_string(WTERMSIG(*status)) + " (" + strsignal(WTERMSIG(*status)) + ")";
+    m_end = std::string("terminated by signal ") + std::to_string(WTERMSIG(*status)) + " (" +
+            strsignal(WTERMSIG(*status)) + ")";
   else if (WIFEXITED(*status))
     m_end = "exited with status " + std::to_string(WEXITSTATUS(*status));
   return m_end;

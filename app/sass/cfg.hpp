@@ -24,13 +24,13 @@
 namespace vsa::sass {
 
 struct BasicBlock {
-  std::size_t first = 0;  // index of its first instruction in Kernel::instructions
-  std::size_t last = 0;   // index of its last instruction (inclusive)
+  std::size_t first = 0;                // index of its first instruction in Kernel::instructions
+  std::size_t last = 0;                 // index of its last instruction (inclusive)
   std::vector<std::size_t> successors;  // block indices, no duplicates
 };
 
 struct ControlFlowGraph {
-  std::vector<BasicBlock> blocks;  // in address order; blocks[0] is the entry
+  std::vector<BasicBlock> blocks;    // in address order; blocks[0] is the entry
   bool has_indirect_branch = false;  // a BRX/JMX was seen: its edges are the orphan approximation
 };
 

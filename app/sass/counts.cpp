@@ -144,8 +144,9 @@ std::string format_changes(const std::vector<CountChange>& changes) {
     const KernelCounts& a = *change.a;
     const KernelCounts& b = *change.b;
     auto line = [&out](const std::string& what, std::int64_t x, std::int64_t y) {
-      if (x != y) out += "  " + what + " " + std::to_string(x) + " -> " + std::to_string(y) + " (" +
-                         signed_delta(int(y - x)) + ")\n";
+      if (x != y)
+        out += "  " + what + " " + std::to_string(x) + " -> " + std::to_string(y) + " (" + signed_delta(int(y - x)) +
+               ")\n";
     };
     line("instructions", std::int64_t(a.instructions), std::int64_t(b.instructions));
     line("registers", a.registers, b.registers);

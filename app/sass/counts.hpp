@@ -24,9 +24,9 @@ struct KernelCounts {
   std::string name;  // mangled
   std::string arch;
   std::size_t instructions = 0;
-  int registers = -1;            // -1: no resource usage in the listing
+  int registers = -1;  // -1: no resource usage in the listing
   std::int64_t stack_bytes = -1;
-  std::vector<int> counts;       // one per count_classes(), same order
+  std::vector<int> counts;  // one per count_classes(), same order
 };
 
 // The class of an instruction (index into count_classes()), or -1 for none.

@@ -20,9 +20,9 @@ struct ResourceUsage {
 };
 
 struct Kernel {
-  std::string name;   // mangled, as in the ELF symbol table
-  std::string arch;   // "sm_90a"
-  int image = 0;      // which ELF image of the file (several can share an arch)
+  std::string name;  // mangled, as in the ELF symbol table
+  std::string arch;  // "sm_90a"
+  int image = 0;     // which ELF image of the file (several can share an arch)
   std::vector<Instruction> instructions;
   std::optional<ResourceUsage> resources;
 };

@@ -9,8 +9,8 @@
 namespace vsa::sass {
 
 struct ProcessResult {
-  int exit_status = -1;     // the exit code; -1 when it did not exit normally
-  std::string error_text;   // standard error (first 64 KiB)
+  int exit_status = -1;    // the exit code; -1 when it did not exit normally
+  std::string error_text;  // standard error (first 64 KiB)
 };
 
 // argv[0] is the executable's path (not searched on PATH). Throws std::runtime_error

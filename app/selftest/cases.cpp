@@ -9,16 +9,32 @@ using nlohmann::json;
 
 // Small enough for the CPU reference; the planted bug is all that can go wrong.
 json gpu_check_case(const std::string& name, const std::string& backend) {
-  return {{"name", name},          {"mode", "check"},     {"op", "fwd"},         {"B", 1},
-          {"H", 2},                {"S", 512},            {"D", 64},             {"blk", 64},
-          {"seed", 11},            {"reference", "cpu-ref"},
+  return {{"name", name},
+          {"mode", "check"},
+          {"op", "fwd"},
+          {"B", 1},
+          {"H", 2},
+          {"S", 512},
+          {"D", 64},
+          {"blk", 64},
+          {"seed", 11},
+          {"reference", "cpu-ref"},
           {"pattern", {{"kind", "topk"}, {"density", 0.5}}},
-          {"backends", json::array({backend})}, {"timeout_s", 120}};
+          {"backends", json::array({backend})},
+          {"timeout_s", 120}};
 }
 
 json host_case(const std::string& name, const std::string& backend) {
-  return {{"name", name}, {"op", "fwd"},         {"B", 1}, {"H", 1}, {"S", 128}, {"D", 32},
-          {"seed", 11},   {"reference", "cpu-naive"}, {"backends", json::array({backend})}, {"timeout_s", 120}};
+  return {{"name", name},
+          {"op", "fwd"},
+          {"B", 1},
+          {"H", 1},
+          {"S", 128},
+          {"D", 32},
+          {"seed", 11},
+          {"reference", "cpu-naive"},
+          {"backends", json::array({backend})},
+          {"timeout_s", 120}};
 }
 
 // Stability with no reference: the outputs are compared with each other only, which
@@ -43,10 +59,19 @@ json race_case(const std::string& name, const SelftestOptions& o, bool probe) {
 
 // A planted fault of the real sm100a kernels on the execution model (host, any machine).
 json model_case(const std::string& name, const std::string& backend, const std::string& op) {
-  return {{"name", name},   {"mode", "check"},          {"op", op},    {"B", 1},
-          {"H", 1},         {"S", 256},                 {"D", 128},    {"blk", 64},
-          {"seed", 11},     {"reference", "cpu-ref"},   {"pattern", {{"kind", "topk"}, {"density", 0.5}}},
-          {"backends", json::array({backend})}, {"timeout_s", 120}};
+  return {{"name", name},
+          {"mode", "check"},
+          {"op", op},
+          {"B", 1},
+          {"H", 1},
+          {"S", 256},
+          {"D", 128},
+          {"blk", 64},
+          {"seed", 11},
+          {"reference", "cpu-ref"},
+          {"pattern", {{"kind", "topk"}, {"density", 0.5}}},
+          {"backends", json::array({backend})},
+          {"timeout_s", 120}};
 }
 
 // What the model's report must say for each planted model backend.
@@ -128,8 +153,14 @@ std::vector<PlantedCase> planted_cases(const SelftestOptions& o) {
 }
 
 json stream_case() {
-  return {{"name", "stream-cache"}, {"op", "fwd"}, {"B", 1}, {"H", 4}, {"S", 4096}, {"D", 64},
-          {"seed", 11}, {"pattern", {{"kind", "topk"}, {"density", 0.25}}},
+  return {{"name", "stream-cache"},
+          {"op", "fwd"},
+          {"B", 1},
+          {"H", 4},
+          {"S", 4096},
+          {"D", 64},
+          {"seed", 11},
+          {"pattern", {{"kind", "topk"}, {"density", 0.25}}},
           {"backends", json::array({"selftest-stream-cache"})}};
 }
 
@@ -185,13 +216,15 @@ SelftestRow judge_planted_case(const PlantedCase& p, const CaseResult* result, c
     case Expectation::nan_count: {
       const TensorMetrics* o = find_metric(*b, "o");
       caught = b->verdict == kFail && o && o->nan_count > 0;
-      row.observed = verdict_name(b->verdict) + (o ? ": o has " + std::to_string(o->nan_count) + " NaN" : ": no metrics for o");
+      row.observed =
+          verdict_name(b->verdict) + (o ? ": o has " + std::to_string(o->nan_count) + " NaN" : ": no metrics for o");
       break;
     }
     case Expectation::wrong_values: {
       const TensorMetrics* o = find_metric(*b, "o");
       caught = b->verdict == kFail && o && !o->pass;
-      row.observed = verdict_name(b->verdict) + (o ? ": o max |err| " + std::to_string(o->max_abs_err) : ": no metrics for o");
+      row.observed =
+          verdict_name(b->verdict) + (o ? ": o max |err| " + std::to_string(o->max_abs_err) : ": no metrics for o");
       break;
     }
     case Expectation::model_finding:
@@ -201,8 +234,8 @@ SelftestRow judge_planted_case(const PlantedCase& p, const CaseResult* result, c
     case Expectation::unwritten_count: {
       const TensorMetrics* o = find_metric(*b, "o");
       caught = b->verdict == kFail && o && o->unwritten > 0;
-      row.observed =
-          verdict_name(b->verdict) + (o ? ": o has " + std::to_string(o->unwritten) + " unwritten elements" : ": no metrics for o");
+      row.observed = verdict_name(b->verdict) +
+                     (o ? ": o has " + std::to_string(o->unwritten) + " unwritten elements" : ": no metrics for o");
       break;
     }
   }

@@ -13,11 +13,11 @@ namespace vsa {
 
 // What must show in the planted backend's result for the fault to count as caught.
 enum class Expectation {
-  fault,           // verdict FAULT
-  fault_signal,    // verdict FAULT, the reason names the signal that ended the worker
-  hang,            // verdict HANG
-  stability,       // at least one stability output with runs differing from the first
-  nan_count,       // FAIL with NaNs counted in O
+  fault,            // verdict FAULT
+  fault_signal,     // verdict FAULT, the reason names the signal that ended the worker
+  hang,             // verdict HANG
+  stability,        // at least one stability output with runs differing from the first
+  nan_count,        // FAIL with NaNs counted in O
   unwritten_count,  // FAIL with poisoned (never written) elements counted in O
   wrong_values,     // FAIL on the outputs' values (no fault, no NaN needed)
   model_finding     // FAULT whose reason holds the model's report for that backend (model_finding_text)

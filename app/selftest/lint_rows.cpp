@@ -16,9 +16,9 @@ namespace {
 
 struct PlantedImage {
   std::string fault;
-  std::string id;       // embedded image id = the lint rule that must fire
-  std::string file;     // name of the fixture it was compiled from, for the row
-  std::string kernel;   // mangled name of the kernel carrying the bug
+  std::string id;      // embedded image id = the lint rule that must fire
+  std::string file;    // name of the fixture it was compiled from, for the row
+  std::string kernel;  // mangled name of the kernel carrying the bug
 };
 
 const std::vector<PlantedImage>& planted_images() {
@@ -76,8 +76,8 @@ SelftestRow lint_row(const PlantedImage& p, const std::string& cuobjdump) {
       if (f.rule == p.id && f.kernel == p.kernel) {
         row.outcome = kDetected;
         row.observed = f.rule + " at " + f.arch + (f.offset ? " " + sass::format_offset(*f.offset) : "") + " (" +
-                       std::to_string(result.findings.size()) + " finding" +
-                       (result.findings.size() == 1 ? "" : "s") + " in the image)";
+                       std::to_string(result.findings.size()) + " finding" + (result.findings.size() == 1 ? "" : "s") +
+                       " in the image)";
         return row;
       }
     row.observed = std::to_string(result.findings.size()) + " findings, none " + p.id + " on the planted kernel";

@@ -56,9 +56,7 @@ std::string read_text(const std::string& path) {
   return buffer.str();
 }
 
-std::string joined(const std::vector<std::string>& words) {
-  return fmt::format("{}", fmt::join(words, " "));
-}
+std::string joined(const std::vector<std::string>& words) { return fmt::format("{}", fmt::join(words, " ")); }
 
 std::string count_text(const SanitizerLog& log) {
   if (!log.summary.empty()) {
@@ -135,9 +133,23 @@ SanitizeResult run_sanitize(const SanitizeOptions& o, const std::string& self) {
   std::string stamp = utc_now_iso8601();
   std::replace(stamp.begin(), stamp.end(), ':', '-');
   r.log_file = (fs::path(o.out_dir) / ("sanitize-" + o.tool + "-" + stamp + ".log")).string();
-  r.command = {r.compute_sanitizer, "--tool", o.tool, "--error-exitcode", std::to_string(kSanitizerErrorExit),
-               "--log-file", r.log_file, self, "run", o.suite, "--no-isolate", "--out", o.out_dir,
-               "--label", "sanitize-" + o.tool, "--devices", o.devices};
+  r.command = {r.compute_sanitizer,
+               "--tool",
+               o.tool,
+               "--error-exitcode",
+               std::to_string(kSanitizerErrorExit),
+               "--log-file",
+               r.log_file,
+               self,
+               "run",
+               o.suite,
+               "--no-isolate",
+               "--out",
+               o.out_dir,
+               "--label",
+               "sanitize-" + o.tool,
+               "--devices",
+               o.devices};
   for (const auto& c : o.cases) {
     r.command.push_back("--case");
     r.command.push_back(c);
@@ -161,12 +173,9 @@ SanitizeResult run_sanitize(const SanitizeOptions& o, const std::string& self) {
 }
 
 json sanitizer_json(const SanitizeOptions& o, const SanitizeResult& r) {
-  return {{"tool", o.tool},
-          {"compute_sanitizer", r.compute_sanitizer},
-          {"command", r.command},
-          {"exit_status", r.exit_status},
-          {"log_file", r.log_file},
-          {"result", to_json(r.log)}};
+  return {{"tool", o.tool},         {"compute_sanitizer", r.compute_sanitizer},
+          {"command", r.command},   {"exit_status", r.exit_status},
+          {"log_file", r.log_file}, {"result", to_json(r.log)}};
 }
 
 std::string format_sanitize_text(const SanitizeOptions& o, const SanitizeResult& r) {

@@ -19,8 +19,8 @@ class SanitizerNotFound : public std::runtime_error {
 };
 
 struct SanitizeOptions {
-  std::string tool = "memcheck";  // memcheck | racecheck | synccheck | initcheck
-  std::string suite = "sanitize";  // built-in name or JSON file (suites/sanitize.json: small cases)
+  std::string tool = "memcheck";      // memcheck | racecheck | synccheck | initcheck
+  std::string suite = "sanitize";     // built-in name or JSON file (suites/sanitize.json: small cases)
   std::vector<std::string> cases;     // --case filters, passed to `run`
   std::vector<std::string> backends;  // --backends, passed to `run`
   std::string devices = "all";

@@ -77,8 +77,9 @@ std::string stream_text(const StreamSafetyResult& r) {
   char dev[32];
   std::snprintf(dev, sizeof dev, "%.3g", r.worst_rel_dev);
   return std::to_string(r.mismatched_rounds) + "/" + std::to_string(r.rounds) + " rounds differ" +
-         (r.mismatched_rounds > 0 ? " (up to " + std::to_string(r.max_mismatched_elems) + " elements, rel dev " + dev + ")"
-                                  : "");
+         (r.mismatched_rounds > 0
+              ? " (up to " + std::to_string(r.max_mismatched_elems) + " elements, rel dev " + dev + ")"
+              : "");
 }
 
 // The planted stream cache must mismatch when its two calls overlap; cuda-ref, run
@@ -102,8 +103,8 @@ SelftestRow stream_row(const SelftestOptions& o) {
   }
   try {
     const CaseSpec spec = case_from_json(stream_case(), "selftest", "$.stream");
-    if (const Support s = planted->supports(*device, make_block_map(spec.shape, spec.pattern, spec.vbs, spec.seed).shape,
-                                            Op::forward);
+    if (const Support s = planted->supports(
+            *device, make_block_map(spec.shape, spec.pattern, spec.vbs, spec.seed).shape, Op::forward);
         !s.ok) {
       row.outcome = kNotRun;
       row.observed = s.reason;
@@ -195,8 +196,8 @@ json to_json(const SelftestResult& r) {
                     {"expected", row.expected},
                     {"observed", row.observed},
                     {"outcome", row.outcome}});
-  return {{"rows", rows}, {"report", r.report_path.empty() ? json() : json(r.report_path)},
-          {"exit_code", r.exit_code()}};
+  return {
+      {"rows", rows}, {"report", r.report_path.empty() ? json() : json(r.report_path)}, {"exit_code", r.exit_code()}};
 }
 
 }  // namespace vsa

@@ -25,14 +25,14 @@ struct SelftestRow {
 };
 
 struct SelftestOptions {
-  std::string devices = "0";      // run_suites --devices: the GPU the planted kernels run on
-  std::string out_dir;            // keep the planted-fault report here; empty: a temporary directory
-  double hang_timeout_s = 10;     // the HANG rows wait this long
-  int race_runs = 30;             // stability runs of the overlap-race rows
+  std::string devices = "0";       // run_suites --devices: the GPU the planted kernels run on
+  std::string out_dir;             // keep the planted-fault report here; empty: a temporary directory
+  double hang_timeout_s = 10;      // the HANG rows wait this long
+  int race_runs = 30;              // stability runs of the overlap-race rows
   std::uint32_t probe_ns = 20000;  // delay of probe selftest.overlap
-  int stream_rounds = 3;          // concurrent two-stream rounds
-  std::string cuobjdump;          // for the lint rows; empty: search
-  bool progress = true;           // per-case lines on stderr
+  int stream_rounds = 3;           // concurrent two-stream rounds
+  std::string cuobjdump;           // for the lint rows; empty: search
+  bool progress = true;            // per-case lines on stderr
   std::vector<std::string> argv;
 };
 

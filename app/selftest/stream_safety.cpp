@@ -32,7 +32,8 @@ std::unique_ptr<DeviceInputs> forward_inputs(const BlockMap& map, std::uint64_t 
                                              cudaStream_t stream) {
   const auto n = map.shape.tensor_elems();
   auto d = std::make_unique<DeviceInputs>();
-  for (auto [array, id] : {std::pair{&d->q, TensorId::q}, std::pair{&d->k, TensorId::k}, std::pair{&d->v, TensorId::v}}) {
+  for (auto [array, id] :
+       {std::pair{&d->q, TensorId::q}, std::pair{&d->k, TensorId::k}, std::pair{&d->v, TensorId::v}}) {
     *array = DeviceArray<bf16_bits>(std::size_t(n));
     throw_if(device::generate_bf16(array->get(), n, seed, id, scale, stream), "generate inputs");
   }
@@ -48,8 +49,7 @@ std::unique_ptr<DeviceInputs> forward_inputs(const BlockMap& map, std::uint64_t 
 
 }  // namespace
 
-StreamSafetyResult check_stream_safety(const CaseSpec& spec, Backend& backend, const DeviceInfo& device,
-                                       int rounds) {
+StreamSafetyResult check_stream_safety(const CaseSpec& spec, Backend& backend, const DeviceInfo& device, int rounds) {
   if (backend.memory() != Memory::device)
     throw std::invalid_argument(backend.name() + " is a host backend: it has no streams to check");
   if (!device.present()) throw std::invalid_argument("the two-stream check needs a CUDA device");

@@ -16,15 +16,15 @@ namespace vsa {
 struct StreamSafetyResult {
   std::string backend;
   int rounds = 0;
-  int mismatched_rounds = 0;             // rounds where O or lse of either call differ from its lone run
+  int mismatched_rounds = 0;              // rounds where O or lse of either call differ from its lone run
   std::int64_t max_mismatched_elems = 0;  // over rounds, O and lse of both calls together
-  double worst_rel_dev = 0;              // max |x - lone| / max |lone| over O of both calls
+  double worst_rel_dev = 0;               // max |x - lone| / max |lone| over O of both calls
 };
 
 // Call A uses the case's seed, call B seed + 1 (same block map). Compares bitwise, so
 // the backend must be deterministic on fixed inputs. Needs a device backend and a
 // device; throws CudaError on a CUDA failure, std::invalid_argument on a bad case.
-[[nodiscard]] StreamSafetyResult check_stream_safety(const CaseSpec& spec, Backend& backend,
-                                                     const DeviceInfo& device, int rounds);
+[[nodiscard]] StreamSafetyResult check_stream_safety(const CaseSpec& spec, Backend& backend, const DeviceInfo& device,
+                                                     int rounds);
 
 }  // namespace vsa

@@ -158,7 +158,8 @@ CaseSpec case_from_json(const json& j, const std::string& src, const std::string
   for (const auto& [key, ns] : c.probes) {
     ProbeKey probe;
     std::string error;
-    if (!parse_probe_key(key, probe, error)) throw SuiteError(src + ": " + f.path_of("probes") + "." + key + ": " + error);
+    if (!parse_probe_key(key, probe, error))
+      throw SuiteError(src + ": " + f.path_of("probes") + "." + key + ": " + error);
   }
   if (f.has("tolerance")) {
     JsonFields t(f.raw("tolerance"), f.path_of("tolerance"), src);
@@ -177,8 +178,9 @@ CaseSpec case_from_json(const json& j, const std::string& src, const std::string
     if (c.timing.iterations < 1 || c.timing.passes < 1 || c.timing.warmup < 0)
       t.fail(f.path_of("timing"), "iterations and passes must be >= 1, warmup >= 0");
     if (c.timing.min_pass_ms > 0 && c.timing.l2_flush)
-      t.fail(f.path_of("timing"), "min_pass_ms and l2_flush exclude each other: a flush between batched launches "
-                                  "would be timed with them");
+      t.fail(f.path_of("timing"),
+             "min_pass_ms and l2_flush exclude each other: a flush between batched launches "
+             "would be timed with them");
     if (!(c.timing.min_pass_ms >= 0 && c.timing.min_pass_ms <= kMaxMinPassMs))
       t.fail(f.path_of("timing") + ".min_pass_ms",
              fmt::format("must be in [0, {}] ms, got {}", kMaxMinPassMs, c.timing.min_pass_ms));
@@ -201,7 +203,8 @@ CaseSpec case_from_json(const json& j, const std::string& src, const std::string
   if (c.pattern.kind == "video" && seq == 0) seq = std::int64_t(video_num_blocks(c.pattern.latent)) * c.shape.block;
   if (seq <= 0) f.fail(f.path_of("S"), "must be > 0 (or given by pattern.latent for video)");
   if (seq % c.shape.block != 0)
-    f.fail(f.path_of("S"), "must be a multiple of blk (" + std::to_string(c.shape.block) + "), got " + std::to_string(seq));
+    f.fail(f.path_of("S"),
+           "must be a multiple of blk (" + std::to_string(c.shape.block) + "), got " + std::to_string(seq));
   c.shape.num_blocks = int(seq / c.shape.block);
   if (!(c.scale > 0)) f.fail(f.path_of("scale"), "must be > 0");
   if (!(c.timeout_s > 0)) f.fail(f.path_of("timeout_s"), "must be > 0");
@@ -216,7 +219,8 @@ CaseSpec case_from_json(const json& j, const std::string& src, const std::string
   c.hang_watch_ms = std::uint32_t(hang_watch_ms);
   if (c.backends.empty()) f.fail(f.path_of("backends"), "must name at least one backend");
   if (c.timing.min_pass_ms > 0 && c.mode != Mode::perf)
-    f.fail(f.path_of("timing") + ".min_pass_ms", fmt::format("sustained passes are timing: mode must be perf, got {}", to_string(c.mode)));
+    f.fail(f.path_of("timing") + ".min_pass_ms",
+           fmt::format("sustained passes are timing: mode must be perf, got {}", to_string(c.mode)));
   if (c.mode == Mode::perf && c.timing.min_pass_ms > 0) {
     // The worker answers once for all of a case's timing: sustained passes must fit its timeout.
     const int ops = c.op == OpSelect::both ? 2 : 1;

@@ -20,7 +20,7 @@ class SuiteError : public std::runtime_error {
 struct Suite {
   std::string name;
   std::string description;
-  std::string source;  // "builtin:NAME" or the file path
+  std::string source;     // "builtin:NAME" or the file path
   nlohmann::json origin;  // optional, free-form: where a repro bundle's case came from (node, GPU, report)
   std::vector<CaseSpec> cases;
 };

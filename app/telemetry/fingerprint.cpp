@@ -21,9 +21,8 @@ std::string cuda_error_text(cudaError_t error) {
 std::string format_uuid(const cudaUUID_t& uuid) {
   const auto* b = reinterpret_cast<const unsigned char*>(uuid.bytes);
   char text[64];
-  std::snprintf(text, sizeof text,
-                "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
-                b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+  std::snprintf(text, sizeof text, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+                b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
   return text;
 }
 
@@ -145,8 +144,8 @@ void add_nvml_fields(const Nvml& nvml, DeviceFingerprint& fp, std::vector<std::s
     fill_from_nvml(nvml, *device, fp);
     return;
   }
-  notes.push_back("CUDA device " + (fp.cuda_ordinal ? std::to_string(*fp.cuda_ordinal) : std::string("?")) +
-                  " (PCI " + fp.pci_bus_id.value_or("unknown") + ") not found in NVML: NVML fields are null");
+  notes.push_back("CUDA device " + (fp.cuda_ordinal ? std::to_string(*fp.cuda_ordinal) : std::string("?")) + " (PCI " +
+                  fp.pci_bus_id.value_or("unknown") + ") not found in NVML: NVML fields are null");
 }
 
 std::vector<DeviceFingerprint> collect_device_fingerprints(const Nvml& nvml, bool use_cuda,
@@ -154,7 +153,8 @@ std::vector<DeviceFingerprint> collect_device_fingerprints(const Nvml& nvml, boo
   note_nvml_state(nvml, notes);
   if (!use_cuda) {
     if (std::getenv("CUDA_VISIBLE_DEVICES") != nullptr)
-      notes.push_back(visible_devices_text() + ", but CUDA was not queried: every GPU NVML sees is listed, "
+      notes.push_back(visible_devices_text() +
+                      ", but CUDA was not queried: every GPU NVML sees is listed, "
                       "without CUDA ordinals");
     if (!nvml.available()) notes.push_back("no GPU information: NVML is not available and CUDA was not queried");
     return collect_nvml_devices(nvml);

@@ -25,9 +25,9 @@ class Nvml;
 // kept as text (they are identifiers, not always numbers); `rank` and `local_rank`
 // are the first of them that parse.
 struct LauncherInfo {
-  std::string kind = "none";  // "slurm", "openmpi", "kubernetes" or "none"
-  std::optional<int> rank;        // SLURM_PROCID, else OMPI_COMM_WORLD_RANK, else JOB_COMPLETION_INDEX
-  std::optional<int> local_rank;  // SLURM_LOCALID, else OMPI_COMM_WORLD_LOCAL_RANK
+  std::string kind = "none";             // "slurm", "openmpi", "kubernetes" or "none"
+  std::optional<int> rank;               // SLURM_PROCID, else OMPI_COMM_WORLD_RANK, else JOB_COMPLETION_INDEX
+  std::optional<int> local_rank;         // SLURM_LOCALID, else OMPI_COMM_WORLD_LOCAL_RANK
   std::optional<std::string> node_name;  // SLURMD_NODENAME, else NODE_NAME (Kubernetes downward API)
   std::optional<std::string> job_id;     // SLURM_JOB_ID
   std::optional<std::string> slurm_procid;
@@ -120,7 +120,8 @@ using EnvLookup = std::function<std::optional<std::string>(const char* name)>;
 // CUDA_VISIBLE_DEVICES) and join each to its NVML device by PCI bus id; otherwise
 // enumerate NVML devices without touching CUDA. Falls back to NVML when CUDA finds
 // no device. What is missing goes to `notes`.
-[[nodiscard]] std::vector<DeviceFingerprint> collect_device_fingerprints(bool use_cuda, std::vector<std::string>& notes);
+[[nodiscard]] std::vector<DeviceFingerprint> collect_device_fingerprints(bool use_cuda,
+                                                                         std::vector<std::string>& notes);
 // The same with a given NVML (tests pass a missing or fake one).
 [[nodiscard]] std::vector<DeviceFingerprint> collect_device_fingerprints(const Nvml& nvml, bool use_cuda,
                                                                          std::vector<std::string>& notes);

@@ -90,9 +90,12 @@ auto reader(const nlohmann::json& j) {
 
 nlohmann::json build_info_json() {
   return {
-      {"version", build::kVersion},         {"git_sha", build::git_sha()},
-      {"build_type", build::kBuildType},    {"cxx_compiler", build::kCxxCompiler},
-      {"cuda_compiler", build::kCudaCompiler}, {"cuda_toolkit", build::kCudaToolkit},
+      {"version", build::kVersion},
+      {"git_sha", build::git_sha()},
+      {"build_type", build::kBuildType},
+      {"cxx_compiler", build::kCxxCompiler},
+      {"cuda_compiler", build::kCudaCompiler},
+      {"cuda_toolkit", build::kCudaToolkit},
   };
 }
 

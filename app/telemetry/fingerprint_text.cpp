@@ -52,8 +52,9 @@ void node_block(std::string& out, const NodeInfo& node) {
   line(out, "launcher", launcher_text(node.launcher));
   line(out, "os", text_or_dash(node.os));
   line(out, "kernel", text_or_dash(node.kernel_release));
-  line(out, "cpu", fmt::format("{} ({} online, {} allowed)", text_or_dash(node.cpu_model),
-                                text_or_dash(node.cpus_online), text_or_dash(node.cpus_allowed)));
+  line(out, "cpu",
+       fmt::format("{} ({} online, {} allowed)", text_or_dash(node.cpu_model), text_or_dash(node.cpus_online),
+                   text_or_dash(node.cpus_allowed)));
 }
 
 void device_block(std::string& out, const DeviceFingerprint& d, std::size_t position) {
@@ -62,27 +63,33 @@ void device_block(std::string& out, const DeviceFingerprint& d, std::size_t posi
   line(out, "uuid", text_or_dash(d.uuid));
   line(out, "serial", text_or_dash(d.serial));
   line(out, "pci bus id", text_or_dash(d.pci_bus_id));
-  line(out, "driver", fmt::format("{} (CUDA driver {}, runtime {})", text_or_dash(d.driver_version),
-                                   cuda_version(d.cuda_driver_version), cuda_version(d.cuda_runtime_version)));
+  line(out, "driver",
+       fmt::format("{} (CUDA driver {}, runtime {})", text_or_dash(d.driver_version),
+                   cuda_version(d.cuda_driver_version), cuda_version(d.cuda_runtime_version)));
   line(out, "vbios", text_or_dash(d.vbios_version));
-  line(out, "gsp firmware", fmt::format("{} ({}, default {})", text_or_dash(d.gsp_firmware_version),
-                                         on_off(d.gsp_firmware_enabled, "enabled", "disabled"),
-                                         on_off(d.gsp_firmware_default_enabled, "enabled", "disabled")));
-  line(out, "inforom", fmt::format("{} (oem {}, ecc {}, power {})", text_or_dash(d.inforom_image_version),
-                                    text_or_dash(d.inforom_oem_version), text_or_dash(d.inforom_ecc_version),
-                                    text_or_dash(d.inforom_power_version)));
+  line(out, "gsp firmware",
+       fmt::format("{} ({}, default {})", text_or_dash(d.gsp_firmware_version),
+                   on_off(d.gsp_firmware_enabled, "enabled", "disabled"),
+                   on_off(d.gsp_firmware_default_enabled, "enabled", "disabled")));
+  line(out, "inforom",
+       fmt::format("{} (oem {}, ecc {}, power {})", text_or_dash(d.inforom_image_version),
+                   text_or_dash(d.inforom_oem_version), text_or_dash(d.inforom_ecc_version),
+                   text_or_dash(d.inforom_power_version)));
   const std::string cc = d.cc_major && d.cc_minor ? fmt::format("sm_{}{}", *d.cc_major, *d.cc_minor) : kUnknown;
-  line(out, "compute", fmt::format("{}, {} SMs, L2 {} B, smem opt-in {} B/block", cc, text_or_dash(d.sm_count),
-                                    text_or_dash(d.l2_cache_bytes), text_or_dash(d.smem_per_block_optin_bytes)));
-  line(out, "memory", fmt::format("{} (CUDA {}), {}-bit bus", gib(d.memory_total_bytes), gib(d.cuda_global_memory_bytes),
-                                   text_or_dash(d.memory_bus_width_bits)));
-  line(out, "ecc", fmt::format("{} (pending {}), uncorrected {} volatile / {} aggregate",
-                                on_off(d.ecc_enabled, "on", "off"), on_off(d.ecc_pending, "on", "off"),
-                                text_or_dash(d.ecc_uncorrected_volatile), text_or_dash(d.ecc_uncorrected_aggregate)));
+  line(out, "compute",
+       fmt::format("{}, {} SMs, L2 {} B, smem opt-in {} B/block", cc, text_or_dash(d.sm_count),
+                   text_or_dash(d.l2_cache_bytes), text_or_dash(d.smem_per_block_optin_bytes)));
+  line(out, "memory",
+       fmt::format("{} (CUDA {}), {}-bit bus", gib(d.memory_total_bytes), gib(d.cuda_global_memory_bytes),
+                   text_or_dash(d.memory_bus_width_bits)));
+  line(out, "ecc",
+       fmt::format("{} (pending {}), uncorrected {} volatile / {} aggregate", on_off(d.ecc_enabled, "on", "off"),
+                   on_off(d.ecc_pending, "on", "off"), text_or_dash(d.ecc_uncorrected_volatile),
+                   text_or_dash(d.ecc_uncorrected_aggregate)));
   line(out, "power limit", d.power_limit_w ? fmt::format("{:.0f} W", *d.power_limit_w) : kUnknown);
-  line(out, "clocks", fmt::format("SM {} / {} MHz max, memory {} / {} MHz max", text_or_dash(d.sm_clock_mhz),
-                                   text_or_dash(d.sm_clock_max_mhz), text_or_dash(d.mem_clock_mhz),
-                                   text_or_dash(d.mem_clock_max_mhz)));
+  line(out, "clocks",
+       fmt::format("SM {} / {} MHz max, memory {} / {} MHz max", text_or_dash(d.sm_clock_mhz),
+                   text_or_dash(d.sm_clock_max_mhz), text_or_dash(d.mem_clock_mhz), text_or_dash(d.mem_clock_max_mhz)));
   line(out, "persistence", on_off(d.persistence_mode, "on", "off"));
   line(out, "temperature", d.temperature_c ? fmt::format("{} C", *d.temperature_c) : kUnknown);
 }

@@ -49,18 +49,24 @@ nvmlDevice_t as_nvml(NvmlDevice device) { return static_cast<nvmlDevice_t>(devic
 
 nvmlClockType_t clock_type(ClockDomain domain) {
   switch (domain) {
-    case ClockDomain::sm: return NVML_CLOCK_SM;
-    case ClockDomain::memory: return NVML_CLOCK_MEM;
-    case ClockDomain::graphics: return NVML_CLOCK_GRAPHICS;
+    case ClockDomain::sm:
+      return NVML_CLOCK_SM;
+    case ClockDomain::memory:
+      return NVML_CLOCK_MEM;
+    case ClockDomain::graphics:
+      return NVML_CLOCK_GRAPHICS;
   }
   return NVML_CLOCK_SM;
 }
 
 nvmlInforomObject_t inforom_object(InforomObject object) {
   switch (object) {
-    case InforomObject::oem: return NVML_INFOROM_OEM;
-    case InforomObject::ecc: return NVML_INFOROM_ECC;
-    case InforomObject::power: return NVML_INFOROM_POWER;
+    case InforomObject::oem:
+      return NVML_INFOROM_OEM;
+    case InforomObject::ecc:
+      return NVML_INFOROM_ECC;
+    case InforomObject::power:
+      return NVML_INFOROM_POWER;
   }
   return NVML_INFOROM_OEM;
 }
@@ -95,9 +101,7 @@ Nvml::Nvml(const std::string& library) : m_symbols(std::make_unique<Symbols>()) 
   load([this](const char* symbol) { return dlsym(m_library, symbol); }, library);
 }
 
-Nvml::Nvml(SymbolLookup lookup, std::string origin) : m_symbols(std::make_unique<Symbols>()) {
-  load(lookup, origin);
-}
+Nvml::Nvml(SymbolLookup lookup, std::string origin) : m_symbols(std::make_unique<Symbols>()) { load(lookup, origin); }
 
 Nvml::~Nvml() {
   if (m_initialized && m_symbols->shutdown != nullptr) m_symbols->shutdown();
@@ -233,7 +237,8 @@ std::optional<std::string> Nvml::gsp_firmware_version(NvmlDevice device) const {
   const auto fn = m_symbols->gsp_version;
   if (fn == nullptr || device.handle == nullptr) return std::nullopt;
   // This getter takes no length: the buffer must hold NVML_GSP_FIRMWARE_VERSION_BUF_SIZE.
-  return read_string(NVML_GSP_FIRMWARE_VERSION_BUF_SIZE, [&](char* text, unsigned) { return fn(as_nvml(device), text); });
+  return read_string(NVML_GSP_FIRMWARE_VERSION_BUF_SIZE,
+                     [&](char* text, unsigned) { return fn(as_nvml(device), text); });
 }
 
 std::optional<GspFirmwareMode> Nvml::gsp_firmware_mode(NvmlDevice device) const {

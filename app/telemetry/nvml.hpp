@@ -42,8 +42,8 @@ class Nvml {
   // Resolves a symbol name to its address, or nullptr. Tests pass fakes.
   using SymbolLookup = std::function<void*(const char* symbol)>;
 
-  Nvml();                                       // libnvidia-ml.so.1
-  explicit Nvml(const std::string& library);    // another soname or path
+  Nvml();                                         // libnvidia-ml.so.1
+  explicit Nvml(const std::string& library);      // another soname or path
   Nvml(SymbolLookup lookup, std::string origin);  // entry points from `lookup`; origin names them in messages
   ~Nvml();
   Nvml(const Nvml&) = delete;

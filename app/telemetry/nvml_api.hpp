@@ -105,14 +105,16 @@ using nvmlDeviceGetCount_v2_fn = nvmlReturn_t (*)(unsigned int*);
 using nvmlDeviceGetHandleByIndex_v2_fn = nvmlReturn_t (*)(unsigned int, nvmlDevice_t*);
 using nvmlDeviceGetHandleByPciBusId_v2_fn = nvmlReturn_t (*)(const char*, nvmlDevice_t*);
 using nvmlDeviceGetIndex_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*);
-using nvmlDeviceGetString_fn = nvmlReturn_t (*)(nvmlDevice_t, char*, unsigned int);  // name, uuid, serial, vbios, inforom image
+using nvmlDeviceGetString_fn = nvmlReturn_t (*)(nvmlDevice_t, char*,
+                                                unsigned int);  // name, uuid, serial, vbios, inforom image
 using nvmlDeviceGetPciInfo_v3_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlPciInfo_t*);
-using nvmlDeviceGetGspFirmwareVersion_fn = nvmlReturn_t (*)(nvmlDevice_t, char*);  // since 510; buffer of NVML_GSP_FIRMWARE_VERSION_BUF_SIZE
+using nvmlDeviceGetGspFirmwareVersion_fn =
+    nvmlReturn_t (*)(nvmlDevice_t, char*);  // since 510; buffer of NVML_GSP_FIRMWARE_VERSION_BUF_SIZE
 using nvmlDeviceGetGspFirmwareMode_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*, unsigned int*);  // since 510
 using nvmlDeviceGetInforomVersion_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlInforomObject_t, char*, unsigned int);
 using nvmlDeviceGetEccMode_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlEnableState_t*, nvmlEnableState_t*);
 using nvmlDeviceGetTotalEccErrors_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlMemoryErrorType_t, nvmlEccCounterType_t,
-                                                         unsigned long long*);
+                                                        unsigned long long*);
 using nvmlDeviceGetUInt_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*);  // power limit / usage (mW)
 using nvmlDeviceGetClockInfo_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlClockType_t, unsigned int*);
 using nvmlDeviceGetEnableState_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlEnableState_t*);  // persistence mode

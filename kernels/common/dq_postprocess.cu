@@ -21,7 +21,7 @@ Status postprocess_dq(const Shape& s, const float* dq_accum, float scale, bf16_b
   const std::int64_t count = s.tensor_elems();
   if (count == 0) return Status::success();
   postprocess_dq_kernel<<<elementwise_blocks(count), kElementwiseThreads, 0, cudaStream_t(stream)>>>(count, dq_accum,
-                                                                                                    scale, dq);
+                                                                                                     scale, dq);
   return last_launch_status();
 }
 

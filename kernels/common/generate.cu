@@ -25,15 +25,15 @@ __global__ void fill_kernel(T* dst, std::int64_t count, T pattern) {
 Status generate_bf16(bf16_bits* dst, std::int64_t count, std::uint64_t seed, TensorId tensor, float scale,
                      void* stream) {
   if (count <= 0) return Status::success();
-  generate_bf16_kernel<<<elementwise_blocks(count), kElementwiseThreads, 0, cudaStream_t(stream)>>>(
-      dst, count, seed, tensor, scale);
+  generate_bf16_kernel<<<elementwise_blocks(count), kElementwiseThreads, 0, cudaStream_t(stream)>>>(dst, count, seed,
+                                                                                                    tensor, scale);
   return last_launch_status();
 }
 
 Status poison_bf16(bf16_bits* dst, std::int64_t count, bf16_bits pattern, void* stream) {
   if (count <= 0) return Status::success();
-  fill_kernel<bf16_bits><<<elementwise_blocks(count), kElementwiseThreads, 0, cudaStream_t(stream)>>>(dst, count,
-                                                                                                      pattern);
+  fill_kernel<bf16_bits>
+      <<<elementwise_blocks(count), kElementwiseThreads, 0, cudaStream_t(stream)>>>(dst, count, pattern);
   return last_launch_status();
 }
 

@@ -50,7 +50,7 @@ struct WaitPoint {
 // the record is complete.
 // Inlined like the rest: the labels stay immediates (no stack frame in the kernels).
 __device__ __forceinline__ void expire(HangRecord* record, const HangSite& site, std::uint32_t parity,
-                                    const WaitPoint& at, std::uint32_t waited_units) {
+                                       const WaitPoint& at, std::uint32_t waited_units) {
   if (atomicCAS(&record->claimed, 0u, 1u) == 0u) {
     record->block = int(blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z));
     record->warp = int(threadIdx.x / 32);

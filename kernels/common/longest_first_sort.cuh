@@ -71,7 +71,7 @@ struct OrderScratch {
 // order reads an item and its count in one round trip instead of two dependent ones.
 template <int kThreads>
 __device__ __forceinline__ void sort_longest_first(ItemCounts counts, int n_items, int max_count, std::int32_t* order,
-                                   OrderScratch& scratch, std::int32_t* order_counts = nullptr) {
+                                                   OrderScratch& scratch, std::int32_t* order_counts = nullptr) {
   int* bins = scratch.bins;
   const int tid = threadIdx.x;
   const int num_bins = min(max(max_count, 0), kOrderBins - 1) + 1;

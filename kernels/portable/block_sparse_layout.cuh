@@ -13,9 +13,7 @@ struct BlockSparseLayout {
   Shape s;
 
   // Offset of token `token` of head bh in a [B, H, S, D] tensor.
-  __device__ std::int64_t row(std::int64_t bh, std::int64_t token) const {
-    return (bh * s.seq() + token) * s.head_dim;
-  }
+  __device__ std::int64_t row(std::int64_t bh, std::int64_t token) const { return (bh * s.seq() + token) * s.head_dim; }
   // Offset in a [B, H, S] statistic (lse, Delta).
   __device__ std::int64_t stat(std::int64_t bh, std::int64_t token) const { return bh * s.seq() + token; }
   // Offset in a [B, H, nb] count tensor.

@@ -79,8 +79,8 @@ class CudaRefBackend final : public Backend {
       if (k.binary_version <= 0) continue;
       std::string image = "sm_" + std::to_string(k.binary_version);
       if (std::find(built.begin(), built.end(), image) == built.end()) {
-        const auto ptx = std::find_if(built.begin(), built.end(),
-                                      [](const std::string& t) { return t.rfind("compute_", 0) == 0; });
+        const auto ptx =
+            std::find_if(built.begin(), built.end(), [](const std::string& t) { return t.rfind("compute_", 0) == 0; });
         image += " (JIT from " + (ptx == built.end() ? std::string("PTX") : *ptx) + ")";
       }
       if (std::find(loaded.begin(), loaded.end(), image) == loaded.end()) loaded.push_back(image);
@@ -100,7 +100,5 @@ class CudaRefBackend final : public Backend {
 }  // namespace vsa::portable
 
 namespace vsa {
-void register_portable_backends(Registry& registry) {
-  registry.add(std::make_unique<portable::CudaRefBackend>());
-}
+void register_portable_backends(Registry& registry) { registry.add(std::make_unique<portable::CudaRefBackend>()); }
 }  // namespace vsa

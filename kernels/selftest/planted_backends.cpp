@@ -203,8 +203,7 @@ class StreamCacheBackend final : public PlantedGpuBackend {
     const std::size_t bytes = std::size_t(n) * sizeof(bf16_bits);
     if (Status st = device::status_from(cudaMemcpyAsync(staged, a.k, bytes, cudaMemcpyDeviceToDevice, s)); !st.ok())
       return st;
-    if (Status st = device::status_from(cudaMemcpyAsync(staged + n, a.v, bytes, cudaMemcpyDeviceToDevice, s));
-        !st.ok())
+    if (Status st = device::status_from(cudaMemcpyAsync(staged + n, a.v, bytes, cudaMemcpyDeviceToDevice, s)); !st.ok())
       return st;
     ForwardArgs from_staging = a;
     from_staging.k = staged;

@@ -17,7 +17,8 @@ constexpr int kWarpSize = 32;
 constexpr int kHandshakeThreads = 2 * kWarpSize;  // warp 0 produces, warp 1 consumes
 
 // One CTA per (b, h, q block).
-__global__ void __launch_bounds__(kHandshakeThreads) row_handshake_kernel(const std::int32_t* q2k_num, HangWatch watch) {
+__global__ void __launch_bounds__(kHandshakeThreads)
+    row_handshake_kernel(const std::int32_t* q2k_num, HangWatch watch) {
   __shared__ std::uint64_t row_done;  // producer -> consumer: every entry of this q block's list is in
   if (threadIdx.x == 0) mbarrier_init(&row_done, 1);
   __syncthreads();

@@ -26,7 +26,7 @@ struct Config {
   // 128-byte swizzle: a 128-column tile is two 64-column halves ([half][row][64]).
   static constexpr int kHalfCols = 64;
   static constexpr int kHalves = kHeadDim / kHalfCols;
-  static constexpr int kTileBytes = kBlock * kHeadDim * 2;  // one 64 x 128 bf16 tile: 16 KB
+  static constexpr int kTileBytes = kBlock * kHeadDim * 2;   // one 64 x 128 bf16 tile: 16 KB
   static constexpr int kHalfBytes = kBlock * kHalfCols * 2;  // one 64 x 64 half: 8 KB
   static constexpr int kSquareBytes = kBlock * kBlock * 2;   // P^T or dS^T, 64 x 64 bf16: 8 KB
   static constexpr int kRowStatBytes = kBlock * 4;           // 64 fp32 lse or Delta values

@@ -34,7 +34,7 @@ __device__ void run_dq_reduce(SharedStorage& smem, const WorkItem& w, std::uint3
 
   for (int n = 0; n < steps; ++n) {
     auto c0 = Begin<kProtocol, WarpRole::dq_reduce, Section::loop>{};
-    const int q_row = w.q_row(p, n);  // read before the wait: its latency hides behind the MMAs
+    const int q_row = w.q_row(p, n);          // read before the wait: its latency hides behind the MMAs
     auto c1 = wait(c0, smem.bars, n, steps);  // dq_full
     auto c2 = fence_after(c1, n, steps);
     if constexpr (kProbe) probe_delay(p, kProbeReadDq);

@@ -20,10 +20,10 @@ namespace vsa::sm100a::bwd {
 
 // The calling thread's kv row and whether it holds one at all.
 struct KvRowOwner {
-  int row;                // kv row within the block (meaningful when `holds_row`)
-  bool holds_row;         // lanes 0..15: layout F puts a row there
-  bool valid;             // holds a row that is not padding (row < vbs of the kv block)
-  std::uint32_t lanes;    // TMEM address of the warp's lane quarter, column 0
+  int row;              // kv row within the block (meaningful when `holds_row`)
+  bool holds_row;       // lanes 0..15: layout F puts a row there
+  bool valid;           // holds a row that is not padding (row < vbs of the kv block)
+  std::uint32_t lanes;  // TMEM address of the warp's lane quarter, column 0
   __device__ __forceinline__ static KvRowOwner of(int warp, int lane, std::uint32_t tmem_base, int kv_valid) {
     const int row = warp * Config::kRowsPerQuarter + lane;
     const bool holds = lane < Config::kRowsPerQuarter;
@@ -40,8 +40,7 @@ __device__ __forceinline__ void store_square_row(bf16_bits* tile, int row, const
   const std::uint32_t base = smem_addr(tile) + std::uint32_t(row) * 128;
 #pragma unroll
   for (int c = 0; c < 8; ++c)
-    st_shared_v4(base + ((c ^ (row % 8)) << 4), packed[4 * c], packed[4 * c + 1], packed[4 * c + 2],
-                 packed[4 * c + 3]);
+    st_shared_v4(base + ((c ^ (row % 8)) << 4), packed[4 * c], packed[4 * c + 1], packed[4 * c + 2], packed[4 * c + 3]);
 }
 
 // P^T and dS^T of one kv row from S^T, dP^T (in place: s becomes P^T, dp becomes dS^T),
@@ -116,8 +115,8 @@ __device__ void dsoftmax_steps(SharedStorage& smem, const WorkItem& w, std::uint
 }
 
 // scale * row -> 128 bf16 in global memory (16-byte stores); exact zeros when `zero`.
-__device__ __forceinline__ void store_row_bf16(bf16_bits* dst, const std::uint32_t (&r)[Config::kHeadDim],
-                                               float scale, bool zero) {
+__device__ __forceinline__ void store_row_bf16(bf16_bits* dst, const std::uint32_t (&r)[Config::kHeadDim], float scale,
+                                               bool zero) {
 #pragma unroll
   for (int c = 0; c < Config::kHeadDim / 8; ++c) {
     uint4 v = make_uint4(0u, 0u, 0u, 0u);
@@ -169,8 +168,8 @@ __device__ void dsoftmax_epilogue(SharedStorage& smem, const WorkItem& w, const 
 }
 
 template <bool kProbe>
-__device__ void run_dsoftmax(SharedStorage& smem, const WorkItem& w, std::uint32_t tmem_base, const Params& p,
-                             int warp, int lane) {
+__device__ void run_dsoftmax(SharedStorage& smem, const WorkItem& w, std::uint32_t tmem_base, const Params& p, int warp,
+                             int lane) {
   const KvRowOwner me = KvRowOwner::of(warp, lane, tmem_base, w.kv_valid);
   dsoftmax_steps<kProbe>(smem, w, tmem_base, p, me, lane);
   dsoftmax_epilogue<kProbe>(smem, w, p, me);

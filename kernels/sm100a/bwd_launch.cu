@@ -75,8 +75,8 @@ Status launch_backward_blk64(const BackwardArgs& a) {
   for (std::uint32_t ns : params.probe_ns) probed = probed || ns != 0;
 
   if (Status st = device::compute_delta(s, a.out, a.d_out, delta, a.stream); !st.ok()) return st;
-  if (Status st = device::status_from(
-          cudaMemsetAsync(dq_accum, 0, std::size_t(s.tensor_elems()) * sizeof(float), stream));
+  if (Status st =
+          device::status_from(cudaMemsetAsync(dq_accum, 0, std::size_t(s.tensor_elems()) * sizeof(float), stream));
       !st.ok())
     return st;
   if (order != nullptr)
@@ -95,8 +95,7 @@ std::vector<KernelInfo> backward_kernels_blk64() {
       device::compute_delta_kernel_info(),
       device::order_by_count_kernel_info(),
       device::kernel_info(reinterpret_cast<const void*>(&bwd::backward_kernel<false>), "sm100a.bwd_blk64", true),
-      device::kernel_info(reinterpret_cast<const void*>(&bwd::backward_kernel<true>), "sm100a.bwd_blk64_probe",
-                          false),
+      device::kernel_info(reinterpret_cast<const void*>(&bwd::backward_kernel<true>), "sm100a.bwd_blk64_probe", false),
       device::postprocess_dq_kernel_info(),
   };
 }
@@ -112,8 +111,7 @@ bool backward_image_loads() {
 }
 
 std::vector<std::string> backward_probe_names() {
-  return {"bwd.release", "bwd.hand_over", "bwd.store",    "bwd.read_st",
-          "bwd.read_dq", "bwd.read_dkdv", "bwd.read_stat"};
+  return {"bwd.release", "bwd.hand_over", "bwd.store", "bwd.read_st", "bwd.read_dq", "bwd.read_dkdv", "bwd.read_stat"};
 }
 
 }  // namespace vsa::sm100a

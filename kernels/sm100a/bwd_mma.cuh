@@ -38,7 +38,8 @@ __device__ __forceinline__ void issue_square_tile(C c, std::uint32_t d_tmem, con
 // k), so A is read MN-major (slice kk = rows 16kk.. of a_t); B a tile whose rows are K.
 // dQ_i = dS K from the dS^T tile.
 template <class C>
-__device__ __forceinline__ void issue_square_t_tile(C c, std::uint32_t d_tmem, const bf16_bits* a_t, const bf16_bits* b) {
+__device__ __forceinline__ void issue_square_t_tile(C c, std::uint32_t d_tmem, const bf16_bits* a_t,
+                                                    const bf16_bits* b) {
   const std::uint32_t aa = smem_addr(a_t), ba = smem_addr(b);
 #pragma unroll
   for (int kk = 0; kk < Config::kBlock / Config::kMmaK; ++kk)

@@ -36,11 +36,11 @@ struct Params {
   float* dq_accum;              // [B, H, S, D] fp32, zeroed before the launch
   bf16_bits* dk;                // [B, H, S, D]
   bf16_bits* dv;
-  const std::int32_t* order;    // kv items longest first, or null: item = blockIdx.x
-  int num_blocks;               // nb
+  const std::int32_t* order;  // kv items longest first, or null: item = blockIdx.x
+  int num_blocks;             // nb
   int max_q;
-  float scale;       // 1/sqrt(D): dK = scale dS^T Q (dQ is scaled by the postprocess)
-  float scale_log2;  // scale * log2(e): P = exp2(scale_log2 s - lse)
+  float scale;                             // 1/sqrt(D): dK = scale dS^T Q (dQ is scaled by the postprocess)
+  float scale_log2;                        // scale * log2(e): P = exp2(scale_log2 s - lse)
   std::uint32_t probe_ns[kProbeSlots];     // probe variant only
   std::uint32_t probe_warps[kProbeSlots];  // warps that sleep at each probe (0: all)
 };
@@ -82,7 +82,7 @@ struct SharedStorage {
   alignas(1024) Square p_t[Config::kDsBuffers];  // Buf::pds
   alignas(1024) Square ds_t[Config::kDsBuffers];
   alignas(16) unsigned char dq_staging[Config::kBlock * Config::kDqStagingStride];  // Buf::staging
-  alignas(16) float lse[Config::kStages][Config::kBlock];                            // Buf::stat
+  alignas(16) float lse[Config::kStages][Config::kBlock];                           // Buf::stat
   alignas(16) float delta[Config::kStages][Config::kBlock];
   alignas(8) std::uint64_t bars[kProtocol.barrier_slots()];
   std::uint32_t tmem_base;  // written by tcgen05.alloc

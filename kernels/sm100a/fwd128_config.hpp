@@ -21,7 +21,7 @@ struct Config {
   // ([half][row][64]); the same holds for P (128 keys = two halves of 64).
   static constexpr int kHalfCols = 64;
   static constexpr int kHalves = kHeadDim / kHalfCols;
-  static constexpr int kTileBytes = kBlock * kHeadDim * 2;  // one 128 x 128 bf16 tile: 32 KB
+  static constexpr int kTileBytes = kBlock * kHeadDim * 2;   // one 128 x 128 bf16 tile: 32 KB
   static constexpr int kHalfBytes = kBlock * kHalfCols * 2;  // one 128 x 64 half: 16 KB
   static constexpr int kPTileBytes = kBlock * kBlock * 2;    // P, 128 x 128 bf16: 32 KB
   // tcgen05.mma kind::f16 consumes K = 16 per instruction.

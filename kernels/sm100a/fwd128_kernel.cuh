@@ -20,8 +20,7 @@ namespace vsa::sm100a::fwd128 {
 template <bool kProbe>
 __global__ void __launch_bounds__(Config::kThreads, 1)
     forward_kernel(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtensorMap tm_k,
-                   const __grid_constant__ CUtensorMap tm_v, const __grid_constant__ CUtensorMap tm_o,
-                   const Params p) {
+                   const __grid_constant__ CUtensorMap tm_v, const __grid_constant__ CUtensorMap tm_o, const Params p) {
   extern __shared__ unsigned char smem_raw[];
   auto& smem = storage_at_1024<SharedStorage>(smem_raw);
   const auto [warp, lane] = warp_place();

@@ -23,8 +23,7 @@ template <bool kProbe>
 }  // namespace
 
 Status launch_forward_blk128(const ForwardArgs& a) {
-  if (Status st = fwd_host::check_forward_args(a, blk128_shape_support(a.shape), "sm100a-blk128"); !st.ok())
-    return st;
+  if (Status st = fwd_host::check_forward_args(a, blk128_shape_support(a.shape), "sm100a-blk128"); !st.ok()) return st;
   const Shape& s = a.shape;
   if (s.count_elems() == 0) return Status::success();
 

@@ -11,15 +11,15 @@
 
 namespace vsa::sm100a::fwd128 {
 
-using fwd::Params;  // num_blocks: nb of 128-token blocks (any nb here)
 using fwd::kProbeEpilogue;
 using fwd::kProbeIssuePv;
-using fwd::kProbeRefillKv;
-using fwd::kProbeReleaseP;
 using fwd::kProbeReadK;
 using fwd::kProbeReadO;
 using fwd::kProbeReadS;
+using fwd::kProbeRefillKv;
+using fwd::kProbeReleaseP;
 using fwd::kProbeReleaseS;
+using fwd::Params;  // num_blocks: nb of 128-token blocks (any nb here)
 
 // One CTA's work: q block `item` (global index in the [B * H * nb] numbering) and its list.
 struct WorkItem {

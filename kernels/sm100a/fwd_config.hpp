@@ -27,7 +27,7 @@ struct Config {
   // 64-column halves stored one after the other ([half][row][64]).
   static constexpr int kHalfCols = 64;
   static constexpr int kHalves = kHeadDim / kHalfCols;
-  static constexpr int kTileBytes = kBlock * kHeadDim * 2;  // one 64 x 128 bf16 tile: 16 KB
+  static constexpr int kTileBytes = kBlock * kHeadDim * 2;   // one 64 x 128 bf16 tile: 16 KB
   static constexpr int kHalfBytes = kBlock * kHalfCols * 2;  // one 64 x 64 half: 8 KB
   static constexpr int kPTileBytes = kBlock * kBlock * 2;    // P of one q block, 64 x 64 bf16: 8 KB
   // tcgen05.mma kind::f16 consumes K = 16 per instruction.

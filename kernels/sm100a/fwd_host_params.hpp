@@ -29,8 +29,8 @@ inline bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p
 }
 
 // Q, K, V, O as [B * H * S, D] matrices, boxes of box_rows x half_cols (128-byte swizzle).
-[[nodiscard]] inline Status encode_qkvo_maps(CUtensorMap (&maps)[4], const ForwardArgs& a, int head_dim,
-                                             int box_rows, int half_cols) {
+[[nodiscard]] inline Status encode_qkvo_maps(CUtensorMap (&maps)[4], const ForwardArgs& a, int head_dim, int box_rows,
+                                             int half_cols) {
   const std::uint64_t rows = std::uint64_t(a.shape.row_elems());
   const void* bases[4] = {a.q, a.k, a.v, a.out};
   for (int i = 0; i < 4; ++i)

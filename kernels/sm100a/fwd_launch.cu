@@ -19,8 +19,8 @@ static_assert(fwd::kProbeSlots <= kFirstBwdProbeSlot, "forward probe slots come 
 template <bool kProbe>
 [[nodiscard]] Status launch(const CUtensorMap (&maps)[4], const fwd::Params& params, unsigned grid,
                             cudaStream_t stream) {
-  return fwd_host::launch_kernel(&fwd::forward_kernel<kProbe>, "sm100a forward", fwd::Config::kThreads,
-                                 fwd::kSmemBytes, maps, params, grid, stream);
+  return fwd_host::launch_kernel(&fwd::forward_kernel<kProbe>, "sm100a forward", fwd::Config::kThreads, fwd::kSmemBytes,
+                                 maps, params, grid, stream);
 }
 
 }  // namespace
@@ -32,8 +32,8 @@ Status launch_forward_blk64(const ForwardArgs& a) {
 
   // Boxes of 64 rows x 64 columns.
   CUtensorMap maps[4];
-  if (Status st = fwd_host::encode_qkvo_maps(maps, a, fwd::Config::kHeadDim, fwd::Config::kBlock,
-                                             fwd::Config::kHalfCols);
+  if (Status st =
+          fwd_host::encode_qkvo_maps(maps, a, fwd::Config::kHeadDim, fwd::Config::kBlock, fwd::Config::kHalfCols);
       !st.ok())
     return st;
   const fwd::Params params = fwd_host::forward_params(a);

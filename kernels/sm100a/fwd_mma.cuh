@@ -19,9 +19,10 @@ __device__ __forceinline__ void issue_scores(C c, std::uint32_t d_tmem, const bf
   const std::uint32_t qa = smem_addr(q), ka = smem_addr(k);
 #pragma unroll
   for (int kk = 0; kk < Config::kHeadDim / Config::kMmaK; ++kk) {
-    protocol::mma_issue(c, d_tmem, scores_operand(qa, kk),
-                        VSA_PLANT(wrong_sbo, scores_operand(ka, kk), ::vsa::model::with_sbo(scores_operand(ka, kk), 512u)),
-                        kScoresIdesc, kk > 0);
+    protocol::mma_issue(
+        c, d_tmem, scores_operand(qa, kk),
+        VSA_PLANT(wrong_sbo, scores_operand(ka, kk), ::vsa::model::with_sbo(scores_operand(ka, kk), 512u)),
+        kScoresIdesc, kk > 0);
   }
 }
 

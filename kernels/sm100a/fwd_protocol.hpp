@@ -41,7 +41,7 @@ using protocol::WarpRole;
 // 5      mma       tcgen05.mma issue and tcgen05.commit (one elected lane); allocates and
 //                  frees TMEM
 [[nodiscard]] constexpr WarpRole warp_role(int warp) {
-  return warp < Config::kSoftmaxWarps ? WarpRole::softmax
+  return warp < Config::kSoftmaxWarps    ? WarpRole::softmax
          : warp == Config::kSoftmaxWarps ? WarpRole::producer
                                          : WarpRole::mma;
 }
@@ -189,9 +189,7 @@ inline constexpr protocol::Op kSoftmaxLoop[] = {
     protocol::wait_on(Bar::pv_done, "PV_{n-1} done: O stable, P smem free").step(-1),
     protocol::plain(OpKind::fence_after, "order the O access after the wait").step(-1),
     protocol::access(OpKind::smem_store, Buf::p, protocol::kNone, "P_n row (bf16) -> smem"),
-    protocol::access(OpKind::tmem_load, protocol::kNone, Buf::o, "O row -> registers (correction)")
-        .step(-1)
-        .may_skip(),
+    protocol::access(OpKind::tmem_load, protocol::kNone, Buf::o, "O row -> registers (correction)").step(-1).may_skip(),
     protocol::plain(OpKind::wait_ld, "O row in registers").step(-1),
     protocol::access(OpKind::tmem_store, Buf::o, protocol::kNone, "O row * alpha -> TMEM").step(-1).may_skip(),
     protocol::plain(OpKind::wait_st, "O row written").step(-1),
@@ -205,8 +203,7 @@ inline constexpr protocol::Op kSoftmaxEpilogue[] = {
     protocol::access(OpKind::tmem_load, protocol::kNone, Buf::o, "O row -> registers").step(-1),
     protocol::plain(OpKind::wait_ld, "O row in registers").step(-1),
     protocol::plain(OpKind::fence_before, "order the TMEM loads before the syncs that follow").step(-1),
-    protocol::access(OpKind::smem_store, Buf::q, protocol::kNone, "O row (bf16, or 0) -> staging over Q")
-        .every_time(),
+    protocol::access(OpKind::smem_store, Buf::q, protocol::kNone, "O row (bf16, or 0) -> staging over Q").every_time(),
     protocol::plain(OpKind::fence_async, "staging visible to the TMA engine").every_time(),
     protocol::plain(OpKind::role_sync, "all four warps staged their rows").every_time(),
     protocol::access(OpKind::tma_store, protocol::kNone, Buf::q, "TMA store O_A, O_B").every_time().lead(),

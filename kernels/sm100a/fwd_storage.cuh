@@ -15,14 +15,14 @@ namespace vsa::sm100a::fwd {
 // Release side (before a warp hands something back) and read side (after a full-barrier
 // wait, before the read it guards).
 enum ProbeSlot : int {
-  kProbeReleaseS = 0,     // softmax -> mma: before s_empty (S buffer handed back)
-  kProbeReleaseP = 1,     // softmax -> mma: before p_full (P and corrected O handed over)
-  kProbeIssuePv = 2,      // mma: between the p_full / v_full waits and the PV issue
-  kProbeRefillKv = 3,     // producer: between an empty wait and the TMA refill of that stage
-  kProbeEpilogue = 4,     // softmax: between staging O and the TMA store
-  kProbeReadS = 5,        // softmax: between the s_full wait and the tcgen05.ld of S
-  kProbeReadO = 6,        // softmax: between the pv_done wait and the P store / O access (loop, epilogue)
-  kProbeReadK = 7,        // mma: between the q_full, k_full / s_empty waits and the S MMA issue
+  kProbeReleaseS = 0,  // softmax -> mma: before s_empty (S buffer handed back)
+  kProbeReleaseP = 1,  // softmax -> mma: before p_full (P and corrected O handed over)
+  kProbeIssuePv = 2,   // mma: between the p_full / v_full waits and the PV issue
+  kProbeRefillKv = 3,  // producer: between an empty wait and the TMA refill of that stage
+  kProbeEpilogue = 4,  // softmax: between staging O and the TMA store
+  kProbeReadS = 5,     // softmax: between the s_full wait and the tcgen05.ld of S
+  kProbeReadO = 6,     // softmax: between the pv_done wait and the P store / O access (loop, epilogue)
+  kProbeReadK = 7,     // mma: between the q_full, k_full / s_empty waits and the S MMA issue
   kProbeSlots = 8,
 };
 
@@ -33,7 +33,7 @@ struct Params {
   float* lse;                   // [B, H, S], M format
   int num_blocks;               // nb (even)
   int max_kv;
-  float scale_log2;  // softmax scale * log2(e), computed on the host
+  float scale_log2;                        // softmax scale * log2(e), computed on the host
   std::uint32_t probe_ns[kProbeSlots];     // probe variant only
   std::uint32_t probe_warps[kProbeSlots];  // warps that sleep at each probe (0: all)
 };

@@ -418,11 +418,12 @@ class Checker {
         }
       }
     };
-    join(OpKind::cta_sync, [](const Agent&) { return true; }, "the CTA");
+    join(
+        OpKind::cta_sync, [](const Agent&) { return true; }, "the CTA");
     for (int r = 0; r < m_p.role_count; ++r) {
       const WarpRole role = m_p.roles[r].role;
-      join(OpKind::role_sync, [role](const Agent& a) { return a.role == role; },
-           std::string("role ") + role_name(role));
+      join(
+          OpKind::role_sync, [role](const Agent& a) { return a.role == role; }, std::string("role ") + role_name(role));
     }
   }
 
@@ -432,8 +433,9 @@ class Checker {
       const Event& e = m_events[std::size_t(i)];
       const OpKind k = e.op->kind;
       if (k == OpKind::tmem_load || k == OpKind::tmem_store || k == OpKind::smem_store) {
-        const OpKind need = k == OpKind::tmem_load ? OpKind::wait_ld : k == OpKind::tmem_store ? OpKind::wait_st
-                                                                                               : OpKind::fence_async;
+        const OpKind need = k == OpKind::tmem_load    ? OpKind::wait_ld
+                            : k == OpKind::tmem_store ? OpKind::wait_st
+                                                      : OpKind::fence_async;
         bool waited = false, fenced = k == OpKind::smem_store;
         for (std::size_t j = std::size_t(i) + 1; j < m_events.size(); ++j) {
           const Event& f = m_events[j];
@@ -442,9 +444,9 @@ class Checker {
           if (f.op->kind == OpKind::fence_before && waited) fenced = true;
           if (is_release(f.op->kind)) {
             if (!waited)
-              report(k == OpKind::smem_store ? "fence" : "release-before-wait",
-                     agent_name(e.agent) + ": " + e.where() + " is followed by " + f.where() + " before " +
-                         kind_name(need));
+              report(k == OpKind::smem_store ? "fence" : "release-before-wait", agent_name(e.agent) + ": " + e.where() +
+                                                                                    " is followed by " + f.where() +
+                                                                                    " before " + kind_name(need));
             else if (!fenced)
               report("fence", agent_name(e.agent) + ": " + e.where() + " is followed by " + f.where() +
                                   " without tcgen05.fence::before_thread_sync");
@@ -504,7 +506,8 @@ class Checker {
     for (const Event& e : m_events) {
       if (e.async_node < 0) continue;
       if (m_teardown_join < 0) {
-        report("teardown", agent_name(e.agent) + ": " + e.where() + " is asynchronous and the CTA has no __syncthreads");
+        report("teardown",
+               agent_name(e.agent) + ": " + e.where() + " is asynchronous and the CTA has no __syncthreads");
         continue;
       }
       if (!m_graph.reaches(e.async_node, m_teardown_join))

@@ -59,7 +59,8 @@ static inline cudaError_t arm_hang_watch(const HangWatch& watch, cudaStream_t st
   static HangWatch armed;
   std::lock_guard<std::mutex> lock(mutex);
   if (watch.record == armed.record && watch.timeout_ms == armed.timeout_ms) return cudaSuccess;
-  const cudaError_t err = cudaMemcpyToSymbolAsync(g_hang_watch, &watch, sizeof watch, 0, cudaMemcpyHostToDevice, stream);
+  const cudaError_t err =
+      cudaMemcpyToSymbolAsync(g_hang_watch, &watch, sizeof watch, 0, cudaMemcpyHostToDevice, stream);
   if (err == cudaSuccess) armed = watch;
   return err;
 }
@@ -88,8 +89,8 @@ __device__ __forceinline__ void finish(C) {
 // issuers below (MMA, TMA load, generic smem stores and loads): the static_assert pins the
 // kind. Synchronising ops have their own executing steps, and expect<> refuses them.
 template <OpKind kKind>
-inline constexpr bool is_memory_op = kKind == OpKind::mma || kKind == OpKind::tma_load ||
-                                     kKind == OpKind::smem_store || kKind == OpKind::smem_load;
+inline constexpr bool is_memory_op =
+    kKind == OpKind::mma || kKind == OpKind::tma_load || kKind == OpKind::smem_store || kKind == OpKind::smem_load;
 namespace detail {
 // The one place a cursor moves without executing anything: every step below ends here.
 template <OpKind kKind, class C>
@@ -165,8 +166,7 @@ __device__ __forceinline__ typename C::Next wait(C c, std::uint64_t* bars, int i
 
 // One arrival for the calling warp: lanes meet, lane 0 arrives (the barrier counts warps).
 template <class C>
-__device__ __forceinline__ typename C::Next arrive_warp(C c, std::uint64_t* bars, int iteration, int steps,
-                                                         int lane) {
+__device__ __forceinline__ typename C::Next arrive_warp(C c, std::uint64_t* bars, int iteration, int steps, int lane) {
   constexpr Op op = C::op();
   static_assert(op.kind == OpKind::arrive, "kernel arrives where the protocol table has another op");
   if (op.active(iteration, steps)) {
@@ -180,7 +180,7 @@ __device__ __forceinline__ typename C::Next arrive_warp(C c, std::uint64_t* bars
 // Producer: one arrival plus the bytes the following TMA loads deliver (single thread).
 template <class C>
 __device__ __forceinline__ typename C::Next arrive_expect_tx(C c, std::uint64_t* bars, int iteration, int steps,
-                                                              std::uint32_t bytes) {
+                                                             std::uint32_t bytes) {
   constexpr Op op = C::op();
   static_assert(op.kind == OpKind::arrive_tx, "kernel expects TMA bytes where the table has another op");
   if (op.active(iteration, steps)) ::vsa::sm100a::detail::mbar_arrive_expect_tx(barrier_of<C>(bars, iteration), bytes);

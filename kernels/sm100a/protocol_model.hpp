@@ -21,11 +21,16 @@ enum class WarpRole : std::uint8_t { softmax, producer, mma, dsoftmax, dq_reduce
 
 [[nodiscard]] constexpr const char* role_name(WarpRole r) {
   switch (r) {
-    case WarpRole::softmax: return "softmax";
-    case WarpRole::producer: return "producer";
-    case WarpRole::mma: return "mma";
-    case WarpRole::dsoftmax: return "dsoftmax";
-    case WarpRole::dq_reduce: return "dq_reduce";
+    case WarpRole::softmax:
+      return "softmax";
+    case WarpRole::producer:
+      return "producer";
+    case WarpRole::mma:
+      return "mma";
+    case WarpRole::dsoftmax:
+      return "dsoftmax";
+    case WarpRole::dq_reduce:
+      return "dq_reduce";
   }
   return "?";
 }
@@ -77,26 +82,46 @@ enum class OpKind : std::uint8_t {
 
 [[nodiscard]] constexpr const char* kind_name(OpKind k) {
   switch (k) {
-    case OpKind::wait: return "wait";
-    case OpKind::arrive: return "arrive";
-    case OpKind::arrive_tx: return "arrive.expect_tx";
-    case OpKind::tma_load: return "tma load";
-    case OpKind::mma: return "tcgen05.mma";
-    case OpKind::commit: return "tcgen05.commit";
-    case OpKind::tmem_load: return "tcgen05.ld";
-    case OpKind::wait_ld: return "tcgen05.wait::ld";
-    case OpKind::tmem_store: return "tcgen05.st";
-    case OpKind::wait_st: return "tcgen05.wait::st";
-    case OpKind::smem_store: return "st.shared";
-    case OpKind::smem_load: return "ld.shared";
-    case OpKind::fence_async: return "fence.proxy.async";
-    case OpKind::fence_before: return "tcgen05.fence::before_thread_sync";
-    case OpKind::fence_after: return "tcgen05.fence::after_thread_sync";
-    case OpKind::role_sync: return "bar.sync (role)";
-    case OpKind::cta_sync: return "__syncthreads";
-    case OpKind::tma_store: return "tma store";
-    case OpKind::wait_store: return "cp.async.bulk.wait_group.read";
-    case OpKind::tmem_dealloc: return "tcgen05.dealloc";
+    case OpKind::wait:
+      return "wait";
+    case OpKind::arrive:
+      return "arrive";
+    case OpKind::arrive_tx:
+      return "arrive.expect_tx";
+    case OpKind::tma_load:
+      return "tma load";
+    case OpKind::mma:
+      return "tcgen05.mma";
+    case OpKind::commit:
+      return "tcgen05.commit";
+    case OpKind::tmem_load:
+      return "tcgen05.ld";
+    case OpKind::wait_ld:
+      return "tcgen05.wait::ld";
+    case OpKind::tmem_store:
+      return "tcgen05.st";
+    case OpKind::wait_st:
+      return "tcgen05.wait::st";
+    case OpKind::smem_store:
+      return "st.shared";
+    case OpKind::smem_load:
+      return "ld.shared";
+    case OpKind::fence_async:
+      return "fence.proxy.async";
+    case OpKind::fence_before:
+      return "tcgen05.fence::before_thread_sync";
+    case OpKind::fence_after:
+      return "tcgen05.fence::after_thread_sync";
+    case OpKind::role_sync:
+      return "bar.sync (role)";
+    case OpKind::cta_sync:
+      return "__syncthreads";
+    case OpKind::tma_store:
+      return "tma store";
+    case OpKind::wait_store:
+      return "cp.async.bulk.wait_group.read";
+    case OpKind::tmem_dealloc:
+      return "tcgen05.dealloc";
   }
   return "?";
 }
@@ -186,8 +211,7 @@ struct Op {
   o.write = buffer;
   return o;
 }
-[[nodiscard]] constexpr Op mma_into(std::uint8_t d, std::uint8_t a, std::uint8_t b, std::uint8_t c,
-                                    const char* what) {
+[[nodiscard]] constexpr Op mma_into(std::uint8_t d, std::uint8_t a, std::uint8_t b, std::uint8_t c, const char* what) {
   Op o;
   o.kind = OpKind::mma;
   o.write = d;

@@ -26,8 +26,7 @@ class Sm100aBlk64Backend final : public Backend {
 
   Support supports(const DeviceInfo& dev, const Shape& s, Op op) const override {
     if (!dev.present()) return Support::no("no CUDA device");
-    if (dev.cc() != 100)
-      return Support::no("needs compute capability 10.0 (sm_100a image); device is " + cc_text(dev));
+    if (dev.cc() != 100) return Support::no("needs compute capability 10.0 (sm_100a image); device is " + cc_text(dev));
     if (const Support shape = supports_shape(s, op); !shape.ok) return shape;
     // Asked only on a CC 10.0 device: there the image must load, or the build dropped it.
     if (op == Op::forward && !forward_image_loads())
@@ -74,8 +73,7 @@ class Sm100aBlk128Backend final : public Backend {
   Support supports(const DeviceInfo& dev, const Shape& s, Op op) const override {
     if (op != Op::forward) return Support::no(kNoBackward);
     if (!dev.present()) return Support::no("no CUDA device");
-    if (dev.cc() != 100)
-      return Support::no("needs compute capability 10.0 (sm_100a image); device is " + cc_text(dev));
+    if (dev.cc() != 100) return Support::no("needs compute capability 10.0 (sm_100a image); device is " + cc_text(dev));
     if (const Support shape = supports_shape(s, op); !shape.ok) return shape;
     if (!forward_blk128_image_loads())
       return Support::no("the binary holds no loadable sm_100a image of the blk128 forward kernel");

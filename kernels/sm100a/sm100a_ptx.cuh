@@ -126,8 +126,8 @@ __device__ __forceinline__ void mbar_arrive(std::uint64_t* bar) { (void)cuda::pt
 
 // One arrival plus `bytes` the copy engine will still deliver to this phase.
 __device__ __forceinline__ void mbar_arrive_expect_tx(std::uint64_t* bar, std::uint32_t bytes) {
-  (void)cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared,
-                                             bar, bytes);
+  (void)cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared, bar,
+                                             bytes);
 }
 
 // Blocks until the phase with this parity has completed (acquire at CTA scope).
@@ -175,8 +175,7 @@ __device__ __forceinline__ void bulk_load_1d(void* dst, const void* src, std::ui
 // source may be reused after tma_store_wait_read(), the global result is complete after
 // bulk_wait_all().
 __device__ __forceinline__ void bulk_reduce_add_f32(float* dst, const float* src, std::uint32_t bytes) {
-  cuda::ptx::cp_reduce_async_bulk(cuda::ptx::space_global, cuda::ptx::space_shared, cuda::ptx::op_add, dst, src,
-                                  bytes);
+  cuda::ptx::cp_reduce_async_bulk(cuda::ptx::space_global, cuda::ptx::space_shared, cuda::ptx::op_add, dst, src, bytes);
 }
 // 9.7.8.24.13 cp.async.bulk.wait_group 0: every committed bulk operation of this thread has
 // completed, its writes included.

@@ -19,8 +19,8 @@ __device__ __forceinline__ std::uint32_t swizzled_chunk(int row, int chunk) {
 // O row (kHeadDim fp32 bit patterns, normalised by inv_sum, as bf16; exact zeros for a row
 // that attended to nothing) into the staging tile.
 template <int kHalfBytes, int kHeadDim>
-__device__ __forceinline__ void stage_o_row(bf16_bits* tile, int row, const std::uint32_t (&o)[kHeadDim],
-                                            float inv_sum, bool attended) {
+__device__ __forceinline__ void stage_o_row(bf16_bits* tile, int row, const std::uint32_t (&o)[kHeadDim], float inv_sum,
+                                            bool attended) {
   const std::uint32_t base = smem_addr(tile);
 #pragma unroll
   for (int c = 0; c < kHeadDim / 8; ++c) {

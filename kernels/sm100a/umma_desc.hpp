@@ -24,8 +24,8 @@ constexpr std::uint64_t smem_desc_sw128(std::uint32_t addr, std::uint32_t lbo, s
 // F32); 7-9 A format (1 = BF16); 10-12 B format; 15 A MN-major; 16 B MN-major; 17-22 N >> 3;
 // 24-28 M >> 4. Dense, no negation, no saturation, no shift.
 constexpr std::uint32_t idesc_bf16_f32(int m, int n, bool a_mn_major, bool b_mn_major) {
-  return (1u << 4) | (1u << 7) | (1u << 10) | (std::uint32_t(a_mn_major) << 15) |
-         (std::uint32_t(b_mn_major) << 16) | (std::uint32_t(n >> 3) << 17) | (std::uint32_t(m >> 4) << 24);
+  return (1u << 4) | (1u << 7) | (1u << 10) | (std::uint32_t(a_mn_major) << 15) | (std::uint32_t(b_mn_major) << 16) |
+         (std::uint32_t(n >> 3) << 17) | (std::uint32_t(m >> 4) << 24);
 }
 
 // ---- the operands of the sm100a kernels (every descriptor they issue comes from these) ----

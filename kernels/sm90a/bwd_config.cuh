@@ -10,19 +10,19 @@
 
 namespace vsa::sm90a::bwd {
 
-inline constexpr int kBlk = kBlock;   // 64 tokens: one wgmma M (kv or q rows of a block)
-inline constexpr int kD = kHeadDim;   // 128: the contraction of S and dP, the N of dK/dV/dQ
+inline constexpr int kBlk = kBlock;  // 64 tokens: one wgmma M (kv or q rows of a block)
+inline constexpr int kD = kHeadDim;  // 128: the contraction of S and dP, the N of dK/dV/dQ
 
 // Every 64 x 128 bf16 tile lives in shared memory as two 64-column chunks of
 // 64 rows x 128 bytes, 128-byte swizzled (TMA SWIZZLE_128B, box 64 x 64). One layout
 // serves as a K-major operand (K = d: S = A B^T) and as an MN-major operand
 // (K = rows: dV += P^T dO, dQ = dS K), so no tile is ever transposed in memory.
-inline constexpr int kChunkCols = 64;                          // 128 bytes of bf16
-inline constexpr int kChunkBytes = kBlk * kChunkCols * 2;      // 8 KiB
-inline constexpr int kTileBytes = kBlk * kD * 2;               // 16 KiB
+inline constexpr int kChunkCols = 64;                      // 128 bytes of bf16
+inline constexpr int kChunkBytes = kBlk * kChunkCols * 2;  // 8 KiB
+inline constexpr int kTileBytes = kBlk * kD * 2;           // 16 KiB
 inline constexpr int kTileElems = kBlk * kD;
-inline constexpr int kSwizzleAtomBytes = 1024;                 // 8 rows x 128 B
-inline constexpr int kRowStatBytes = kBlk * 4;                 // 64 fp32 lse or Delta values
+inline constexpr int kSwizzleAtomBytes = 1024;  // 8 rows x 128 B
+inline constexpr int kRowStatBytes = kBlk * 4;  // 64 fp32 lse or Delta values
 static_assert(kD == 2 * kChunkCols, "the tile is exactly two 128-byte swizzle chunks wide");
 static_assert(kRowStatBytes % 16 == 0, "1-D bulk copies move multiples of 16 bytes");
 
@@ -78,10 +78,10 @@ struct alignas(kSwizzleAtomBytes) SlotSmem {
   bf16_bits ds_t[kBlk * kBlk];
   float stage_lse[kStages][kBlk];  // kv items: rows of the streamed q block
   float stage_delta[kStages][kBlk];
-  std::uint64_t full[kStages];     // producer -> consumer: stage loaded (TMA bytes)
-  std::uint64_t empty[kStages];    // consumer -> producer: stage free (one arrival per consumer thread)
-  std::uint64_t resident_full;     // producer -> consumer: `item` published, its resident tiles loaded
-  std::uint64_t resident_empty;    // consumer -> producer: item's GEMMs done, `item` and resident tiles free
+  std::uint64_t full[kStages];   // producer -> consumer: stage loaded (TMA bytes)
+  std::uint64_t empty[kStages];  // consumer -> producer: stage free (one arrival per consumer thread)
+  std::uint64_t resident_full;   // producer -> consumer: `item` published, its resident tiles loaded
+  std::uint64_t resident_empty;  // consumer -> producer: item's GEMMs done, `item` and resident tiles free
   // Mailbox: the work item and its list length, which the consumer would otherwise load
   // from global memory at the item's start, before its loop can begin (the producer
   // loaded it when it took the item).

@@ -87,8 +87,7 @@ __device__ __forceinline__ void wait_kv_done(const BwdParams& p, int bh, int kv_
   } else {
     // The total ends the wait too: a q2k id outside the contract cannot spin forever.
     cuda::atomic_ref<std::int32_t, cuda::thread_scope_device> done(p.kv_done[bh * p.num_blocks + kv_block]);
-    while (done.load(cuda::memory_order_acquire) < 1 && total.load(cuda::memory_order_acquire) < all)
-      sleep_ns(64);
+    while (done.load(cuda::memory_order_acquire) < 1 && total.load(cuda::memory_order_acquire) < all) sleep_ns(64);
   }
   fence_proxy_async_global();
 }

@@ -29,8 +29,7 @@ __device__ __forceinline__ void store_zero_block(bf16_bits* block, int t) {
 // PTX ISA "red" (red.global.add.v4.f32, sm_90): fire-and-forget fp32 reduction of four
 // adjacent floats. Here until sm90a_common.cuh (which has the .v2 form) gains it.
 __device__ __forceinline__ void red_add_v4(float* dst, float a, float b, float c, float d) {
-  asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"l"(dst), "f"(a), "f"(b), "f"(c), "f"(d)
-               : "memory");
+  asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};\n" ::"l"(dst), "f"(a), "f"(b), "f"(c), "f"(d) : "memory");
 }
 
 // dQ partial of one (q block, kv block) pair -> the fp32 accumulator tile of its q block,

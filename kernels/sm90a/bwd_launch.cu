@@ -48,9 +48,7 @@ constexpr std::size_t align_up(std::size_t bytes) {
 // Deterministic mode: dS^T tile bytes one chunk of heads may take (see above).
 constexpr std::size_t kDsTileBudget = std::size_t(8) << 30;
 
-std::size_t ds_tile_bytes(const Shape& s) {
-  return std::size_t(s.q2k_idx_elems()) * std::size_t(bwd::kDsTileBytes);
-}
+std::size_t ds_tile_bytes(const Shape& s) { return std::size_t(s.q2k_idx_elems()) * std::size_t(bwd::kDsTileBytes); }
 
 // L2 of the sm_90 parts this family runs on (H100, H200: 50 MiB). A constant rather than a
 // device query, so the workspace a caller sizes without a GPU is the one the launch uses.
@@ -123,14 +121,13 @@ bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 
 // mode), whose indices must fit 32 bits.
 Status check_args(const BackwardArgs& a, const Shape& launched) {
   const Shape& s = launched;
-  if (s.block != kBlock || s.head_dim != kHeadDim)
-    return Status::failure("sm90a backward needs BLK = 64 and D = 128");
+  if (s.block != kBlock || s.head_dim != kHeadDim) return Status::failure("sm90a backward needs BLK = 64 and D = 128");
   if (s.bh() * s.seq() > INT_MAX || 2 * s.count_elems() > INT_MAX)
     return Status::failure("sm90a backward: B*H*S exceeds the 32-bit row coordinates of the tensor maps");
   if (s.k2q_idx_elems() > INT_MAX)
     return Status::failure("sm90a backward: B*H*nb*max_q exceeds the 32-bit k2q entry index of the preprocess");
-  if (!a.q || !a.k || !a.v || !a.out || !a.d_out || !a.lse || !a.q2k_idx || !a.q2k_num || !a.k2q_idx ||
-      !a.k2q_num || !a.vbs || !a.dq || !a.dk || !a.dv)
+  if (!a.q || !a.k || !a.v || !a.out || !a.d_out || !a.lse || !a.q2k_idx || !a.q2k_num || !a.k2q_idx || !a.k2q_num ||
+      !a.vbs || !a.dq || !a.dk || !a.dv)
     return Status::failure("sm90a backward: a required pointer is null");
   if (!a.workspace) return Status::failure("sm90a backward: workspace is null");
   if (!aligned16(a.q) || !aligned16(a.k) || !aligned16(a.v) || !aligned16(a.d_out) || !aligned16(a.lse) ||
@@ -141,8 +138,8 @@ Status check_args(const BackwardArgs& a, const Shape& launched) {
 
 Status encode_tensor_maps(bwd::TensorMaps& maps, const BackwardArgs& a) {
   const std::uint64_t rows = std::uint64_t(a.shape.bh() * a.shape.seq());
-  for (const auto& [map, base] : {std::pair{&maps.q, a.q}, std::pair{&maps.k, a.k}, std::pair{&maps.v, a.v},
-                                  std::pair{&maps.d_out, a.d_out}}) {
+  for (const auto& [map, base] :
+       {std::pair{&maps.q, a.q}, std::pair{&maps.k, a.k}, std::pair{&maps.v, a.v}, std::pair{&maps.d_out, a.d_out}}) {
     if (const Status st = make_tensor_map_bf16_sw128(map, base, rows, kHeadDim, kBlock, bwd::kChunkCols); !st.ok())
       return st;
   }
@@ -265,10 +262,11 @@ Status launch_one(const BackwardArgs& a, bool deterministic, bool kv_only = fals
   pre.kv_done_total = p.kv_done_total;
   const std::int64_t rows_blocks = (pre.rows + bwd::kDeltaRowsPerBlock - 1) / bwd::kDeltaRowsPerBlock;
   const std::int64_t zero_blocks = (pre.zero_float4s + bwd::kPreprocessThreads - 1) / bwd::kPreprocessThreads;
-  const std::int64_t slot_blocks =
-      deterministic ? (std::int64_t(pre.k2q_entries) + bwd::kPreprocessThreads / 32 - 1) / (bwd::kPreprocessThreads / 32) : 0;
-  const unsigned workers = unsigned(std::clamp<std::int64_t>(std::max({rows_blocks, zero_blocks, slot_blocks}), 1,
-                                                             device::kMaxElementwiseBlocks));
+  const std::int64_t slot_blocks = deterministic ? (std::int64_t(pre.k2q_entries) + bwd::kPreprocessThreads / 32 - 1) /
+                                                       (bwd::kPreprocessThreads / 32)
+                                                 : 0;
+  const unsigned workers = unsigned(
+      std::clamp<std::int64_t>(std::max({rows_blocks, zero_blocks, slot_blocks}), 1, device::kMaxElementwiseBlocks));
   bwd::backward_preprocess<<<1 + workers, bwd::kPreprocessThreads, 0, stream>>>(pre);
   if (const Status st = device::last_launch_status(); !st.ok()) return st;
 
@@ -323,8 +321,8 @@ Status launch_deterministic_backward(const BackwardArgs& a, std::int64_t heads_p
   if (const Status st = check_args(a, chunk_shape(s, chunk)); !st.ok()) return st;
   for (std::int64_t first = 0; first < s.bh(); first += chunk) {
     if (s.num_blocks == 0) break;
-    if (const Status st = launch_one(chunk_of(a, first, std::min(chunk, s.bh() - first)), true,
-                                     items == DetItems::kv_only);
+    if (const Status st =
+            launch_one(chunk_of(a, first, std::min(chunk, s.bh() - first)), true, items == DetItems::kv_only);
         !st.ok())
       return st;
   }

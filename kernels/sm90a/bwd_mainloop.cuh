@@ -51,7 +51,8 @@ __device__ __forceinline__ std::uint64_t desc_mn_major(std::uint32_t tile, int k
 // acc[64x64] = A B^T over d: A, B are [64 rows][128 d] tiles (S = Q K^T, S^T = K Q^T, ...).
 __device__ __forceinline__ void gemm_abt(float (&acc)[32], std::uint32_t a_tile, std::uint32_t b_tile) {
 #pragma unroll
-  for (int kk = 0; kk < kD / 16; ++kk) wgmma_m64n64k16_ss<0, 0>(acc, desc_k_major(a_tile, kk), desc_k_major(b_tile, kk), kk);
+  for (int kk = 0; kk < kD / 16; ++kk)
+    wgmma_m64n64k16_ss<0, 0>(acc, desc_k_major(a_tile, kk), desc_k_major(b_tile, kk), kk);
 }
 // acc[64x128] += A B: A (64 x 64) in registers as four k-step fragments, B a tile whose rows are K.
 __device__ __forceinline__ void gemm_rs_ab(float (&acc)[64], const std::uint32_t (&a)[4][4], std::uint32_t b_tile) {
@@ -101,8 +102,7 @@ __device__ __forceinline__ void probs_kv(float (&s)[32], const float* lse, const
   }
 }
 // kv items: dP^T -> dS^T = P^T (dP^T - Delta) in place, Delta per column.
-__device__ __forceinline__ void dsoftmax_kv(float (&dp)[32], const float (&p)[32], const float* delta,
-                                            const Frag& f) {
+__device__ __forceinline__ void dsoftmax_kv(float (&dp)[32], const float (&p)[32], const float* delta, const Frag& f) {
 #pragma unroll
   for (int c = 0; c < 8; ++c) {
     const float2 d = *reinterpret_cast<const float2*>(delta + 8 * c + f.col0);

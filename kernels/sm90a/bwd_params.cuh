@@ -32,25 +32,25 @@ struct BwdParams {
   const std::int32_t* k2q_idx;
   const std::int32_t* k2q_num;
   const std::int32_t* vbs;
-  bf16_bits* dq;      // deterministic mode: written by the q items
+  bf16_bits* dq;  // deterministic mode: written by the q items
   bf16_bits* dk;
   bf16_bits* dv;
-  float* dq_accum;    // atomic mode: fp32, one 64x128 tile per (b, h, q block) in fragment order, zeroed first
+  float* dq_accum;  // atomic mode: fp32, one 64x128 tile per (b, h, q block) in fragment order, zeroed first
   // Deterministic mode: kv items hand dS to the q items through global memory.
-  bf16_bits* ds_t;               // one swizzled 64x64 dS^T tile per q2k entry: [B*H*nb][max_kv][64*64]
-  const std::int32_t* ds_slot;   // [B*H*nb][max_q]: k2q entry (j, m) -> its q2k position n (-1: not there)
-  std::int32_t* kv_done;         // [B*H*nb]: consumers of kv item j that have published its dS tiles
-  std::int32_t* kv_done_total;   // the sum of kv_done: num_kv_items once every kv item is done
+  bf16_bits* ds_t;              // one swizzled 64x64 dS^T tile per q2k entry: [B*H*nb][max_kv][64*64]
+  const std::int32_t* ds_slot;  // [B*H*nb][max_q]: k2q entry (j, m) -> its q2k position n (-1: not there)
+  std::int32_t* kv_done;        // [B*H*nb]: consumers of kv item j that have published its dS tiles
+  std::int32_t* kv_done_total;  // the sum of kv_done: num_kv_items once every kv item is done
   int num_blocks;
   int max_kv;
   int max_q;
-  int num_kv_items;   // B*H*nb: item ids [0, num_kv_items) are kv items, the rest q items
-  int num_items;      // num_kv_items (atomic) or 2 * num_kv_items (deterministic)
+  int num_kv_items;           // B*H*nb: item ids [0, num_kv_items) are kv items, the rest q items
+  int num_items;              // num_kv_items (atomic) or 2 * num_kv_items (deterministic)
   const std::int32_t* order;  // longest-first permutation of the first num_sorted item ids, or null
   int num_sorted;             // positions [0, num_sorted) go through order, the rest are item ids
   std::int32_t* next_work;    // scheduler counter, zero at launch
-  float scale;       // 1/sqrt(D): dK = scale * dS^T Q, dQ = scale * dS K
-  float scale_log2;  // scale * log2(e): P = exp2(scale_log2 * s - lse)
+  float scale;                // 1/sqrt(D): dK = scale * dS^T Q, dQ = scale * dS K
+  float scale_log2;           // scale * log2(e): P = exp2(scale_log2 * s - lse)
   Probes probes;
   std::uint64_t* trace;  // timeline, one record per CTA (trace.hpp; probe variant only), or null
   HangWatch hang_watch;  // bounded waits (probe variant only); last, so no field moves

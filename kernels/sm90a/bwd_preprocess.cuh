@@ -27,25 +27,25 @@ inline constexpr int kDeltaRowsPerBlock = kPreprocessThreads / kDeltaLanesPerRow
 static_assert(kD % 8 == 0 && 32 % kDeltaLanesPerRow == 0, "a row's lanes sit in one warp");
 
 struct PreprocessParams {
-  const bf16_bits* out;     // O, [rows][kD]
-  const bf16_bits* d_out;   // dO, [rows][kD]
-  float* delta;             // [rows]
+  const bf16_bits* out;    // O, [rows][kD]
+  const bf16_bits* d_out;  // dO, [rows][kD]
+  float* delta;            // [rows]
   std::int64_t rows;
-  float4* zero;             // atomic mode: the fp32 dQ tiles; deterministic mode: kv_done
+  float4* zero;  // atomic mode: the fp32 dQ tiles; deterministic mode: kv_done
   std::int64_t zero_float4s;
   // Deterministic mode: the dS^T slot map (null in the atomic mode).
-  std::int32_t* ds_slot;    // [k2q entries]
+  std::int32_t* ds_slot;  // [k2q entries]
   const std::int32_t* q2k_idx;
   const std::int32_t* q2k_num;
   const std::int32_t* k2q_idx;
   const std::int32_t* k2q_num;
   int num_blocks, max_kv, max_q;
-  int k2q_entries;          // B*H*nb*max_q (checked to fit an int: 32-bit divisions below)
-  device::ItemCounts counts;   // list length of each item id
+  int k2q_entries;            // B*H*nb*max_q (checked to fit an int: 32-bit divisions below)
+  device::ItemCounts counts;  // list length of each item id
   int n_items;
   int max_count;
-  std::int32_t* order;      // null: the backward takes items in natural order
-  std::int32_t* next_work;  // scheduler counter, reset to zero here
+  std::int32_t* order;          // null: the backward takes items in natural order
+  std::int32_t* next_work;      // scheduler counter, reset to zero here
   std::int32_t* kv_done_total;  // deterministic mode: reset to zero here (null in the atomic mode)
 };
 
@@ -104,7 +104,7 @@ __global__ void __launch_bounds__(kPreprocessThreads, 1) backward_preprocess(con
   if (p.ds_slot == nullptr) return;
 #pragma unroll 1
   for (std::int64_t e64 = tid / 32; e64 < p.k2q_entries; e64 += workers / 32) {
-    const int e = int(e64);  // < k2q_entries, an int: 32-bit divisions below
+    const int e = int(e64);                               // < k2q_entries, an int: 32-bit divisions below
     if (e % p.max_q >= p.k2q_num[e / p.max_q]) continue;  // warp-uniform: one entry per warp
     build_ds_slot(p.q2k_idx, p.q2k_num, p.k2q_idx, p.num_blocks, p.max_kv, p.max_q, e, p.ds_slot);
   }

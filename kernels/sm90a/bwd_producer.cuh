@@ -77,7 +77,7 @@ __device__ __forceinline__ void producer_role(SlotSmem& sm, const BwdParams& p, 
   if constexpr (kProbes)
     if (p.trace != nullptr)
       trace_stamp(p.trace + (std::int64_t(blockIdx.x) * kConsumers + slot) * kTraceWords, kTraceDependency);
-  int pos = 0;             // ring position of the next entry
+  int pos = 0;               // ring position of the next entry
   bool kv_all_done = false;  // deterministic mode: every kv item's dS tiles are published
   // Every load of an item is issued before the next item is fetched, so a kv item in this
   // slot's hands finishes without its producer: the deterministic mode's wait for kv items

@@ -23,11 +23,11 @@
 namespace vsa::sm90a::bwd {
 
 struct WorkItem {
-  int id;      // -1: no more work
-  bool kv;     // kv item (k2q row) or q item (q2k row)
-  int bh;      // b * H + h
-  int block;   // kv block j (kv item) or q block i (q item)
-  int count;   // entries of its list
+  int id;     // -1: no more work
+  bool kv;    // kv item (k2q row) or q item (q2k row)
+  int bh;     // b * H + h
+  int block;  // kv block j (kv item) or q block i (q item)
+  int count;  // entries of its list
   const std::int32_t* list;
 
   // Item `id` with its list length (k2q_num or q2k_num of its row) already known.

@@ -35,9 +35,9 @@ __device__ __forceinline__ void copy_rows_to_global(std::uint32_t staging, bf16_
 }
 
 template <class Cfg, bool kProbe>
-__device__ __forceinline__ void store_output(const float (&o)[64], const OnlineSoftmax& softmax, bf16_bits* staging_tile,
-                                             std::uint64_t* staging_empty, int slot, int item, const Params& p,
-                                             int warp, int lane) {
+__device__ __forceinline__ void store_output(const float (&o)[64], const OnlineSoftmax& softmax,
+                                             bf16_bits* staging_tile, std::uint64_t* staging_empty, int slot, int item,
+                                             const Params& p, int warp, int lane) {
   float inv_sum[2], lse[2];
   softmax.finish(p.scale_log2, inv_sum, lse);
 
@@ -51,8 +51,7 @@ __device__ __forceinline__ void store_output(const float (&o)[64], const OnlineS
     for (int r = 0; r < 2; ++r) {
       const int row = warp * 16 + lane / 4 + 8 * r;
       const std::uint32_t v = pack_bf16x2(o[4 * j + 2 * r] * inv_sum[r], o[4 * j + 2 * r + 1] * inv_sum[r]);
-      asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(staging + swizzled_chunk<Cfg>(row, j) + 4 * t), "r"(v)
-                   : "memory");
+      asm volatile("st.shared.b32 [%0], %1;\n" ::"r"(staging + swizzled_chunk<Cfg>(row, j) + 4 * t), "r"(v) : "memory");
     }
   }
   __syncwarp();  // a warp reads back only the 16 rows it wrote

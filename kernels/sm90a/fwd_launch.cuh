@@ -80,8 +80,9 @@ template <class Cfg>
 
   const std::uint64_t rows = std::uint64_t(s.bh() * s.seq());
   CUtensorMap tm_q, tm_k, tm_v;
-  for (auto [map, base] : {std::pair{&tm_q, static_cast<const void*>(a.q)}, std::pair{&tm_k, static_cast<const void*>(a.k)},
-                           std::pair{&tm_v, static_cast<const void*>(a.v)}})
+  for (auto [map, base] :
+       {std::pair{&tm_q, static_cast<const void*>(a.q)}, std::pair{&tm_k, static_cast<const void*>(a.k)},
+        std::pair{&tm_v, static_cast<const void*>(a.v)}})
     if (Status st = make_tensor_map_bf16_sw128(map, base, rows, Cfg::kHeadDim, Cfg::kBlockQ, Cfg::kHalfCols); !st.ok())
       return st;
 
@@ -106,14 +107,15 @@ template <class Cfg>
   params.trace = a.trace;
   params.hang_watch = a.hang_watch;
 
-  order_longest_first<kOrderThreads><<<1, kOrderThreads, 0, stream>>>(a.q2k_num, n_items, s.max_kv, order,
-                                                                       order_counts, params.next_work);
+  order_longest_first<kOrderThreads>
+      <<<1, kOrderThreads, 0, stream>>>(a.q2k_num, n_items, s.max_kv, order, order_counts, params.next_work);
   if (Status st = cuda_status(cudaGetLastError(), "launch order_longest_first"); !st.ok()) return st;
 
   const int grid = std::max(1, std::min(sm_count, (n_items + Cfg::kConsumers - 1) / Cfg::kConsumers));
   // The timeline is recorded, and waits are bounded by a hang watch, by the probe variant only.
-  return a.probes.any() || a.trace != nullptr || a.hang_watch.on() ? launch_persistent<Cfg, true>(tm_q, tm_k, tm_v, params, grid, stream)
-                        : launch_persistent<Cfg, false>(tm_q, tm_k, tm_v, params, grid, stream);
+  return a.probes.any() || a.trace != nullptr || a.hang_watch.on()
+             ? launch_persistent<Cfg, true>(tm_q, tm_k, tm_v, params, grid, stream)
+             : launch_persistent<Cfg, false>(tm_q, tm_k, tm_v, params, grid, stream);
 }
 
 }  // namespace vsa::sm90a::fwd

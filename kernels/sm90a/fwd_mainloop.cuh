@@ -17,7 +17,8 @@ namespace vsa::sm90a::fwd {
 // Q tile (swizzled [half][row][64]) into the A fragments of 8 k16 slices: ldmatrix.x4
 // matrices (rows 0-7 | 8-15) x (k 0-7 | 8-15) of this warp's 16 rows.
 template <class Cfg>
-__device__ __forceinline__ void load_q_fragments(const bf16_bits* q_tile, std::uint32_t (&q)[8][4], int warp, int lane) {
+__device__ __forceinline__ void load_q_fragments(const bf16_bits* q_tile, std::uint32_t (&q)[8][4], int warp,
+                                                 int lane) {
   const std::uint32_t base = smem_addr(q_tile);
   const int row = warp * 16 + lane % 8 + 8 * ((lane / 8) % 2);
 #pragma unroll
@@ -197,8 +198,7 @@ __device__ void run_consumer(SharedStorage<Cfg>& smem, int slot, const Params& p
     wgmma_wait<0>();
     keep_live(o);
     if constexpr (!Cfg::kEarlyKRelease) release_stage<kProbe>(&bars.k_empty[cur.index], lane, p.probe_release_kv_ns);
-    store_output<Cfg, kProbe>(o, softmax, tiles.v[cur.index], &bars.v_empty[cur.index], slot, item, p, warp,
-                              lane);
+    store_output<Cfg, kProbe>(o, softmax, tiles.v[cur.index], &bars.v_empty[cur.index], slot, item, p, warp, lane);
     stamp<Cfg, kProbe>(p, slot, trace_item_stamp(traced, 2), tid == 0);
     kv_state = cur;
     kv_state.advance();

@@ -24,14 +24,13 @@ using device::sort_longest_first;
 // template only so that every translation unit that includes this header may define it.)
 // `order_counts[k]` is the count of item `order[k]`, so the producer reads both at once.
 template <int kThreads = kOrderThreads>
-__global__ void __launch_bounds__(kThreads) order_longest_first(const std::int32_t* counts, int n_items,
-                                                                int max_count, std::int32_t* order,
-                                                                std::int32_t* order_counts, std::int32_t* next_work) {
+__global__ void __launch_bounds__(kThreads)
+    order_longest_first(const std::int32_t* counts, int n_items, int max_count, std::int32_t* order,
+                        std::int32_t* order_counts, std::int32_t* next_work) {
   grid_launch_dependents();
   __shared__ OrderScratch scratch;
   if (threadIdx.x == 0) *next_work = 0;
-  sort_longest_first<kThreads>(ItemCounts{counts, n_items, nullptr}, n_items, max_count, order, scratch,
-                               order_counts);
+  sort_longest_first<kThreads>(ItemCounts{counts, n_items, nullptr}, n_items, max_count, order, scratch, order_counts);
 }
 
 // Scheduler tickets: ticket t is the t-th item of the longest-first order. Each producer's

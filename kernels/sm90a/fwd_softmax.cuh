@@ -59,8 +59,8 @@ struct OnlineSoftmax {
     bool rescale = true;
     if constexpr (kLazy) {
       // -inf reference with a finite max: +inf > threshold (move); both -inf: NaN (stay).
-      const bool grew = (mx[0] - m[0]) * scale_log2 > kLazyThresholdLog2 ||
-                        (mx[1] - m[1]) * scale_log2 > kLazyThresholdLog2;
+      const bool grew =
+          (mx[0] - m[0]) * scale_log2 > kLazyThresholdLog2 || (mx[1] - m[1]) * scale_log2 > kLazyThresholdLog2;
       rescale = __any_sync(0xffffffffu, grew);  // a vote, not a branch: P.V is still in flight
     }
     float base[2];

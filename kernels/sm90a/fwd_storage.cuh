@@ -11,18 +11,18 @@
 namespace vsa::sm90a::fwd {
 
 struct Params {
-  const std::int32_t* q2k_idx;  // [B, H, nb, max_kv]
-  const std::int32_t* q2k_num;  // [B, H, nb]
-  const std::int32_t* vbs;      // [nb]
-  bf16_bits* out;               // [B, H, S, D]
-  float* lse;                   // [B, H, S], M format
-  const std::int32_t* order;    // work items, longest first (fwd_schedule.cuh)
+  const std::int32_t* q2k_idx;       // [B, H, nb, max_kv]
+  const std::int32_t* q2k_num;       // [B, H, nb]
+  const std::int32_t* vbs;           // [nb]
+  bf16_bits* out;                    // [B, H, S, D]
+  float* lse;                        // [B, H, S], M format
+  const std::int32_t* order;         // work items, longest first (fwd_schedule.cuh)
   const std::int32_t* order_counts;  // q2k_num of order[k], written beside it by the order kernel
-  std::int32_t* next_work;      // scheduler counter, zeroed by the order kernel
-  int n_items;                  // B * H * nb
-  int num_blocks;               // nb
+  std::int32_t* next_work;           // scheduler counter, zeroed by the order kernel
+  int n_items;                       // B * H * nb
+  int num_blocks;                    // nb
   int max_kv;
-  float scale_log2;             // softmax scale * log2(e), computed on the host
+  float scale_log2;                   // softmax scale * log2(e), computed on the host
   std::uint32_t probe_release_kv_ns;  // ProbeSlot kProbeFwdReleaseKv (probe variant only)
   std::uint32_t probe_epilogue_ns;    // ProbeSlot kProbeFwdEpilogue (probe variant only)
   std::uint64_t* trace;               // timeline records (trace.hpp; probe variant only), or null
@@ -61,9 +61,9 @@ struct SlotBarriers {
 // them (release) and read by the consumer after its wait (acquire).
 template <class Cfg>
 struct SlotMailbox {
-  int item;                      // work item, -1: no more work
-  int count;                     // its q2k_num (clamped to [0, max_kv])
-  int kv_valid[Cfg::kStages];    // vbs of the kv block in each stage
+  int item;                    // work item, -1: no more work
+  int count;                   // its q2k_num (clamped to [0, max_kv])
+  int kv_valid[Cfg::kStages];  // vbs of the kv block in each stage
 };
 
 template <class Cfg>

@@ -22,8 +22,9 @@ class Sm90aBackend final : public Backend {
 
   Support supports(const DeviceInfo& dev, const Shape& s, Op) const override {
     if (!dev.present()) return Support::no("no CUDA device");
-    if (dev.cc() != 90) return Support::no("needs compute capability 9.0 (sm_90a image), device is " +
-                                           std::to_string(dev.cc_major) + "." + std::to_string(dev.cc_minor));
+    if (dev.cc() != 90)
+      return Support::no("needs compute capability 9.0 (sm_90a image), device is " + std::to_string(dev.cc_major) +
+                         "." + std::to_string(dev.cc_minor));
     return supports_shape(s, Op::forward);
   }
   Support supports_shape(const Shape& s, Op) const override {
@@ -55,9 +56,7 @@ class Sm90aBackend final : public Backend {
 
 }  // namespace
 
-std::vector<std::string> probe_names() {
-  return {"fwd.release_kv", "fwd.epilogue", "bwd.release_q", "bwd.dq_reduce"};
-}
+std::vector<std::string> probe_names() { return {"fwd.release_kv", "fwd.epilogue", "bwd.release_q", "bwd.dq_reduce"}; }
 
 }  // namespace vsa::sm90a
 

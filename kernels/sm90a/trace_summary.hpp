@@ -11,12 +11,12 @@
 namespace vsa::sm90a {
 
 struct TraceSummary {
-  int slots = 0;   // records with a start stamp
-  int items = 0;   // items stamped (count-0 items included)
+  int slots = 0;  // records with a start stamp
+  int items = 0;  // items stamped (count-0 items included)
   // Microseconds from the first consumer start of the launch (t0), medians (med) and
   // maxima (max) over slots or items:
-  double start_skew_max_us = 0;   // latest consumer start
-  double dependency_med_us = 0;   // producer passed griddepcontrol.wait (the order kernel); < 0: before t0
+  double start_skew_max_us = 0;  // latest consumer start
+  double dependency_med_us = 0;  // producer passed griddepcontrol.wait (the order kernel); < 0: before t0
   double dependency_max_us = 0;
   double first_arrival_med_us = 0;  // Q of the slot's first item arrived, after its dependency stamp
   double first_scores_med_us = 0;   // first S of an item done, after the item's arrival
@@ -111,16 +111,16 @@ struct BwdTraceSummary {
   int slots = 0;  // records with a start stamp (consumer slots)
   int kv_items = 0, q_items = 0;
   // Microseconds from the first consumer start (t0); med / max over slots or items.
-  double dependency_med_us = 0;     // producer past griddepcontrol.wait (the preprocess kernel); < 0: before t0
+  double dependency_med_us = 0;  // producer past griddepcontrol.wait (the preprocess kernel); < 0: before t0
   double dependency_max_us = 0;
   double first_arrival_med_us = 0;  // a slot's first item ready (mailbox, resident tiles) after its dependency
   double kv_gemms_med_us = 0;       // kv item: arrival -> its GEMMs done
   double kv_epilogue_med_us = 0;    // kv item: GEMMs done -> epilogue done (exchange, dK/dV stores)
   double q_gemms_med_us = 0;        // q item: arrival -> GEMMs done (includes waiting for dS tiles)
   double q_epilogue_med_us = 0;
-  double boundary_med_us = 0;       // epilogue done -> the next item's arrival, same slot
-  double kv_last_done_med_us = 0;   // a slot's last kv item done
-  double kv_last_done_max_us = 0;   // the kv phase's end
+  double boundary_med_us = 0;         // epilogue done -> the next item's arrival, same slot
+  double kv_last_done_med_us = 0;     // a slot's last kv item done
+  double kv_last_done_max_us = 0;     // the kv phase's end
   double q_first_arrival_med_us = 0;  // a slot's first q item arrived
   double q_first_arrival_min_us = 0;
   double last_done_med_us = 0;

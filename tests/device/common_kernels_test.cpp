@@ -55,8 +55,8 @@ void expect_longest_first(const std::vector<std::int32_t>& counts, int max_count
   for (int k = 0; k < n; ++k)
     ASSERT_EQ(key(got[std::size_t(k)]), key(want[std::size_t(k)]))
         << what << ": position " << k << " holds id " << got[std::size_t(k)] << " (count "
-        << counts[std::size_t(got[std::size_t(k)])] << "), a stable longest-first sort has id "
-        << want[std::size_t(k)] << " (count " << counts[std::size_t(want[std::size_t(k)])] << ")";
+        << counts[std::size_t(got[std::size_t(k)])] << "), a stable longest-first sort has id " << want[std::size_t(k)]
+        << " (count " << counts[std::size_t(want[std::size_t(k)])] << ")";
 }
 
 std::vector<std::int32_t> drawn_counts(int n, int below, std::uint64_t seed) {
@@ -86,8 +86,8 @@ TEST_F(CommonKernels, OrderByCountManyChunksWithTiesAndZeros) {
 // Counts outside [0, max_count] are clamped; counts of 4095 and above share the top bin.
 TEST_F(CommonKernels, OrderByCountClampsCounts) {
   std::vector<std::int32_t> counts = drawn_counts(3000, 10, 13);
-  counts[5] = -4;        // bin 0
-  counts[2100] = 50;     // above max_count 9: bin 9
+  counts[5] = -4;     // bin 0
+  counts[2100] = 50;  // above max_count 9: bin 9
   expect_longest_first(counts, 9, "clamped to [0, 9]");
   std::vector<std::int32_t> big = drawn_counts(3000, 9000, 14);
   big[0] = 4095;

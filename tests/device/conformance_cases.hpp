@@ -13,9 +13,9 @@
 namespace vsa::test {
 
 struct ConformanceCase {
-  Case c;                             // spec and row layout (bwd_cases.hpp)
+  Case c;                              // spec and row layout (bwd_cases.hpp)
   std::vector<std::vector<int>> rows;  // explicit q2k rows, cycled over (b, h, i); empty: c.rows decides
-  std::vector<int> vbs;               // explicit vbs; empty: the spec's pattern
+  std::vector<int> vbs;                // explicit vbs; empty: the spec's pattern
 };
 
 inline Problem make_conformance_problem(const ConformanceCase& cc) {
@@ -43,8 +43,7 @@ inline std::vector<ConformanceCase> conformance_cases() {
       {{{"b1h3_nb3_tail_x4", 1, 3, 3, 128, 64, 3, 23, 4.0f, VbsPattern::tail_only, true}, Rows::random}, {}, {}},
       {{{"b2h1_nb7_random_vbs_x16", 2, 1, 7, 128, 64, 4, 24, 16.0f, VbsPattern::random, true}, Rows::random}, {}, {}},
       {{{"b1h1_nb5_one_kv_each", 1, 1, 5, 128, 64, 1, 25, 1.0f, VbsPattern::full, true}, Rows::random}, {}, {}},
-      {{{"b1h2_nb9_dense_reversed", 1, 2, 9, 128, 64, 9, 26, 1.0f, VbsPattern::tail_only, false},
-        Rows::dense_reversed},
+      {{{"b1h2_nb9_dense_reversed", 1, 2, 9, 128, 64, 9, 26, 1.0f, VbsPattern::tail_only, false}, Rows::dense_reversed},
        {},
        {}},
       {{{"b3h1_nb6_dense_x16", 3, 1, 6, 128, 64, 6, 27, 16.0f, VbsPattern::random, false}, Rows::dense_reversed},

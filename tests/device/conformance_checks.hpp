@@ -32,8 +32,8 @@ inline ::testing::AssertionResult close_to(const std::vector<bf16_bits>& got, co
   const ErrorMetrics m = compare_bf16(got, want);
   if (m.non_finite > 0) return ::testing::AssertionFailure() << what << ": " << m.non_finite << " NaN / Inf";
   if (!(m.rel_max < kConformanceRelMax) || !(m.rel_l2 < kConformanceRelL2))
-    return ::testing::AssertionFailure() << what << ": rel_max " << m.rel_max << ", rel_l2 " << m.rel_l2
-                                         << " (limits " << kConformanceRelMax << ", " << kConformanceRelL2 << ")";
+    return ::testing::AssertionFailure() << what << ": rel_max " << m.rel_max << ", rel_l2 " << m.rel_l2 << " (limits "
+                                         << kConformanceRelMax << ", " << kConformanceRelL2 << ")";
   return ::testing::AssertionSuccess();
 }
 
@@ -47,8 +47,8 @@ inline ::testing::AssertionResult rows_match(const Shape& s, const ForwardOutput
     if (std::isinf(w)) {
       bool zero = std::isinf(g) && g < 0;
       for (int d = 0; d < s.head_dim; ++d) zero = zero && got.out[std::size_t(r * s.head_dim + d)] == 0;
-      if (!zero) return ::testing::AssertionFailure() << "row " << r << " attends to nothing but lse " << g
-                                                      << " or O != +0";
+      if (!zero)
+        return ::testing::AssertionFailure() << "row " << r << " attends to nothing but lse " << g << " or O != +0";
     } else if (!(std::abs(g - w) <= kLseRelTolerance * std::max(1.0f, std::abs(w)))) {
       return ::testing::AssertionFailure() << "lse row " << r << ": got " << g << ", want " << w;
     }
@@ -71,8 +71,8 @@ inline ::testing::AssertionResult exact_zeros(const Problem& p, const BackwardIn
           if (dq_zero && g.dq[i] != 0)
             return ::testing::AssertionFailure() << "dQ of empty q block " << b << " (bh " << bh << ") not +0";
           if (dkv_zero && (g.dk[i] != 0 || g.dv[i] != 0))
-            return ::testing::AssertionFailure() << "dK/dV of unselected or padded key " << b * s.block + t
-                                                 << " (bh " << bh << ") not +0";
+            return ::testing::AssertionFailure()
+                   << "dK/dV of unselected or padded key " << b * s.block + t << " (bh " << bh << ") not +0";
         }
       }
     }

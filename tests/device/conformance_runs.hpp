@@ -65,8 +65,8 @@ inline BackwardOutputs run_backward(Backend& backend, const Problem& p, const De
   return call.outputs();
 }
 
-inline RunOutputs run_op(Backend& backend, Op op, const Problem& p, const DeviceInputs& in,
-                         const BackwardInputs& host, const Variant& v) {
+inline RunOutputs run_op(Backend& backend, Op op, const Problem& p, const DeviceInputs& in, const BackwardInputs& host,
+                         const Variant& v) {
   RunOutputs r;
   if (op == Op::forward)
     r.fwd = run_forward(backend, p, in, v);

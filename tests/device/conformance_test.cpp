@@ -240,8 +240,15 @@ INSTANTIATE_TEST_SUITE_P(DISABLED_Planted, Conformance, ::testing::ValuesIn(para
 // The two-stream check on the first of these shapes the backend takes.
 std::optional<CaseSpec> stream_case_for(const Backend& b) {
   for (const auto& [d, blk] : {std::pair{64, 64}, std::pair{128, 64}, std::pair{128, 128}}) {
-    const nlohmann::json j = {{"name", "streams"}, {"op", "fwd"}, {"B", 2}, {"H", 4}, {"S", 32 * blk}, {"D", d},
-                              {"blk", blk}, {"seed", 9}, {"pattern", {{"kind", "topk"}, {"density", 0.25}}},
+    const nlohmann::json j = {{"name", "streams"},
+                              {"op", "fwd"},
+                              {"B", 2},
+                              {"H", 4},
+                              {"S", 32 * blk},
+                              {"D", d},
+                              {"blk", blk},
+                              {"seed", 9},
+                              {"pattern", {{"kind", "topk"}, {"density", 0.25}}},
                               {"backends", nlohmann::json::array({b.name()})}};
     const CaseSpec spec = case_from_json(j, "conformance", "$");
     Shape s = spec.shape;

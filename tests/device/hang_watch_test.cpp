@@ -56,9 +56,19 @@ using nlohmann::json;
 
 // A forward case on one backend, reference cpu-naive (small), checked once.
 json case_on(const std::string& backend, int d, int s, const json& pattern, std::uint32_t watch_ms) {
-  json c = {{"name", "hang-watch"}, {"mode", "check"}, {"op", "fwd"},     {"B", 1},          {"H", 1},
-            {"S", s},               {"D", d},          {"blk", 64},       {"seed", 5},       {"reference", "cpu-naive"},
-            {"pattern", pattern},   {"backends", json::array({backend})}, {"timeout_s", 60}};
+  json c = {{"name", "hang-watch"},
+            {"mode", "check"},
+            {"op", "fwd"},
+            {"B", 1},
+            {"H", 1},
+            {"S", s},
+            {"D", d},
+            {"blk", 64},
+            {"seed", 5},
+            {"reference", "cpu-naive"},
+            {"pattern", pattern},
+            {"backends", json::array({backend})},
+            {"timeout_s", 60}};
   if (watch_ms > 0) c["hang_watch_ms"] = watch_ms;
   return c;
 }
@@ -99,7 +109,8 @@ TEST_F(HangWatch, SelftestDeadlockWithoutEmptyRowsPasses) {
 #if !defined(VSA_HAVE_SELFTEST_KERNELS)
   GTEST_SKIP() << "built without the selftest kernels";
 #endif
-  const json c = case_on("selftest-deadlock", 64, 128, json::parse(R"({"kind": "explicit", "rows": [[1], [0, 1]]})"), 500);
+  const json c =
+      case_on("selftest-deadlock", 64, 128, json::parse(R"({"kind": "explicit", "rows": [[1], [0, 1]]})"), 500);
   EXPECT_EXIT(run_case_and_exit(c, "selftest-deadlock", "PASS"), ::testing::ExitedWithCode(0), "PASS: ");
 }
 
@@ -116,10 +127,10 @@ constexpr bool kHaveSm90a = false;
 bool sm90_device() { return false; }
 #endif
 
-#define VSA_REQUIRE_SM90A()                                                                    \
-  do {                                                                                         \
+#define VSA_REQUIRE_SM90A()                                                                   \
+  do {                                                                                        \
     if (!kHaveSm90a) GTEST_SKIP() << "built without the sm90a kernels (VSA_BUILD_SM90A=OFF)"; \
-    if (!sm90_device()) GTEST_SKIP() << "sm90a kernels need compute capability 9.0";           \
+    if (!sm90_device()) GTEST_SKIP() << "sm90a kernels need compute capability 9.0";          \
   } while (0)
 
 // Forward, 3-stage K/V ring, K handed back right after Q K^T: the first consumer sleeps

@@ -97,8 +97,8 @@ std::vector<float> model_mma(const std::vector<unsigned char>& image, const mode
     return std::uint64_t(addr >> 4) | (std::uint64_t(lbo >> 4) << 16) | (std::uint64_t(sbo >> 4) << 32) |
            (std::uint64_t(1) << 46) | (std::uint64_t(2) << 61);
   };
-  const std::uint32_t idesc = (1u << 4) | (1u << 7) | (1u << 10) | (std::uint32_t(o.b_mn_major) << 16) | (16u << 17) |
-                              (4u << 24);
+  const std::uint32_t idesc =
+      (1u << 4) | (1u << 7) | (1u << 10) | (std::uint32_t(o.b_mn_major) << 16) | (16u << 17) | (4u << 24);
   sched.run([&](model::FiberThread& t) {
     cta.tmem_alloc(model::kSmemWindowBase + 0, 128);
     if (t.lane == 0) {
@@ -111,7 +111,8 @@ std::vector<float> model_mma(const std::vector<unsigned char>& image, const mode
   });
   std::vector<float> d(64 * 128);
   for (int r = 0; r < 64; ++r)
-    for (int n = 0; n < 128; ++n) std::memcpy(&d[std::size_t(r * 128 + n)], &cta.tmem_cell(32 * (r / 16) + r % 16, n), 4);
+    for (int n = 0; n < 128; ++n)
+      std::memcpy(&d[std::size_t(r * 128 + n)], &cta.tmem_cell(32 * (r / 16) + r % 16, n), 4);
   model::set_current_cta(nullptr);
   return d;
 }
@@ -132,7 +133,7 @@ std::vector<unsigned char> operand_image() {
       for (int c = 0; c < 64; ++c) put(image, 24576 + 8192u * std::uint32_t(h), r, c, bmn_at(r, 64 * h + c));
   return image;
 }
-const model::grounding::WgmmaOperands kKMajor{32, 1024, 8192 + 32, 16, 1024, false};     // K slice 1: +32 bytes
+const model::grounding::WgmmaOperands kKMajor{32, 1024, 8192 + 32, 16, 1024, false};       // K slice 1: +32 bytes
 const model::grounding::WgmmaOperands kMnMajor{32, 1024, 24576 + 2048, 8192, 1024, true};  // K rows 16..31
 
 // The model half of the comparison, checked here on any machine: its product of the image is

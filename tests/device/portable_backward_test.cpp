@@ -18,8 +18,8 @@ TEST_P(PortableBackward, DeviceInversionGivesTheSameGradients) {
   s.max_q = in.k2q.max_q;
   DeviceBuffer<std::int32_t> k2q_idx(std::size_t(s.k2q_idx_elems())), k2q_num(std::size_t(s.count_elems()));
   ASSERT_TRUE(ok(device::invert_q2k(s, dev.q2k_idx.get(), dev.q2k_num.get(), k2q_idx.get(), k2q_num.get(), nullptr)));
-  const BackwardOutputs with_device = device_backward(cuda_ref_backend(), p, dev, in, k2q_idx.get(), k2q_num.get(),
-                                                      s.max_q);
+  const BackwardOutputs with_device =
+      device_backward(cuda_ref_backend(), p, dev, in, k2q_idx.get(), k2q_num.get(), s.max_q);
   const BackwardOutputs with_host = device_backward(cuda_ref_backend(), p, dev, in);
   EXPECT_EQ(with_device.dq, with_host.dq);
   EXPECT_EQ(with_device.dk, with_host.dk);

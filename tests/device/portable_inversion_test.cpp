@@ -34,8 +34,9 @@ Shape index_shape(const InversionCase& c) {
 }
 
 // Runs the device inversion with the given max_q and returns (k2q_idx, k2q_num).
-std::pair<std::vector<std::int32_t>, std::vector<std::int32_t>> invert_on_device(
-    Shape s, int max_q, const std::vector<std::int32_t>& idx, const std::vector<std::int32_t>& num) {
+std::pair<std::vector<std::int32_t>, std::vector<std::int32_t>> invert_on_device(Shape s, int max_q,
+                                                                                 const std::vector<std::int32_t>& idx,
+                                                                                 const std::vector<std::int32_t>& num) {
   s.max_q = max_q;
   DeviceBuffer<std::int32_t> d_idx(idx), d_num(num);
   DeviceBuffer<std::int32_t> k2q_idx(std::size_t(s.k2q_idx_elems())), k2q_num(std::size_t(s.count_elems()));

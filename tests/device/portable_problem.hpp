@@ -66,8 +66,7 @@ inline void random_q2k(const Shape& s, std::uint64_t seed, bool zero_rows, std::
   std::iota(ids.begin(), ids.end(), 0);
   for (std::int64_t row = 0; row < s.count_elems(); ++row) {
     const int count = (zero_rows && row % 3 == 1) ? 0 : rng.below(std::min(s.max_kv, s.num_blocks) + 1);
-    for (int i = 0; i < count; ++i)
-      std::swap(ids[std::size_t(i)], ids[std::size_t(i + rng.below(s.num_blocks - i))]);
+    for (int i = 0; i < count; ++i) std::swap(ids[std::size_t(i)], ids[std::size_t(i + rng.below(s.num_blocks - i))]);
     num[std::size_t(row)] = count;
     for (int e = 0; e < s.max_kv; ++e)
       idx[std::size_t(row * s.max_kv + e)] = e < count ? ids[std::size_t(e)] : rng.below(s.num_blocks);

@@ -91,7 +91,8 @@ TEST_F(PortableTiming, ForwardAndBackwardAtS16K) {
   const float bwd_ms = time_ms([&] { return backend.backward(b); }, kIterations);
   for (const auto* t : {&out, &dq, &dk, &dv}) {
     const auto host = t->download();
-    const auto bad = std::count_if(host.begin(), host.end(), [](bf16_bits x) { return !std::isfinite(bf16_to_float(x)); });
+    const auto bad =
+        std::count_if(host.begin(), host.end(), [](bf16_bits x) { return !std::isfinite(bf16_to_float(x)); });
     EXPECT_EQ(bad, 0);
   }
   // docs/spec.md "FLOPs and TFLOPS": F_fwd = 4 D BLK^2 pairs, F_bwd = 2.5 F_fwd.

@@ -105,8 +105,7 @@ TEST_F(PlantedGpuFaults, OverlapRaceIsLatentWithoutProbeAndVisibleWithIt) {
 
 TEST_F(PlantedGpuFaults, TwoStreamCheckCatchesTheCacheAndClearsCudaRef) {
   const CaseSpec spec = case_from_json(stream_case(), "test", "$");
-  const StreamSafetyResult planted =
-      check_stream_safety(spec, *m_registry.find("selftest-stream-cache"), m_device, 3);
+  const StreamSafetyResult planted = check_stream_safety(spec, *m_registry.find("selftest-stream-cache"), m_device, 3);
   const StreamSafetyResult clean = check_stream_safety(spec, *m_registry.find("cuda-ref"), m_device, 3);
   EXPECT_GT(planted.mismatched_rounds, 0);
   EXPECT_EQ(clean.mismatched_rounds, 0);

@@ -83,9 +83,9 @@ inline FwdProblem make_problem(const FwdSpec& spec) {
   p.q2k_num.assign(std::size_t(s.count_elems()), 0);
   p.q2k_idx.assign(std::size_t(s.q2k_idx_elems()), 0);
   for (std::int64_t row = 0; row < s.count_elems(); ++row) {
-    const std::vector<int> ids = spec.rows.empty()
-                                     ? distinct_ids(draw, s.num_blocks, draw.below(std::min(s.max_kv, s.num_blocks) + 1))
-                                     : spec.rows[std::size_t(row) % spec.rows.size()];
+    const std::vector<int> ids =
+        spec.rows.empty() ? distinct_ids(draw, s.num_blocks, draw.below(std::min(s.max_kv, s.num_blocks) + 1))
+                          : spec.rows[std::size_t(row) % spec.rows.size()];
     p.q2k_num[std::size_t(row)] = std::int32_t(ids.size());
     for (int e = 0; e < s.max_kv; ++e)
       p.q2k_idx[std::size_t(row * s.max_kv + e)] =

@@ -108,7 +108,8 @@ inline ItemError check_item(const FwdProblem& p, std::int64_t item, const std::v
       max_diff = std::max(max_diff, std::abs(double(bf16_to_float(got[std::size_t(row * D + d)])) - o[std::size_t(d)]));
       max_ref = std::max(max_ref, std::abs(o[std::size_t(d)]));
     }
-    if (!keys.empty()) lse_diff = std::max(lse_diff, std::abs(double(got_lse[std::size_t(row)]) - log2e * (m + std::log(l))));
+    if (!keys.empty())
+      lse_diff = std::max(lse_diff, std::abs(double(got_lse[std::size_t(row)]) - log2e * (m + std::log(l))));
   }
   return {max_ref > 0 ? max_diff / max_ref : max_diff, lse_diff};
 }
@@ -116,8 +117,8 @@ inline ItemError check_item(const FwdProblem& p, std::int64_t item, const std::v
 // Batches of back-to-back launches keep the queue full, so host-side launch work (tensor
 // maps, two launches) overlaps the previous run as it would inside a model. Returns the
 // per-launch time of each batch in ms, sorted.
-inline std::vector<float> time_launches(const std::function<Status()>& launch, cudaStream_t stream,
-                                        int batches = 20, int per_batch = 10, int warmup = 5) {
+inline std::vector<float> time_launches(const std::function<Status()>& launch, cudaStream_t stream, int batches = 20,
+                                        int per_batch = 10, int warmup = 5) {
   for (int i = 0; i < warmup; ++i)
     if (Status st = launch(); !st.ok()) throw std::runtime_error(st.error);
   cudaEvent_t start, stop;

@@ -23,12 +23,11 @@
 // Not tracked: generic loads (LDS, LDSM, LDG, LD, ...). mbarrier.arrive has .release
 // semantics when no .sem qualifier is given ("mbarrier.arrive"; .relaxed is the explicit
 // opt-out), and bar.arrive orders the thread's prior memory accesses for the threads that
-// wait on the barrier likewise ("bar, barrier"). By "Memory Consistency Model" > "Release and Acquire Patterns" and "Ordering of
-// memory operations" > "Causality Order", a load that precedes a release in program order is
-// ordered before every operation that observes the release through an acquire (the
-// producer's wait). ptxas relies on it: it emits LDS; SYNCS.ARRIVE with no wait on the LDS
-// scoreboard. `mbarrier.arrive.relaxed.cta` gives no such order, but ptxas 13.0 emits the
-// very same SYNCS.ARRIVE words for it (lint/README.md), so the SASS cannot tell it apart.
+// wait on the barrier likewise ("bar, barrier"). By "Memory Consistency Model" > "Release and Acquire Patterns" and
+// "Ordering of memory operations" > "Causality Order", a load that precedes a release in program order is ordered
+// before every operation that observes the release through an acquire (the producer's wait). ptxas relies on it: it
+// emits LDS; SYNCS.ARRIVE with no wait on the LDS scoreboard. `mbarrier.arrive.relaxed.cta` gives no such order, but
+// ptxas 13.0 emits the very same SYNCS.ARRIVE words for it (lint/README.md), so the SASS cannot tell it apart.
 //
 // Analysis (lint/README.md, "The model"): a forward may-analysis over the kernel's control-flow
 // graph (sass/cfg.hpp). The state is the set of reads that may be outstanding, joined at
@@ -284,7 +283,7 @@ class State {
     const auto& bits = inst.control;
     for (auto& [offset, load] : m_tmem_loads) load.issued_after.insert(inst.offset);
     TmemLoad load;
-    load.scoreboard = bits.write_barrier != sass::kNoBarrier ? bits.write_barrier
+    load.scoreboard = bits.write_barrier != sass::kNoBarrier  ? bits.write_barrier
                       : bits.read_barrier != sass::kNoBarrier ? bits.read_barrier
                                                               : -1;
     m_tmem_loads[inst.offset] = load;  // a new instance: nothing is known to follow it
@@ -354,11 +353,11 @@ class State {
   }
 
   std::array<Ranked, sass::kScoreboards> m_scoreboards;  // every op that counts for DEPBAR.LE
-  std::map<std::uint32_t, TmemLoad> m_tmem_loads;         // tcgen05.ld that may be outstanding
-  Ranked m_closed_groups;      // committed wgmma groups, not yet covered by a wait (by first HGMMA)
-  Ranked m_overlapped_groups;  // left in flight on purpose by a retiring wait_group N > 0
-  std::set<std::uint32_t> m_open_group;      // HGMMA issued since the last gsb0 commit
-  std::set<std::uint32_t> m_uncommitted_mma; // tcgen05.mma issued since the last tcgen05.commit
+  std::map<std::uint32_t, TmemLoad> m_tmem_loads;        // tcgen05.ld that may be outstanding
+  Ranked m_closed_groups;                     // committed wgmma groups, not yet covered by a wait (by first HGMMA)
+  Ranked m_overlapped_groups;                 // left in flight on purpose by a retiring wait_group N > 0
+  std::set<std::uint32_t> m_open_group;       // HGMMA issued since the last gsb0 commit
+  std::set<std::uint32_t> m_uncommitted_mma;  // tcgen05.mma issued since the last tcgen05.commit
 };
 
 Kind load_kind(const sass::Instruction& inst, const ArriveRule& rule) {
@@ -438,7 +437,8 @@ void check_arrive_before_wait(const sass::Kernel& kernel, const ArriveRule& rule
       step(state, inst, kernel, rule, [&](const State& s) {
         const auto ops = s.outstanding();
         if (!ops.empty())
-          out.push_back({kRuleArriveBeforeWait, kernel.name, kernel.arch, inst.offset, message_for(inst, ops, by_offset)});
+          out.push_back(
+              {kRuleArriveBeforeWait, kernel.name, kernel.arch, inst.offset, message_for(inst, ops, by_offset)});
       });
     }
   }

@@ -17,8 +17,8 @@ void check_missing_mma(const sass::Kernel& kernel, const KernelFamily& family, s
   });
   if (has_mma) return;
   out.push_back({kRuleMissingMma, kernel.name, kernel.arch, std::nullopt,
-                 family.label + " kernel has no " + family.mma_description + " instruction on " + family.arch +
-                     " (" + std::to_string(kernel.instructions.size()) +
+                 family.label + " kernel has no " + family.mma_description + " instruction on " + family.arch + " (" +
+                     std::to_string(kernel.instructions.size()) +
                      " instructions): the matrix path was not compiled in"});
 }
 

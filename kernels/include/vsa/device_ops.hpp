@@ -24,19 +24,19 @@ Status poison_f32(float* dst, std::int64_t count, std::uint32_t pattern, void* s
 // [0, nb) are ignored. Output equals vsa::ref::invert_q2k (reference/inversion.hpp)
 // bit for bit and does not depend on scheduling: no atomics decide any order.
 // Works for nb up to 393216 (one k2q row's bitmap must fit in 48 KiB of shared memory).
-Status invert_q2k(const Shape& shape, const std::int32_t* q2k_idx, const std::int32_t* q2k_num,
-                  std::int32_t* k2q_idx, std::int32_t* k2q_num, void* stream);
+Status invert_q2k(const Shape& shape, const std::int32_t* q2k_idx, const std::int32_t* q2k_num, std::int32_t* k2q_idx,
+                  std::int32_t* k2q_num, void* stream);
 
 // Sizing pass for invert_q2k: writes every k2q row length into k2q_num ([B, H, nb],
 // device) and the longest into *max_len (one device int32). Integer counts, so the
 // result is deterministic. Reads shape.batch/heads/num_blocks/max_kv only.
-Status max_k2q_len(const Shape& shape, const std::int32_t* q2k_idx, const std::int32_t* q2k_num,
-                   std::int32_t* k2q_num, std::int32_t* max_len, void* stream);
+Status max_k2q_len(const Shape& shape, const std::int32_t* q2k_idx, const std::int32_t* q2k_num, std::int32_t* k2q_num,
+                   std::int32_t* max_len, void* stream);
 
 }  // namespace vsa::device
 
 namespace vsa {
 // Sentinels written before every run (docs/spec.md, "How correctness is judged": poison).
-inline constexpr bf16_bits kPoisonBf16 = 0x7fa5;        // a NaN payload no kernel produces
+inline constexpr bf16_bits kPoisonBf16 = 0x7fa5;          // a NaN payload no kernel produces
 inline constexpr std::uint32_t kPoisonF32 = 0x7fa5a5a5u;  // likewise for fp32
 }  // namespace vsa

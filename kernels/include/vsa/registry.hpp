@@ -25,10 +25,10 @@ class Registry {
 };
 
 // One per kernel family, defined next to its kernels.
-void register_cpu_backends(Registry& registry);       // reference/
-void register_portable_backends(Registry& registry);  // kernels/portable/
-void register_sm90a_backends(Registry& registry);     // kernels/sm90a/
-void register_sm100a_backends(Registry& registry);    // kernels/sm100a/
+void register_cpu_backends(Registry& registry);           // reference/
+void register_portable_backends(Registry& registry);      // kernels/portable/
+void register_sm90a_backends(Registry& registry);         // kernels/sm90a/
+void register_sm100a_backends(Registry& registry);        // kernels/sm100a/
 void register_sm100a_model_backends(Registry& registry);  // kernels/sm100a/model/: the same kernels on the host model
 void register_selftest_gpu_backends(Registry& registry);  // kernels/selftest/: planted faults
 
@@ -36,12 +36,28 @@ void register_selftest_gpu_backends(Registry& registry);  // kernels/selftest/: 
 // suite naming one that this build left out (e.g. VSA_BUILD_SM90A=OFF) is
 // SKIPped with that reason instead of refused as a typo.
 [[nodiscard]] inline std::vector<std::string_view> known_backend_names() {
-  return {"cpu-ref", "cpu-naive", "cuda-ref", "sm90a", "sm90a-det", "sm100a-blk64", "sm100a-blk128",
-          "sm100a-blk64@model", "sm100a-blk128@model",
-          "selftest-abort", "selftest-hang", "selftest-oob", "selftest-deadlock", "selftest-overlap-race",
-          "selftest-nan", "selftest-unwritten", "selftest-stream-cache",
-          "selftest-model-wrong-sbo", "selftest-model-expect-tx-short", "selftest-model-skip-wait-ld",
-          "selftest-model-tmem-overalloc", "selftest-model-dealloc-other-warp"};
+  return {"cpu-ref",
+          "cpu-naive",
+          "cuda-ref",
+          "sm90a",
+          "sm90a-det",
+          "sm100a-blk64",
+          "sm100a-blk128",
+          "sm100a-blk64@model",
+          "sm100a-blk128@model",
+          "selftest-abort",
+          "selftest-hang",
+          "selftest-oob",
+          "selftest-deadlock",
+          "selftest-overlap-race",
+          "selftest-nan",
+          "selftest-unwritten",
+          "selftest-stream-cache",
+          "selftest-model-wrong-sbo",
+          "selftest-model-expect-tx-short",
+          "selftest-model-skip-wait-ld",
+          "selftest-model-tmem-overalloc",
+          "selftest-model-dealloc-other-warp"};
 }
 
 // All families, in a stable order (CPU first, then CUDA reference, then fast kernels).

@@ -138,11 +138,13 @@ void check_box_dst(const TensorMapRecord& m, std::uint32_t addr, const char* wha
   // pattern repeats every 1024 bytes and the model requires the box to start on one.
   const std::uint32_t need = m.swizzle == CU_TENSOR_MAP_SWIZZLE_128B ? 1024 : 128;
   if (addr % need != 0)
-    throw ModelError(std::string(what) + ": shared-memory box address 0x" + [&] {
-      std::ostringstream os;
-      os << std::hex << addr;
-      return os.str();
-    }() + " not " + std::to_string(need) + "-byte aligned");
+    throw ModelError(std::string(what) + ": shared-memory box address 0x" +
+                     [&] {
+                       std::ostringstream os;
+                       os << std::hex << addr;
+                       return os.str();
+                     }() +
+                     " not " + std::to_string(need) + "-byte aligned");
 }
 }  // namespace
 
@@ -214,7 +216,8 @@ void Cta::bulk_load(std::uint32_t dst, const void* src, std::uint32_t bytes, std
 // 9.7.9.25.4.2 cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32.
 void Cta::bulk_reduce_add_f32(float* dst, std::uint32_t src, std::uint32_t bytes) {
   if (bytes % 16 != 0 || src % 16 != 0 || reinterpret_cast<std::uintptr_t>(dst) % 16 != 0)
-    throw ModelError("cp.reduce.async.bulk: size " + std::to_string(bytes) + " and both addresses must be multiples of 16");
+    throw ModelError("cp.reduce.async.bulk: size " + std::to_string(bytes) +
+                     " and both addresses must be multiples of 16");
   (void)smem_at(src, bytes, "cp.reduce.async.bulk");
   const int tid = me().tid;
   post_bulk(

@@ -195,8 +195,7 @@ void Cta::bar_sync(int id, int count) {
 const WarpCollective& Cta::warp_meet(std::uint32_t mask, const char* kind, std::uint64_t key, std::uint32_t value,
                                      const std::function<void()>& once) {
   FiberThread& t = me();
-  if ((mask >> t.lane & 1u) == 0)
-    throw ModelError(std::string(kind) + ": the calling lane is not in the member mask");
+  if ((mask >> t.lane & 1u) == 0) throw ModelError(std::string(kind) + ": the calling lane is not in the member mask");
   WarpCollective& w = m_warps[std::size_t(t.warp)];
   if (w.arrived == 0) {
     w.mask = mask;

@@ -49,8 +49,8 @@ struct WarpCollective {
   std::uint64_t generation = 0;
   int arrived = 0;
   std::uint32_t mask = 0;
-  std::string kind;           // the instruction, e.g. "__shfl_sync"
-  std::uint64_t key = 0;      // an operand that must agree across lanes (tcgen05 address)
+  std::string kind;       // the instruction, e.g. "__shfl_sync"
+  std::uint64_t key = 0;  // an operand that must agree across lanes (tcgen05 address)
   std::uint32_t value[32] = {};
   std::uint32_t result[32] = {};
   VectorClock acc, released;
@@ -130,7 +130,9 @@ class Cta {
   void tmem_wait_ld();
   void tmem_wait_st();
   void st_shared(std::uint32_t addr, const void* data, std::uint32_t bytes);
-  [[nodiscard]] std::uint32_t& tmem_cell(int lane, int column) { return m_tmem[std::size_t(lane) * kTmemColumns + column]; }
+  [[nodiscard]] std::uint32_t& tmem_cell(int lane, int column) {
+    return m_tmem[std::size_t(lane) * kTmemColumns + column];
+  }
   // Throws unless lanes [lane, lane + lanes) x columns [column, column + columns) are allocated.
   void check_tmem_range(int lane, int lanes, int column, int columns, const char* what) const;
   [[nodiscard]] const std::vector<TmemAllocation>& tmem_allocations() const { return m_allocs; }
@@ -158,7 +160,7 @@ class Cta {
   MBarrier& mbar(std::uint32_t addr, const char* what);
   void mbar_try_complete(std::uint32_t addr, MBarrier& b);
   // The work gets the op's clock (its accesses' epoch, and what it releases).
-  std::uint64_t post_bulk(std::function<void(const VectorClock&)> work, std::string what);  // bulk-group op
+  std::uint64_t post_bulk(std::function<void(const VectorClock&)> work, std::string what);   // bulk-group op
   void post_bulk_untracked(std::function<void(const VectorClock&)> work, std::string what);  // mbarrier copy
 
   Scheduler& m_sched;
@@ -173,9 +175,9 @@ class Cta {
   std::vector<TmemAllocation> m_allocs;
   bool m_relinquished = false;
   std::vector<std::vector<PendingLoad>> m_pending_loads;  // per thread
-  std::vector<BulkGroups> m_bulk;                          // per thread
+  std::vector<BulkGroups> m_bulk;                         // per thread
   std::uint64_t m_next_bulk = 1;
-  std::vector<std::uint64_t> m_bulk_running;  // ids of bulk ops not yet complete
+  std::vector<std::uint64_t> m_bulk_running;         // ids of bulk ops not yet complete
   std::map<std::uint64_t, VectorClock> m_bulk_done;  // clocks of completed bulk ops, until waited for
   RaceDetector m_race;
 };

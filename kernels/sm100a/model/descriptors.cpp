@@ -18,7 +18,8 @@ std::string hex(std::uint64_t v) {
 SmemDescriptor decode_smem_descriptor(std::uint64_t d) {
   const std::string where = "shared-memory descriptor " + hex(d) + " (PTX ISA 9.7.16.4.1): ";
   if (bits(d, 14, 15) != 0 || bits(d, 30, 31) != 0) throw ModelError(where + "reserved bits 14-15 / 30-31 set");
-  if (bits(d, 46, 48) != 1) throw ModelError(where + "bits 46-48 must hold the fixed value 0b001, got " + std::to_string(bits(d, 46, 48)));
+  if (bits(d, 46, 48) != 1)
+    throw ModelError(where + "bits 46-48 must hold the fixed value 0b001, got " + std::to_string(bits(d, 46, 48)));
   if (bits(d, 53, 60) != 0) throw ModelError(where + "bits 53-60 must be 0");
   const std::uint64_t mode = bits(d, 61, 63);
   if (mode == 3 || mode == 5 || mode == 7) throw ModelError(where + "invalid swizzle mode " + std::to_string(mode));
@@ -29,7 +30,8 @@ SmemDescriptor decode_smem_descriptor(std::uint64_t d) {
   s.base_offset = int(bits(d, 49, 51));
   s.lbo_absolute = bits(d, 52, 52) != 0;
   s.swizzle = Swizzle(mode);
-  if (s.lbo_absolute) throw ModelError(where + "absolute leading-dimension address mode (bit 52) is sm_103a only (9.7.16.4.1.1)");
+  if (s.lbo_absolute)
+    throw ModelError(where + "absolute leading-dimension address mode (bit 52) is sm_103a only (9.7.16.4.1.1)");
   return s;
 }
 
@@ -53,7 +55,8 @@ InstrDescriptor decode_instr_descriptor_f16(std::uint32_t v) {
   if (r.atype > 1 || r.btype > 1) throw ModelError(where + "atype/btype must be F16 (0) or BF16 (1)");
   if (r.dtype != 1 || r.atype != 1 || r.btype != 1)
     throw ModelError(where + "the model computes BF16 x BF16 -> F32 only (dtype 1, atype 1, btype 1)");
-  if (r.m != 64 && r.m != 128) throw ModelError(where + "M = " + std::to_string(r.m) + "; cta_group::1 takes M 64 or 128");
+  if (r.m != 64 && r.m != 128)
+    throw ModelError(where + "M = " + std::to_string(r.m) + "; cta_group::1 takes M 64 or 128");
   const int step = r.m == 64 ? 8 : 16;
   if (r.n < step || r.n > 256 || r.n % step != 0)
     throw ModelError(where + "N = " + std::to_string(r.n) + "; M = " + std::to_string(r.m) + " takes N in " +
@@ -79,7 +82,8 @@ std::uint32_t operand_element_address(const SmemDescriptor& d, bool mn_major, in
 
 int d_row_lane(int m, int lane_base, int row) {
   if (m == 128) {
-    if (lane_base != 0) throw ModelError("tcgen05.mma M = 128 (Layout D): D lane must be 0, got " + std::to_string(lane_base));
+    if (lane_base != 0)
+      throw ModelError("tcgen05.mma M = 128 (Layout D): D lane must be 0, got " + std::to_string(lane_base));
     return row;
   }
   if (m == 64) {

@@ -15,10 +15,10 @@ namespace vsa::model {
 enum class Swizzle { none = 0, sw128_32b_atom = 1, sw128 = 2, sw64 = 4, sw32 = 6 };
 
 struct SmemDescriptor {
-  std::uint32_t start = 0;  // byte address (bits 0-13 << 4)
-  std::uint32_t lbo = 0;    // leading dimension byte offset (bits 16-29 << 4)
-  std::uint32_t sbo = 0;    // stride dimension byte offset (bits 32-45 << 4)
-  int base_offset = 0;      // bits 49-51
+  std::uint32_t start = 0;    // byte address (bits 0-13 << 4)
+  std::uint32_t lbo = 0;      // leading dimension byte offset (bits 16-29 << 4)
+  std::uint32_t sbo = 0;      // stride dimension byte offset (bits 32-45 << 4)
+  int base_offset = 0;        // bits 49-51
   bool lbo_absolute = false;  // bit 52
   Swizzle swizzle = Swizzle::none;
 };

@@ -107,7 +107,8 @@ Status run_forward_blk64(const ForwardArgs& a, const RunOptions& options) {
     return st;
   if (a.shape.count_elems() == 0) return Status::success();
   CUtensorMap maps[4];
-  if (Status st = fwd_host::encode_qkvo_maps(maps, a, fwd::Config::kHeadDim, fwd::Config::kBlock, fwd::Config::kHalfCols);
+  if (Status st =
+          fwd_host::encode_qkvo_maps(maps, a, fwd::Config::kHeadDim, fwd::Config::kBlock, fwd::Config::kHalfCols);
       !st.ok())
     return st;
   const fwd::Params params = fwd_host::forward_params(a);
@@ -178,8 +179,8 @@ Status run_backward_blk64(const BackwardArgs& a, const RunOptions& options) {
   for (std::int64_t r = 0; r < s.row_elems(); ++r) {
     float part[32] = {};
     for (int d = 0; d < s.head_dim; ++d)
-      part[d % 32] = std::fma(bf16_to_float(a.out[r * s.head_dim + d]), bf16_to_float(a.d_out[r * s.head_dim + d]),
-                              part[d % 32]);
+      part[d % 32] =
+          std::fma(bf16_to_float(a.out[r * s.head_dim + d]), bf16_to_float(a.d_out[r * s.head_dim + d]), part[d % 32]);
     for (int m = 16; m > 0; m /= 2)
       for (int l = 0; l < m; ++l) part[l] += part[l + m];
     delta[r] = part[0];
@@ -191,8 +192,8 @@ Status run_backward_blk64(const BackwardArgs& a, const RunOptions& options) {
   bool probe = false;
   for (std::uint32_t ns : params.probe_ns) probe = probe || ns != 0;
   if (Status st = run_grid(
-          "sm100a.bwd_blk64", unsigned(s.count_elems()), bwd::Config::kThreads, bwd::smem_raw, bwd::kSmemBytes,
-          options, bwd_role, [](Cta& cta) { name_barriers<bwd::kProtocol, bwd::SharedStorage>(cta, bwd::smem_raw); },
+          "sm100a.bwd_blk64", unsigned(s.count_elems()), bwd::Config::kThreads, bwd::smem_raw, bwd::kSmemBytes, options,
+          bwd_role, [](Cta& cta) { name_barriers<bwd::kProtocol, bwd::SharedStorage>(cta, bwd::smem_raw); },
           [&] {
             if (probe)
               bwd::backward_kernel<true>(maps[0], maps[1], maps[2], maps[3], params);

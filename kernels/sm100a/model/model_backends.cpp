@@ -95,14 +95,15 @@ constexpr const char* kProves =
 class ModelBlk64Backend final : public Backend {
  public:
   std::string name() const override { return "sm100a-blk64@model"; }
-  std::string description() const override { return std::string("sm100a-blk64 kernels on the execution model: ") + kProves; }
+  std::string description() const override {
+    return std::string("sm100a-blk64 kernels on the execution model: ") + kProves;
+  }
   Memory memory() const override { return Memory::host; }
   bool has_op(Op) const override { return true; }
   // The shape rules and the size cap decide at run time (SKIP with the reason), not when a
   // suite is read: suites list the model backends by default over cases of every shape.
   Support supports(const DeviceInfo&, const Shape& s, Op op) const override {
-    const Support shape =
-        op == Op::forward ? sm100a::blk64_shape_support(s) : sm100a::blk64_backward_shape_support(s);
+    const Support shape = op == Op::forward ? sm100a::blk64_shape_support(s) : sm100a::blk64_backward_shape_support(s);
     if (!shape.ok) return shape;
     return model_size_support(s);
   }
@@ -111,8 +112,8 @@ class ModelBlk64Backend final : public Backend {
   }
   Status forward(const ForwardArgs& a) override {
     const std::size_t n = std::size_t(a.shape.tensor_elems()) * 2, l = std::size_t(a.shape.row_elems()) * 4;
-    return explore([&](const model::RunOptions& o) { return model::run_forward_blk64(a, o); },
-                   {{a.out, n}, {a.lse, l}}, "sm100a-blk64@model forward", m_calls);
+    return explore([&](const model::RunOptions& o) { return model::run_forward_blk64(a, o); }, {{a.out, n}, {a.lse, l}},
+                   "sm100a-blk64@model forward", m_calls);
   }
   // dK and dV rows belong to one CTA each: schedule-independent. dQ sums bulk reductions in
   // completion order, so it may differ in the last bits between schedules.
@@ -134,7 +135,9 @@ class ModelBlk64Backend final : public Backend {
 class ModelBlk128Backend final : public Backend {
  public:
   std::string name() const override { return "sm100a-blk128@model"; }
-  std::string description() const override { return std::string("sm100a-blk128 forward on the execution model: ") + kProves; }
+  std::string description() const override {
+    return std::string("sm100a-blk128 forward on the execution model: ") + kProves;
+  }
   Memory memory() const override { return Memory::host; }
   bool has_op(Op op) const override { return op == Op::forward; }
   Support supports(const DeviceInfo&, const Shape& s, Op op) const override {

@@ -33,8 +33,9 @@ inline void keep_after_wait(std::uint32_t (&)[N]) {}
 // The detail part: what role code reaches only through the protocol cursor.
 namespace detail {
 
-
-inline void mbar_init(std::uint64_t* bar, std::uint32_t arrivals) { model_detail::cta().mbar_init(smem_addr(bar), arrivals); }
+inline void mbar_init(std::uint64_t* bar, std::uint32_t arrivals) {
+  model_detail::cta().mbar_init(smem_addr(bar), arrivals);
+}
 // fence.mbarrier_init: orders the inits before the async proxy sees them (an edge only).
 inline void mbar_init_fence() { model_detail::cta().scheduler().yield(); }
 inline void mbar_arrive(std::uint64_t* bar) {
@@ -48,7 +49,9 @@ inline void mbar_arrive_expect_tx(std::uint64_t* bar, std::uint32_t bytes) {
   c.mbar_arrive(smem_addr(bar));
   c.scheduler().yield();
 }
-inline void mbar_wait(std::uint64_t* bar, std::uint32_t parity) { model_detail::cta().mbar_wait_parity(smem_addr(bar), parity); }
+inline void mbar_wait(std::uint64_t* bar, std::uint32_t parity) {
+  model_detail::cta().mbar_wait_parity(smem_addr(bar), parity);
+}
 
 inline void tma_load_2d(void* dst, const CUtensorMap* map, int x, int y, std::uint64_t* bar) {
   model_detail::cta().tma_load_2d(smem_addr(dst), map, x, y, smem_addr(bar));
@@ -73,7 +76,9 @@ inline void fence_proxy_async_smem() {
   c.scheduler().yield();
 }
 
-inline void tmem_alloc(std::uint32_t* base_out, std::uint32_t columns) { model_detail::cta().tmem_alloc(smem_addr(base_out), columns); }
+inline void tmem_alloc(std::uint32_t* base_out, std::uint32_t columns) {
+  model_detail::cta().tmem_alloc(smem_addr(base_out), columns);
+}
 inline void tmem_relinquish_alloc_permit() { model_detail::cta().tmem_relinquish(); }
 inline void tmem_dealloc(std::uint32_t base, std::uint32_t columns) { model_detail::cta().tmem_dealloc(base, columns); }
 
@@ -83,8 +88,12 @@ inline void umma_bf16_ss(std::uint32_t d_tmem, std::uint64_t a_desc, std::uint64
 }
 inline void umma_commit(std::uint64_t* bar) { model_detail::cta().mma_commit(smem_addr(bar)); }
 
-inline void tmem_load_32cols(std::uint32_t (&r)[32], std::uint32_t taddr) { model_detail::cta().tmem_ld_32x32b(r, 32, taddr); }
-inline void tmem_load_64cols(std::uint32_t (&r)[64], std::uint32_t taddr) { model_detail::cta().tmem_ld_32x32b(r, 64, taddr); }
+inline void tmem_load_32cols(std::uint32_t (&r)[32], std::uint32_t taddr) {
+  model_detail::cta().tmem_ld_32x32b(r, 32, taddr);
+}
+inline void tmem_load_64cols(std::uint32_t (&r)[64], std::uint32_t taddr) {
+  model_detail::cta().tmem_ld_32x32b(r, 64, taddr);
+}
 inline void tmem_store_32cols(std::uint32_t taddr, const std::uint32_t (&r)[32]) {
   model_detail::cta().tmem_st_32x32b(r, 32, taddr);
 }

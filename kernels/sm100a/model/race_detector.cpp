@@ -8,16 +8,26 @@ namespace vsa::model {
 
 const char* access_name(Access a) {
   switch (a) {
-    case Access::st_shared: return "st.shared.v4";
-    case Access::tma_load: return "cp.async.bulk.tensor load";
-    case Access::tma_store: return "cp.async.bulk.tensor store";
-    case Access::bulk_load: return "cp.async.bulk load";
-    case Access::bulk_reduce: return "cp.reduce.async.bulk";
-    case Access::mma_read_a: return "tcgen05.mma (A operand)";
-    case Access::mma_read_b: return "tcgen05.mma (B operand)";
-    case Access::mma_write_d: return "tcgen05.mma (D accumulator)";
-    case Access::tmem_ld: return "tcgen05.ld";
-    case Access::tmem_st: return "tcgen05.st";
+    case Access::st_shared:
+      return "st.shared.v4";
+    case Access::tma_load:
+      return "cp.async.bulk.tensor load";
+    case Access::tma_store:
+      return "cp.async.bulk.tensor store";
+    case Access::bulk_load:
+      return "cp.async.bulk load";
+    case Access::bulk_reduce:
+      return "cp.reduce.async.bulk";
+    case Access::mma_read_a:
+      return "tcgen05.mma (A operand)";
+    case Access::mma_read_b:
+      return "tcgen05.mma (B operand)";
+    case Access::mma_write_d:
+      return "tcgen05.mma (D accumulator)";
+    case Access::tmem_ld:
+      return "tcgen05.ld";
+    case Access::tmem_st:
+      return "tcgen05.st";
   }
   return "?";
 }
@@ -61,8 +71,10 @@ std::string RaceDetector::describe(const Epoch& e) const {
      << (e.tid < threads.size() ? m_sched.describe(*threads[e.tid]) : std::string("?"));
   if (e.agent >= std::uint32_t(m_threads)) {
     const int kind = int(e.agent) / m_threads;
-    os << (kind == 1 ? " via the copy engine" : kind == 2 ? " via the tensor core" : kind == 3 ? " (before its wait::ld)"
-                                                                                               : " (before its wait::st)");
+    os << (kind == 1   ? " via the copy engine"
+           : kind == 2 ? " via the tensor core"
+           : kind == 3 ? " (before its wait::ld)"
+                       : " (before its wait::st)");
   }
   os << " at step " << e.step;
   return os.str();
@@ -109,7 +121,8 @@ void RaceDetector::access(Space space, std::uint32_t first, std::uint32_t count,
     if (w.clock != 0 && w.agent != agent && vc[w.agent] < w.clock) report(space, i, w, now);
     if (async_read && w.clock != 0 && w.agent < std::uint32_t(m_threads) &&
         (s.fence_clock == 0 || vc[w.agent] < s.fence_clock))
-      report(space, i, w, now, "the async proxy reading a generic-proxy write not ordered after a fence.proxy.async of its writer");
+      report(space, i, w, now,
+             "the async proxy reading a generic-proxy write not ordered after a fence.proxy.async of its writer");
     if (write && space == Space::smem && what == Access::st_shared) {
       s.fence_clock = 0;
       m_unfenced[std::size_t(tid)].push_back(i);

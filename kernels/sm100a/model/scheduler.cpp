@@ -137,7 +137,8 @@ void Scheduler::run(const Body& body) {
                               } catch (const ModelError& e) {
                                 if (m_error.empty()) m_error = std::string(e.what()) + " [in " + describe(*t) + "]";
                               } catch (const std::exception& e) {
-                                if (m_error.empty()) m_error = std::string("exception in ") + describe(*t) + ": " + e.what();
+                                if (m_error.empty())
+                                  m_error = std::string("exception in ") + describe(*t) + ": " + e.what();
                               }
                               t->done = true;
                               changed();

@@ -34,7 +34,7 @@ struct FiberThread {
   boost::context::fiber sink;     // the scheduler, while this fiber runs
   bool started = false;
   bool done = false;
-  std::function<bool()> ready;  // set while blocked: true once the fiber may continue
+  std::function<bool()> ready;            // set while blocked: true once the fiber may continue
   std::function<std::string()> waits_on;  // what it is blocked on (its state now), for reports
 };
 

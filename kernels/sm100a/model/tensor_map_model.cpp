@@ -44,7 +44,7 @@ CUresult encode_tiled(CUtensorMap* map, CUtensorMapDataType dtype, cuuint32_t ra
   }
   if ((box[0] * es) % 16 != 0) return CUDA_ERROR_INVALID_VALUE;
   if (swizzle == CU_TENSOR_MAP_SWIZZLE_128B) {
-    if (box[0] * es > 128) return CUDA_ERROR_INVALID_VALUE;  // inner box dimension within the swizzle span
+    if (box[0] * es > 128) return CUDA_ERROR_INVALID_VALUE;   // inner box dimension within the swizzle span
     if (box[0] * es != 128) return CUDA_ERROR_NOT_SUPPORTED;  // the model lays out full 128-byte rows only
   } else if (swizzle != CU_TENSOR_MAP_SWIZZLE_NONE) {
     return CUDA_ERROR_NOT_SUPPORTED;

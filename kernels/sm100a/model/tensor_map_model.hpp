@@ -21,9 +21,9 @@ struct TensorMapRecord {
   std::uint32_t oob_fill;
   std::uint32_t elem_bytes;
   const void* base;
-  std::uint64_t dims[2];     // elements, innermost first
-  std::uint64_t stride[1];   // bytes between consecutive indices of dimension 1
-  std::uint32_t box[2];      // elements, innermost first
+  std::uint64_t dims[2];    // elements, innermost first
+  std::uint64_t stride[1];  // bytes between consecutive indices of dimension 1
+  std::uint32_t box[2];     // elements, innermost first
 };
 static_assert(sizeof(TensorMapRecord) <= sizeof(CUtensorMap), "the record fits the opaque map");
 

@@ -23,7 +23,8 @@ void Cta::check_tmem_range(int lane, int lanes, int column, int columns, const c
   }
   for (int c = column; c < column + columns; ++c) {
     bool owned = false;
-    for (const auto& a : m_allocs) owned = owned || (std::uint32_t(c) >= a.column && std::uint32_t(c) < a.column + a.columns);
+    for (const auto& a : m_allocs)
+      owned = owned || (std::uint32_t(c) >= a.column && std::uint32_t(c) < a.column + a.columns);
     if (!owned) {
       std::ostringstream os;
       os << what << ": TMEM column " << c << " is not allocated (columns " << column << ".." << column + columns - 1
@@ -43,8 +44,7 @@ void Cta::tmem_alloc(std::uint32_t dst_addr, std::uint32_t columns) {
     if (!power_of_two(columns) || columns < 32 || columns > 512)
       throw ModelError("tcgen05.alloc: " + std::to_string(columns) +
                        " columns; nCols must be a power of two in [32, 512] (PTX ISA 9.7.16.7.1)");
-    if (m_relinquished)
-      throw ModelError("tcgen05.alloc after tcgen05.relinquish_alloc_permit (PTX ISA 9.7.16.7.1)");
+    if (m_relinquished) throw ModelError("tcgen05.alloc after tcgen05.relinquish_alloc_permit (PTX ISA 9.7.16.7.1)");
     std::uint32_t used = 0;
     for (const auto& a : m_allocs) used += a.columns;
     for (std::uint32_t start = 0; start + columns <= std::uint32_t(kTmemColumns); start += columns) {
@@ -91,7 +91,8 @@ void Cta::check_exit() const {
   if (!m_allocs.empty()) {
     std::ostringstream os;
     os << "CTA exits with Tensor Memory still allocated:";
-    for (const auto& a : m_allocs) os << " columns " << a.column << ".." << a.column + a.columns - 1 << " (warp " << a.warp << ")";
+    for (const auto& a : m_allocs)
+      os << " columns " << a.column << ".." << a.column + a.columns - 1 << " (warp " << a.warp << ")";
     throw ModelError(os.str());
   }
 }
@@ -154,7 +155,8 @@ void Cta::tmem_wait_st() {
 
 void Cta::st_shared(std::uint32_t addr, const void* data, std::uint32_t bytes) {
   const int tid = me().tid;
-  m_race.access(Space::smem, addr, bytes, true, Access::st_shared, tid, m_race.thread_agent(tid), m_race.thread_clock(tid));
+  m_race.access(Space::smem, addr, bytes, true, Access::st_shared, tid, m_race.thread_agent(tid),
+                m_race.thread_clock(tid));
   std::memcpy(smem_at(addr, bytes, "st.shared"), data, bytes);
 }
 

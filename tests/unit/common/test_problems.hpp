@@ -26,11 +26,11 @@ namespace vsa::test {
 struct ProblemSpec {
   Shape shape;  // max_kv is the q2k row length; max_q is filled in from the inversion
   std::uint64_t seed = 1;
-  float scale = 1.0f;      // input scale (docs/spec.md: x1, x4, x16)
-  double zero_rows = 0.0;  // probability that a q block's count is 0
-  bool full_rows = false;  // every count = max_kv (else uniform in [1, max_kv])
-  bool padded = false;     // vbs uniform in [1, BLK] (else every block full)
-  bool shuffled = true;    // ids in random order (else ascending, as FastVideo gives)
+  float scale = 1.0f;                  // input scale (docs/spec.md: x1, x4, x16)
+  double zero_rows = 0.0;              // probability that a q block's count is 0
+  bool full_rows = false;              // every count = max_kv (else uniform in [1, max_kv])
+  bool padded = false;                 // vbs uniform in [1, BLK] (else every block full)
+  bool shuffled = true;                // ids in random order (else ascending, as FastVideo gives)
   std::vector<int> vbs;                // when non-empty: these vbs, overriding `padded`
   std::vector<std::vector<int>> rows;  // when non-empty: these q2k rows (one per q block,
                                        // same for every head), overriding the random ones

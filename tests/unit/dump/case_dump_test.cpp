@@ -28,7 +28,8 @@ std::vector<T> read_npy(const fs::path& p, const std::string& descr, const std::
   std::ifstream in(p, std::ios::binary);
   const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   EXPECT_GE(bytes.size(), 10u) << p;
-  const std::size_t len = static_cast<unsigned char>(bytes[8]) | (std::size_t(static_cast<unsigned char>(bytes[9])) << 8);
+  const std::size_t len =
+      static_cast<unsigned char>(bytes[8]) | (std::size_t(static_cast<unsigned char>(bytes[9])) << 8);
   const std::string dict = bytes.substr(10, len);
   EXPECT_NE(dict.find("'descr': '" + descr + "'"), std::string::npos) << dict;
   EXPECT_NE(dict.find("'shape': " + shape + ","), std::string::npos) << dict;
@@ -53,12 +54,12 @@ double rel_max(const std::vector<float>& got, const std::vector<float>& ref) {
 class CaseDump : public ::testing::Test {
  protected:
   void SetUp() override {
-    m_dir = fs::temp_directory_path() /
-            ("vsa-dump-test-" + std::to_string(::getpid()) + "-" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    m_dir = fs::temp_directory_path() / ("vsa-dump-test-" + std::to_string(::getpid()) + "-" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(m_dir);
     m_suite = (m_dir / "suite.json").string();
-    std::ofstream(m_suite) << R"({"name": "t", "defaults": {"B": 2, "H": 2, "D": 32, "seed": 11, "scale": 4, "backends": ["cpu-ref"]},
+    std::ofstream(m_suite)
+        << R"({"name": "t", "defaults": {"B": 2, "H": 2, "D": 32, "seed": 11, "scale": 4, "backends": ["cpu-ref"]},
       "cases": [
         {"name": "ragged", "S": 320, "pattern": {"kind": "ragged", "density": 0.5, "zero_rows": 0.25},
          "vbs": {"kind": "random"}},
@@ -124,7 +125,9 @@ TEST_F(CaseDump, FilesHoldTheCaseInputsIndexListsAndReference) {
   const ref::Selection sel{map.q2k_idx.data(), map.q2k_num.data(), map.vbs.data()};
   const ref::Options fp64{ref::Precision::fp64, 0};
   std::vector<float> o(std::size_t(s.tensor_elems())), lse(std::size_t(s.row_elems()));
-  ASSERT_TRUE(ref::forward(ref::UnroundedForward{s, sel, in.q.data(), in.k.data(), in.v.data(), o.data(), lse.data()}, fp64).ok());
+  ASSERT_TRUE(
+      ref::forward(ref::UnroundedForward{s, sel, in.q.data(), in.k.data(), in.v.data(), o.data(), lse.data()}, fp64)
+          .ok());
   std::vector<bf16_bits> o_bf16(o.size());
   for (std::size_t i = 0; i < o.size(); ++i) o_bf16[i] = float_to_bf16(o[i]);
   std::vector<float> dq(o.size()), dk(o.size()), dv(o.size());

@@ -31,12 +31,14 @@ ParsedHeader parse(const std::string& bytes) {
   EXPECT_EQ(bytes.substr(0, 6), std::string("\x93NUMPY", 6));
   h.major = static_cast<unsigned char>(bytes[6]);
   h.minor = static_cast<unsigned char>(bytes[7]);
-  const std::size_t len = static_cast<unsigned char>(bytes[8]) | (std::size_t(static_cast<unsigned char>(bytes[9])) << 8);
+  const std::size_t len =
+      static_cast<unsigned char>(bytes[8]) | (std::size_t(static_cast<unsigned char>(bytes[9])) << 8);
   h.data_offset = 10 + len;
   const std::string dict = bytes.substr(10, len);
   EXPECT_EQ(dict.back(), '\n');
   std::smatch m;
-  const std::regex re(R"(^\{'descr': '([<>|][a-z][0-9]+)', 'fortran_order': (True|False), 'shape': \(([0-9, ]*)\), \} *\n$)");
+  const std::regex re(
+      R"(^\{'descr': '([<>|][a-z][0-9]+)', 'fortran_order': (True|False), 'shape': \(([0-9, ]*)\), \} *\n$)");
   EXPECT_TRUE(std::regex_match(dict, m, re)) << dict;
   if (m.size() != 4) return h;
   h.descr = m[1];
@@ -54,8 +56,8 @@ std::string read_all(const fs::path& p) {
 }
 
 TEST(NpyWriter, HeaderParsesBackAndAlignsData) {
-  for (const auto& shape : std::vector<std::vector<std::int64_t>>{{2, 3}, {5}, {}, {1, 8, 16384, 128}, {0, 4},
-                                                                  {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}}) {
+  for (const auto& shape : std::vector<std::vector<std::int64_t>>{
+           {2, 3}, {5}, {}, {1, 8, 16384, 128}, {0, 4}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}}) {
     const std::string head = npy::header(npy::DType::f32, shape);
     const ParsedHeader h = parse(head);
     EXPECT_EQ(h.major, 1);

@@ -36,8 +36,9 @@ TEST(HangReport, MessageNamesEveryField) {
   HangRecord r = mma_record();
   r.step = -1;
   r.item = -1;
-  EXPECT_EQ(describe_hang(r), "hang: cta 12 warp 5 (mma) waited on k_full[1] parity 0 for 2000 ms "
-                              "(sm100a-blk64.forward)");
+  EXPECT_EQ(describe_hang(r),
+            "hang: cta 12 warp 5 (mma) waited on k_full[1] parity 0 for 2000 ms "
+            "(sm100a-blk64.forward)");
 }
 
 TEST(HangReport, FaultReasonKeepsTheCudaErrorWithoutARecord) {
@@ -58,7 +59,8 @@ TEST(HangReport, CaseFieldIsBoundedByTheTimeoutAndSerialisedOnlyWhenSet) {
   EXPECT_EQ(error_of(R"("hang_watch_ms": 2000, "timeout_s": 2)"),
             "t.json: $.cases[0].hang_watch_ms: must be below timeout_s (2 s), or the worker is called HANG before "
             "the watch can locate the wait; got 2000 ms");
-  EXPECT_EQ(error_of(R"("hang_watch_ms": -1)"), "t.json: $.cases[0].hang_watch_ms: must be in [0, 3600000] ms (0: off; the device clock of the watch "
+  EXPECT_EQ(error_of(R"("hang_watch_ms": -1)"),
+            "t.json: $.cases[0].hang_watch_ms: must be in [0, 3600000] ms (0: off; the device clock of the watch "
             "spans 73 min), got -1");
   const Suite on = parse_suite(
       R"({"cases": [{"name": "a", "backends": ["cpu-ref"], "S": 128, "hang_watch_ms": 1500, "timeout_s": 60}]})", "t");

@@ -125,8 +125,8 @@ TEST(LintArriveBeforeWait, WaitGroupOverlapIsDeliberate) {
                        "0x000fe20008001818");
   const auto wait_one = sass("3670", "WARPGROUP.DEPBAR.LE gsb0, 0x1", "0x00008000000079c5", "0x000fd00000010100");
   const auto wait_all = sass("3670", "WARPGROUP.DEPBAR.LE gsb0, 0x0", "0x00008000000079c5", "0x000fd00000010100");
-  const auto release_k = sass("36a0", "@!P3 SYNCS.ARRIVE.TRANS64.A1T0 RZ, [UR17+0x38040], RZ", "0x038040ffffffb9a7",
-                              "0x000fe40008100011");
+  const auto release_k =
+      sass("36a0", "@!P3 SYNCS.ARRIVE.TRANS64.A1T0 RZ, [UR17+0x38040], RZ", "0x038040ffffffb9a7", "0x000fe40008100011");
   EXPECT_TRUE(check(scores + pv + wait_one + release_k).empty());
   EXPECT_TRUE(check(scores + pv + wait_all + release_k).empty());
   // without any wait both groups are reported
@@ -172,7 +172,7 @@ TEST(LintArriveBeforeWait, TensorMemoryLoadsCompleteInIssueOrder) {
   // ptxas's own convention (sm100a dQ reduce, CUDA 13): of four LDTM.x32 only the last sets
   // a scoreboard and tcgen05.wait::ld waits on that one; fixed code also waits on the newest
   // of two scoreboarded LDTMs only. A wait that retires an LDTM retires the older ones.
-  const auto older = sass("0100", "LDTM.x4 R8, tmem[UR10]", "0x0000000a000879ee", "0x000e640008140000");     // SB1
+  const auto older = sass("0100", "LDTM.x4 R8, tmem[UR10]", "0x0000000a000879ee", "0x000e640008140000");      // SB1
   const auto newer = sass("0110", "LDTM.x4 R4, tmem[UR11+0x4]", "0x0000040b000479ee", "0x000ee20008140000");  // SB3
   const auto no_sb = sass("0100", "LDTM.x32 R100, tmem[UR6+0x80]", "0x00008006006479ee", "0x000fe200082c0000");
   const auto wait_newer = sass("0120", "NOP", "0x0000000000007918", "0x008fe20000000000");  // waits on SB3
@@ -212,8 +212,8 @@ TEST(LintArriveBeforeWait, MergePointsTakeTheWorstPath) {
   const auto diamond = ldtm_at("0100") + plain("0110", "@P0 BRA 0x130") + wait_ld_at("0120") + arrive_at("0130");
   EXPECT_EQ(check(diamond).size(), 1U);
   // both arms wait: clean
-  const auto both = ldtm_at("0100") + plain("0110", "@P0 BRA 0x140") + wait_ld_at("0120") +
-                    plain("0130", "BRA 0x150") + wait_ld_at("0140") + arrive_at("0150");
+  const auto both = ldtm_at("0100") + plain("0110", "@P0 BRA 0x140") + wait_ld_at("0120") + plain("0130", "BRA 0x150") +
+                    wait_ld_at("0140") + arrive_at("0150");
   EXPECT_TRUE(check(both).empty());
   // the branch over the wait is uniform (BRA.U UP0, ...): still conditional
   const auto uniform = ldtm_at("0100") + plain("0110", "BRA.U UP0, 0x130") + wait_ld_at("0120") + arrive_at("0130");
@@ -239,8 +239,7 @@ TEST(LintArriveBeforeWait, ExitEndsAPathAConditionalExitDoesNot) {
   EXPECT_TRUE(check(ldtm_at("0100") + plain("0110", "EXIT") + arrive_at("0120")).empty());  // unreachable arrive
   EXPECT_EQ(check(ldtm_at("0100") + plain("0110", "@P0 EXIT") + arrive_at("0120")).size(), 1U);
   // reached only through an unconditional branch over an EXIT
-  EXPECT_EQ(check(ldtm_at("0100") + plain("0110", "BRA 0x130") + plain("0120", "EXIT") + arrive_at("0130")).size(),
-            1U);
+  EXPECT_EQ(check(ldtm_at("0100") + plain("0110", "BRA 0x130") + plain("0120", "EXIT") + arrive_at("0130")).size(), 1U);
 }
 
 TEST(LintArriveBeforeWait, IndirectBranchesReachEveryOrphanBlock) {
@@ -249,8 +248,7 @@ TEST(LintArriveBeforeWait, IndirectBranchesReachEveryOrphanBlock) {
   const auto role_a = plain("0120", "EXIT");
   const auto role_b = arrive_at("0130") + plain("0140", "EXIT");
   EXPECT_EQ(check(ldtm_at("0100") + plain("0110", "BRX R6 -0x120") + role_a + role_b).size(), 1U);
-  EXPECT_TRUE(
-      check(ldtm_at("0100") + wait_ld_at("0108") + plain("0110", "BRX R6 -0x120") + role_a + role_b).empty());
+  EXPECT_TRUE(check(ldtm_at("0100") + wait_ld_at("0108") + plain("0110", "BRX R6 -0x120") + role_a + role_b).empty());
 }
 
 TEST(LintArriveBeforeWait, CallsAndReturns) {
@@ -285,8 +283,8 @@ TEST(LintArriveBeforeWait, AMembarDoesNotRetireATensorMemoryLoad) {
   const auto membar = sass("1340", "MEMBAR.ALL.CTA", "0x0000000000007992", "0x000bec0000008000");
   const auto fence = sass("1350", "FENCE.VIEW.ASYNC.S", "0x00000000000073c6", "0x020f640000000000");
   const auto nop = sass("1360", "NOP", "0x0000000000007918", "0x020fe20000000000");
-  const auto arrive = sass("1370", "@!P3 SYNCS.ARRIVE.TRANS64.A1T0 RZ, [UR7+0x37fb0], RZ", "0x037fb0ffffffb9a7",
-                           "0x000fe20008100007");
+  const auto arrive =
+      sass("1370", "@!P3 SYNCS.ARRIVE.TRANS64.A1T0 RZ, [UR7+0x37fb0], RZ", "0x037fb0ffffffb9a7", "0x000fe20008100007");
   EXPECT_EQ(check(ldtm + membar + fence + nop + arrive).size(), 1U);
   // ldmatrix (LDSM) is a generic load: ordered by the release, with or without the fence
   const auto ldsm = sass("1290", "LDSM.16.M88.4 R136, [R183+-0x1c000]", "0xfe400000b788783b", "0x0000620000000200");

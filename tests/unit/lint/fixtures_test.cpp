@@ -19,11 +19,14 @@ class LintFixtures : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto search = sass::find_cuobjdump("");
-    if (search.found.empty()) GTEST_SKIP() << "no cuobjdump found (pip install nvidia-cuda-cuobjdump); lint fixtures not run";
+    if (search.found.empty())
+      GTEST_SKIP() << "no cuobjdump found (pip install nvidia-cuda-cuobjdump); lint fixtures not run";
     m_cuobjdump = search.found;
   }
 
-  [[nodiscard]] static std::string path(const std::string& name) { return std::string(VSA_LINT_FIXTURE_DIR) + "/" + name; }
+  [[nodiscard]] static std::string path(const std::string& name) {
+    return std::string(VSA_LINT_FIXTURE_DIR) + "/" + name;
+  }
 
   [[nodiscard]] LintResult lint(const std::string& name, RuleTable rules = default_rule_table()) const {
     return lint_file({path(name), m_cuobjdump, std::move(rules)});

@@ -44,8 +44,7 @@ TEST(LintWgmmaSerialized, EveryHgmmaWaitedAloneIsAFinding) {
 
 TEST(LintWgmmaSerialized, AChainIssuedBeforeOneWaitIsClean) {
   std::string body = sass_line(0x100, "WARPGROUP.ARRIVE");
-  for (int i = 0; i < 7; ++i)
-    body += sass_line(0x110 + 0x10 * i, "HGMMA.64x64x16.F32.BF16 R184, gdesc[UR16], R184");
+  for (int i = 0; i < 7; ++i) body += sass_line(0x110 + 0x10 * i, "HGMMA.64x64x16.F32.BF16 R184, gdesc[UR16], R184");
   body += sass_line(0x180, "HGMMA.64x64x16.F32.BF16 R184, gdesc[UR16], R184, gsb0");
   body += sass_line(0x190, "WARPGROUP.DEPBAR.LE gsb0, 0x0");
   EXPECT_TRUE(check(body + serialised(3)).empty());

@@ -84,7 +84,7 @@ TEST(ProbeSpec, MaskRefusal) {
   EXPECT_EQ(vsa::probe_mask_refusal({{"fwd.issue_pv@warps:1", 100}}, points, false),
             "probe fwd.issue_pv@warps:1: this backend's probes take no warp mask");
   EXPECT_EQ(vsa::probe_mask_refusal({{"fwd.issue_pv@warps:1", 100}}, points, true), "");
-  EXPECT_EQ(vsa::probe_mask_refusal({{"fwd.issue_pv", 100}}, points, false), "");          // no mask
+  EXPECT_EQ(vsa::probe_mask_refusal({{"fwd.issue_pv", 100}}, points, false), "");         // no mask
   EXPECT_EQ(vsa::probe_mask_refusal({{"bwd.read_st@warps:1", 100}}, points, false), "");  // not its point
   EXPECT_EQ(vsa::probe_mask_refusal({{"fwd.issue_pv@warps:1", 0}}, points, false), "");   // no delay
 }

@@ -53,7 +53,8 @@ struct UnroundedBackwardResult {
 ref::Selection selection_of(const HostProblem& p) { return {p.q2k_idx.data(), p.q2k_num.data(), p.vbs.data()}; }
 
 ForwardResult naive_forward(const HostProblem& p) {
-  ForwardResult r{std::vector<bf16_bits>(std::size_t(p.tensor_elems())), std::vector<float>(std::size_t(p.row_elems()))};
+  ForwardResult r{std::vector<bf16_bits>(std::size_t(p.tensor_elems())),
+                  std::vector<float>(std::size_t(p.row_elems()))};
   naive::forward(p.forward_args(r.out.data(), r.lse.data()));
   return r;
 }
@@ -66,7 +67,8 @@ BackwardResult naive_backward(const HostProblem& p, const ForwardResult& f) {
 }
 
 ForwardResult cpu_forward(const HostProblem& p, const ref::Options& options = {}) {
-  ForwardResult r{std::vector<bf16_bits>(std::size_t(p.tensor_elems())), std::vector<float>(std::size_t(p.row_elems()))};
+  ForwardResult r{std::vector<bf16_bits>(std::size_t(p.tensor_elems())),
+                  std::vector<float>(std::size_t(p.row_elems()))};
   const Status st = ref::forward(ref::tensors_of(p.forward_args(r.out.data(), r.lse.data())), options);
   EXPECT_TRUE(st.ok()) << st.error;
   return r;
@@ -84,8 +86,8 @@ BackwardResult cpu_backward(const HostProblem& p, const ForwardResult& f, const 
 UnroundedForwardResult unrounded_forward(const HostProblem& p, ref::Precision precision) {
   UnroundedForwardResult r{std::vector<float>(std::size_t(p.tensor_elems())),
                            std::vector<float>(std::size_t(p.row_elems()))};
-  const ref::UnroundedForward t{p.shape, selection_of(p), p.q.data(), p.k.data(), p.v.data(), r.out.data(),
-                                r.lse.data()};
+  const ref::UnroundedForward t{p.shape,    selection_of(p), p.q.data(),  p.k.data(),
+                                p.v.data(), r.out.data(),    r.lse.data()};
   const Status st = ref::forward(t, {precision, 0});
   EXPECT_TRUE(st.ok()) << st.error;
   return r;
@@ -94,9 +96,8 @@ UnroundedForwardResult unrounded_forward(const HostProblem& p, ref::Precision pr
 UnroundedBackwardResult unrounded_backward(const HostProblem& p, const ForwardResult& f, ref::Precision precision) {
   const auto n = std::size_t(p.tensor_elems());
   UnroundedBackwardResult r{std::vector<float>(n), std::vector<float>(n), std::vector<float>(n)};
-  const ref::UnroundedBackward t{p.shape,         selection_of(p), p.q.data(),    p.k.data(),    p.v.data(),
-                                 f.out.data(),    p.d_out.data(),  f.lse.data(),  r.dq.data(),   r.dk.data(),
-                                 r.dv.data()};
+  const ref::UnroundedBackward t{p.shape,        selection_of(p), p.q.data(),  p.k.data(),  p.v.data(), f.out.data(),
+                                 p.d_out.data(), f.lse.data(),    r.dq.data(), r.dk.data(), r.dv.data()};
   const Status st = ref::backward(t, {precision, 0});
   EXPECT_TRUE(st.ok()) << st.error;
   return r;
@@ -127,8 +128,8 @@ void expect_bf16_agree(const char* tensor, const std::vector<bf16_bits>& got, co
     if (!(std::fabs(x - y) <= allowed) && bad++ == 0) first_bad = i;
   }
   EXPECT_EQ(bad, 0) << tensor << ": " << bad << " elements differ by more than " << rel
-                    << " * max|ref| + rounding; first at " << first_bad << ": got "
-                    << bf16_to_float(got[first_bad]) << " ref " << bf16_to_float(ref[first_bad]);
+                    << " * max|ref| + rounding; first at " << first_bad << ": got " << bf16_to_float(got[first_bad])
+                    << " ref " << bf16_to_float(ref[first_bad]);
 }
 
 // rel_max = max|got - ref| / max|ref| over finite entries; -inf must match exactly.
@@ -207,13 +208,12 @@ TEST_P(CpuRefMatchesNaive, ForwardAndBackward) {
 
 INSTANTIATE_TEST_SUITE_P(
     RandomProblems, CpuRefMatchesNaive,
-    ::testing::Values(
-        MatchCase{"d64_one_head", spec_of({1, 1, 3, 64, 64, 3, 1}, 11, 0.0, false)},
-        MatchCase{"d128_batched_padded_zero_rows", spec_of({2, 2, 5, 128, 64, 3, 1}, 12, 0.3, true)},
-        MatchCase{"d40_odd_nb", spec_of({1, 3, 7, 40, 64, 4, 1}, 13, 0.2, true)},
-        MatchCase{"blk16_many_blocks", spec_of({2, 1, 9, 64, 16, 5, 1}, 14, 0.2, true)},
-        MatchCase{"blk128", spec_of({1, 1, 3, 128, 128, 2, 1}, 15, 0.0, true)},
-        MatchCase{"scale_x4", spec_of({1, 2, 4, 64, 64, 3, 1}, 16, 0.0, true, 4.0f)}),
+    ::testing::Values(MatchCase{"d64_one_head", spec_of({1, 1, 3, 64, 64, 3, 1}, 11, 0.0, false)},
+                      MatchCase{"d128_batched_padded_zero_rows", spec_of({2, 2, 5, 128, 64, 3, 1}, 12, 0.3, true)},
+                      MatchCase{"d40_odd_nb", spec_of({1, 3, 7, 40, 64, 4, 1}, 13, 0.2, true)},
+                      MatchCase{"blk16_many_blocks", spec_of({2, 1, 9, 64, 16, 5, 1}, 14, 0.2, true)},
+                      MatchCase{"blk128", spec_of({1, 1, 3, 128, 128, 2, 1}, 15, 0.0, true)},
+                      MatchCase{"scale_x4", spec_of({1, 2, 4, 64, 64, 3, 1}, 16, 0.0, true, 4.0f)}),
     [](const ::testing::TestParamInfo<MatchCase>& info) { return std::string(info.param.name); });
 
 // The fp32 reference's own error grows with the input scale: logits grow as scale^2
@@ -297,8 +297,10 @@ TEST(CpuRefSemantics, UnattendedKeysGetExactlyZeroDkDv) {
     for (int r = 0; r < s.block; ++r)
       for (int d = 0; d < s.head_dim; ++d) {
         const std::size_t i = std::size_t((bh * s.seq() + 2 * s.block + r) * s.head_dim + d);
-        if (r >= 9) padding_zero = padding_zero && b.dk[i] == 0 && b.dv[i] == 0;
-        else valid_nonzero = valid_nonzero || b.dk[i] != 0;
+        if (r >= 9)
+          padding_zero = padding_zero && b.dk[i] == 0 && b.dv[i] == 0;
+        else
+          valid_nonzero = valid_nonzero || b.dk[i] != 0;
       }
   EXPECT_TRUE(padding_zero);
   EXPECT_TRUE(valid_nonzero);

@@ -23,8 +23,8 @@ struct Outputs {
 
 Outputs run(const test::HostProblem& p, const ref::Options& options) {
   const auto n = std::size_t(p.tensor_elems());
-  Outputs r{std::vector<bf16_bits>(n), std::vector<bf16_bits>(n), std::vector<bf16_bits>(n),
-            std::vector<bf16_bits>(n), std::vector<float>(std::size_t(p.row_elems()))};
+  Outputs r{std::vector<bf16_bits>(n), std::vector<bf16_bits>(n), std::vector<bf16_bits>(n), std::vector<bf16_bits>(n),
+            std::vector<float>(std::size_t(p.row_elems()))};
   Status st = ref::forward(ref::tensors_of(p.forward_args(r.out.data(), r.lse.data())), options);
   EXPECT_TRUE(st.ok()) << st.error;
   st = ref::backward(

@@ -60,10 +60,10 @@ TEST(CpuRefGradient, MatchesCentralDifferences) {
   Fp64Problem p = tiny_problem();
   const auto n = std::size_t(p.shape.tensor_elems());
   std::vector<double> out(n), lse(std::size_t(p.shape.row_elems())), dq(n), dk(n), dv(n);
-  ASSERT_TRUE(ref::forward(
-                  ref::Fp64Forward{p.shape, p.selection(), p.q.data(), p.k.data(), p.v.data(), out.data(), lse.data()},
-                  kFp64)
-                  .ok());
+  ASSERT_TRUE(
+      ref::forward(ref::Fp64Forward{p.shape, p.selection(), p.q.data(), p.k.data(), p.v.data(), out.data(), lse.data()},
+                   kFp64)
+          .ok());
   ASSERT_TRUE(ref::backward(ref::Fp64Backward{p.shape, p.selection(), p.q.data(), p.k.data(), p.v.data(), out.data(),
                                               p.d_out.data(), lse.data(), dq.data(), dk.data(), dv.data()},
                             kFp64)

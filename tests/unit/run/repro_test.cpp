@@ -18,8 +18,8 @@ using nlohmann::json;
 class ReproBundle : public ::testing::Test {
  protected:
   void SetUp() override {
-    m_dir = fs::temp_directory_path() / ("vsa-repro-test-" + std::to_string(::getpid()) +
-                                         "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    m_dir = fs::temp_directory_path() / ("vsa-repro-test-" + std::to_string(::getpid()) + "-" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(m_dir);
     const Suite s = parse_suite(R"({"name": "t", "cases": [
         {"name": "small", "B": 1, "H": 2, "S": 256, "D": 32, "seed": 42, "scale": 4,
@@ -29,17 +29,21 @@ class ReproBundle : public ::testing::Test {
                                 "t.json");
     json cases = json::array();
     for (const auto& c : s.cases)
-      cases.push_back({{"name", "t/" + c.name}, {"spec", to_json(c)}, {"verdict", "FAIL"}, {"message", ""},
-                       {"backends", json::array({{{"backend", "cuda-ref"}, {"verdict", "FAIL"}, {"reason", "o: rel_max"}}})}});
+      cases.push_back(
+          {{"name", "t/" + c.name},
+           {"spec", to_json(c)},
+           {"verdict", "FAIL"},
+           {"message", ""},
+           {"backends", json::array({{{"backend", "cuda-ref"}, {"verdict", "FAIL"}, {"reason", "o: rel_max"}}})}});
     cases[0]["spec"]["name"] = "t/small";
     cases[1]["spec"]["name"] = "t/small-2";
     m_report = (m_dir / "report.json").string();
-    std::ofstream(m_report) << json{{"schema", "vsa-bench/report"},
-                                    {"started_at", "2026-11-29T10:00:00Z"},
-                                    {"node", {{"hostname", "node17"}}},
-                                    {"device", {{"name", "NVIDIA H200"}, {"vbios_version", "96.00.A5.00.1A"}}},
-                                    {"cases", cases}}
-                                   .dump();
+    std::ofstream(m_report) << json{
+        {"schema", "vsa-bench/report"},
+        {"started_at", "2026-11-29T10:00:00Z"},
+        {"node", {{"hostname", "node17"}}},
+        {"device", {{"name", "NVIDIA H200"}, {"vbios_version", "96.00.A5.00.1A"}}},
+        {"cases", cases}}.dump();
     m_original = s.cases[0];
   }
   void TearDown() override { fs::remove_all(m_dir); }

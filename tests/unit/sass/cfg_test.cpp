@@ -63,9 +63,9 @@ TEST(SassCfg, ExitAndTrap) {
 
 TEST(SassCfg, CallsReturnToTheirReturnPoints) {
   // 0: CALL 0x60 | 1: NOP; CALL 0x60 | 2: EXIT | 3: 0x60 NOP; RET
-  const auto cfg = cfg_of(sass_line(0x10, "CALL.REL.NOINC 0x60") + sass_line(0x20, "NOP") +
-                          sass_line(0x30, "CALL.REL.NOINC 0x60") + sass_line(0x40, "EXIT") + sass_line(0x60, "NOP") +
-                          sass_line(0x70, "RET.REL.NODEC R20 0x0"));
+  const auto cfg =
+      cfg_of(sass_line(0x10, "CALL.REL.NOINC 0x60") + sass_line(0x20, "NOP") + sass_line(0x30, "CALL.REL.NOINC 0x60") +
+             sass_line(0x40, "EXIT") + sass_line(0x60, "NOP") + sass_line(0x70, "RET.REL.NODEC R20 0x0"));
   ASSERT_EQ(cfg.blocks.size(), 4U);
   EXPECT_EQ(succ(cfg, 0), (std::vector<std::size_t>{1, 3}));
   EXPECT_EQ(succ(cfg, 1), (std::vector<std::size_t>{2, 3}));
@@ -77,7 +77,7 @@ TEST(SassCfg, IndirectBranchesGoToOrphanBlocks) {
   const auto cfg = cfg_of(sass_line(0x10, "BRX R6 -0x20") + sass_line(0x20, "EXIT") + sass_line(0x30, "NOP") +
                           sass_line(0x40, "BRA 0x60") + sass_line(0x50, "EXIT") + sass_line(0x60, "EXIT"));
   EXPECT_TRUE(cfg.has_indirect_branch);
-  ASSERT_EQ(cfg.blocks.size(), 5U);  // [10] [20] [30,40] [50] [60]
+  ASSERT_EQ(cfg.blocks.size(), 5U);                              // [10] [20] [30,40] [50] [60]
   EXPECT_EQ(succ(cfg, 0), (std::vector<std::size_t>{1, 2, 3}));  // 0x60 is reached by the BRA
 }
 

@@ -76,8 +76,8 @@ TEST(SassCounts, EveryClassCountedOnce) {
 TEST(SassCounts, ChangesNameTheKernelAndTheDelta) {
   std::vector<std::string> more_divergent = kBody;
   more_divergent.insert(more_divergent.begin() + 4, 2, "BSSY B1, 0x300");
-  const auto a = kernel_counts(
-      parse_listing("\tcode for sm_90a\n" + kernel("_Z4samev", kBody) + kernel("_Z6gonev", kBody)));
+  const auto a =
+      kernel_counts(parse_listing("\tcode for sm_90a\n" + kernel("_Z4samev", kBody) + kernel("_Z6gonev", kBody)));
   const auto b = kernel_counts(
       parse_listing("\tcode for sm_90a\n" + kernel("_Z4samev", more_divergent) + kernel("_Z3newv", kBody)));
   const auto changes = compare_counts(a, b);

@@ -41,8 +41,7 @@ TEST(SelftestCases, SuiteLoadsAndNamesOnlyKnownBackends) {
   EXPECT_EQ(suite.cases.size(), cases.size() + 1);  // + the overlap race's no-probe control
   const auto known = known_backend_names();
   for (const auto& c : suite.cases)
-    for (const auto& b : c.backends)
-      EXPECT_NE(std::find(known.begin(), known.end(), b), known.end()) << b;
+    for (const auto& b : c.backends) EXPECT_NE(std::find(known.begin(), known.end(), b), known.end()) << b;
   EXPECT_NO_THROW((void)case_from_json(stream_case(), "selftest", "$.stream"));
 }
 
@@ -73,7 +72,8 @@ TEST(SelftestCases, HangAndRaceCasesCarryTheirTriggers) {
 TEST(SelftestCases, FaultIsDetectedOnlyAsFault) {
   const auto cases = planted_cases(SelftestOptions{});
   const auto& oob = planted(cases, "selftest-oob");
-  const CaseResult fault = result_with(backend("selftest-oob", kFault, "cudaErrorIllegalAddress: an illegal memory access"));
+  const CaseResult fault =
+      result_with(backend("selftest-oob", kFault, "cudaErrorIllegalAddress: an illegal memory access"));
   EXPECT_EQ(judge_planted_case(oob, &fault, nullptr).outcome, kDetected);
   const CaseResult pass = result_with(backend("selftest-oob", kPass));
   EXPECT_EQ(judge_planted_case(oob, &pass, nullptr).outcome, kMissed);

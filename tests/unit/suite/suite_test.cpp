@@ -20,7 +20,8 @@ std::string error_of(const std::string& case_fields) {
 
 TEST(Suite, ExpandsSweepsIntoTheCartesianProduct) {
   const Suite s = parse_suite(R"({"name": "x", "defaults": {"backends": ["cpu-ref"], "D": 64},
-      "cases": [{"name": "a", "sweep": {"S": [512, 1024], "pattern.density": [0.25, 0.5]}}]})", "t.json");
+      "cases": [{"name": "a", "sweep": {"S": [512, 1024], "pattern.density": [0.25, 0.5]}}]})",
+                              "t.json");
   ASSERT_EQ(s.cases.size(), 4u);
   EXPECT_EQ(s.cases[0].name, "a/S=512,density=0.25");
   EXPECT_EQ(s.cases[3].shape.seq(), 1024);

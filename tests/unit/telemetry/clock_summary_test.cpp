@@ -14,7 +14,7 @@
 namespace vsa {
 namespace {
 
-constexpr std::uint64_t kGpuIdle = 0x1;    // NVML: not a slowdown
+constexpr std::uint64_t kGpuIdle = 0x1;     // NVML: not a slowdown
 constexpr std::uint64_t kSwPowerCap = 0x4;  // NVML: a slowdown
 
 nlohmann::json pass_with(unsigned mhz, std::uint64_t reasons) {
@@ -35,8 +35,8 @@ TEST(ClockSummary, FullClockWithoutSlowdown) {
 }
 
 TEST(ClockSummary, RangeAndPowerCap) {
-  const auto clocks = nlohmann::json::array({pass_with(1620, kSwPowerCap), pass_with(1395, kSwPowerCap | kGpuIdle),
-                                             pass_with(1545, 0)});
+  const auto clocks = nlohmann::json::array(
+      {pass_with(1620, kSwPowerCap), pass_with(1395, kSwPowerCap | kGpuIdle), pass_with(1545, 0)});
   EXPECT_EQ(clock_summary(clocks), "at 1395-1620 MHz, sw_power_cap");
 }
 
@@ -114,7 +114,8 @@ TEST(ClockSummary, ShownInCompareForEachRun) {
   EXPECT_NE(md.find("at 1980 MHz"), std::string::npos) << md;
   const nlohmann::json j = to_json(c);
   ASSERT_EQ(j.at("performance").size(), 1u) << j.dump(2);
-  EXPECT_EQ(j.at("performance").at(0).at("clocks"), nlohmann::json::array({"at 1605 MHz, sw_power_cap", "at 1980 MHz"}));
+  EXPECT_EQ(j.at("performance").at(0).at("clocks"),
+            nlohmann::json::array({"at 1605 MHz, sw_power_cap", "at 1980 MHz"}));
 }
 
 }  // namespace

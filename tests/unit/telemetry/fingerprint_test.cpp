@@ -138,8 +138,9 @@ TEST(LauncherInfo, NonNumericRankStaysRawOnly) {
 // ---- node files ----------------------------------------------------------------
 
 TEST(NodeInfo, ParsesOsReleasePrettyName) {
-  EXPECT_EQ(parse_os_release_pretty_name("NAME=\"Debian\"\nPRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nID=debian\n"),
-            "Debian GNU/Linux 12 (bookworm)");
+  EXPECT_EQ(
+      parse_os_release_pretty_name("NAME=\"Debian\"\nPRETTY_NAME=\"Debian GNU/Linux 12 (bookworm)\"\nID=debian\n"),
+      "Debian GNU/Linux 12 (bookworm)");
   EXPECT_EQ(parse_os_release_pretty_name("PRETTY_NAME=Ubuntu\n"), "Ubuntu");
   EXPECT_EQ(parse_os_release_pretty_name("NAME=x\n"), std::nullopt);
 }
@@ -204,11 +205,23 @@ void copy(char* out, unsigned size, const char* text) {
   std::strncpy(out, text, size - 1);
   out[size - 1] = '\0';
 }
-nvmlReturn_t init() { ++init_calls; return init_result; }
-nvmlReturn_t shutdown() { ++shutdown_calls; return NVML_SUCCESS; }
+nvmlReturn_t init() {
+  ++init_calls;
+  return init_result;
+}
+nvmlReturn_t shutdown() {
+  ++shutdown_calls;
+  return NVML_SUCCESS;
+}
 const char* error_string(nvmlReturn_t code) { return code == 9 ? "Driver Not Loaded" : "Unknown Error"; }
-nvmlReturn_t driver_version(char* out, unsigned size) { copy(out, size, "470.42.01"); return NVML_SUCCESS; }
-nvmlReturn_t count(unsigned* n) { *n = 1; return NVML_SUCCESS; }
+nvmlReturn_t driver_version(char* out, unsigned size) {
+  copy(out, size, "470.42.01");
+  return NVML_SUCCESS;
+}
+nvmlReturn_t count(unsigned* n) {
+  *n = 1;
+  return NVML_SUCCESS;
+}
 nvmlReturn_t by_index(unsigned i, nvmlDevice_t* d) {
   if (i != 0) return 2;
   *d = the_device();
@@ -219,7 +232,10 @@ nvmlReturn_t by_pci_bus_id(const char* bus_id, nvmlDevice_t* d) {
   *d = the_device();
   return NVML_SUCCESS;
 }
-nvmlReturn_t index(nvmlDevice_t, unsigned* i) { *i = 0; return NVML_SUCCESS; }
+nvmlReturn_t index(nvmlDevice_t, unsigned* i) {
+  *i = 0;
+  return NVML_SUCCESS;
+}
 nvmlReturn_t name(nvmlDevice_t d, char* out, unsigned size) {
   if (d != the_device()) return 2;
   copy(out, size, "Fake GPU");
@@ -357,12 +373,34 @@ TEST(Nvml, LibraryWithoutInitIsNotAvailable) {
 
 TEST(FingerprintJson, DeviceHasEveryKeyNullWhenUnknown) {
   const nlohmann::json j = DeviceFingerprint{};
-  for (const char* key : {"nvml_index", "cuda_ordinal", "name", "uuid", "serial", "pci_bus_id", "driver_version",
-                          "cuda_driver_version", "cuda_runtime_version", "vbios_version", "gsp_firmware_version",
-                          "gsp_firmware_enabled", "inforom_image_version", "ecc_enabled", "ecc_uncorrected_volatile",
-                          "ecc_uncorrected_aggregate", "power_limit_w", "sm_clock_mhz", "sm_clock_max_mhz",
-                          "mem_clock_mhz", "persistence_mode", "temperature_c", "memory_total_bytes", "cc_major",
-                          "cc_minor", "sm_count", "l2_cache_bytes", "smem_per_block_optin_bytes",
+  for (const char* key : {"nvml_index",
+                          "cuda_ordinal",
+                          "name",
+                          "uuid",
+                          "serial",
+                          "pci_bus_id",
+                          "driver_version",
+                          "cuda_driver_version",
+                          "cuda_runtime_version",
+                          "vbios_version",
+                          "gsp_firmware_version",
+                          "gsp_firmware_enabled",
+                          "inforom_image_version",
+                          "ecc_enabled",
+                          "ecc_uncorrected_volatile",
+                          "ecc_uncorrected_aggregate",
+                          "power_limit_w",
+                          "sm_clock_mhz",
+                          "sm_clock_max_mhz",
+                          "mem_clock_mhz",
+                          "persistence_mode",
+                          "temperature_c",
+                          "memory_total_bytes",
+                          "cc_major",
+                          "cc_minor",
+                          "sm_count",
+                          "l2_cache_bytes",
+                          "smem_per_block_optin_bytes",
                           "sm_clock_peak_khz"}) {
     ASSERT_TRUE(j.contains(key)) << key;
     EXPECT_TRUE(j[key].is_null()) << key;
@@ -398,8 +436,8 @@ TEST(FingerprintJson, RoundTripsThroughJson) {
 TEST(FingerprintJson, NoCudaCollectionHasTheDocumentedShape) {
   const nlohmann::json j = collect_fingerprint(/*use_cuda=*/false, "lab");
   for (const char* key : {"node", "devices", "notes"}) ASSERT_TRUE(j.contains(key)) << key;
-  for (const char* key : {"hostname", "label", "launcher", "kernel_release", "os", "cpu_model", "cpus_online",
-                          "cpus_allowed"})
+  for (const char* key :
+       {"hostname", "label", "launcher", "kernel_release", "os", "cpu_model", "cpus_online", "cpus_allowed"})
     EXPECT_TRUE(j["node"].contains(key)) << key;
   EXPECT_EQ(j["node"]["label"], "lab");
   EXPECT_TRUE(j["devices"].is_array());

@@ -36,8 +36,8 @@ __global__ void tma_box_kernel(const __grid_constant__ CUtensorMap map, int x, i
 
 Status launch_and_copy(const CUtensorMap& map, int x, int y, unsigned bytes, int smem, unsigned char* out,
                        std::vector<unsigned char>& smem_bytes) {
-  if (const Status st = device::status_from(
-          cudaFuncSetAttribute(tma_box_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  if (const Status st =
+          device::status_from(cudaFuncSetAttribute(tma_box_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
       !st.ok())
     return st;
   tma_box_kernel<<<1, 128, smem>>>(map, x, y, bytes, out);

@@ -120,9 +120,9 @@ TEST_F(Sm100aBackend, KernelsListWithoutALoadableImage) {
   // Release-side probes, then the read-side ones (issue 18, finding 4); the backward's
   // names start at ProbeDelays slot kFirstBwdProbeSlot = 8.
   EXPECT_EQ(m_backend->probe_points(),
-            (std::vector<std::string>{"fwd.release_s", "fwd.release_p", "fwd.issue_pv", "fwd.refill_kv",
-                                      "fwd.epilogue", "fwd.read_s", "fwd.read_o", "fwd.read_k", "bwd.release",
-                                      "bwd.hand_over", "bwd.store", "bwd.read_st", "bwd.read_dq", "bwd.read_dkdv", "bwd.read_stat"}));
+            (std::vector<std::string>{"fwd.release_s", "fwd.release_p", "fwd.issue_pv", "fwd.refill_kv", "fwd.epilogue",
+                                      "fwd.read_s", "fwd.read_o", "fwd.read_k", "bwd.release", "bwd.hand_over",
+                                      "bwd.store", "bwd.read_st", "bwd.read_dq", "bwd.read_dkdv", "bwd.read_stat"}));
   EXPECT_TRUE(m_backend->probe_warp_masks());
 }
 

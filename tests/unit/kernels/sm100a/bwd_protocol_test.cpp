@@ -65,9 +65,7 @@ TEST(Sm100aBwdProtocol, TmemRangesFitAndDoNotOverlap) {
 }
 
 // Each barrier is named after an edge: only its `from` role arrives, only its `to` role waits.
-TEST(Sm100aBwdProtocol, BarriersAreUsedAlongTheirEdge) {
-  test::expect_barriers_used_along_their_edge(bwd::kProtocol);
-}
+TEST(Sm100aBwdProtocol, BarriersAreUsedAlongTheirEdge) { test::expect_barriers_used_along_their_edge(bwd::kProtocol); }
 
 // ---- planted faults: the same checker must reject each ---------------------------------
 
@@ -86,11 +84,8 @@ TEST(Sm100aBwdProtocol, UnchangedCopyStillPasses) {
 // columns the dV MMA accumulates into, and the dq_reduce warps read them while the next
 // dV MMA runs.
 constexpr protocol::TmemRange kOverlappingTmemMap[] = {
-    {"S^T", 0, 64, ""},
-    {"dP^T", 64, 64, ""},
-    {"dQ", 160, 128, "planted: columns 256..287 are also dV's"},
-    {"dV", 256, 128, ""},
-    {"dK", 384, 128, ""},
+    {"S^T", 0, 64, ""},   {"dP^T", 64, 64, ""}, {"dQ", 160, 128, "planted: columns 256..287 are also dV's"},
+    {"dV", 256, 128, ""}, {"dK", 384, 128, ""},
 };
 
 TEST(Sm100aBwdProtocol, PlantedTmemOverlapIsARace) {
@@ -106,9 +101,11 @@ TEST(Sm100aBwdProtocol, PlantedTmemOverlapIsARace) {
 // MMAs of one step are ordered (in-order tensor pipe, one commit), so this is a wrong value
 // rather than a race; the table rule reports it.
 TEST(Sm100aBwdProtocol, PlantedSAndDpOverlapIsATableError) {
-  static constexpr protocol::TmemRange overlap[] = {
-      {"S^T", 0, 64, ""}, {"dP^T", 32, 64, "planted"}, {"dQ", 128, 128, ""}, {"dV", 256, 128, ""},
-      {"dK", 384, 128, ""}};
+  static constexpr protocol::TmemRange overlap[] = {{"S^T", 0, 64, ""},
+                                                    {"dP^T", 32, 64, "planted"},
+                                                    {"dQ", 128, 128, ""},
+                                                    {"dV", 256, 128, ""},
+                                                    {"dK", 384, 128, ""}};
   Protocol p = bwd::kProtocol;
   p.tmem = overlap;
   const auto result = check_protocol_up_to(p, kMaxSteps);

@@ -27,13 +27,13 @@ constexpr std::uint32_t kTile = 0x10400;  // the address the CUTLASS values were
 
 // CUTLASS, K-major 64 x 128 (two 64-element K halves): Q, K of the blk64 forward; K, V, Q, dO
 // as the operands of S^T = K Q^T and dP^T = V dO^T.
-constexpr std::uint64_t kCutlassKMajor64x128[8] = {
-    0x4000404000011040, 0x4000404000011042, 0x4000404000011044, 0x4000404000011046,
-    0x4000404000011240, 0x4000404000011242, 0x4000404000011244, 0x4000404000011246};
+constexpr std::uint64_t kCutlassKMajor64x128[8] = {0x4000404000011040, 0x4000404000011042, 0x4000404000011044,
+                                                   0x4000404000011046, 0x4000404000011240, 0x4000404000011242,
+                                                   0x4000404000011244, 0x4000404000011246};
 // CUTLASS, K-major 128 x 128: Q, K and P of the blk128 forward.
-constexpr std::uint64_t kCutlassKMajor128x128[8] = {
-    0x4000404000011040, 0x4000404000011042, 0x4000404000011044, 0x4000404000011046,
-    0x4000404000011440, 0x4000404000011442, 0x4000404000011444, 0x4000404000011446};
+constexpr std::uint64_t kCutlassKMajor128x128[8] = {0x4000404000011040, 0x4000404000011042, 0x4000404000011044,
+                                                    0x4000404000011046, 0x4000404000011440, 0x4000404000011442,
+                                                    0x4000404000011444, 0x4000404000011446};
 // CUTLASS, K-major 64 x 64: P (blk64 forward), P^T and dS^T as the A of dV, dK.
 constexpr std::uint64_t kCutlassKMajor64x64[4] = {0x4000404000011040, 0x4000404000011042, 0x4000404000011044,
                                                   0x4000404000011046};
@@ -41,9 +41,9 @@ constexpr std::uint64_t kCutlassKMajor64x64[4] = {0x4000404000011040, 0x40004040
 constexpr std::uint64_t kCutlassMnMajor128x64[4] = {0x4000404002001040, 0x40004040020010c0, 0x4000404002001140,
                                                     0x40004040020011c0};
 // CUTLASS, MN-major (N = 128, K = 128): V (blk128 forward).
-constexpr std::uint64_t kCutlassMnMajor128x128[8] = {
-    0x4000404004001040, 0x40004040040010c0, 0x4000404004001140, 0x40004040040011c0,
-    0x4000404004001240, 0x40004040040012c0, 0x4000404004001340, 0x40004040040013c0};
+constexpr std::uint64_t kCutlassMnMajor128x128[8] = {0x4000404004001040, 0x40004040040010c0, 0x4000404004001140,
+                                                     0x40004040040011c0, 0x4000404004001240, 0x40004040040012c0,
+                                                     0x4000404004001340, 0x40004040040013c0};
 // CUTLASS, MN-major (M = 64, K = 64): the dS^T square as the A of dQ = dS K. One MN chunk:
 // LBO 0 (the kernels had 8192 until issue 18; NOTES.md, "Descriptors against CUTLASS").
 constexpr std::uint64_t kCutlassMnMajor64x64[4] = {0x4000404000001040, 0x40004040000010c0, 0x4000404000001140,

@@ -75,10 +75,9 @@ class EditableProtocol {
   std::size_t drop_epilogue_waits(protocol::WarpRole role, std::uint8_t barrier) {
     auto& epi = epilogue(role);
     const auto before = epi.size();
-    epi.erase(std::remove_if(epi.begin(), epi.end(),
-                             [&](const protocol::Op& op) {
-                               return op.kind == protocol::OpKind::wait && op.barrier == barrier;
-                             }),
+    epi.erase(std::remove_if(
+                  epi.begin(), epi.end(),
+                  [&](const protocol::Op& op) { return op.kind == protocol::OpKind::wait && op.barrier == barrier; }),
               epi.end());
     return before - epi.size();
   }

@@ -71,7 +71,7 @@ TEST(Sm90aWorkspace, DeterministicChunksOneHeadAtLargeS) {
 
 TEST(Sm90aWorkspace, DeterministicTakesOneHeadEvenAboveTheBudget) {
   Shape s = topk_shape(131072);  // 8 GiB of tiles per head: the budget exactly
-  s.max_kv += 8;                  // a little above it
+  s.max_kv += 8;                 // a little above it
   ASSERT_GT(tiles_of(s, 1), kBudget);
   const std::size_t det = backend("sm90a-det").workspace_bytes(s, Op::backward);
   EXPECT_GE(det, tiles_of(s, 1));

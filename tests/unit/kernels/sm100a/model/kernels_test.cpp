@@ -19,7 +19,8 @@ using model_test::Case;
 
 double max_diff(const std::vector<bf16_bits>& a, const std::vector<bf16_bits>& b) {
   double m = 0;
-  for (std::size_t i = 0; i < a.size(); ++i) m = std::max(m, double(std::fabs(bf16_to_float(a[i]) - bf16_to_float(b[i]))));
+  for (std::size_t i = 0; i < a.size(); ++i)
+    m = std::max(m, double(std::fabs(bf16_to_float(a[i]) - bf16_to_float(b[i]))));
   return m;
 }
 

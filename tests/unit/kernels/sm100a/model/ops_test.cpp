@@ -49,10 +49,10 @@ TEST(ModelDescriptors, SharedMemoryDescriptorFields) {
   EXPECT_EQ(s.sbo, 1024u);
   EXPECT_EQ(s.swizzle, Swizzle::sw128);
   EXPECT_EQ(s.base_offset, 0);
-  EXPECT_THROW((void)decode_smem_descriptor(d & ~(1ull << 46)), ModelError);            // version bits 0b000
-  EXPECT_THROW((void)decode_smem_descriptor(d | (3ull << 61)), ModelError);            // mode 7: invalid
-  EXPECT_THROW((void)decode_smem_descriptor(d | (1ull << 52)), ModelError);            // sm_103a only
-  EXPECT_THROW((void)decode_smem_descriptor(d | (1ull << 14)), ModelError);            // reserved
+  EXPECT_THROW((void)decode_smem_descriptor(d & ~(1ull << 46)), ModelError);  // version bits 0b000
+  EXPECT_THROW((void)decode_smem_descriptor(d | (3ull << 61)), ModelError);   // mode 7: invalid
+  EXPECT_THROW((void)decode_smem_descriptor(d | (1ull << 52)), ModelError);   // sm_103a only
+  EXPECT_THROW((void)decode_smem_descriptor(d | (1ull << 14)), ModelError);   // reserved
 }
 
 TEST(ModelDescriptors, InstructionDescriptorF16) {
@@ -66,8 +66,9 @@ TEST(ModelDescriptors, InstructionDescriptorF16) {
   EXPECT_TRUE(i.b_mn_major);
   EXPECT_THROW((void)decode_instr_descriptor_f16(v | (1u << 23)), ModelError);                   // reserved
   EXPECT_THROW((void)decode_instr_descriptor_f16((v & ~(31u << 24)) | (2u << 24)), ModelError);  // M = 32
-  EXPECT_THROW((void)decode_instr_descriptor_f16((v & ~(31u << 24)) | (8u << 24) | (1u << 17)), ModelError);  // M 128, N 136
-  EXPECT_THROW((void)decode_instr_descriptor_f16(v | (1u << 2)), ModelError);                    // sparse
+  EXPECT_THROW((void)decode_instr_descriptor_f16((v & ~(31u << 24)) | (8u << 24) | (1u << 17)),
+               ModelError);                                                    // M 128, N 136
+  EXPECT_THROW((void)decode_instr_descriptor_f16(v | (1u << 2)), ModelError);  // sparse
 }
 
 TEST(ModelDescriptors, CanonicalLayoutAddresses) {
@@ -263,7 +264,8 @@ float run_mma_64x64(std::uint32_t b_sbo, bool b_mn_major, std::vector<float>& d_
   const std::uint64_t fixed = (1ull << 46) | (2ull << 61);
   const std::uint64_t da = (ta >> 4) | (1ull << 16) | (std::uint64_t(1024 >> 4) << 32) | fixed;
   const std::uint64_t db = (tb >> 4) | (std::uint64_t(8192 >> 4) << 16) | (std::uint64_t(b_sbo >> 4) << 32) | fixed;
-  const std::uint32_t idesc = (1u << 4) | (1u << 7) | (1u << 10) | (std::uint32_t(b_mn_major) << 16) | (8u << 17) | (4u << 24);
+  const std::uint32_t idesc =
+      (1u << 4) | (1u << 7) | (1u << 10) | (std::uint32_t(b_mn_major) << 16) | (8u << 17) | (4u << 24);
   const std::uint32_t bar = kSmemWindowBase + 8;
   d_out.assign(64 * 64, 0);
   err = rig.run([&](FiberThread& t) {

@@ -27,7 +27,8 @@ double forward_error(const Case& c, Status& st) {
   naive::forward(c.forward(o_ref, lse_ref));
   st = model::planted::run_forward_blk64(c.forward(o, lse), model::RunOptions{1});
   double m = 0;
-  for (std::size_t i = 0; i < o.size(); ++i) m = std::max(m, double(std::fabs(bf16_to_float(o[i]) - bf16_to_float(o_ref[i]))));
+  for (std::size_t i = 0; i < o.size(); ++i)
+    m = std::max(m, double(std::fabs(bf16_to_float(o[i]) - bf16_to_float(o_ref[i]))));
   return m;
 }
 
