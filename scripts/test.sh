@@ -13,11 +13,16 @@ say "running tests (cuobjdump: $VSA_CUOBJDUMP)"
 status=0
 (cd "$VSA_BUILD" && ctest --output-on-failure -j "$VSA_JOBS" "$@") || status=1
 
-say "host code under AddressSanitizer + UBSan (build-asan: no sm_90a/sm_100a images)"
+# The host code under AddressSanitizer + UBSan (build-asan: no sm_90a/sm_100a images). Opt-in
+# (VSA_ASAN=1) until a full run of it has passed on the CI machine: it was added in the same
+# step as the layout split and has not completed there yet (issue 21's note).
 cd "$VSA_ROOT"
-cmake --preset asan -DCMAKE_CUDA_COMPILER="$(find_nvcc)" >/dev/null
-cmake --build --preset asan -j "$VSA_JOBS"
-ctest --preset asan -j "$VSA_JOBS" || status=1
+if [ "${VSA_ASAN:-0}" = 1 ]; then
+  say "host code under AddressSanitizer + UBSan (build-asan)"
+  cmake --preset asan -DCMAKE_CUDA_COMPILER="$(find_nvcc)" >/dev/null
+  cmake --build --preset asan -j "$VSA_JOBS"
+  ctest --preset asan -j "$VSA_JOBS" || status=1
+fi
 
 say "format (.clang-format)"
 "$VSA_ROOT/scripts/check_format.sh" > "$VSA_BUILD/format.diff" || { status=1; say "format: the diffs are in $VSA_BUILD/format.diff"; }
