@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds everything (sm_90a and sm_100a images
 # included: compiling them is a test) with warnings as errors and runs every test
-# through CTest; then the host code again under AddressSanitizer + UBSan (the asan
-# preset: unit and CLI tests), and the format check. GPU tests skip with a visible
+# through CTest; with VSA_ASAN=1 the host code again under AddressSanitizer + UBSan
+# (the asan preset: unit and CLI tests); then the format check. GPU tests skip with a visible
 # reason where there is no GPU. Extra arguments go to the first ctest.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 install_debian_packages
