@@ -16,7 +16,7 @@ sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 install_debian_packages() {
   local wanted=(build-essential cmake git python3 python3-venv libcli11-dev libspdlog-dev libfmt-dev
                 libeigen3-dev nlohmann-json3-dev libgtest-dev clang-format
-                libboost-context-dev)
+                libboost-context-dev slurm-wlm munge)
   local missing=()
   for p in "${wanted[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
   if [ "${#missing[@]}" -gt 0 ]; then
@@ -57,9 +57,9 @@ install_python_test_tools() {
     say "creating $VSA_TOOLS/venv"
     python3 -m venv "$VSA_TOOLS/venv"
   fi
-  if ! "$py" -c "import jsonschema" 2>/dev/null; then
-    say "installing jsonschema (PyPI) into $VSA_TOOLS/venv"
-    "$py" -m pip install -q --disable-pip-version-check "jsonschema>=4.18"
+  if ! "$py" -c "import jsonschema, matplotlib" 2>/dev/null; then
+    say "installing jsonschema and matplotlib (PyPI) into $VSA_TOOLS/venv"
+    "$py" -m pip install -q --disable-pip-version-check "jsonschema>=4.18" matplotlib
   fi
   export VSA_TOOLS_PYTHON="$py"
 }
