@@ -33,6 +33,12 @@ FleetNode node_of(const ReportFile& file) {
         node.problems.push_back(c.name + " " + b.backend + ": " + b.verdict + " " + b.reason.substr(0, kReasonChars));
   }
   node.verdict = file.report.complete ? worst : kIncomplete;
+  // A run that refused to start (its GPUs unusable) has no cases, only its exit code and reason.
+  if (file.report.exit_code == kExitIncomplete && node.verdict != kFault && node.verdict != kHang) {
+    node.verdict = kIncomplete;
+    if (file.report.devices_note.is_string())
+      node.problems.push_back("not run: " + file.report.devices_note.get<std::string>().substr(0, kReasonChars));
+  }
   return node;
 }
 

@@ -16,9 +16,12 @@
 #include "engine/devices.hpp"
 #include "model/exit_codes.hpp"
 #include "suite/suite.hpp"
+#include "run/gpu_expectation.hpp"
 #include "run/worker_process.hpp"
 #include "telemetry/clock_sampler.hpp"
 #include "telemetry/node_fingerprint.hpp"
+#include "telemetry/nvml.hpp"
+#include "telemetry/pci_gpus.hpp"
 #include "report/report.hpp"
 #include "vsa/registry.hpp"
 
@@ -347,6 +350,41 @@ std::string summary_table(const std::vector<Report>& reports, const std::vector<
   return t.str();
 }
 
+GpuEvidence gpu_evidence(const RunOptions& o, const Discovery& d) {
+  GpuEvidence e;
+  e.cuda_devices = int(d.devices.size());
+  e.cuda_note = d.note;
+  for (const auto& g : nvidia_pci_gpus(pci_devices_root())) e.pci_gpus.push_back(g.address);
+  if (shared_nvml().available()) e.nvml_devices = shared_nvml().device_count();
+  e.devices_flag = o.devices;
+  e.require_gpu = o.require_gpu;
+  e.expect_gpus = o.expect_gpus;
+  return e;
+}
+
+// A node that should have run on GPUs and cannot: a report that says so (exit 4,
+// no cases), so `fleet` counts the node as failed instead of missing or passing.
+RunSummary refused_run(const RunOptions& o, const std::string& reason) {
+  fs::create_directories(o.out_dir);
+  Report r;
+  r.started_at = utc_now_iso8601();
+  r.argv = o.argv;
+  r.label = o.label;
+  r.node = collect_node_json(o.label);
+  r.device = nullptr;
+  r.devices_note = reason;
+  r.exit_code = kExitIncomplete;
+  r.complete = true;
+  r.finished_at = utc_now_iso8601();
+  const std::string path = report_path(o, r.node, -1);
+  write_report(r, path);
+  RunSummary summary;
+  summary.exit_code = kExitIncomplete;
+  summary.report_paths = {path};
+  summary.table = "not run: " + reason + "\nreport: " + path + "\n";
+  return summary;
+}
+
 }  // namespace
 
 RunSummary run_suites(const RunOptions& o) {
@@ -368,13 +406,10 @@ RunSummary run_suites(const RunOptions& o) {
   }
 
   const Discovery discovery = o.devices == "none" ? Discovery{{}, "--devices none"} : discover_devices(o.isolate);
-  const std::vector<int> targets = select_targets(o, discovery);
   RunSummary summary;
-  if (o.require_gpu && targets.front() < 0) {
-    summary.exit_code = kExitIncomplete;
-    summary.table = "--require-gpu: no GPU found (" + discovery.note + ")\n";
-    return summary;
-  }
+  const std::string refusal = fail_closed_reason(gpu_evidence(o, discovery));
+  if (!refusal.empty()) return refused_run(o, refusal);
+  const std::vector<int> targets = select_targets(o, discovery);
   fs::create_directories(o.out_dir);
   const json node = collect_node_json(o.label);
   std::vector<Report> reports(targets.size());

@@ -4,6 +4,7 @@
 // case in isolated workers (one per GPU, in parallel), writes one report per GPU.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,7 @@ struct RunOptions {
   std::string resume;                   // a report to continue (its finished cases are kept)
   bool isolate = true;                  // false: run in-process (debugging)
   bool require_gpu = false;             // no GPU -> exit 4
+  std::optional<int> expect_gpus;       // CUDA must use exactly this many GPUs, else exit 4
   bool progress = true;
   std::vector<std::string> argv;
 };
