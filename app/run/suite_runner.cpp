@@ -223,6 +223,9 @@ class TargetRun {
           r.spec = to_json(spec);
           r.message = msg->value("message", "worker error");
           r.verdict = kFail;
+          // Whatever the worker still sends for this case would be read as the next case's answer.
+          m_worker->terminate();
+          m_worker.reset();
           return r;
         }
         continue;
@@ -284,12 +287,9 @@ class TargetRun {
         b.verdict = kSkip;
         b.reason = "not run: the worker was lost earlier in this case";
       }
-    // The worker-loss message is already reflected in a backend's FAULT/HANG:
-    // the verdict comes from the backends alone, the message stays for the report.
-    const std::string msg = std::move(r.message);
-    r.message.clear();
+    // A case-level message is a FAIL at least (as in-process, engine/case_runner.cpp):
+    // a worker loss is already a more severe FAULT/HANG in a backend.
     aggregate_verdict(r);
-    r.message = msg;
     return r;
   }
 
@@ -407,7 +407,7 @@ RunSummary run_suites(const RunOptions& o) {
 
   const Discovery discovery = o.devices == "none" ? Discovery{{}, "--devices none"} : discover_devices(o.isolate);
   RunSummary summary;
-  const std::string refusal = fail_closed_reason(gpu_evidence(o, discovery));
+  const std::string refusal = o.fail_closed ? fail_closed_reason(gpu_evidence(o, discovery)) : std::string();
   if (!refusal.empty()) return refused_run(o, refusal);
   const std::vector<int> targets = select_targets(o, discovery);
   fs::create_directories(o.out_dir);

@@ -22,6 +22,9 @@ struct RunOptions {
   bool isolate = true;                  // false: run in-process (debugging)
   bool require_gpu = false;             // no GPU -> exit 4
   std::optional<int> expect_gpus;       // CUDA must use exactly this many GPUs, else exit 4
+  // GPUs asked for or present (PCI, NVML) but unusable by CUDA -> exit 4 (run/gpu_expectation.hpp).
+  // Off only for selftest, whose rows state each GPU check's SKIP instead.
+  bool fail_closed = true;
   bool progress = true;
   std::vector<std::string> argv;
 };

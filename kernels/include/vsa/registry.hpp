@@ -36,7 +36,7 @@ void register_selftest_gpu_backends(Registry& registry);  // kernels/selftest/: 
 // SKIPped with that reason instead of refused as a typo.
 [[nodiscard]] inline std::vector<std::string_view> known_backend_names() {
   return {"cpu-ref", "cpu-naive", "cuda-ref", "sm90a", "sm90a-det", "sm100a-blk64", "sm100a-blk128",
-          "selftest-abort", "selftest-hang", "selftest-oob", "selftest-deadlock", "selftest-overlap-race",
+          "selftest-abort", "selftest-hang", "selftest-stray-event", "selftest-oob", "selftest-deadlock", "selftest-overlap-race",
           "selftest-nan", "selftest-unwritten", "selftest-stream-cache"};
 }
 
