@@ -8,6 +8,7 @@
 #include "run/suite_runner.hpp"
 #include "report/report.hpp"
 #include "util/files.hpp"
+#include "util/json_input.hpp"
 
 namespace vsa {
 namespace {
@@ -16,13 +17,11 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 
 json read_report(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw SuiteError(path + ": cannot read the report");
   json doc;
   try {
-    doc = json::parse(in);
-  } catch (const json::parse_error& e) {
-    throw SuiteError(path + ": not valid JSON: " + e.what());
+    doc = parse_json_input(read_input_file(path));
+  } catch (const JsonInputError& e) {
+    throw SuiteError(path + ": cannot read the report: " + e.what());
   }
   if (!doc.is_object() || doc.value("schema", "") != "vsa-bench/report")
     throw SuiteError(path + ": not a vsa-bench report (missing \"schema\": \"vsa-bench/report\")");

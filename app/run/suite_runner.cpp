@@ -23,6 +23,7 @@
 #include "telemetry/nvml.hpp"
 #include "telemetry/pci_gpus.hpp"
 #include "report/report.hpp"
+#include "util/json_input.hpp"
 #include "vsa/registry.hpp"
 
 namespace vsa {
@@ -52,11 +53,50 @@ std::vector<CaseSpec> collect_cases(const RunOptions& o, json& suites_json) {
         if (kept.empty()) continue;
         c.backends = kept;
       }
-      for (const auto& [probe, ns] : o.probes) c.probes[probe] = ns;
       cases.push_back(std::move(c));
     }
   }
   return cases;
+}
+
+// A mistyped probe would run with no delay and PASS: the worst outcome for a race hunt.
+// Every probe must be a probe point of one of the case's backends in this build (a
+// case whose backends are all left out of this build is SKIPped, its probes unused).
+void check_probes(const CaseSpec& c, const Registry& registry) {
+  if (c.probes.empty()) return;
+  std::set<std::string> offered;
+  bool any_built = false;
+  for (const auto& name : c.backends)
+    if (const Backend* b = registry.find(name)) {
+      any_built = true;
+      for (const auto& p : b->probe_points()) offered.insert(p);
+    }
+  if (!any_built) return;
+  for (const auto& [probe, ns] : c.probes)
+    if (!offered.count(probe)) {
+      std::string list;
+      for (const auto& p : offered) list += (list.empty() ? "" : ", ") + p;
+      throw SuiteError(c.origin + ".probes." + probe + ": no backend of case \"" + c.name + "\" has this probe point (" +
+                       (list.empty() ? std::string("its backends have none") : "known: " + list) +
+                       "; --probe applies to every case)");
+    }
+}
+
+// --probe goes to every case: it must be a probe point of some backend the run has.
+void check_cli_probes(const std::map<std::string, std::uint32_t>& probes, const std::vector<CaseSpec>& cases,
+                      const Registry& registry) {
+  std::set<std::string> offered;
+  for (const auto& c : cases)
+    for (const auto& name : c.backends)
+      if (const Backend* b = registry.find(name))
+        for (const auto& p : b->probe_points()) offered.insert(p);
+  for (const auto& [probe, ns] : probes)
+    if (!offered.count(probe)) {
+      std::string list;
+      for (const auto& p : offered) list += (list.empty() ? "" : ", ") + p;
+      throw SuiteError("--probe " + probe + ": no backend of this run (in this build) has this probe point (" +
+                       (list.empty() ? std::string("they have none") : "known: " + list) + ")");
+    }
 }
 
 // Refuses what no machine could run: unknown backends, shapes a named backend cannot take.
@@ -81,6 +121,7 @@ void validate_cases(const std::vector<CaseSpec>& cases, const Registry& registry
                            "\" cannot run case \"" + c.name + "\": " + s.reason);
       }
     }
+    check_probes(c, registry);
     if (c.reference != "auto" && c.reference != "none" && !registry.find(c.reference))
       throw SuiteError(c.origin + ".reference: unknown backend \"" + c.reference + "\"");
   }
@@ -393,13 +434,14 @@ RunSummary run_suites(const RunOptions& o) {
   std::vector<CaseSpec> cases = collect_cases(o, suites_json);
   if (cases.empty()) throw SuiteError("no case matches the given suites and filters");
   validate_cases(cases, registry);
+  check_cli_probes(o.probes, cases, registry);
+  for (auto& c : cases)
+    for (const auto& [probe, ns] : o.probes) c.probes[probe] = ns;
 
   std::vector<Report> resumed;
   if (!o.resume.empty()) {
-    std::ifstream in(o.resume);
-    if (!in) throw SuiteError("--resume: cannot read " + o.resume);
     try {
-      resumed.push_back(report_from_json(json::parse(in)));
+      resumed.push_back(report_from_json(parse_json_input(read_input_file(o.resume))));
     } catch (const std::exception& e) {
       throw SuiteError("--resume: " + o.resume + ": " + e.what());
     }
