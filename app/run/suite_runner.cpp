@@ -10,10 +10,12 @@
 #include <thread>
 
 #include <cuda_runtime_api.h>
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include "engine/case_runner.hpp"
 #include "engine/devices.hpp"
+#include "model/case_footprint.hpp"
 #include "model/exit_codes.hpp"
 #include "suite/suite.hpp"
 #include "run/gpu_expectation.hpp"
@@ -391,6 +393,27 @@ std::string summary_table(const std::vector<Report>& reports, const std::vector<
   return t.str();
 }
 
+// A case whose arrays cannot fit a target GPU is refused before anything runs (exit 2).
+void check_device_memory(const std::vector<CaseSpec>& cases, const Registry& registry, const Discovery& d,
+                         const std::vector<int>& targets) {
+  for (const auto& dev : d.devices) {
+    const int ordinal = dev.value("ordinal", -1);
+    const double have = dev.value("global_mem", 0.0);
+    if (have <= 0 || std::find(targets.begin(), targets.end(), ordinal) == targets.end()) continue;
+    for (const auto& c : cases) {
+      const bool on_device = std::any_of(c.backends.begin(), c.backends.end(), [&](const std::string& n) {
+        const Backend* b = registry.find(n);
+        return b && b->memory() == Memory::device;
+      });
+      const double need = estimate_footprint(c).device_bytes;
+      if (on_device && need > have)
+        throw SuiteError(c.origin + ": case \"" + c.name + "\" needs an estimated " + fmt::format("{:.3g}", need / 1e9) +
+                         " GB of device memory, more than GPU " + std::to_string(ordinal) + "'s " +
+                         fmt::format("{:.3g}", have / 1e9) + " GB");
+    }
+  }
+}
+
 GpuEvidence gpu_evidence(const RunOptions& o, const Discovery& d) {
   GpuEvidence e;
   e.cuda_devices = int(d.devices.size());
@@ -452,6 +475,7 @@ RunSummary run_suites(const RunOptions& o) {
   const std::string refusal = o.fail_closed ? fail_closed_reason(gpu_evidence(o, discovery)) : std::string();
   if (!refusal.empty()) return refused_run(o, refusal);
   const std::vector<int> targets = select_targets(o, discovery);
+  check_device_memory(cases, registry, discovery, targets);
   fs::create_directories(o.out_dir);
   const json node = collect_node_json(o.label);
   std::vector<Report> reports(targets.size());

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -10,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "embedded_suites.hpp"
+#include "model/case_footprint.hpp"
 #include "suite/json_fields.hpp"
 #include "util/json_input.hpp"
 
@@ -199,6 +201,9 @@ CaseSpec case_from_json(const json& j, const std::string& src, const std::string
   if (seq <= 0) f.fail(f.path_of("S"), "must be > 0 (or given by pattern.latent for video)");
   if (seq % c.shape.block != 0)
     f.fail(f.path_of("S"), "must be a multiple of blk (" + std::to_string(c.shape.block) + "), got " + std::to_string(seq));
+  if (seq / c.shape.block > std::numeric_limits<int>::max())
+    f.fail(f.path_of("S"), fmt::format("{} blocks of {} do not fit an int, got S = {}", seq / c.shape.block,
+                                       c.shape.block, seq));
   c.shape.num_blocks = int(seq / c.shape.block);
   if (!(c.scale > 0)) f.fail(f.path_of("scale"), "must be > 0");
   if (!(c.timeout_s > 0 && c.timeout_s <= kMaxTimeoutS))
@@ -220,6 +225,14 @@ CaseSpec case_from_json(const json& j, const std::string& src, const std::string
   if (c.pattern.kind == "explicit" && int(c.pattern.rows.size()) != c.shape.num_blocks)
     f.fail(f.path_of("pattern") + ".rows", "needs one list per q block (" + std::to_string(c.shape.num_blocks) +
                                                "), got " + std::to_string(c.pattern.rows.size()));
+  // Before the validation below builds a head's index lists: refuse what this machine cannot hold.
+  const CaseFootprint need = estimate_footprint(c);
+  const double have = physical_memory_bytes();
+  if (have > 0 && std::max(need.host_bytes, need.validation_bytes) > have)
+    f.fail(path, fmt::format("needs an estimated {:.3g} GB of host memory (B={} H={} S={} D={}), more than this "
+                             "machine's {:.3g} GB",
+                             std::max(need.host_bytes, need.validation_bytes) / 1e9, c.shape.batch, c.shape.heads,
+                             c.shape.seq(), c.shape.head_dim, have / 1e9));
   if (c.validate) {
     // Everything make_block_map checks (index ranges, latent, vbs values), with the path.
     try {

@@ -24,6 +24,11 @@ race_case() {  # a case on the planted race backend, which has the probe point s
   echo "$WORK/bad.json"
 }
 f="bad.json: \$.cases[0]"
+refused "S = 8M" "$f: needs an estimated" "$(case_with '"S": 8388608, "D": 128, "pattern": {"kind": "dense"}')"
+grep -qE "needs an estimated [0-9.e+]+ GB of host memory \(B=1 H=1 S=8388608 D=128\), more than this machine's" "$WORK/stderr" \
+  || { cat "$WORK/stderr"; fail "S = 8M: the estimate and the machine's memory are not stated"; }
+refused "B = 1e5, H = 1000" "$f: needs an estimated" "$(case_with '"B": 100000, "H": 1000')"
+refused "S = 2^40" "$f.S: 17179869184 blocks of 64 do not fit an int" "$(case_with '"S": 1099511627776')"
 refused "B = 2^32+1" "$f.B: must be an integer in [-2147483648, 2147483647], got 4294967297" "$(case_with '"B": 4294967297')"
 refused "probe -1" "$f.probes.selftest.overlap: must be an integer in [0, 4294967295], got -1" \
   "$(race_case '"probes": {"selftest.overlap": -1}')"
