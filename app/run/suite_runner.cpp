@@ -26,6 +26,7 @@
 #include "telemetry/pci_gpus.hpp"
 #include "report/report.hpp"
 #include "util/json_input.hpp"
+#include "util/printable.hpp"
 #include "vsa/registry.hpp"
 
 namespace vsa {
@@ -184,6 +185,8 @@ std::string report_path(const RunOptions& o, const json& node, int ordinal) {
   std::string host = node.value("hostname", "host");
   std::string stamp = utc_now_iso8601();
   std::replace(stamp.begin(), stamp.end(), ':', '-');
+  // The label is checked in run_suites; the hostname comes from the node and is made a plain name here.
+  host = file_name_part(host);
   std::string base = (o.label.empty() ? "" : o.label + "-") + host + "-" + (ordinal >= 0 ? "gpu" + std::to_string(ordinal) : std::string("cpu")) + "-" + stamp;
   return (fs::path(o.out_dir) / (base + ".json")).string();
 }
@@ -340,8 +343,9 @@ class TargetRun {
     if (!m_o.progress) return;
     std::lock_guard<std::mutex> lock(g_print_mutex);
     std::fprintf(stderr, "[%zu/%zu] %s %-48s %-5s %.1fs%s%s\n", index, m_total,
-                 m_ordinal >= 0 ? ("gpu" + std::to_string(m_ordinal)).c_str() : "cpu", r.name.c_str(),
-                 r.verdict.c_str(), r.seconds, r.message.empty() ? "" : "  ", r.message.substr(0, 120).c_str());
+                 m_ordinal >= 0 ? ("gpu" + std::to_string(m_ordinal)).c_str() : "cpu", printable(r.name).c_str(),
+                 r.verdict.c_str(), r.seconds, r.message.empty() ? "" : "  ",
+                 printable(r.message.substr(0, 120)).c_str());
   }
 
   const RunOptions& m_o;
@@ -388,7 +392,8 @@ std::string summary_table(const std::vector<Report>& reports, const std::vector<
     for (const auto& c : reports[i].cases)
       for (const auto& b : c.backends)
         if (b.verdict != kPass && b.verdict != kSkip)
-          t << "  " << b.verdict << "  " << c.name << "  " << b.backend << ": " << b.reason.substr(0, 160) << "\n";
+          t << "  " << b.verdict << "  " << printable(c.name) << "  " << printable(b.backend) << ": "
+            << printable(b.reason.substr(0, 160)) << "\n";
   }
   return t.str();
 }
@@ -471,6 +476,10 @@ RunSummary run_suites(const RunOptions& o) {
   }
 
   const Discovery discovery = o.devices == "none" ? Discovery{{}, "--devices none"} : discover_devices(o.isolate);
+  if (!o.label.empty() && file_name_part(o.label) != o.label)
+    throw SuiteError("--label \"" + printable(o.label) +
+                     "\": use letters, digits, '.', '_' and '-' only, not starting with '.' (it names report files "
+                     "inside --out)");
   RunSummary summary;
   const std::string refusal = o.fail_closed ? fail_closed_reason(gpu_evidence(o, discovery)) : std::string();
   if (!refusal.empty()) return refused_run(o, refusal);
