@@ -5,6 +5,8 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 install_debian_packages
 install_disassembler
+install_python_test_tools
+install_slurm
 configure_and_build -DVSA_BUILD_TESTS=ON
 say "running tests (cuobjdump: $VSA_CUOBJDUMP)"
 cd "$VSA_BUILD"

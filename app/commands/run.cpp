@@ -34,6 +34,11 @@ void register_run(CLI::App& app, int& exit_code) {
   cmd->add_option("--expect-gpus", opts->expect_gpus,
                   "Exit 4 unless CUDA can use exactly N GPUs (node qualification: a missing GPU fails the node)")
       ->check(CLI::Range(0, 1 << 16));
+  cmd->add_option("--junit", opts->junit_path, "Also write JUnit XML: one testcase per case and backend");
+  cmd->add_option("--metrics", opts->metrics_path,
+                  "Also write a Prometheus textfile (node-exporter textfile collector): verdict, TFLOPS, SM clock, "
+                  "last-run time per GPU UUID, case and backend");
+  cmd->add_option("--jsonl", opts->jsonl_path, "Also write JSON Lines: one row per measurement");
   cmd->add_flag("!--quiet", opts->progress, "No per-case progress lines");
   cmd->callback([&exit_code, opts, suites, probes] {
     if (!suites->empty()) opts->suites = *suites;

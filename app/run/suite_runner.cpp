@@ -1,6 +1,7 @@
 #include "run/suite_runner.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -24,7 +25,9 @@
 #include "telemetry/node_fingerprint.hpp"
 #include "telemetry/nvml.hpp"
 #include "telemetry/pci_gpus.hpp"
+#include "report/exports.hpp"
 #include "report/report.hpp"
+#include "util/files.hpp"
 #include "util/json_input.hpp"
 #include "util/printable.hpp"
 #include "vsa/registry.hpp"
@@ -419,6 +422,17 @@ void check_device_memory(const std::vector<CaseSpec>& cases, const Registry& reg
   }
 }
 
+// --junit, --metrics, --jsonl: written once the reports are final.
+void write_exports(const RunOptions& o, const std::vector<Report>& reports) {
+  if (!o.junit_path.empty()) write_file_atomic(o.junit_path, render_junit(reports));
+  if (!o.metrics_path.empty())
+    write_file_atomic(o.metrics_path,
+                      render_prometheus(reports, double(std::chrono::duration_cast<std::chrono::seconds>(
+                                                             std::chrono::system_clock::now().time_since_epoch())
+                                                             .count())));
+  if (!o.jsonl_path.empty()) write_file_atomic(o.jsonl_path, render_jsonl(reports));
+}
+
 GpuEvidence gpu_evidence(const RunOptions& o, const Discovery& d) {
   GpuEvidence e;
   e.cuda_devices = int(d.devices.size());
@@ -447,6 +461,7 @@ RunSummary refused_run(const RunOptions& o, const std::string& reason) {
   r.finished_at = utc_now_iso8601();
   const std::string path = report_path(o, r.node, -1);
   write_report(r, path);
+  write_exports(o, {r});
   RunSummary summary;
   summary.exit_code = kExitIncomplete;
   summary.report_paths = {path};
@@ -530,6 +545,7 @@ RunSummary run_suites(const RunOptions& o) {
     write_report(r, paths[i]);
     code = std::max(code, r.exit_code);
   }
+  write_exports(o, reports);
   summary.exit_code = code;
   summary.report_paths = paths;
   summary.table = summary_table(reports, paths);

@@ -26,6 +26,7 @@ struct RunOptions {
   // Off only for selftest, whose rows state each GPU check's SKIP instead.
   bool fail_closed = true;
   bool progress = true;
+  std::string junit_path, metrics_path, jsonl_path;  // standard outputs of the whole run (report/exports.hpp)
   std::vector<std::string> argv;
 };
 

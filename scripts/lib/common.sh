@@ -46,6 +46,29 @@ install_disassembler() {
   export VSA_CUOBJDUMP="$found"
 }
 
+# Python packages the CLI tests parse or draw with, in the project venv: prometheus_client
+# (its text-format parser checks `run --metrics`), matplotlib (scripts/plot.py).
+install_python_test_tools() {
+  local py="$VSA_TOOLS/venv/bin/python"
+  [ -x "$py" ] || python3 -m venv "$VSA_TOOLS/venv"
+  if ! "$py" -c "import prometheus_client, matplotlib" >/dev/null 2>&1; then
+    say "installing prometheus_client and matplotlib (PyPI) into $VSA_TOOLS/venv"
+    "$py" -m pip install -q --disable-pip-version-check prometheus_client matplotlib
+  fi
+  export VSA_TEST_PYTHON="$py"
+}
+
+# Slurm and munge for tests/cli/slurm_local.sh (a one-node Slurm on localhost).
+install_slurm() {
+  local missing=()
+  for p in slurm-wlm munge; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  if [ "${#missing[@]}" -gt 0 ]; then
+    say "installing Debian packages: ${missing[*]}"
+    sudo_if_needed apt-get update -qq
+    sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+  fi
+}
+
 configure_and_build() {
   local nvcc; nvcc="$(find_nvcc)"
   say "configuring ($VSA_BUILD) with $nvcc"
