@@ -1,8 +1,12 @@
 # scripts/plot.py: a TFLOPS-against-S chart from reports and a fleet-ratio chart from
-# `vsa-bench fleet --format json`, both written as PNG. Skipped (77) without matplotlib.
+# `vsa-bench fleet --format json`, both written as PNG. Runs with the project venv's
+# python, where scripts/test.sh installs matplotlib; skipped (77) only where neither it
+# nor $VSA_TEST_PYTHON has matplotlib (a ctest run without scripts/test.sh).
 source "$(dirname "$0")/lib.sh"
-python3 -c "import matplotlib" 2>/dev/null \
-  || { echo "SKIP: matplotlib is not installed for python3 (pip install matplotlib to test scripts/plot.py)"; exit 77; }
+PY="${VSA_TEST_PYTHON:-$SRC/.tools/venv/bin/python}"
+"$PY" -c "import matplotlib" 2>/dev/null \
+  || { echo "SKIP: matplotlib is not installed for $PY (scripts/test.sh installs it)"; exit 77; }
+python3() { "$PY" "$@"; }
 PLOT="$SRC/scripts/plot.py"
 
 "$BIN" run qualify --devices none --out "$WORK/run" --label plot >"$WORK/out" 2>&1 || { cat "$WORK/out"; fail "run"; }
