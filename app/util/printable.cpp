@@ -24,9 +24,7 @@ std::string printable(std::string_view text) {
                static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
       out += "\\u00" + hex_escape(static_cast<unsigned char>(text[i + 1])).substr(2);  // a C1 control, UTF-8 encoded
       ++i;
-    } else if (c >= 0x80 && c <= 0x9f) {
-      out += hex_escape(c);  // a raw C1 byte (not UTF-8): some terminals still obey it
-    } else {
+    } else {  // other bytes >= 0x80 are UTF-8 lead/continuation bytes (e.g. "≠" is e2 89 a0): kept
       out += char(c);
     }
   }

@@ -8,8 +8,9 @@
 
 namespace vsa {
 
-// Every C0 control, DEL and C1 control (U+0080..U+009F) as a visible \xNN, newlines
-// and tabs included: one line, nothing a terminal acts on. Other UTF-8 passes through.
+// Every C0 control and DEL (newline and tab included) as a visible \xNN, and a UTF-8
+// encoded C1 control (U+0080..U+009F) as \u00NN: one line, nothing a terminal acts on.
+// Other UTF-8 ("≠", "±") passes through.
 [[nodiscard]] std::string printable(std::string_view text);
 
 // printable() plus `|` as `\|`: one Markdown table cell or inline text.
