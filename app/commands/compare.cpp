@@ -1,6 +1,6 @@
 // `vsa-bench compare A.json B.json [...] [--baseline A.json] [--threshold 5%] [--format md|json]`:
 // reports side by side (compare/compare.hpp). Exit 0, 2 bad input (names the file),
-// 3 a regression with the gate on (--baseline or --threshold).
+// 3 a regression with the gate on (--baseline or --threshold), 4 missing data with the gate on.
 #include "compare/compare.hpp"
 
 #include <CLI/CLI.hpp>
@@ -77,7 +77,8 @@ void register_compare(CLI::App& app, int& exit_code) {
   cmd->footer(
       "A case regressed when its TFLOPS fell below baseline x (1 - threshold) and the gap also exceeds both runs' "
       "recorded spreads added up.\nExit codes: 0 compared (no regression), 2 bad usage or an unreadable report "
-      "(named), 3 a regression with the gate on.");
+      "(named), 3 a regression with the gate on, 4 the gate could not judge: a baseline timing is missing "
+      "from a report (the case, or its timing; each named).");
   cmd->callback(
       [options, &exit_code] { exit_code = run_reading_reports("compare", [&] { return run_compare(*options); }); });
 }

@@ -41,7 +41,17 @@ void register_run(CLI::App& app, int& exit_code) {
       ->check(CLI::Range(1u, std::uint32_t(kMaxHangWatchMs)));
   cmd->add_option("--resume", opts->resume, "Continue an interrupted run: keep the finished cases of this report");
   cmd->add_flag("!--no-isolate", opts->isolate, "Run cases in this process (debugging; a fault ends the run)");
-  cmd->add_flag("--require-gpu", opts->require_gpu, "Exit 4 when no GPU is found instead of skipping GPU cases");
+  cmd->add_flag("--require-gpu", opts->require_gpu,
+                "Exit 4 when no GPU is found instead of skipping GPU cases (also the default where PCI or NVML shows "
+                "NVIDIA GPUs)");
+  cmd->add_option("--expect-gpus", opts->expect_gpus,
+                  "Exit 4 unless CUDA can use exactly N GPUs (node qualification: a missing GPU fails the node)")
+      ->check(CLI::Range(0, 1 << 16));
+  cmd->add_option("--junit", opts->junit_path, "Also write JUnit XML: one testcase per case and backend");
+  cmd->add_option("--metrics", opts->metrics_path,
+                  "Also write a Prometheus textfile (node-exporter textfile collector): verdict, TFLOPS, SM clock, "
+                  "last-run time per GPU UUID, case and backend");
+  cmd->add_option("--jsonl", opts->jsonl_path, "Also write JSON Lines: one row per measurement");
   cmd->add_flag("!--quiet", opts->progress, "No per-case progress lines");
   cmd->callback([&exit_code, opts, suites, probes] {
     if (!suites->empty()) opts->suites = *suites;

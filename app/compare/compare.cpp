@@ -119,6 +119,32 @@ std::vector<PerfRow> perf_rows(const std::vector<ReportFile>& reports, const Com
   return all;
 }
 
+// Why report `i` has no cell where the baseline has one.
+std::string missing_why(const Report& report, const PerfRow& row, const std::string& note) {
+  if (!note.empty()) return note;
+  const CaseResult* c = find_case(report, row.case_name);
+  if (!c) return "case not in the report";
+  for (const auto& b : c->backends)
+    if (b.backend == row.backend)
+      return "no timing (verdict " + verdict_name(b.verdict) + (b.reason.empty() ? "" : ": " + b.reason) + ")";
+  return "backend not in the case";
+}
+
+std::vector<MissingTiming> missing_timings(const std::vector<ReportFile>& reports, const std::vector<PerfRow>& rows,
+                                           std::size_t baseline) {
+  std::vector<MissingTiming> missing;
+  bool baseline_timed = false;
+  for (const auto& row : rows) {
+    if (!row.cells[baseline]) continue;
+    baseline_timed = true;
+    for (std::size_t i = 0; i < reports.size(); ++i)
+      if (i != baseline && !row.ratios[i])
+        missing.push_back({i, row.case_name, row.op, row.backend, missing_why(reports[i].report, row, row.notes[i])});
+  }
+  if (!baseline_timed) missing.push_back({baseline, "", "", "", "the baseline has no timing to gate on"});
+  return missing;
+}
+
 // The backend a case's others are measured against (see SpeedupRow).
 std::string speedup_base(const CaseResult& c, const std::map<std::string, double>& timed) {
   if (timed.count(c.reference)) return c.reference;
@@ -169,7 +195,11 @@ std::vector<std::string> Comparison::config_differences() const {
   return titles;
 }
 
-int Comparison::exit_code() const { return options.gate && !regressions.empty() ? kExitRegression : kExitOk; }
+int Comparison::exit_code() const {
+  if (!options.gate) return kExitOk;
+  if (!missing.empty()) return kExitIncomplete;
+  return regressions.empty() ? kExitOk : kExitRegression;
+}
 
 Comparison compare_reports(const std::vector<ReportFile>& reports, const CompareOptions& options) {
   if (reports.size() < 2) throw std::invalid_argument("compare needs at least two reports");
@@ -185,6 +215,7 @@ Comparison compare_reports(const std::vector<ReportFile>& reports, const Compare
   cmp.verdicts = verdict_rows(reports);
   cmp.perf = perf_rows(reports, options);
   cmp.speedups = speedup_rows(reports);
+  if (options.gate) cmp.missing = missing_timings(reports, cmp.perf, options.baseline);
   if (options.gate)
     for (auto& row : cmp.perf)
       for (std::size_t i = 0; i < reports.size(); ++i) {

@@ -70,6 +70,13 @@ struct Regression {
   [[nodiscard]] double change() const { return now.tflops / base.tflops - 1; }
 };
 
+// What the gate could not judge: a baseline timing with no counterpart in a report.
+struct MissingTiming {
+  std::size_t report = 0;
+  std::string case_name, op, backend;
+  std::string why;  // "case not in the report", "no timing (verdict SKIP: ...)", "spec differs"
+};
+
 struct Comparison {
   std::vector<std::string> paths;
   std::vector<ReportIdentity> who;
@@ -80,10 +87,15 @@ struct Comparison {
   std::vector<PerfRow> perf;
   std::vector<SpeedupRow> speedups;
   std::vector<Regression> regressions;  // only with the gate on
+  // Only with the gate on. Missing data fails the gate: a report that lost a case or its
+  // timings must not read "No regression". A baseline with no timing at all is one entry
+  // with an empty case name.
+  std::vector<MissingTiming> missing;
 
   // Titles of the configuration rows (not identity) whose values differ.
   [[nodiscard]] std::vector<std::string> config_differences() const;
-  // kExitRegression with the gate on and a regression found, else kExitOk.
+  // With the gate on: kExitIncomplete when data is missing, else kExitRegression when a
+  // regression was found; kExitOk otherwise.
   [[nodiscard]] int exit_code() const;
 };
 

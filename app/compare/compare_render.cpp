@@ -118,8 +118,15 @@ std::string gate(const Comparison& c) {
   std::ostringstream out;
   out << "Baseline " << column_id(c.options.baseline) << "; a regression is a TFLOPS drop of more than "
       << format_percent(c.options.threshold) << " that also exceeds both runs' spreads added up. ";
+  if (!c.missing.empty()) {
+    out << "Missing data, the gate fails (exit 4): " << c.missing.size() << " baseline timing"
+        << (c.missing.size() == 1 ? "" : "s") << " without a counterpart.\n\n";
+    MarkdownTable t({"case", "op", "backend", "report", "why"});
+    for (const auto& m : c.missing) t.add_row({m.case_name, m.op, m.backend, column_id(m.report), m.why});
+    out << t.str() << "\n";
+  }
   if (c.regressions.empty()) {
-    out << "No regression.\n";
+    out << (c.missing.empty() ? "No regression.\n" : "No regression among the timings present.\n");
     return out.str();
   }
   out << c.regressions.size() << (c.regressions.size() == 1 ? " regression" : " regressions") << " (exit 3):\n\n";
@@ -221,6 +228,14 @@ nlohmann::json to_json(const Comparison& c) {
                            {"tflops", r.now.tflops},
                            {"spread", r.now.spread},
                            {"change", r.change()}});
+  json missing = json::array();
+  for (const auto& m : c.missing)
+    missing.push_back({{"case", m.case_name},
+                       {"op", m.op},
+                       {"backend", m.backend},
+                       {"column", column_id(m.report)},
+                       {"path", c.paths[m.report]},
+                       {"why", m.why}});
   return {{"schema", "vsa-bench/compare"},
           {"schema_version", 1},
           {"reports", reports},
@@ -230,7 +245,11 @@ nlohmann::json to_json(const Comparison& c) {
           {"results", verdicts},
           {"performance", perf},
           {"speedups", speedups},
-          {"gate", {{"enabled", c.options.gate}, {"threshold", c.options.threshold}, {"regressions", regressions}}},
+          {"gate",
+           {{"enabled", c.options.gate},
+            {"threshold", c.options.threshold},
+            {"regressions", regressions},
+            {"missing", missing}}},
           {"exit_code", c.exit_code()}};
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <tuple>
@@ -34,6 +35,13 @@ FleetNode node_of(const ReportFile& file) {
                                 b.reason.substr(0, kReasonChars));
   }
   node.verdict = file.report.complete ? verdict_name(worst) : kIncomplete;
+  // A run that refused to start (its GPUs unusable) has no cases, only its exit code and reason.
+  if (file.report.exit_code == kExitIncomplete && node.verdict != verdict_name(kFault) &&
+      node.verdict != verdict_name(kHang)) {
+    node.verdict = kIncomplete;
+    if (file.report.devices_note.is_string())
+      node.problems.push_back("not run: " + file.report.devices_note.get<std::string>().substr(0, kReasonChars));
+  }
   return node;
 }
 
@@ -150,10 +158,39 @@ int Fleet::exit_code(bool gate) const {
   return kExitOk;
 }
 
-Fleet analyse_fleet(const std::vector<ReportFile>& reports, const FleetOptions& options) {
-  if (reports.empty()) throw std::invalid_argument("no reports to read as a fleet");
+std::string gpu_uuid_of(const Report& r) {
+  if (!r.device.is_object()) return "";
+  const auto it = r.device.find("uuid");
+  return it != r.device.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// One report per GPU UUID, the newest (by when it finished, else started); reports
+// without a UUID (CPU-only, NVML missing) are all kept.
+std::vector<ReportFile> newest_per_gpu(const std::vector<ReportFile>& all, std::vector<std::string>& superseded) {
+  auto when = [](const Report& r) { return r.finished_at.empty() ? r.started_at : r.finished_at; };
+  std::map<std::string, std::size_t> newest;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const std::string uuid = gpu_uuid_of(all[i].report);
+    if (uuid.empty()) continue;
+    auto [it, inserted] = newest.emplace(uuid, i);
+    if (!inserted && when(all[i].report) > when(all[it->second].report)) it->second = i;
+  }
+  std::vector<ReportFile> kept;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const std::string uuid = gpu_uuid_of(all[i].report);
+    if (uuid.empty() || newest.at(uuid) == i)
+      kept.push_back(all[i]);
+    else
+      superseded.push_back(all[i].path + " (GPU " + uuid + ": a newer report is " + all[newest.at(uuid)].path + ")");
+  }
+  return kept;
+}
+
+Fleet analyse_fleet(const std::vector<ReportFile>& all_reports, const FleetOptions& options) {
+  if (all_reports.empty()) throw std::invalid_argument("no reports to read as a fleet");
   Fleet fleet;
   fleet.options = options;
+  const std::vector<ReportFile> reports = newest_per_gpu(all_reports, fleet.superseded);
   for (const auto& r : reports) fleet.nodes.push_back(node_of(r));
   fleet.perf = perf_rows(reports, fleet.nodes, options.outlier_threshold);
   fleet.by_config =

@@ -87,6 +87,8 @@ struct Fleet {
   ConfigGrouping by_config;              // driver, GSP firmware, VBIOS, CUDA toolkit together
   std::vector<ConfigGrouping> by_field;  // each varying field alone, when two or more vary
   std::vector<std::string> skipped;      // files passed over while reading (set by the caller)
+  // Older reports of a GPU (same UUID) that a newer report replaces: a re-run node counts once.
+  std::vector<std::string> superseded;
 
   [[nodiscard]] int failed_nodes() const;
   [[nodiscard]] int outliers() const;

@@ -43,6 +43,7 @@ std::string headline(const Fleet& f) {
       << format_percent(1 - f.options.outlier_threshold)
       << " of the fleet median, or outside the IQR fences beyond their own spread).\n";
   for (const auto& s : f.skipped) out << "\nSkipped " << s << "\n";
+  for (const auto& s : f.superseded) out << "\nSuperseded " << s << "\n";
   return out.str();
 }
 
@@ -208,7 +209,8 @@ nlohmann::json to_json(const Fleet& f) {
           {"performance", perf},
           {"configurations", grouping_json(f, f.by_config)},
           {"by_field", by_field},
-          {"skipped", f.skipped}};
+          {"skipped", f.skipped},
+          {"superseded", f.superseded}};
 }
 
 }  // namespace vsa

@@ -5,15 +5,13 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "util/printable.hpp"
+
 namespace vsa {
 
 namespace {
 
-std::string escape_cell(std::string text) {
-  for (auto& ch : text)
-    if (ch == '|' || ch == '\n' || ch == '\r') ch = ' ';
-  return text;
-}
+std::string escape_cell(const std::string& text) { return markdown_inline(text); }
 
 void write_row(std::ostringstream& out, const std::vector<std::string>& cells, std::size_t width) {
   out << "|";

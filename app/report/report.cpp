@@ -1,3 +1,4 @@
+#include "util/printable.hpp"
 #include "report/report.hpp"
 
 #include <algorithm>
@@ -129,27 +130,24 @@ std::string stability_of(const BackendResult& b) {
   return moved.empty() ? "bitwise equal over " + std::to_string(runs + 1) + " runs" : moved;
 }
 
-std::string escape_cell(std::string s) {
-  for (auto& ch : s)
-    if (ch == '|' || ch == '\n') ch = ' ';
-  return s;
-}
+std::string escape_cell(const std::string& s) { return markdown_inline(s); }
 
 }  // namespace
 
 std::string render_markdown(const Report& r) {
   std::ostringstream md;
-  md << "# vsa-bench report" << (r.label.empty() ? "" : ": " + r.label) << "\n\n";
+  md << "# vsa-bench report" << (r.label.empty() ? "" : ": " + escape_cell(r.label)) << "\n\n";
   md << "- tool: vsa-bench " << build::kVersion << " (" << build::git_sha() << "), CUDA toolkit " << build::kCudaToolkit
      << "\n";
-  md << "- node: " << (r.node.is_object() ? r.node.value("hostname", "?") : std::string("?")) << "\n";
+  md << "- node: " << escape_cell(r.node.is_object() ? r.node.value("hostname", "?") : std::string("?")) << "\n";
   if (r.device.is_object()) {
     md << "- GPU: " << r.device.value("name", "?") << " (index " << r.device.value("cuda_ordinal", -1) << ", PCI "
        << r.device.value("pci_bus_id", "?") << ")\n";
     md << "- driver " << r.device.value("driver_version", "?") << ", VBIOS " << r.device.value("vbios_version", "?")
        << ", GSP " << r.device.value("gsp_firmware_version", "?") << "\n";
   } else {
-    md << "- GPU: none (" << (r.devices_note.is_string() ? r.devices_note.get<std::string>() : "CPU-only run")
+    md << "- GPU: none ("
+       << escape_cell(r.devices_note.is_string() ? r.devices_note.get<std::string>() : "CPU-only run")
        << "): GPU backends were skipped\n";
   }
   md << "- started " << r.started_at << ", finished " << r.finished_at << (r.complete ? "" : " (incomplete)") << "\n";
@@ -161,11 +159,11 @@ std::string render_markdown(const Report& r) {
   md << "|---|---|---|---|---|---|---|---|\n";
   for (const auto& c : r.cases) {
     if (c.backends.empty())
-      md << "| " << c.name << " | | " << c.verdict << " | | | | | " << escape_cell(c.message) << " |\n";
+      md << "| " << escape_cell(c.name) << " | | " << c.verdict << " | | | | | " << escape_cell(c.message) << " |\n";
     for (const auto& b : c.backends)
-      md << "| " << c.name << " | " << b.backend << " | " << b.verdict << " | " << worst_error(b) << " | "
-         << tflops_of(b, "fwd") << " | " << tflops_of(b, "bwd") << " | " << stability_of(b) << " | "
-         << escape_cell(b.reason) << " |\n";
+      md << "| " << escape_cell(c.name) << " | " << escape_cell(b.backend) << " | " << b.verdict << " | "
+         << worst_error(b) << " | " << tflops_of(b, "fwd") << " | " << tflops_of(b, "bwd") << " | " << stability_of(b)
+         << " | " << escape_cell(b.reason) << " |\n";
   }
   return md.str();
 }

@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include "util/json_input.hpp"
+
 namespace vsa {
 
 namespace fs = std::filesystem;
@@ -13,11 +15,15 @@ namespace {
 constexpr const char* kReportSchema = "vsa-bench/report";
 
 nlohmann::json parse_json_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw ReportFileError(path, "cannot read");
+  std::string text;
   try {
-    return nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
+    text = read_input_file(path);
+  } catch (const JsonInputError& e) {
+    throw ReportFileError(path, e.what());
+  }
+  try {
+    return parse_json_input(text);
+  } catch (const std::exception& e) {
     throw ReportFileError(path, std::string("not valid JSON (") + e.what() + ")");
   }
 }

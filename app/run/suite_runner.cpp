@@ -1,6 +1,7 @@
 #include "run/suite_runner.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -10,17 +11,26 @@
 #include <thread>
 
 #include <cuda_runtime_api.h>
+#include <fmt/format.h>
 #include <unistd.h>
 #include <spdlog/spdlog.h>
 
 #include "engine/case_runner.hpp"
 #include "engine/devices.hpp"
+#include "model/case_footprint.hpp"
 #include "model/exit_codes.hpp"
 #include "suite/suite.hpp"
+#include "run/gpu_expectation.hpp"
 #include "run/worker_process.hpp"
 #include "telemetry/clock_sampler.hpp"
 #include "telemetry/node_fingerprint.hpp"
+#include "telemetry/nvml.hpp"
+#include "telemetry/pci_gpus.hpp"
+#include "report/exports.hpp"
 #include "report/report.hpp"
+#include "util/files.hpp"
+#include "util/json_input.hpp"
+#include "util/printable.hpp"
 #include "vsa/registry.hpp"
 #include "report/report_files.hpp"
 
@@ -50,7 +60,6 @@ std::vector<CaseSpec> collect_cases(const RunOptions& o, json& suites_json) {
         if (kept.empty()) continue;
         c.backends = kept;
       }
-      for (const auto& [probe, ns] : o.probes) c.probes[probe] = ns;
       if (o.hang_watch_ms > 0) {
         if (!(o.hang_watch_ms < c.timeout_s * 1000))
           throw SuiteError("--hang-watch-ms " + std::to_string(o.hang_watch_ms) + " is not below " + c.name +
@@ -61,6 +70,47 @@ std::vector<CaseSpec> collect_cases(const RunOptions& o, json& suites_json) {
     }
   }
   return cases;
+}
+
+// A mistyped probe would run with no delay and PASS: the worst outcome for a race hunt.
+// Every probe must be a probe point of one of the case's backends in this build (a
+// case whose backends are all left out of this build is SKIPped, its probes unused).
+void check_probes(const CaseSpec& c, const Registry& registry) {
+  if (c.probes.empty()) return;
+  std::set<std::string> offered;
+  bool any_built = false;
+  for (const auto& name : c.backends)
+    if (const Backend* b = registry.find(name)) {
+      any_built = true;
+      for (const auto& p : b->probe_points()) offered.insert(p);
+    }
+  if (!any_built) return;
+  for (const auto& [probe, ns] : c.probes)
+    if (!offered.count(probe)) {
+      std::string list;
+      for (const auto& p : offered) list += (list.empty() ? "" : ", ") + p;
+      throw SuiteError(c.origin + ".probes." + probe + ": no backend of case \"" + c.name +
+                       "\" has this probe point (" +
+                       (list.empty() ? std::string("its backends have none") : "known: " + list) +
+                       "; --probe applies to every case)");
+    }
+}
+
+// --probe goes to every case: it must be a probe point of some backend the run has.
+void check_cli_probes(const std::map<std::string, std::uint32_t>& probes, const std::vector<CaseSpec>& cases,
+                      const Registry& registry) {
+  std::set<std::string> offered;
+  for (const auto& c : cases)
+    for (const auto& name : c.backends)
+      if (const Backend* b = registry.find(name))
+        for (const auto& p : b->probe_points()) offered.insert(p);
+  for (const auto& [probe, ns] : probes)
+    if (!offered.count(probe)) {
+      std::string list;
+      for (const auto& p : offered) list += (list.empty() ? "" : ", ") + p;
+      throw SuiteError("--probe " + probe + ": no backend of this run (in this build) has this probe point (" +
+                       (list.empty() ? std::string("they have none") : "known: " + list) + ")");
+    }
 }
 
 // Refuses what no machine could run: unknown backends, shapes a named backend cannot take.
@@ -85,6 +135,7 @@ void validate_cases(const std::vector<CaseSpec>& cases, const Registry& registry
                            "\" cannot run case \"" + c.name + "\": " + s.reason);
       }
     }
+    check_probes(c, registry);
     if (c.reference != "auto" && c.reference != "none" && !registry.find(c.reference))
       throw SuiteError(c.origin + ".reference: unknown backend \"" + c.reference + "\"");
   }
@@ -145,6 +196,8 @@ std::string report_path(const RunOptions& o, const json& node, int ordinal) {
   std::string host = node.value("hostname", "host");
   std::string stamp = utc_now_iso8601();
   std::replace(stamp.begin(), stamp.end(), ':', '-');
+  // The label is checked in run_suites; the hostname comes from the node and is made a plain name here.
+  host = file_name_part(host);
   std::string base = (o.label.empty() ? "" : o.label + "-") + host + "-" +
                      (ordinal >= 0 ? "gpu" + std::to_string(ordinal) : std::string("cpu")) + "-" + stamp;
   return (fs::path(o.out_dir) / (base + ".json")).string();
@@ -229,6 +282,9 @@ class TargetRun {
           r.spec = to_json(spec);
           r.message = msg->value("message", "worker error");
           r.verdict = kFail;
+          // Whatever the worker still sends for this case would be read as the next case's answer.
+          m_worker->terminate();
+          m_worker.reset();
           return r;
         }
         continue;
@@ -292,12 +348,9 @@ class TargetRun {
         b.verdict = kSkip;
         b.reason = "not run: the worker was lost earlier in this case";
       }
-    // The worker-loss message is already reflected in a backend's FAULT/HANG:
-    // the verdict comes from the backends alone, the message stays for the report.
-    const std::string msg = std::move(r.message);
-    r.message.clear();
+    // A case-level message is a FAIL at least (as in-process, engine/case_runner.cpp):
+    // a worker loss is already a more severe FAULT/HANG in a backend.
     aggregate_verdict(r);
-    r.message = msg;
     return r;
   }
 
@@ -305,9 +358,9 @@ class TargetRun {
     if (!m_o.progress) return;
     std::lock_guard<std::mutex> lock(g_print_mutex);
     std::fprintf(stderr, "[%zu/%zu] %s %-48s %-5s %.1fs%s%s\n", index, m_total,
-                 m_ordinal >= 0 ? ("gpu" + std::to_string(m_ordinal)).c_str() : "cpu", r.name.c_str(),
+                 m_ordinal >= 0 ? ("gpu" + std::to_string(m_ordinal)).c_str() : "cpu", printable(r.name).c_str(),
                  verdict_name(r.verdict).c_str(), r.seconds, r.message.empty() ? "" : "  ",
-                 r.message.substr(0, 120).c_str());
+                 printable(r.message.substr(0, 120)).c_str());
   }
 
   const RunOptions& m_o;
@@ -357,9 +410,78 @@ std::string summary_table(const std::vector<Report>& reports, const std::vector<
     for (const auto& c : reports[i].cases)
       for (const auto& b : c.backends)
         if (b.verdict != kPass && b.verdict != kSkip)
-          t << "  " << b.verdict << "  " << c.name << "  " << b.backend << ": " << b.reason.substr(0, 160) << "\n";
+          t << "  " << b.verdict << "  " << printable(c.name) << "  " << printable(b.backend) << ": "
+            << printable(b.reason.substr(0, 160)) << "\n";
   }
   return t.str();
+}
+
+// A case whose arrays cannot fit a target GPU is refused before anything runs (exit 2).
+void check_device_memory(const std::vector<CaseSpec>& cases, const Registry& registry, const Discovery& d,
+                         const std::vector<int>& targets) {
+  for (const auto& dev : d.devices) {
+    const int ordinal = dev.value("ordinal", -1);
+    const double have = dev.value("global_mem", 0.0);
+    if (have <= 0 || std::find(targets.begin(), targets.end(), ordinal) == targets.end()) continue;
+    for (const auto& c : cases) {
+      const bool on_device = std::any_of(c.backends.begin(), c.backends.end(), [&](const std::string& n) {
+        const Backend* b = registry.find(n);
+        return b && b->memory() == Memory::device;
+      });
+      const double need = estimate_footprint(c).device_bytes;
+      if (on_device && need > have)
+        throw SuiteError(c.origin + ": case \"" + c.name + "\" needs an estimated " +
+                         fmt::format("{:.3g}", need / 1e9) + " GB of device memory, more than GPU " +
+                         std::to_string(ordinal) + "'s " + fmt::format("{:.3g}", have / 1e9) + " GB");
+    }
+  }
+}
+
+// --junit, --metrics, --jsonl: written once the reports are final.
+void write_exports(const RunOptions& o, const std::vector<Report>& reports) {
+  if (!o.junit_path.empty()) write_file_atomic(o.junit_path, render_junit(reports));
+  if (!o.metrics_path.empty())
+    write_file_atomic(o.metrics_path,
+                      render_prometheus(reports, double(std::chrono::duration_cast<std::chrono::seconds>(
+                                                            std::chrono::system_clock::now().time_since_epoch())
+                                                            .count())));
+  if (!o.jsonl_path.empty()) write_file_atomic(o.jsonl_path, render_jsonl(reports));
+}
+
+GpuEvidence gpu_evidence(const RunOptions& o, const Discovery& d) {
+  GpuEvidence e;
+  e.cuda_devices = int(d.devices.size());
+  e.cuda_note = d.note;
+  for (const auto& g : nvidia_pci_gpus(pci_devices_root())) e.pci_gpus.push_back(g.address);
+  if (shared_nvml().available()) e.nvml_devices = shared_nvml().device_count();
+  e.devices_flag = o.devices;
+  e.require_gpu = o.require_gpu;
+  e.expect_gpus = o.expect_gpus;
+  return e;
+}
+
+// A node that should have run on GPUs and cannot: a report that says so (exit 4,
+// no cases), so `fleet` counts the node as failed instead of missing or passing.
+RunSummary refused_run(const RunOptions& o, const std::string& reason) {
+  fs::create_directories(o.out_dir);
+  Report r;
+  r.started_at = utc_now_iso8601();
+  r.argv = o.argv;
+  r.label = o.label;
+  r.node = collect_node_json(o.label);
+  r.device = nullptr;
+  r.devices_note = reason;
+  r.exit_code = kExitIncomplete;
+  r.complete = true;
+  r.finished_at = utc_now_iso8601();
+  const std::string path = report_path(o, r.node, -1);
+  write_report(r, path);
+  write_exports(o, {r});
+  RunSummary summary;
+  summary.exit_code = kExitIncomplete;
+  summary.report_paths = {path};
+  summary.table = "not run: " + reason + "\nreport: " + path + "\n";
+  return summary;
 }
 
 }  // namespace
@@ -370,6 +492,9 @@ RunSummary run_suites(const RunOptions& o) {
   std::vector<CaseSpec> cases = collect_cases(o, suites_json);
   if (cases.empty()) throw SuiteError("no case matches the given suites and filters");
   validate_cases(cases, registry);
+  check_cli_probes(o.probes, cases, registry);
+  for (auto& c : cases)
+    for (const auto& [probe, ns] : o.probes) c.probes[probe] = ns;
 
   std::vector<Report> resumed;
   if (!o.resume.empty()) {
@@ -381,13 +506,15 @@ RunSummary run_suites(const RunOptions& o) {
   }
 
   const Discovery discovery = o.devices == "none" ? Discovery{{}, "--devices none"} : discover_devices(o.isolate);
-  const std::vector<int> targets = select_targets(o, discovery);
+  if (!o.label.empty() && file_name_part(o.label) != o.label)
+    throw SuiteError("--label \"" + printable(o.label) +
+                     "\": use letters, digits, '.', '_' and '-' only, not starting with '.' (it names report files "
+                     "inside --out)");
   RunSummary summary;
-  if (o.require_gpu && targets.front() < 0) {
-    summary.exit_code = kExitIncomplete;
-    summary.table = "--require-gpu: no GPU found (" + discovery.note + ")\n";
-    return summary;
-  }
+  const std::string refusal = o.fail_closed ? fail_closed_reason(gpu_evidence(o, discovery)) : std::string();
+  if (!refusal.empty()) return refused_run(o, refusal);
+  const std::vector<int> targets = select_targets(o, discovery);
+  check_device_memory(cases, registry, discovery, targets);
   fs::create_directories(o.out_dir);
   const json node = collect_node_json(o.label);
   std::vector<Report> reports(targets.size());
@@ -433,6 +560,7 @@ RunSummary run_suites(const RunOptions& o) {
     write_report(r, paths[i]);
     code = std::max(code, r.exit_code);
   }
+  write_exports(o, reports);
   summary.exit_code = code;
   summary.report_paths = paths;
   summary.table = summary_table(reports, paths);

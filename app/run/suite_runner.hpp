@@ -4,6 +4,7 @@
 // case in isolated workers (one per GPU, in parallel), writes one report per GPU.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,12 @@ struct RunOptions {
   std::string resume;                           // a report to continue (its finished cases are kept)
   bool isolate = true;                          // false: run in-process (debugging)
   bool require_gpu = false;                     // no GPU -> exit 4
+  std::optional<int> expect_gpus;               // CUDA must use exactly this many GPUs, else exit 4
+  // GPUs asked for or present (PCI, NVML) but unusable by CUDA -> exit 4 (run/gpu_expectation.hpp).
+  // Off only for selftest, whose rows state each GPU check's SKIP instead.
+  bool fail_closed = true;
   bool progress = true;
+  std::string junit_path, metrics_path, jsonl_path;  // standard outputs of the whole run (report/exports.hpp)
   std::vector<std::string> argv;
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -12,8 +13,10 @@
 #include <spdlog/spdlog.h>
 
 #include "embedded_suites.hpp"
+#include "model/case_footprint.hpp"
 #include "suite/json_fields.hpp"
 #include "model/probe_spec.hpp"
+#include "util/json_input.hpp"
 
 namespace vsa {
 namespace {
@@ -40,8 +43,7 @@ void read_array(JsonFields& f, const std::string& key, std::array<T, N>& out) {
   const json& v = f.raw(key);
   if (!v.is_array() || v.size() != N) f.fail(f.path_of(key), "must be an array of " + std::to_string(N) + " integers");
   for (std::size_t i = 0; i < N; ++i) {
-    if (!v[i].is_number_integer()) f.fail(f.path_of(key) + "[" + std::to_string(i) + "]", "must be an integer");
-    out[i] = v[i].get<T>();
+    out[i] = f.checked<T>(v[i], f.path_of(key) + "[" + std::to_string(i) + "]");
   }
 }
 
@@ -62,9 +64,7 @@ void read_pattern(const json& j, const std::string& path, const std::string& src
       if (!rows[i].is_array()) f.fail(rpath + "[" + std::to_string(i) + "]", "must be an array of kv block ids");
       std::vector<int> row;
       for (std::size_t e = 0; e < rows[i].size(); ++e) {
-        if (!rows[i][e].is_number_integer())
-          f.fail(rpath + "[" + std::to_string(i) + "][" + std::to_string(e) + "]", "must be an integer");
-        row.push_back(rows[i][e].get<int>());
+        row.push_back(f.checked<int>(rows[i][e], rpath + "[" + std::to_string(i) + "][" + std::to_string(e) + "]"));
       }
       p.rows.push_back(std::move(row));
     }
@@ -93,11 +93,18 @@ std::vector<json> expand_sweep(const json& merged, const std::string& path, cons
   if (!merged.contains("sweep")) return {merged};
   const json& sweep = merged.at("sweep");
   if (!sweep.is_object()) throw SuiteError(src + ": " + path + ".sweep: must be an object of key -> list of values");
-  std::vector<json> out{merged};
-  out[0].erase("sweep");
+  double product = 1;  // counted before expanding: 10^12 cases must be refused, not allocated
   for (const auto& item : sweep.items()) {
     if (!item.value().is_array() || item.value().empty())
       throw SuiteError(src + ": " + path + ".sweep." + item.key() + ": must be a non-empty list of values");
+    product *= double(item.value().size());
+  }
+  if (product > double(kMaxSuiteCases))
+    throw SuiteError(src + ": " + path + ".sweep: expands to " + fmt::format("{:.3g}", product) +
+                     " cases, more than the limit of " + std::to_string(kMaxSuiteCases));
+  std::vector<json> out{merged};
+  out[0].erase("sweep");
+  for (const auto& item : sweep.items()) {
     std::vector<json> next;
     for (const json& base : out)
       for (const json& value : item.value()) {
@@ -191,6 +198,12 @@ CaseSpec case_from_json(const json& j, const std::string& src, const std::string
     t.read("bands", c.stability.bands);
     t.finish();
     if (c.stability.runs < 2) t.fail(f.path_of("stability") + ".runs", "must be >= 2");
+    static const std::set<std::string> tensors = {"o", "lse", "dq", "dk", "dv"};  // engine/stability.cpp's outputs
+    for (const auto& [tensor, band] : c.stability.bands) {
+      if (!tensors.count(tensor))
+        t.fail(f.path_of("stability") + ".bands." + tensor, "unknown output (bands are for o, lse, dq, dk, dv)");
+      if (!(band >= 0)) t.fail(f.path_of("stability") + ".bands." + tensor, "must be >= 0");
+    }
   }
   f.finish();
   c.pattern.check_ranges = c.validate;
@@ -205,9 +218,13 @@ CaseSpec case_from_json(const json& j, const std::string& src, const std::string
   if (seq % c.shape.block != 0)
     f.fail(f.path_of("S"),
            "must be a multiple of blk (" + std::to_string(c.shape.block) + "), got " + std::to_string(seq));
+  if (seq / c.shape.block > std::numeric_limits<int>::max())
+    f.fail(f.path_of("S"),
+           fmt::format("{} blocks of {} do not fit an int, got S = {}", seq / c.shape.block, c.shape.block, seq));
   c.shape.num_blocks = int(seq / c.shape.block);
   if (!(c.scale > 0)) f.fail(f.path_of("scale"), "must be > 0");
-  if (!(c.timeout_s > 0)) f.fail(f.path_of("timeout_s"), "must be > 0");
+  if (!(c.timeout_s > 0 && c.timeout_s <= kMaxTimeoutS))
+    f.fail(f.path_of("timeout_s"), fmt::format("must be in (0, {}] s, got {}", kMaxTimeoutS, c.timeout_s));
   if (hang_watch_ms < 0 || hang_watch_ms > kMaxHangWatchMs)
     f.fail(f.path_of("hang_watch_ms"),
            fmt::format("must be in [0, {}] ms (0: off; the device clock of the watch spans 73 min), got {}",
@@ -235,6 +252,14 @@ CaseSpec case_from_json(const json& j, const std::string& src, const std::string
   if (c.pattern.kind == "explicit" && int(c.pattern.rows.size()) != c.shape.num_blocks)
     f.fail(f.path_of("pattern") + ".rows", "needs one list per q block (" + std::to_string(c.shape.num_blocks) +
                                                "), got " + std::to_string(c.pattern.rows.size()));
+  // Before the validation below builds a head's index lists: refuse what this machine cannot hold.
+  const CaseFootprint need = estimate_footprint(c);
+  const double have = physical_memory_bytes();
+  if (have > 0 && std::max(need.host_bytes, need.validation_bytes) > have)
+    f.fail(path, fmt::format("needs an estimated {:.3g} GB of host memory (B={} H={} S={} D={}), more than this "
+                             "machine's {:.3g} GB",
+                             std::max(need.host_bytes, need.validation_bytes) / 1e9, c.shape.batch, c.shape.heads,
+                             c.shape.seq(), c.shape.head_dim, have / 1e9));
   if (c.validate) {
     // Everything make_block_map checks (index ranges, latent, vbs values), with the path.
     try {
@@ -250,8 +275,8 @@ CaseSpec case_from_json(const json& j, const std::string& src, const std::string
 Suite parse_suite(const std::string& text, const std::string& src) {
   json doc;
   try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
+    doc = parse_json_input(text);
+  } catch (const JsonInputError& e) {
     throw SuiteError(src + ": not valid JSON: " + e.what());
   }
   Suite suite;
@@ -278,6 +303,9 @@ Suite parse_suite(const std::string& text, const std::string& src) {
     json merged = defaults;
     merged.merge_patch(cases[i]);
     for (const json& expanded : expand_sweep(merged, path, src)) {
+      if (suite.cases.size() >= kMaxSuiteCases)
+        throw SuiteError(src + ": " + path + ": the suite expands to more than " + std::to_string(kMaxSuiteCases) +
+                         " cases");
       suite.cases.push_back(case_from_json(expanded, src, path));
       suite.cases.back().origin = src + ": " + path;
     }
@@ -299,15 +327,18 @@ Suite load_suite(const std::string& name_or_path) {
       spdlog::debug("suite {}: the built-in one", name_or_path);
       return parse_suite(std::string(s.json), "builtin:" + name_or_path);
     }
-  std::ifstream in(name_or_path);
-  if (!in) {
-    const std::string known = fmt::format("{}", fmt::join(builtin_suite_names(), ", "));
+  std::error_code ec;
+  if (!std::filesystem::exists(name_or_path, ec)) {
+    std::string known;
+    for (const auto& n : builtin_suite_names()) known += (known.empty() ? "" : ", ") + n;
     throw SuiteError(name_or_path + ": no such built-in suite or readable file (built-in: " + known + ")");
   }
   spdlog::debug("suite {}: read from the file", name_or_path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return parse_suite(buffer.str(), name_or_path);
+  try {
+    return parse_suite(read_input_file(name_or_path, kMaxSuiteBytes), name_or_path);
+  } catch (const JsonInputError& e) {
+    throw SuiteError(name_or_path + ": " + e.what());
+  }
 }
 
 std::vector<std::string> builtin_suite_names() {

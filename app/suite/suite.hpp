@@ -1,6 +1,8 @@
 #pragma once
 // Suites: JSON files of defaults + cases, sweeps expanded into the cartesian
 // product. Every error names the file and the JSON path of the bad field.
+#include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -16,6 +18,11 @@ class SuiteError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
+
+// Limits on what a suite may ask for, checked before anything is expanded or allocated.
+inline constexpr std::uint64_t kMaxSuiteBytes = 16ull << 20;  // the built-in suites are < 10 KB
+inline constexpr std::size_t kMaxSuiteCases = 10000;          // after sweeps; each case is a report row
+inline constexpr double kMaxTimeoutS = 7 * 24 * 3600.0;       // a week: beyond it the int seconds overflow
 
 struct Suite {
   std::string name;

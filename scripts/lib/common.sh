@@ -48,7 +48,8 @@ install_disassembler() {
   export VSA_CUOBJDUMP="$found"
 }
 
-# Python packages the tests need (tests/cli/schema.sh: jsonschema, for docs/schema/), in the
+# Python packages the tests need (tests/cli/schema.sh: jsonschema, for docs/schema/; exports.sh:
+# prometheus_client, whose text-format parser checks `run --metrics`; plot.sh: matplotlib), in the
 # same project venv; VSA_TOOLS_PYTHON tells the tests which interpreter has them (VSA_PYTHON is
 # the one with torch, for tests/cli/peers.sh).
 install_python_test_tools() {
@@ -57,9 +58,9 @@ install_python_test_tools() {
     say "creating $VSA_TOOLS/venv"
     python3 -m venv "$VSA_TOOLS/venv"
   fi
-  if ! "$py" -c "import jsonschema, matplotlib" 2>/dev/null; then
-    say "installing jsonschema and matplotlib (PyPI) into $VSA_TOOLS/venv"
-    "$py" -m pip install -q --disable-pip-version-check "jsonschema>=4.18" matplotlib
+  if ! "$py" -c "import jsonschema, matplotlib, prometheus_client" 2>/dev/null; then
+    say "installing jsonschema, matplotlib and prometheus_client (PyPI) into $VSA_TOOLS/venv"
+    "$py" -m pip install -q --disable-pip-version-check "jsonschema>=4.18" matplotlib prometheus_client
   fi
   export VSA_TOOLS_PYTHON="$py"
 }

@@ -72,8 +72,23 @@ grep -qF "| qualify/sm90a/perf-16k | fwd | sm90a | 400 ±1.0% | 280 ±1.0% | **0
 grep -q "1 regression (exit 3)" "$WORK/out" || fail "regression not listed"
 "$BIN" compare --baseline "$WORK/synthetic/base.json" "$WORK/synthetic/new.json" --threshold 40% >"$WORK/out" 2>"$WORK/err"
 rc=$?; expect_rc 0 "compare with a 30% drop under a 40% threshold"
+# Missing data fails the gate (exit 4), naming what is missing: a report without timings,
+# a report without the case.
 "$BIN" compare --baseline "$WORK/synthetic/base.json" "$WORK/synthetic/base.json" "${reports[1]}" >"$WORK/out" 2>"$WORK/err"
-rc=$?; expect_rc 0 "compare of the baseline with itself (deduplicated) and a report without timings"
+rc=$?; expect_rc 4 "gate with a report without timings"
+grep -qF "| qualify/sm90a/perf-16k | fwd | sm90a | B | no timing (verdict SKIP" "$WORK/out" \
+  || { cat "$WORK/out"; fail "gate does not name the missing timing"; }
+python3 - "$WORK/synthetic/new.json" "$WORK/synthetic/nocase.json" <<'PY' || fail "python: nocase"
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["cases"] = [c for c in d["cases"] if c["name"] != "qualify/sm90a/perf-16k"]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$BIN" compare --baseline "$WORK/synthetic/base.json" "$WORK/synthetic/nocase.json" --format json >"$WORK/out" 2>"$WORK/err"
+rc=$?; expect_rc 4 "gate with a report missing the timed case"
+[ "$(json_get "$WORK/out" "d['gate']['missing'][0]['case'] + ' ' + d['gate']['missing'][0]['why']")" = \
+  "qualify/sm90a/perf-16k case not in the report" ] || { cat "$WORK/out"; fail "gate JSON does not name the missing case"; }
+[ "$(json_get "$WORK/out" "d['exit_code']")" = "4" ] || fail "gate JSON exit_code"
 "$BIN" compare "$WORK/synthetic/new.json" "$WORK/synthetic/base.json" --threshold 0.05 >"$WORK/out" 2>"$WORK/err"
 rc=$?; expect_rc 0 "compare where the second report is faster"
 

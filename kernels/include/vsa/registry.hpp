@@ -47,6 +47,7 @@ void register_selftest_gpu_backends(Registry& registry);  // kernels/selftest/: 
           "sm100a-blk128@model",
           "selftest-abort",
           "selftest-hang",
+          "selftest-stray-event",
           "selftest-oob",
           "selftest-deadlock",
           "selftest-overlap-race",

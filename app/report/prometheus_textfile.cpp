@@ -1,0 +1,81 @@
+#include <cmath>
+#include <map>
+#include <sstream>
+
+#include "report/exports.hpp"
+#include "report/reason_codes.hpp"
+
+namespace vsa {
+namespace {
+
+// Label values: backslash, double quote and newline escaped (Prometheus text format).
+std::string label(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '\\')
+      out += "\\\\";
+    else if (c == '"')
+      out += "\\\"";
+    else if (c == '\n')
+      out += "\\n";
+    else
+      out += c;
+  }
+  return out;
+}
+
+// The lowest SM clock seen in a timing's passes (during-pass samples, else after), or NaN.
+double min_sm_clock(const Timing& t) {
+  double low = NAN;
+  if (!t.clocks.is_array()) return low;
+  for (const auto& pass : t.clocks) {
+    double v = NAN;
+    if (pass.contains("during") && pass["during"].contains("sm_clock_mhz") &&
+        pass["during"]["sm_clock_mhz"].is_object())
+      v = pass["during"]["sm_clock_mhz"].value("min", NAN);
+    else if (pass.contains("after") && pass["after"].is_object())
+      v = pass["after"].value("sm_clock_mhz", NAN);
+    if (!std::isnan(v) && (std::isnan(low) || v < low)) low = v;
+  }
+  return low;
+}
+
+}  // namespace
+
+std::string render_prometheus(const std::vector<Report>& reports, double now_unix_s) {
+  std::ostringstream verdicts, tflops, clocks, stamps;
+  verdicts << "# HELP vsa_verdict 1 for the verdict a case and backend ended with (one series per verdict).\n"
+           << "# TYPE vsa_verdict gauge\n";
+  tflops << "# HELP vsa_tflops TFLOPS of a timed case, backend and op (median of pass medians).\n"
+         << "# TYPE vsa_tflops gauge\n";
+  clocks << "# HELP vsa_sm_clock_min_mhz Lowest SM clock sampled during a timed case's passes.\n"
+         << "# TYPE vsa_sm_clock_min_mhz gauge\n";
+  stamps << "# HELP vsa_last_run_timestamp_seconds When vsa-bench last finished a run on this GPU.\n"
+         << "# TYPE vsa_last_run_timestamp_seconds gauge\n";
+  for (const auto& r : reports) {
+    const std::string host = r.node.is_object() ? r.node.value("hostname", "host") : "host";
+    const std::string gpu = "host=\"" + label(host) + "\",gpu_uuid=\"" + label(gpu_id_of(r)) + "\"";
+    stamps << "vsa_last_run_timestamp_seconds{" << gpu << "} " << std::fixed << now_unix_s << std::defaultfloat << "\n";
+    if (r.cases.empty() && r.exit_code != 0)
+      verdicts << "vsa_verdict{" << gpu << ",case=\"run\",backend=\"\",verdict=\"FAULT\",code=\"" << run_reason_code(r)
+               << "\"} 1\n";
+    for (const auto& c : r.cases) {
+      if (c.backends.empty())  // a case-level result (the case could not be set up or answered)
+        verdicts << "vsa_verdict{" << gpu << ",case=\"" << label(c.name) << "\",backend=\"\",verdict=\"" << c.verdict
+                 << "\",code=\"" << reason_code(c) << "\"} 1\n";
+      for (const auto& b : c.backends) {
+        const std::string id = gpu + ",case=\"" + label(c.name) + "\",backend=\"" + label(b.backend) + "\"";
+        verdicts << "vsa_verdict{" << id << ",verdict=\"" << b.verdict << "\",code=\"" << reason_code(b) << "\"} 1\n";
+        for (const auto& t : b.timings) {
+          tflops << "vsa_tflops{" << id << ",op=\"" << label(t.op) << "\"} " << t.tflops << "\n";
+          const double mhz = min_sm_clock(t);
+          if (!std::isnan(mhz))
+            clocks << "vsa_sm_clock_min_mhz{" << id << ",op=\"" << label(t.op) << "\"} " << mhz << "\n";
+        }
+      }
+    }
+  }
+  return verdicts.str() + tflops.str() + clocks.str() + stamps.str();
+}
+
+}  // namespace vsa
