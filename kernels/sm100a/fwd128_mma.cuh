@@ -34,7 +34,7 @@ __device__ void run_mma(SharedStorage& smem, const WorkItem& w, std::uint32_t tm
   using namespace protocol;
   const int steps = w.steps;
   {
-    auto c0 = Begin<kProtocol, WarpRole::mma, Section::prologue>{};
+    auto c0 = Begin<kProtocol, WarpRole::mma, Section::prologue, kProbe>{};
     auto c1 = wait(c0, smem.bars, 0, steps);  // q_full
     auto c2 = fence_after(c1, 0, steps);
     if constexpr (kProbe) {
@@ -44,7 +44,7 @@ __device__ void run_mma(SharedStorage& smem, const WorkItem& w, std::uint32_t tm
   }
 
   for (int n = -1; n < steps; ++n) {
-    auto c0 = Begin<kProtocol, WarpRole::mma, Section::loop>{};
+    auto c0 = Begin<kProtocol, WarpRole::mma, Section::loop, kProbe>{};
     auto c1 = wait(c0, smem.bars, n, steps);  // k_full
     auto c2 = wait(c1, smem.bars, n, steps);  // s_empty (previous use of this S buffer)
     auto c3 = fence_after(c2, n, steps);

@@ -22,14 +22,14 @@ __device__ void run_producer(SharedStorage& smem, const WorkItem& w, const CUten
   using namespace protocol;
   const int steps = w.steps;
   {
-    auto c0 = Begin<kProtocol, WarpRole::producer, Section::prologue>{};
+    auto c0 = Begin<kProtocol, WarpRole::producer, Section::prologue, kProbe>{};
     auto c1 = arrive_expect_tx(c0, smem.bars, 0, steps, Config::kTileBytes);
     if (active(c1, 0, steps)) load_tile(c1, smem.bars, 0, smem.q, tm_q, w.item * Config::kBlock);
     finish(expect<OpKind::tma_load>(c1));
   }
 
   for (int n = 0; n < steps; ++n) {
-    auto c0 = Begin<kProtocol, WarpRole::producer, Section::loop>{};
+    auto c0 = Begin<kProtocol, WarpRole::producer, Section::loop, kProbe>{};
     const int row = w.head_row + w.kv_block(p, n) * Config::kBlock;
 
     auto c1 = wait(c0, smem.bars, n, steps);  // k_empty
@@ -47,10 +47,11 @@ __device__ void run_producer(SharedStorage& smem, const WorkItem& w, const CUten
 
 // Producer warp, all lanes, after run_producer: the tail (wait for the last tcgen05.commit
 // on each K and V stage, which nothing else waits for) and the teardown barrier.
+template <bool kProbe>
 __device__ __forceinline__ void producer_teardown(std::uint64_t* bars, int steps) {
   using namespace protocol;
   const int it = steps;  // the epilogue's iteration: step_offset -d names step steps - d
-  auto c0 = Begin<kProtocol, WarpRole::producer, Section::epilogue>{};
+  auto c0 = Begin<kProtocol, WarpRole::producer, Section::epilogue, kProbe>{};
   auto c1 = wait(c0, bars, it, steps);  // k_empty of step N-2
   auto c2 = wait(c1, bars, it, steps);  // k_empty of step N-1
   auto c3 = wait(c2, bars, it, steps);  // v_empty of step N-2

@@ -67,7 +67,7 @@ __device__ void softmax_steps(SharedStorage& smem, const WorkItem& w, std::uint3
   using namespace protocol;
   const int steps = w.steps;
   for (int n = 0; n < steps; ++n) {
-    auto c0 = Begin<kProtocol, WarpRole::softmax, Section::loop>{};
+    auto c0 = Begin<kProtocol, WarpRole::softmax, Section::loop, kProbe>{};
     // vbs of the *key* block of entry n (docs/spec.md bug class 9), read before the wait.
     const int valid = min(max(p.vbs[w.kv_block(p, n)], 0), Config::kBlock);
 
@@ -127,7 +127,7 @@ __device__ void softmax_epilogue(SharedStorage& smem, const WorkItem& w, std::ui
   using namespace protocol;
   const int steps = w.steps;
   const int it = steps;  // the epilogue's iteration: step_offset -1 names the last kv step
-  auto c0 = Begin<kProtocol, WarpRole::softmax, Section::epilogue>{};
+  auto c0 = Begin<kProtocol, WarpRole::softmax, Section::epilogue, kProbe>{};
   auto c1 = wait(c0, smem.bars, it, steps);  // pv_done of the last step
   auto c2 = fence_after(c1, it, steps);
 

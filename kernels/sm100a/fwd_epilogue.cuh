@@ -20,7 +20,7 @@ __device__ void softmax_epilogue(SharedStorage& smem, const WorkItem& w, std::ui
   using namespace protocol;
   const int steps = w.steps;
   const int it = steps;  // the epilogue's iteration: step_offset -1 names the last kv step
-  auto c0 = Begin<kProtocol, WarpRole::softmax, Section::epilogue>{};
+  auto c0 = Begin<kProtocol, WarpRole::softmax, Section::epilogue, kProbe>{};
   auto c1 = wait(c0, smem.bars, it, steps);  // pv_done of the last step
   auto c2 = fence_after(c1, it, steps);
 

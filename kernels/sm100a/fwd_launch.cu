@@ -42,7 +42,9 @@ Status launch_forward_blk64(const ForwardArgs& a) {
   const unsigned grid = unsigned(s.count_elems() / fwd::Config::kQBlocks);
   const auto stream = static_cast<cudaStream_t>(a.stream);
   if (Status st = device::status_from(protocol::arm_hang_watch(a.hang_watch, stream)); !st.ok()) return st;
-  return a.probes.any() ? launch<true>(maps, params, grid, stream) : launch<false>(maps, params, grid, stream);
+  // The probe variant also when a hang watch is set: only its waits are watched.
+  return a.probes.any() || a.hang_watch.on() ? launch<true>(maps, params, grid, stream)
+                                             : launch<false>(maps, params, grid, stream);
 }
 
 std::vector<KernelInfo> forward_kernels_blk64() {

@@ -24,7 +24,7 @@ __device__ void run_producer(SharedStorage& smem, const WorkItem& w, const CUten
 
   // Prologue: Q of the blocks that have at least one step (a count-0 block's Q is never read).
   {
-    auto c0 = Begin<kProtocol, WarpRole::producer, Section::prologue>{};
+    auto c0 = Begin<kProtocol, WarpRole::producer, Section::prologue, kProbe>{};
     std::uint32_t q_bytes = 0;
     for (int b = 0; b < Config::kQBlocks; ++b)
       if (w.count_of(b) > 0) q_bytes += Config::kTileBytes;
@@ -37,7 +37,7 @@ __device__ void run_producer(SharedStorage& smem, const WorkItem& w, const CUten
   }
 
   for (int n = 0; n < steps; ++n) {
-    auto c0 = Begin<kProtocol, WarpRole::producer, Section::loop>{};
+    auto c0 = Begin<kProtocol, WarpRole::producer, Section::loop, kProbe>{};
     int row[Config::kQBlocks];
     std::uint32_t bytes = 0;
     for (int b = 0; b < Config::kQBlocks; ++b) {
@@ -68,10 +68,11 @@ __device__ void run_producer(SharedStorage& smem, const WorkItem& w, const CUten
 
 // Producer warp, all lanes, after run_producer: the tail (wait for the last tcgen05.commit
 // on each K and V stage, which nothing else waits for) and the teardown barrier.
+template <bool kProbe>
 __device__ __forceinline__ void producer_teardown(std::uint64_t* bars, int steps) {
   using namespace protocol;
   const int it = steps;  // the epilogue's iteration: step_offset -d names step steps - d
-  auto c0 = Begin<kProtocol, WarpRole::producer, Section::epilogue>{};
+  auto c0 = Begin<kProtocol, WarpRole::producer, Section::epilogue, kProbe>{};
   auto c1 = wait(c0, bars, it, steps);  // k_empty of step N-2
   auto c2 = wait(c1, bars, it, steps);  // k_empty of step N-1
   auto c3 = wait(c2, bars, it, steps);  // v_empty of step N-2

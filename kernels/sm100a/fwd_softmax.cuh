@@ -78,7 +78,7 @@ __device__ void softmax_steps(SharedStorage& smem, const WorkItem& w, std::uint3
   const std::uint32_t my_lanes = tmem_at(tmem_base, int(me.lane_quarter), 0);
 
   for (int n = 0; n < steps; ++n) {
-    auto c0 = Begin<kProtocol, WarpRole::softmax, Section::loop>{};
+    auto c0 = Begin<kProtocol, WarpRole::softmax, Section::loop, kProbe>{};
     const bool mine = w.active(me.block, n);
     // vbs of the *key* block of this row's entry n (docs/spec.md bug class 9), read before the
     // wait so its latency hides behind the MMA.
