@@ -51,13 +51,13 @@ __device__ auto run_mma(SharedStorage& smem, const WorkItem& w, std::uint32_t tm
   using namespace protocol;
   const int steps = w.steps;
   {
-    auto c0 = Begin<kProtocol, WarpRole::mma, Section::prologue>{};
+    auto c0 = Begin<kProtocol, WarpRole::mma, Section::prologue, kProbe>{};
     auto c1 = wait(c0, smem.bars, 0, steps);  // kv_full
     finish(fence_after(c1, 0, steps));
   }
 
   for (int n = -1; n < steps; ++n) {
-    auto c0 = Begin<kProtocol, WarpRole::mma, Section::loop>{};
+    auto c0 = Begin<kProtocol, WarpRole::mma, Section::loop, kProbe>{};
     // S^T_{n+1}, dP^T_{n+1}
     auto c1 = wait(c0, smem.bars, n, steps);  // qdo_full
     auto c2 = wait(c1, smem.bars, n, steps);  // s_empty (previous use of the S^T / dP^T columns)
@@ -120,7 +120,7 @@ __device__ auto run_mma(SharedStorage& smem, const WorkItem& w, std::uint32_t tm
 
   // The epilogue's first op, still on the issuing lane: dV, dK final after the last step.
   // The cursor past it is where the whole warp's teardown (mma_teardown) starts.
-  auto e0 = Begin<kProtocol, WarpRole::mma, Section::epilogue>{};
+  auto e0 = Begin<kProtocol, WarpRole::mma, Section::epilogue, kProbe>{};
   (void)p;
   return commit(e0, smem.bars, steps, steps);  // dkdv_done
 }
