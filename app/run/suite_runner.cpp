@@ -430,6 +430,11 @@ std::string summary_table(const std::vector<Report>& reports, const std::vector<
         if (b.verdict != kPass && b.verdict != kSkip)
           t << "  " << b.verdict << "  " << printable(c.name) << "  " << printable(b.backend) << ": "
             << printable(b.reason.substr(0, 160)) << "\n";
+    if (!reports[i].checks.empty()) {
+      const auto k = check_counts(reports[i].checks);
+      t << "  node checks (docs/qualify.md): PASS " << k[verdict_name(kPass)] << ", FAIL " << k[verdict_name(kFail)]
+        << ", SKIP " << k[verdict_name(kSkip)] << "\n";
+    }
     for (const auto& k : reports[i].checks)
       if (k.verdict == kFail)
         t << "  FAIL  check " << printable(k.name) << " " << k.code << ": " << printable(k.reason.substr(0, 200))

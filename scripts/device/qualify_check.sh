@@ -9,7 +9,16 @@ set -uo pipefail
 BUILD="${1:?build dir}"; OUT="${2:?output dir}"
 BIN="$BUILD/vsa-bench"; SRC="$(cd "$(dirname "$0")/../.." && pwd)"; mkdir -p "$OUT"
 step() { printf '\n===== %s\n' "$*"; }
-declare -A RC
+declare -A RC GOT WANT
+expect() {  # expect NAME WANT GOT: a row of the table printed last
+  WANT[$1]="$2"; GOT[$1]="$3"
+}
+has_code() {  # has_code CODE REPORT...: "yes" when a node check of these reports FAILs with CODE
+  python3 -c "
+import json, sys
+code, paths = sys.argv[1], sys.argv[2:]
+print('yes' if any(c['verdict'] == 'FAIL' and c['code'] == code for p in paths for c in json.load(open(p)).get('checks', [])) else 'no')" "$@"
+}
 checks() {  # checks REPORT...: the node checks of each report, one line each
   python3 - "$@" <<'PY'
 import json, sys
@@ -27,7 +36,7 @@ grep -iE "remap|pending|retire|Link|Gen|Width|Uncorr|Volatile|Slowdown|Thermal" 
 
 step "qualify with node checks (expect exit 0; a FAIL names its code)"
 "$BIN" run --out "$OUT/q" --label qualify --quiet --junit "$OUT/q.junit.xml" --metrics "$OUT/q.prom" --jsonl "$OUT/q.jsonl"
-RC[qualify]=$?
+RC[qualify]=$?; expect qualify_exit 0 "${RC[qualify]}"
 checks "$OUT"/q/qualify-*.json
 python3 - "$OUT"/q/qualify-*.json <<'PY'
 import json, sys
@@ -50,13 +59,16 @@ for f in t["floors"]: f["floor"] = 2 * f["baseline_median"]
 json.dump(t, open(sys.argv[2], "w"))
 PY
 "$BIN" run --case perf-16k --case sustained-16k --floors "$OUT/planted-floors.json" --out "$OUT/slow" --label slow --quiet
-RC[planted_slow_expect_1]=$?
+RC[planted_slow]=$?; expect planted_slow_exit 1 "${RC[planted_slow]}"
 checks "$OUT"/slow/slow-*.json
+expect planted_slow_VSA_E_SLOW_NODE yes "$(has_code VSA_E_SLOW_NODE "$OUT"/slow/slow-*.json)"
+expect planted_slow_VSA_E_CLOCK_HOLD yes "$(has_code VSA_E_CLOCK_HOLD "$OUT"/slow/slow-*.json)"
 
 step "planted: an illegal-address kernel during the run (expect exit 4, health.xid FAIL naming the Xid)"
 "$BIN" run "$SRC/tests/suites/gpu_fault.json" --case illegal-address --node-checks on --out "$OUT/xid" --label xid --quiet
-RC[planted_xid_expect_4]=$?
+RC[planted_xid]=$?; expect planted_xid_exit 4 "${RC[planted_xid]}"
 checks "$OUT"/xid/xid-*.json
+expect planted_xid_VSA_E_XID yes "$(has_code VSA_E_XID "$OUT"/xid/xid-*.json)"
 dmesg 2>/dev/null | grep -i xid | tail -5
 
 step "floors with the fresh report as a new baseline (commit it as results/baselines/h200-qualify-fast.json)"
@@ -75,4 +87,9 @@ step "unit tests of the checks (host-only; the same binary CI runs)"
 
 step "summary"
 for k in "${!RC[@]}"; do printf '%-24s %s\n' "$k" "${RC[$k]}"; done | sort
+printf '\n%-32s %-6s %-6s %s\n' expectation want got ok
+for k in "${!GOT[@]}"; do
+  ok=no; [ "${GOT[$k]}" = "${WANT[$k]}" ] && ok=yes
+  printf '%-32s %-6s %-6s %s\n' "$k" "${WANT[$k]}" "${GOT[$k]}" "$ok"
+done | sort
 abs="$(cd "$OUT" && pwd)"; tar czf "$abs.tgz" -C "$(dirname "$abs")" "$(basename "$abs")" && echo "archive: $abs.tgz"
