@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <tuple>
 
 #include "suite/suite.hpp"
 
@@ -109,8 +110,9 @@ TEST(BackendAlias, ReportRecordsWhatTheAliasBecame) {
 // and a Hopper one on an H200.
 TEST(BackendAlias, QualifySuiteCoversHopperAndBlackwell) {
   const Suite suite = load_suite("qualify");
-  for (const auto& [device, family] : {std::pair{gpu("NVIDIA B200", 10, 0), std::string("sm100a-blk64")},
-                                       std::pair{gpu("NVIDIA H200", 9, 0), std::string("sm90a")}}) {
+  for (const auto& [device, family, other] :
+       {std::tuple{gpu("NVIDIA B200", 10, 0), std::string("sm100a-blk64"), std::string("sm90a")},
+        std::tuple{gpu("NVIDIA H200", 9, 0), std::string("sm90a"), std::string("sm100a-blk64")}}) {
     std::vector<CaseSpec> cases = suite.cases;
     (void)expand_backend_aliases(cases, device, Registry{});
     int fast_cases = 0;
@@ -119,6 +121,9 @@ TEST(BackendAlias, QualifySuiteCoversHopperAndBlackwell) {
       if (c.name.rfind("fast/", 0) != 0) continue;
       ++fast_cases;
       EXPECT_NE(std::find(c.backends.begin(), c.backends.end(), family), c.backends.end())
+          << c.name << " on " << device.name;
+      // Only this GPU's family: the other family's kernels cannot run here.
+      EXPECT_EQ(std::find(c.backends.begin(), c.backends.end(), other), c.backends.end())
           << c.name << " on " << device.name;
     }
     EXPECT_GE(fast_cases, 6) << device.name;
