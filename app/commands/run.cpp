@@ -47,6 +47,13 @@ void register_run(CLI::App& app, int& exit_code) {
   cmd->add_option("--expect-gpus", opts->expect_gpus,
                   "Exit 4 unless CUDA can use exactly N GPUs (node qualification: a missing GPU fails the node)")
       ->check(CLI::Range(0, 1 << 16));
+  cmd->add_option("--node-checks", opts->node_checks,
+                  "Speed floor per GPU model and NVML health gates (docs/qualify.md): auto (when the qualify suite "
+                  "runs), on, off")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str();
+  cmd->add_option("--floors", opts->floors_path,
+                  "Speed-floor table made by `vsa-bench floors` (default: the built-in suites/floors/floors.json)");
   cmd->add_option("--junit", opts->junit_path, "Also write JUnit XML: one testcase per case and backend");
   cmd->add_option("--metrics", opts->metrics_path,
                   "Also write a Prometheus textfile (node-exporter textfile collector): verdict, TFLOPS, SM clock, "

@@ -32,6 +32,13 @@ nlohmann::json summary_counts(const std::vector<CaseResult>& cases) {
   return s;
 }
 
+nlohmann::json check_counts(const std::vector<NodeCheck>& checks) {
+  nlohmann::json s = {
+      {"checks", checks.size()}, {verdict_name(kPass), 0}, {verdict_name(kFail), 0}, {verdict_name(kSkip), 0}};
+  for (const auto& c : checks) s[verdict_name(c.verdict)] = s.value(verdict_name(c.verdict), 0) + 1;
+  return s;
+}
+
 nlohmann::json to_json(const Report& r) {
   return {
       {"schema", "vsa-bench/report"},
@@ -56,6 +63,10 @@ nlohmann::json to_json(const Report& r) {
       {"probes", r.probes},
       {"cases", r.cases},
       {"summary", summary_counts(r.cases)},
+      {"checks", r.checks},
+      {"checks_summary", check_counts(r.checks)},
+      {"health", r.health},
+      {"backend_aliases", r.backend_aliases},
       {"complete", r.complete},
       {"exit_code", r.exit_code},
   };
@@ -79,6 +90,9 @@ Report report_from_json(const nlohmann::json& j) {
   r.backends = j.value("backends", nlohmann::json::array());
   r.probes = j.value("probes", nlohmann::json::object());
   r.cases = j.value("cases", std::vector<CaseResult>{});
+  r.checks = j.value("checks", std::vector<NodeCheck>{});  // absent in reports before node checks
+  r.health = j.value("health", nlohmann::json());
+  r.backend_aliases = j.value("backend_aliases", nlohmann::json::array());
   r.complete = j.value("complete", false);
   r.exit_code = j.value("exit_code", 0);
   return r;
@@ -164,6 +178,21 @@ std::string render_markdown(const Report& r) {
       md << "| " << escape_cell(c.name) << " | " << escape_cell(b.backend) << " | " << b.verdict << " | "
          << worst_error(b) << " | " << tflops_of(b, "fwd") << " | " << tflops_of(b, "bwd") << " | " << stability_of(b)
          << " | " << escape_cell(b.reason) << " |\n";
+  }
+  if (!r.checks.empty()) {
+    const auto k = check_counts(r.checks);
+    md << "\n## Node checks\n\n- checks: " << k["checks"] << " — PASS " << k[verdict_name(kPass)] << ", FAIL "
+       << k[verdict_name(kFail)] << ", SKIP " << k[verdict_name(kSkip)] << " (docs/qualify.md)\n\n";
+    md << "| check | verdict | code | reason |\n|---|---|---|---|\n";
+    for (const auto& c : r.checks)
+      md << "| " << escape_cell(c.name) << " | " << c.verdict << " | " << c.code << " | " << escape_cell(c.reason)
+         << " |\n";
+  }
+  if (!r.backend_aliases.empty()) {
+    md << "\nBackend aliases on this GPU:\n\n";
+    for (const auto& a : r.backend_aliases)
+      md << "- `" << a.value("alias", "") << "` -> " << escape_cell(a.value("backends", nlohmann::json::array()).dump())
+         << ": " << escape_cell(a.value("rule", "")) << "\n";
   }
   return md.str();
 }

@@ -27,6 +27,10 @@ struct RunOptions {
   // Off only for selftest, whose rows state each GPU check's SKIP instead.
   bool fail_closed = true;
   bool progress = true;
+  // Node checks (docs/qualify.md): auto (when the qualify suite runs) | on | off, and the
+  // speed-floor table (empty: the built-in suites/floors/floors.json).
+  std::string node_checks = "auto";
+  std::string floors_path;
   std::string junit_path, metrics_path, jsonl_path;  // standard outputs of the whole run (report/exports.hpp)
   std::vector<std::string> argv;
 };

@@ -60,6 +60,38 @@ fresh=("$WORK"/run/*.json "$WORK"/fail/*.json)
 valid --schema report "${fresh[@]}"
 grep -q '"verdict": "FAIL"' "${fresh[1]}" || fail "the failing run's report holds no FAIL"
 
+# Node checks (docs/qualify.md): a CPU-only qualify run (what @fast became, no checks), and a
+# GPU report carrying checks and NVML health in the shape qualify/health.cpp writes (a GPU run
+# writes them for real: scripts/device/qualify_check.sh checks that report against the schema).
+"$BIN" run qualify --devices none --out "$WORK/qualify" --quiet >"$WORK/out" 2>&1 || { cat "$WORK/out"; fail "run qualify"; }
+valid --schema report "$WORK"/qualify/*.json
+edit "$SRC/results/baselines/h200-qualify.json" "$WORK/checked.json" "
+snap = {'remapped_rows': {'correctable': 0, 'uncorrectable': 0, 'pending': False, 'failure': False},
+        'retired_pages_sbe': {'unavailable': 'nvmlDeviceGetRetiredPages: Not Supported (3)'},
+        'retired_pages_dbe': {'unavailable': 'nvmlDeviceGetRetiredPages: Not Supported (3)'},
+        'retired_pages_pending': {'unavailable': 'nvmlDeviceGetRetiredPagesPendingStatus: Not Supported (3)'},
+        'ecc_corrected_volatile': 0, 'ecc_uncorrected_volatile': 0,
+        'pcie_link': {'generation': 5, 'width': 16}, 'pcie_link_max': {'generation': 5, 'width': 16}}
+d['health'] = {'monitored': True, 'seconds': 60.5, 'before': snap, 'after': snap,
+               'xid': {'watched': True, 'note': '', 'events': []},
+               'pcie_during': {'best': {'generation': 5, 'width': 16}, 'samples': 240, 'note': ''}}
+d['checks'] = [{'name': 'floor qualify/fast/perf-16k sm90a fwd', 'kind': 'floor', 'verdict': 'FAIL',
+                'code': 'VSA_E_SLOW_NODE', 'reason': 'measured 400 TFLOPS is below the floor 543.5', 'value': 400,
+                'threshold': {'floor': 543.5, 'baseline_median': 605.2, 'baseline_spread': 0.002, 'margin': 0.1}},
+               {'name': 'health.retired_pages', 'kind': 'retired_pages', 'verdict': 'SKIP',
+                'code': 'VSA_E_HEALTH_UNKNOWN', 'reason': 'NVML cannot say: Not Supported (3)', 'value': None,
+                'threshold': None}]
+d['checks_summary'] = {'checks': 2, 'PASS': 0, 'FAIL': 1, 'SKIP': 1}
+d['backend_aliases'] = [{'alias': '@fast', 'backends': ['sm90a', 'sm90a-det'], 'rule': 'cc 9.0: the sm90a family',
+                         'cases': ['qualify/fast/ragged']}]"
+valid --schema report "$WORK/checked.json"
+edit "$WORK/checked.json" "$WORK/pass-with-code.json" "d['checks'][0]['verdict'] = 'PASS'"
+invalid report "$WORK/pass-with-code.json" "'VSA_OK' was expected"
+edit "$WORK/checked.json" "$WORK/check-kind.json" "d['checks'][0]['kind'] = 'vibes'"
+invalid report "$WORK/check-kind.json" "'vibes' is not one of"
+edit "$WORK/checked.json" "$WORK/health-field.json" "d['health']['before']['temperature'] = 40"
+invalid report "$WORK/health-field.json" "('temperature' was unexpected)"
+
 correctness="$SRC/results/baselines/h200-correctness.json"
 "$BIN" repro "$correctness" --case correctness/odd-nb --bundle "$WORK/bundle.json" >"$WORK/out" 2>&1 \
   || { cat "$WORK/out"; fail "repro --bundle"; }
