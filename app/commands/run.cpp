@@ -39,6 +39,13 @@ void register_run(CLI::App& app, int& exit_code) {
                   "Bound every mbarrier wait of the kernels that have them (their watched variant): a wait longer "
                   "than this ends the case FAULT naming the CTA, warp, role, barrier, parity and step")
       ->check(CLI::Range(1u, std::uint32_t(kMaxHangWatchMs)));
+  cmd->add_option("--schedules", opts->schedules,
+                  "Schedules per op for the backends that explore them (the sm100a execution model), seeds "
+                  "--schedule-seed, +1, ...; overrides each case's `schedules`")
+      ->check(CLI::Range(1, kMaxSchedules));
+  cmd->add_option("--schedule-seed", opts->schedule_seed,
+                  "The first schedule seed (0: round robin, async operations completed at once); overrides each "
+                  "case's `schedule_seed`. A report names the seed of each finding; `repro` replays it");
   cmd->add_option("--resume", opts->resume, "Continue an interrupted run: keep the finished cases of this report");
   cmd->add_flag("!--no-isolate", opts->isolate, "Run cases in this process (debugging; a fault ends the run)");
   cmd->add_flag("--require-gpu", opts->require_gpu,
