@@ -97,6 +97,17 @@ bool has_all(const std::string& text, const std::vector<std::string>& parts) {
                      [&](const std::string& p) { return text.find(p) != std::string::npos; });
 }
 
+// The model's own report from a backend's reason, without the prefix that names the backend,
+// op, kernel and CTA ("B backward: model: K CTA 0 (schedule seed 1): race in ..."), with the
+// finding's seed in front: "seed 1: race in ...".
+std::string model_report(const BackendResult& b) {
+  const std::string marker = "(schedule seed ";
+  const auto at = b.reason.find(marker);
+  const auto end = at == std::string::npos ? std::string::npos : b.reason.find("): ", at);
+  if (end == std::string::npos) return b.reason;
+  return "seed " + b.reason.substr(at + marker.size(), end - at - marker.size()) + ": " + b.reason.substr(end + 3);
+}
+
 std::string clip(const std::string& s, std::size_t n = 110) {
   std::string one_line = s;
   std::replace(one_line.begin(), one_line.end(), '\n', ' ');
@@ -245,7 +256,7 @@ SelftestRow judge_planted_case(const PlantedCase& p, const CaseResult* result, c
     }
     case Expectation::model_finding:
       caught = b->verdict == kFault && has_all(b->reason, model_finding_texts(p.backend));
-      row.observed = verdict_name(b->verdict) + ": " + clip(b->reason, 90);
+      row.observed = verdict_name(b->verdict) + ": " + clip(model_report(*b), 150);
       break;
     case Expectation::unwritten_count: {
       const TensorMetrics* o = find_metric(*b, "o");
