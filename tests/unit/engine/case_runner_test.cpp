@@ -264,6 +264,11 @@ TEST(CaseRunner, ResultSurvivesTheReportRoundTrip) {
   const Report back2 = report_from_json(to_json(scheduled));
   EXPECT_EQ(nlohmann::json(back2.cases[0]), nlohmann::json(scheduled.cases[0]));
   EXPECT_EQ(*back2.cases[0].backends[0].schedules->baseline_seed, 5u);
+  EXPECT_NE(render_markdown(back2).find("| found at schedule seed 6 (of 5..7); forward lse: 1 of"), std::string::npos)
+      << render_markdown(back2);
+  Report quiet;
+  quiet.cases.push_back(run_scheduled(SeedFlaw::none, 0, scheduled_case(3, 5)).result);
+  EXPECT_NE(render_markdown(quiet).find("| schedules 5..7: no finding |"), std::string::npos) << render_markdown(quiet);
 }
 
 }  // namespace
