@@ -1,4 +1,6 @@
 // `vsa-bench run [SUITE|FILE ...]`: options -> RunOptions -> harness.
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -39,6 +41,22 @@ void register_run(CLI::App& app, int& exit_code) {
                   "Bound every mbarrier wait of the kernels that have them (their watched variant): a wait longer "
                   "than this ends the case FAULT naming the CTA, warp, role, barrier, parity and step")
       ->check(CLI::Range(1u, std::uint32_t(kMaxHangWatchMs)));
+  cmd->add_option("--schedules", opts->schedules,
+                  "Schedules per op for the backends that explore them (the sm100a execution model), seeds "
+                  "--schedule-seed, +1, ...; overrides each case's `schedules`")
+      ->check(CLI::Range(1, kMaxSchedules));
+  cmd->add_option("--schedule-seed", opts->schedule_seed,
+                  "The first schedule seed (0: round robin, async operations completed at once); overrides each "
+                  "case's `schedule_seed`. A report names the seed of each finding; `repro` replays it")
+      ->check(CLI::Validator(
+          [](std::string& text) {  // CLI11 would wrap "-1" to 2^64 - 1: only plain decimal uint64
+            std::uint64_t v = 0;
+            const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+            return ec == std::errc() && end == text.data() + text.size() && !text.empty()
+                       ? std::string()
+                       : "must be an integer in [0, 18446744073709551615], got \"" + text + "\"";
+          },
+          "UINT64"));
   cmd->add_option("--resume", opts->resume, "Continue an interrupted run: keep the finished cases of this report");
   cmd->add_flag("!--no-isolate", opts->isolate, "Run cases in this process (debugging; a fault ends the run)");
   cmd->add_flag("--require-gpu", opts->require_gpu,

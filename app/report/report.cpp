@@ -146,6 +146,22 @@ std::string stability_of(const BackendResult& b) {
 
 std::string escape_cell(const std::string& s) { return markdown_inline(s); }
 
+// A backend that explores schedules: what ran and the finding's seed, for the note column.
+std::string schedules_of(const BackendResult& b) {
+  if (!b.schedules) return "";
+  const ScheduleRecord& s = *b.schedules;
+  const std::string range =
+      std::to_string(s.first_seed) + ".." + std::to_string(s.first_seed + std::uint64_t(s.count) - 1);
+  if (!s.finding_seed) return "schedules " + range + ": no finding";
+  return "found at schedule seed " + std::to_string(*s.finding_seed) + " (of " + range + ")";
+}
+
+std::string note_of(const BackendResult& b) {
+  const std::string schedules = schedules_of(b);
+  if (schedules.empty()) return b.reason;
+  return b.reason.empty() ? schedules : schedules + "; " + b.reason;
+}
+
 }  // namespace
 
 std::string render_markdown(const Report& r) {
@@ -177,7 +193,7 @@ std::string render_markdown(const Report& r) {
     for (const auto& b : c.backends)
       md << "| " << escape_cell(c.name) << " | " << escape_cell(b.backend) << " | " << b.verdict << " | "
          << worst_error(b) << " | " << tflops_of(b, "fwd") << " | " << tflops_of(b, "bwd") << " | " << stability_of(b)
-         << " | " << escape_cell(b.reason) << " |\n";
+         << " | " << escape_cell(note_of(b)) << " |\n";
   }
   if (!r.checks.empty()) {
     const auto k = check_counts(r.checks);

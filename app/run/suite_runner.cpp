@@ -76,6 +76,8 @@ std::vector<CaseSpec> collect_cases(const RunOptions& o, json& suites_json) {
                            "'s timeout_s (" + std::to_string(c.timeout_s) + " s)");
         c.hang_watch_ms = o.hang_watch_ms;
       }
+      if (o.schedules) c.schedules = *o.schedules;
+      if (o.schedule_seed) c.schedule_seed = *o.schedule_seed;
       cases.push_back(std::move(c));
     }
   }

@@ -19,10 +19,14 @@ struct RunOptions {
   std::vector<std::string> cases;               // when set: run only cases whose name contains one of these
   std::map<std::string, std::uint32_t> probes;  // --probe NAME=NS, added to every case
   std::uint32_t hang_watch_ms = 0;              // --hang-watch-ms: set on every case (0: each case's own)
-  std::string resume;                           // a report to continue (its finished cases are kept)
-  bool isolate = true;                          // false: run in-process (debugging)
-  bool require_gpu = false;                     // no GPU -> exit 4
-  std::optional<int> expect_gpus;               // CUDA must use exactly this many GPUs, else exit 4
+  // --schedules / --schedule-seed: set on every case (unset: each case's own `schedules` and
+  // `schedule_seed`); they matter to the backends that explore schedules only.
+  std::optional<int> schedules;
+  std::optional<std::uint64_t> schedule_seed;
+  std::string resume;              // a report to continue (its finished cases are kept)
+  bool isolate = true;             // false: run in-process (debugging)
+  bool require_gpu = false;        // no GPU -> exit 4
+  std::optional<int> expect_gpus;  // CUDA must use exactly this many GPUs, else exit 4
   // GPUs asked for or present (PCI, NVML) but unusable by CUDA -> exit 4 (run/gpu_expectation.hpp).
   // Off only for selftest, whose rows state each GPU check's SKIP instead.
   bool fail_closed = true;

@@ -110,7 +110,12 @@ __device__ auto run_mma(SharedStorage& smem, const WorkItem& w, std::uint32_t tm
       static_assert(writes<decltype(c12), Buf::dq>, "the fifth MMA writes dQ");
       const int ds = buffer_instance<decltype(c12), Buf::pds>(n);
       (void)buffer_instance<decltype(c12), Buf::kv>(n);
-      issue_square_t_tile(c12, tmem_base + tmem_column<decltype(c12), Buf::dq>(n), smem.ds_t[ds], smem.k);
+      // The tmem_overlap plant (model only, plants.hpp): the dQ accumulator 64 columns early,
+      // at dP^T's column 64, so it covers dP^T_{n+1} while the dsoftmax warps still read it.
+      issue_square_t_tile(c12,
+                          tmem_base + VSA_PLANT(tmem_overlap, (tmem_column<decltype(c12), Buf::dq>(n)),
+                                                (tmem_column<decltype(c12), Buf::dq>(n) - 64)),
+                          smem.ds_t[ds], smem.k);
     }
     auto c13 = expect<OpKind::mma>(c12);
     auto c14 = commit(c13, smem.bars, n, steps);  // dq_full
