@@ -161,13 +161,13 @@ typedef struct vsa_plugin_kernel_info {
  * their name, and, when hot, touch no local memory. Empty-body and arrive-before-wait
  * apply to every kernel of the library regardless. */
 typedef struct vsa_plugin_lint_family {
-  const char* label;              /* for messages, e.g. "mykernels::fwd" */
-  const char* mangled_prefix;     /* e.g. "_ZN9mykernels" */
-  const char* arch;               /* e.g. "sm_90a" */
-  const char* mma_pattern;        /* e.g. "HGMMA" */
-  const char* mma_description;    /* e.g. "HGMMA (wgmma.mma_async)" */
-  int32_t hot;                    /* nonzero: local memory is a finding */
-  const char* const* mma_exempt;  /* NULL-terminated list, or NULL */
+  const char* label;             /* for messages, e.g. "mykernels::fwd" */
+  const char* mangled_prefix;    /* e.g. "_ZN9mykernels" */
+  const char* arch;              /* e.g. "sm_90a" */
+  const char* mma_pattern;       /* e.g. "HGMMA" */
+  const char* mma_description;   /* e.g. "HGMMA (wgmma.mma_async)" */
+  int32_t hot;                   /* nonzero: local memory is a finding */
+  const char* const* mma_exempt; /* NULL-terminated list, or NULL */
 } vsa_plugin_lint_family;
 
 /* Every function gets the backend's context back. Text out-parameters (reason, error) are
@@ -176,14 +176,14 @@ typedef struct vsa_plugin_lint_family {
  * backward and kernels return 0 on success, nonzero with error written on failure. A
  * CUDA error keeps its text, e.g. "cudaErrorIllegalAddress: an illegal memory access". */
 typedef struct vsa_plugin_backend {
-  const char* name;        /* unique among all backends, built-in and plugin; [A-Za-z0-9._@+-] */
-  const char* description; /* one line */
-  uint32_t memory;         /* VSA_PLUGIN_MEMORY_* */
-  uint32_t ops;            /* VSA_PLUGIN_OP_* bits */
-  const char* const* probe_points;            /* NULL-terminated, at most 16; index = probe slot */
-  int32_t probe_warp_masks;                   /* nonzero: probes honour vsa_plugin_probes.warps */
+  const char* name;                            /* unique among all backends, built-in and plugin; [A-Za-z0-9._@+-] */
+  const char* description;                     /* one line */
+  uint32_t memory;                             /* VSA_PLUGIN_MEMORY_* */
+  uint32_t ops;                                /* VSA_PLUGIN_OP_* bits */
+  const char* const* probe_points;             /* NULL-terminated, at most 16; index = probe slot */
+  int32_t probe_warp_masks;                    /* nonzero: probes honour vsa_plugin_probes.warps */
   const char* const* nondeterministic_outputs; /* NULL-terminated: "out", "lse", "dq", "dk", "dv" */
-  const char* const* compiled_images;         /* NULL-terminated: "sm_90a", ... (none for host) */
+  const char* const* compiled_images;          /* NULL-terminated: "sm_90a", ... (none for host) */
   const vsa_plugin_lint_family* lint_families;
   size_t lint_family_count;
   void* context; /* passed back to every function below */
