@@ -7,6 +7,9 @@
 #include <stdexcept>
 #include <tuple>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "model/exit_codes.hpp"
 
 namespace vsa {
@@ -166,24 +169,40 @@ std::string gpu_uuid_of(const Report& r) {
   return it != r.device.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
-// One report per GPU UUID, the newest (by when it finished, else started); reports
-// without a UUID (CPU-only, NVML missing) are all kept.
+// The suites a report ran, as one text ("correctness+perf"): a re-run is the same suites
+// again on the same GPU; a different suite on that GPU is a different question.
+std::string suites_of(const Report& r) {
+  std::vector<std::string> names;
+  if (r.suites.is_array())
+    for (const auto& s : r.suites)
+      if (s.is_object() && s.contains("name") && s["name"].is_string()) names.push_back(s["name"].get<std::string>());
+  return fmt::format("{}", fmt::join(names, "+"));
+}
+
+// One report per GPU UUID and suite set, the newest (by when it finished, else started): a
+// node re-run after a repair counts once. Reports without a UUID (CPU-only, NVML missing)
+// are all kept.
 std::vector<ReportFile> newest_per_gpu(const std::vector<ReportFile>& all, std::vector<std::string>& superseded) {
   auto when = [](const Report& r) { return r.finished_at.empty() ? r.started_at : r.finished_at; };
+  auto key_of = [](const Report& r) {
+    const std::string uuid = gpu_uuid_of(r);
+    return uuid.empty() ? uuid : uuid + "\n" + suites_of(r);
+  };
   std::map<std::string, std::size_t> newest;
   for (std::size_t i = 0; i < all.size(); ++i) {
-    const std::string uuid = gpu_uuid_of(all[i].report);
-    if (uuid.empty()) continue;
-    auto [it, inserted] = newest.emplace(uuid, i);
+    const std::string key = key_of(all[i].report);
+    if (key.empty()) continue;
+    auto [it, inserted] = newest.emplace(key, i);
     if (!inserted && when(all[i].report) > when(all[it->second].report)) it->second = i;
   }
   std::vector<ReportFile> kept;
   for (std::size_t i = 0; i < all.size(); ++i) {
-    const std::string uuid = gpu_uuid_of(all[i].report);
-    if (uuid.empty() || newest.at(uuid) == i)
+    const std::string key = key_of(all[i].report);
+    if (key.empty() || newest.at(key) == i)
       kept.push_back(all[i]);
     else
-      superseded.push_back(all[i].path + " (GPU " + uuid + ": a newer report is " + all[newest.at(uuid)].path + ")");
+      superseded.push_back(all[i].path + " (GPU " + gpu_uuid_of(all[i].report) + ", suites " +
+                           suites_of(all[i].report) + ": a newer report is " + all[newest.at(key)].path + ")");
   }
   return kept;
 }

@@ -33,6 +33,7 @@
 #include "report/report.hpp"
 #include "util/files.hpp"
 #include "util/json_input.hpp"
+#include "model/probe_spec.hpp"
 #include "util/printable.hpp"
 #include "vsa/registry.hpp"
 #include "report/report_files.hpp"
@@ -78,6 +79,14 @@ std::vector<CaseSpec> collect_cases(const RunOptions& o, json& suites_json, std:
   return cases;
 }
 
+// The probe point a `probes` key names (the key without its @warps: mask); keys were parsed
+// when the suite or --probe was read, so a key that does not parse is returned whole.
+std::string probe_point_of(const std::string& key) {
+  ProbeKey parsed;
+  std::string error;
+  return parse_probe_key(key, parsed, error) ? parsed.point : key;
+}
+
 // A mistyped probe would run with no delay and PASS: the worst outcome for a race hunt.
 // Every probe must be a probe point of one of the case's backends in this build (a
 // case whose backends are all left out of this build is SKIPped, its probes unused).
@@ -92,7 +101,7 @@ void check_probes(const CaseSpec& c, const Registry& registry) {
     }
   if (!any_built) return;
   for (const auto& [probe, ns] : c.probes)
-    if (!offered.count(probe)) {
+    if (!offered.count(probe_point_of(probe))) {
       std::string list;
       for (const auto& p : offered) list += (list.empty() ? "" : ", ") + p;
       throw SuiteError(c.origin + ".probes." + probe + ": no backend of case \"" + c.name +
@@ -111,7 +120,7 @@ void check_cli_probes(const std::map<std::string, std::uint32_t>& probes, const 
       if (const Backend* b = registry.find(name))
         for (const auto& p : b->probe_points()) offered.insert(p);
   for (const auto& [probe, ns] : probes)
-    if (!offered.count(probe)) {
+    if (!offered.count(probe_point_of(probe))) {
       std::string list;
       for (const auto& p : offered) list += (list.empty() ? "" : ", ") + p;
       throw SuiteError("--probe " + probe + ": no backend of this run (in this build) has this probe point (" +
