@@ -78,8 +78,8 @@ class PluginBackend final : public Backend {
   bool has_op(Op op) const override { return (m_entry.ops & c_op(op)) != 0; }
 
   Support supports(const DeviceInfo& d, const Shape& s, Op op) const override {
-    const vsa_plugin_device device{d.ordinal, d.name.c_str(), d.cc_major, d.cc_minor, d.sm_count,
-                                   d.smem_per_block_optin, d.global_mem};
+    const vsa_plugin_device device{d.ordinal,  d.name.c_str(),         d.cc_major,  d.cc_minor,
+                                   d.sm_count, d.smem_per_block_optin, d.global_mem};
     const vsa_plugin_shape shape = c_shape(s);
     TextBuffer reason;
     const int yes = m_entry.supports(m_entry.context, &device, &shape, c_op(op), reason.data(), kTextBytes);

@@ -55,15 +55,13 @@ json describe_plugin(const PluginLibrary& library) {
 }
 
 json shape_query(const Shape& s, Op op) {
-  return {{"B", s.batch},      {"H", s.heads},         {"nb", s.num_blocks},
-          {"D", s.head_dim},   {"block", s.block},     {"max_kv", s.max_kv},
-          {"max_q", s.max_q},  {"op", op == Op::forward ? "fwd" : "bwd"}};
+  return {{"B", s.batch},     {"H", s.heads},       {"nb", s.num_blocks}, {"D", s.head_dim},
+          {"block", s.block}, {"max_kv", s.max_kv}, {"max_q", s.max_q},   {"op", op == Op::forward ? "fwd" : "bwd"}};
 }
 
 Shape query_shape(const json& q) {
-  return Shape{q.at("B").get<int>(),     q.at("H").get<int>(),      q.at("nb").get<int>(),
-               q.at("D").get<int>(),     q.at("block").get<int>(),  q.at("max_kv").get<int>(),
-               q.at("max_q").get<int>()};
+  return Shape{q.at("B").get<int>(),     q.at("H").get<int>(),      q.at("nb").get<int>(),   q.at("D").get<int>(),
+               q.at("block").get<int>(), q.at("max_kv").get<int>(), q.at("max_q").get<int>()};
 }
 
 Op query_op(const json& q) { return q.at("op").get<std::string>() == "bwd" ? Op::backward : Op::forward; }

@@ -74,7 +74,8 @@ void check_backend(const vsa_plugin_backend& b, const std::string& where) {
       fail(at, "probe point \"" + std::string(b.probe_points[i]) + "\" is listed twice");
   }
   static const std::set<std::string> outputs = {"out", "lse", "dq", "dk", "dv"};
-  const std::size_t nondet = checked_list(b.nondeterministic_outputs, kMaxListEntries, at + ": nondeterministic_outputs");
+  const std::size_t nondet =
+      checked_list(b.nondeterministic_outputs, kMaxListEntries, at + ": nondeterministic_outputs");
   for (std::size_t i = 0; i < nondet; ++i)
     if (!outputs.count(b.nondeterministic_outputs[i]))
       fail(at, "nondeterministic output \"" + std::string(b.nondeterministic_outputs[i]) +
@@ -83,9 +84,11 @@ void check_backend(const vsa_plugin_backend& b, const std::string& where) {
   static const std::regex image_name("(sm|compute)_[0-9]+[a-z]?");
   for (std::size_t i = 0; i < images; ++i)
     if (!std::regex_match(b.compiled_images[i], image_name))
-      fail(at, "compiled image \"" + std::string(b.compiled_images[i]) + "\" is not an SM or PTX target (sm_90a, compute_100)");
+      fail(at, "compiled image \"" + std::string(b.compiled_images[i]) +
+                   "\" is not an SM or PTX target (sm_90a, compute_100)");
   if (b.lint_family_count > 0 && !b.lint_families) fail(at, "lint_family_count > 0 but lint_families is NULL");
-  if (b.lint_family_count > kMaxListEntries) fail(at, "more than " + std::to_string(kMaxListEntries) + " lint families");
+  if (b.lint_family_count > kMaxListEntries)
+    fail(at, "more than " + std::to_string(kMaxListEntries) + " lint families");
   for (std::size_t i = 0; i < b.lint_family_count; ++i)
     check_lint_family(b.lint_families[i], at + ": lint_families[" + std::to_string(i) + "]");
 }

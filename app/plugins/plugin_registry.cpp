@@ -33,8 +33,8 @@ void check_plugin_backend_name(const Registry& registry, const std::string& name
   }
 }
 
-std::vector<std::shared_ptr<const PluginLibrary>> add_plugins(
-    Registry& registry, const std::vector<std::string>& paths, const std::function<void(const std::string&)>& on_load) {
+std::vector<std::shared_ptr<const PluginLibrary>> add_plugins(Registry& registry, const std::vector<std::string>& paths,
+                                                              const std::function<void(const std::string&)>& on_load) {
   std::vector<std::shared_ptr<const PluginLibrary>> loaded;
   for (const auto& path : unique_plugin_paths(paths)) {
     spdlog::debug("loading plugin {}", path);

@@ -1,6 +1,8 @@
 #include "run/plugin_inspection.hpp"
 
 #include <filesystem>
+#include <optional>
+#include <stdexcept>
 #include <set>
 
 #include "plugins/described_backend.hpp"
@@ -10,6 +12,7 @@
 #include "suite/suite.hpp"
 #include "util/file_digest.hpp"
 #include "util/printable.hpp"
+#include "util/strings.hpp"
 
 namespace vsa {
 namespace {
@@ -22,18 +25,27 @@ json ask_worker(const std::vector<std::string>& paths, const std::string& device
   std::vector<std::string> argv{self_executable(), "__worker", "--device", device};
   for (const auto& a : plugin_worker_args(paths)) argv.push_back(a);
   WorkerProcess worker(argv);
-  worker.send(request);
-  auto reply = worker.receive(kPluginLoadTimeoutS);
+  std::optional<json> reply;
+  try {
+    worker.send(request);
+    reply = worker.receive(kPluginLoadTimeoutS);
+  } catch (const std::runtime_error&) {
+    // The worker died before it read the request (a load that kills it is that fast).
+  }
   if (!reply) {
     const bool hung = worker.timed_out();
     const std::string end = worker.terminate();
-    const std::string tail = worker.stderr_tail();
-    throw SuiteError("plugins: the worker loading them " +
-                     (hung ? "did not answer within " + std::to_string(int(kPluginLoadTimeoutS)) + " s (killed)"
-                           : end) +
-                     (tail.empty() ? std::string() : "; its stderr: " + printable(tail)));
+    const std::string tail(trim(worker.stderr_tail()));
+    throw SuiteError(
+        "plugins: the worker loading them " +
+        (hung ? "did not answer within " + std::to_string(int(kPluginLoadTimeoutS)) + " s (killed)" : end) +
+        (tail.empty() ? std::string() : "; its stderr: " + printable(tail)));
   }
-  worker.send({{"op", "exit"}});
+  try {
+    worker.send({{"op", "exit"}});
+  } catch (const std::runtime_error&) {
+    // Gone already: nothing to stop.
+  }
   if (reply->value("event", "") == "error") throw SuiteError(reply->value("message", std::string("plugin error")));
   if (reply->value("event", "") != expected_event)
     throw SuiteError("plugins: unexpected answer from the worker loading them: " + printable(reply->dump()));
@@ -101,9 +113,9 @@ void add_described_backends(Registry& registry, const PluginInspection& inspecti
     for (const json& b : p.at("backends")) {
       const std::string name = b.at("name").get<std::string>();
       const auto it = inspection.shape_support.find(name);
-      registry.add(make_described_backend(b, p.at("path").get<std::string>(),
-                                          it == inspection.shape_support.end() ? std::map<std::string, Support>{}
-                                                                               : it->second));
+      registry.add(
+          make_described_backend(b, p.at("path").get<std::string>(),
+                                 it == inspection.shape_support.end() ? std::map<std::string, Support>{} : it->second));
     }
 }
 

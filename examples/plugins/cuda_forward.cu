@@ -51,8 +51,8 @@ int supports(void*, const vsa_plugin_device* dev, const vsa_plugin_shape*, uint3
 }
 
 int forward(void*, const vsa_plugin_forward_args* a, char* error, size_t n) {
-  const int64_t total = int64_t(a->shape.batch) * a->shape.heads * a->shape.num_blocks * a->shape.block *
-                        a->shape.head_dim;
+  const int64_t total =
+      int64_t(a->shape.batch) * a->shape.heads * a->shape.num_blocks * a->shape.block * a->shape.head_dim;
   const int threads = 128;
   forward_kernel<<<unsigned((total + threads - 1) / threads), threads, 0, cudaStream_t(a->stream)>>>(*a);
   const cudaError_t e = cudaGetLastError();
@@ -64,8 +64,7 @@ int forward(void*, const vsa_plugin_forward_args* a, char* error, size_t n) {
 const char* const kProbes[] = {"fwd.before_store", nullptr};
 const char* const kImages[] = {"sm_90", "sm_100", nullptr};
 // Mangled names of this namespace's kernels start with _ZN12example_cuda.
-const vsa_plugin_lint_family kFamilies[] = {
-    {"example_cuda", "_ZN12example_cuda", "sm_90", "", "", 1, nullptr}};
+const vsa_plugin_lint_family kFamilies[] = {{"example_cuda", "_ZN12example_cuda", "sm_90", "", "", 1, nullptr}};
 // Field by field (nvcc compiles this file as C++17: no designated initializers).
 vsa_plugin_backend make_backend() {
   vsa_plugin_backend b{};
