@@ -159,6 +159,26 @@ s1="$(json_get "$(ls "$WORK"/p1/*.json)" "d['cases'][0]['seconds']")"
 python3 -c "import sys; sys.exit(0 if float('$s1') - float('$s0') >= 2.5 else 1)" \
   || fail "VSA_PROBE did not delay the plugin (plain ${s0}s, probed ${s1}s)"
 
+# --- sanitize --plugin: the run under the tool (a stand-in that runs what it wraps) loads it.
+cat >"$WORK/compute-sanitizer" <<'SH'
+#!/bin/bash
+log=""
+while [ $# -gt 0 ]; do
+  case "$1" in --tool|--error-exitcode) shift 2 ;; --log-file) log="$2"; shift 2 ;; *) break ;; esac
+done
+"$@"; rc=$?
+printf '========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n' >"$log"
+exit $rc
+SH
+chmod +x "$WORK/compute-sanitizer"
+"$BIN" sanitize --tool memcheck "$WORK/correct.json" --case topk --plugin "$CPU" --devices none --out "$WORK/s" \
+  --compute-sanitizer "$WORK/compute-sanitizer" >"$WORK/out" 2>"$WORK/err"; rc=$?
+expect_rc 0 "sanitize --plugin"
+S="$(ls "$WORK"/s/*.json)"
+[ "$(json_get "$S" "[b['verdict'] for b in d['cases'][0]['backends'] if b['backend']=='example-cpu']")" = "['PASS']" ] \
+  || fail "sanitize did not run the plugin's backend"
+[ "$(json_get "$S" "d['plugins'][0]['path']")" = "$real" ] || fail "the sanitized run's report lacks the plugin"
+
 # --- repro: the bundle records the plugins and runs them again; a changed library is said.
 "$BIN" repro "$A" --case topk --bundle "$WORK/bundle.json" >"$WORK/out" 2>"$WORK/err" || fail "repro --bundle"
 [ "$(json_get "$WORK/bundle.json" "d['plugins']")" = "['$real']" ] || fail "bundle plugins"
