@@ -2,7 +2,7 @@
 
 #include <cstdio>
 #include <iostream>
-#include <set>
+#include <map>
 #include <string>
 
 #include <cuda_runtime_api.h>
@@ -63,12 +63,16 @@ nlohmann::json plugins_reply(const std::vector<std::shared_ptr<const PluginLibra
 }
 
 nlohmann::json list_reply(const std::vector<std::shared_ptr<const PluginLibrary>>& plugins, const Registry& registry) {
-  std::set<std::string> names;
+  std::map<std::string, std::string> plugin_of_backend;  // name -> library
   for (const auto& lib : plugins)
-    for (std::size_t b = 0; b < lib->table->backend_count; ++b) names.insert(lib->table->backends[b].name);
+    for (std::size_t b = 0; b < lib->table->backend_count; ++b)
+      plugin_of_backend[lib->table->backends[b].name] = lib->path;
   nlohmann::json backends = nlohmann::json::array();
   for (auto& entry : list_backends_json(registry))
-    if (names.count(entry.at("name").get<std::string>())) backends.push_back(entry);
+    if (const auto it = plugin_of_backend.find(entry.at("name").get<std::string>()); it != plugin_of_backend.end()) {
+      entry["plugin"] = it->second;
+      backends.push_back(entry);
+    }
   return {{"event", "list"}, {"backends", backends}};
 }
 

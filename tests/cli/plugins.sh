@@ -28,6 +28,8 @@ JSON
 "$BIN" list backends --plugin "$CPU" --format json >"$WORK/out" 2>"$WORK/err"; rc=$?; expect_rc 0 "list --plugin"
 [ "$(json_get "$WORK/out" "[b['memory'] for b in d['backends'] if b['name']=='example-cpu']")" = "['host']" ] \
   || fail "list --plugin does not show example-cpu as a host backend"
+[ "$(json_get "$WORK/out" "[b.get('plugin') for b in d['backends'] if b['name']=='example-cpu']")" = "['$(readlink -f "$CPU")']" ] \
+  || fail "list --plugin does not name the library"
 "$BIN" list backends --plugin "$CPU" >"$WORK/out" 2>&1 || fail "list --plugin (text)"
 grep -q "example-cpu" "$WORK/out" || fail "list text lacks example-cpu"
 
