@@ -3,6 +3,9 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include <CLI/CLI.hpp>
 
@@ -11,6 +14,7 @@
 #include "model/exit_codes.hpp"
 #include "lint/lint.hpp"
 #include "lint/render.hpp"
+#include "run/plugin_inspection.hpp"
 
 namespace vsa::cli {
 
@@ -22,7 +26,48 @@ struct LintCommandOptions {
   std::string against;
   std::string format;  // text | json
   bool counts = false;
+  std::vector<std::string> plugins;
 };
+
+// The rule table with the lint families a plugin's backends declare (vsa/plugin.h).
+lint::RuleTable rules_for_plugin(const nlohmann::json& plugin) {
+  lint::RuleTable rules = lint::default_rule_table();
+  for (const auto& b : plugin.at("backends"))
+    for (const auto& f : b.at("lint_families"))
+      rules.families.push_back({f.at("label").get<std::string>(), f.at("mangled_prefix").get<std::string>(),
+                                f.at("arch").get<std::string>(), f.at("mma_pattern").get<std::string>(),
+                                f.at("mma_description").get<std::string>(), f.at("hot").get<bool>(),
+                                f.at("mma_exempt").get<std::vector<std::string>>()});
+  return rules;
+}
+
+// `lint --plugin`: each library's kernels, with its own families added to the rules.
+int lint_plugins(const LintCommandOptions& options) {
+  const PluginInspection inspection = inspect_plugins(options.plugins);
+  nlohmann::json docs = nlohmann::json::array();
+  bool clean = true;
+  for (const auto& plugin : inspection.plugins) {
+    lint::LintOptions lint_options;
+    lint_options.file = plugin.at("path").get<std::string>();
+    lint_options.cuobjdump = options.cuobjdump;
+    lint_options.rules = rules_for_plugin(plugin);
+    const auto result = lint::lint_file(lint_options);
+    clean = clean && result.clean();
+    if (options.format == "json") {
+      auto doc = lint::to_json(result);
+      doc["plugin"] = plugin;
+      docs.push_back(doc);
+    } else {
+      std::cout << "plugin " << plugin.at("plugin_name").get<std::string>() << " (" << lint_options.file
+                << "): " << lint_options.rules.families.size() - lint::default_rule_table().families.size()
+                << " lint families declared\n"
+                << lint::format_text(result);
+      if (options.counts) std::cout << "\nSASS counts (" << result.file << ")\n" << sass::format_counts(result.counts);
+    }
+  }
+  if (options.format == "json") std::cout << nlohmann::json{{"plugins", docs}}.dump(2) << "\n";
+  return clean ? kExitOk : kExitCheckFailed;
+}
 
 std::string rules_help() {
   std::string text = "Rules (each finding names rule, arch, instruction offset, kernel and a reason):\n";
@@ -53,6 +98,9 @@ void register_lint(CLI::App& app, int& exit_code) {
                   "counts differ, e.g. `divergent 26 -> 42 (+16)`; a change that moves no arithmetic should move "
                   "none of them")
       ->check(CLI::ExistingFile);
+  cmd->add_option("--plugin", options->plugins,
+                  "lint this plugin library instead (repeatable): its kernels under the same rules, plus the lint "
+                  "families its backends declare (vsa/plugin.h); JSON: {\"plugins\": [one result per library]}");
   cmd->add_option("--cuobjdump", options->cuobjdump,
                   "cuobjdump to use (default: $VSA_CUOBJDUMP, then PATH, $CUDA_HOME/bin, /usr/local/cuda/bin, "
                   "then the PyPI wheel nvidia-cuda-cuobjdump in site-packages)");
@@ -62,6 +110,12 @@ void register_lint(CLI::App& app, int& exit_code) {
     lint_options.file = options->file;
     lint_options.cuobjdump = options->cuobjdump;
     try {
+      if (!options->plugins.empty()) {
+        if (!options->file.empty() || !options->against.empty())
+          throw CLI::ValidationError("--plugin", "lints the plugin libraries; give FILE or --against without it");
+        exit_code = lint_plugins(*options);
+        return;
+      }
       const auto result = lint::lint_file(lint_options);
       std::vector<sass::KernelCounts> against;
       if (!options->against.empty()) against = lint::counts_of_file(result.cuobjdump, options->against);

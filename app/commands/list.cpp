@@ -8,6 +8,7 @@
 #include "commands/output_format.hpp"
 #include "engine/backend_listing.hpp"
 #include "model/exit_codes.hpp"
+#include "run/plugin_inspection.hpp"
 #include "suite/suite.hpp"
 
 namespace vsa::cli {
@@ -16,6 +17,7 @@ void register_list(CLI::App& app, int& exit_code) {
   auto what = std::make_shared<std::string>("all");
   auto suite = std::make_shared<std::string>();
   auto format = std::make_shared<std::string>();
+  auto plugins = std::make_shared<std::vector<std::string>>();
   auto* cmd = app.add_subcommand("list",
                                  "List built-in suites, backends (with the SM images really in this binary and whether "
                                  "this machine's GPU can run them, and why not), or the cases a suite expands to.");
@@ -24,10 +26,15 @@ void register_list(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("suite", *suite, "With `cases`: the suite name or file");
   add_format_option(*cmd, *format, {"text", "json"}, "json: machine-readable");
-  cmd->callback([&exit_code, what, suite, format] {
+  cmd->add_option("--plugin", *plugins,
+                  "Also list the backends of this plugin library (repeatable; loaded in a worker process)");
+  cmd->callback([&exit_code, what, suite, format, plugins] {
     nlohmann::json out = nlohmann::json::object();
     if (*what == "suites" || *what == "all") out["suites"] = list_suites_json();
-    if (*what == "backends" || *what == "all") out["backends"] = list_backends_json();
+    if (*what == "backends" || *what == "all") {
+      out["backends"] = list_backends_json();
+      for (auto& b : list_plugin_backends(*plugins)) out["backends"].push_back(b);
+    }
     if (*what == "cases") {
       if (suite->empty()) throw SuiteError("list cases: name a suite, e.g. `vsa-bench list cases smoke`");
       out["cases"] = list_cases_json(*suite);

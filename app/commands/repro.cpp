@@ -22,6 +22,8 @@ void register_repro(CLI::App& app, int& exit_code) {
   cmd->add_option("--bundle", opts->bundle, "Write the one-case suite here instead of running it");
   cmd->add_option("-o,--out", opts->out_dir, "Directory for the re-run's suite file and report")->capture_default_str();
   cmd->add_option("--devices", opts->devices, "all | none | comma list of CUDA ordinals")->capture_default_str();
+  cmd->add_option("--plugin", opts->plugins,
+                  "Use this plugin library instead of the ones the report recorded (repeatable), e.g. a rebuilt one");
   cmd->add_flag("!--no-isolate", opts->isolate, "Run in this process (debugging; a fault ends the run)");
   cmd->add_flag("!--quiet", opts->progress, "No per-case progress lines");
   cmd->callback([&exit_code, opts] {

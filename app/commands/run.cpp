@@ -34,6 +34,9 @@ void register_run(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--backends", opts->backends, "Run only these backends (by name)")->delimiter(',');
   cmd->add_option("--case", opts->cases, "Run only cases whose name contains this text (repeatable)");
+  cmd->add_option("--plugin", opts->plugins,
+                  "Load backends from a plugin library (repeatable; docs/plugins.md); loaded in the workers, "
+                  "checked before anything runs");
   cmd->add_option("--probe", *probes,
                   "Delay probe NAME=NANOSECONDS[@warps:LIST] added to every case, e.g. bwd.read_st=20000@warps:2-3 "
                   "(see `list backends`)");

@@ -27,6 +27,7 @@ void register_sanitize(CLI::App& app, int& exit_code) {
   cmd->add_option("suite", opts->suite, "Built-in suite name or suite JSON file")->capture_default_str();
   cmd->add_option("--case", opts->cases, "Only cases whose name contains this text (repeatable)");
   cmd->add_option("--backends", opts->backends, "Only these backends")->delimiter(',');
+  cmd->add_option("--plugin", opts->plugins, "Load backends from a plugin library (repeatable; docs/plugins.md)");
   cmd->add_option("--devices", opts->devices, "all | none | comma list of CUDA ordinals")->capture_default_str();
   cmd->add_option("-o,--out", opts->out_dir, "Directory for the reports and the tool's log")->capture_default_str();
   cmd->add_option("--compute-sanitizer", opts->compute_sanitizer,

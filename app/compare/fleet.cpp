@@ -102,9 +102,11 @@ std::vector<FleetPerfRow> perf_rows(const std::vector<ReportFile>& reports, std:
   return rows;
 }
 
-std::vector<std::string> key_values(const ConfigKey& k) { return {k.driver, k.gsp_firmware, k.vbios, k.toolkit}; }
+std::vector<std::string> key_values(const ConfigKey& k) {
+  return {k.driver, k.gsp_firmware, k.vbios, k.toolkit, k.plugins};
+}
 const std::vector<std::string>& key_titles() {
-  static const std::vector<std::string> titles = {"driver", "GSP firmware", "VBIOS", "CUDA toolkit"};
+  static const std::vector<std::string> titles = {"driver", "GSP firmware", "VBIOS", "CUDA toolkit", "plugins"};
   return titles;
 }
 

@@ -92,7 +92,7 @@ std::string grouping_table(const ConfigGrouping& g) {
 
 std::string configurations(const Fleet& f) {
   std::ostringstream out;
-  out << "GPUs grouped by driver, GSP firmware, VBIOS and CUDA toolkit; counts are GPUs by verdict.\n\n"
+  out << "GPUs grouped by driver, GSP firmware, VBIOS, CUDA toolkit and plugin builds; counts are GPUs by verdict.\n\n"
       << grouping_table(f.by_config);
   for (const auto& g : f.by_field) out << "\nBy " << g.fields.front() << " alone:\n\n" << grouping_table(g);
   return out.str();
@@ -176,6 +176,7 @@ nlohmann::json to_json(const Fleet& f) {
                      {"gsp_firmware", n.config.gsp_firmware},
                      {"vbios", n.config.vbios},
                      {"cuda_toolkit", n.config.toolkit},
+                     {"plugins", n.config.plugins},
                      {"verdict", n.verdict},
                      {"failed", n.failed()},
                      {"counts", n.counts},

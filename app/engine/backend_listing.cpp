@@ -23,8 +23,9 @@ nlohmann::json list_suites_json() {
   return list;
 }
 
-nlohmann::json list_backends_json() {
-  const Registry registry = make_registry();
+nlohmann::json list_backends_json() { return list_backends_json(make_registry()); }
+
+nlohmann::json list_backends_json(const Registry& registry) {
   const DeviceQuery q = query_devices();
   // A representative shape the fast kernels take: support here is about the device.
   const Shape probe_shape{1, 1, 2, 128, 64, 1, 1};

@@ -7,8 +7,11 @@
 
 namespace vsa {
 
+class Registry;
+
 [[nodiscard]] nlohmann::json list_suites_json();
-[[nodiscard]] nlohmann::json list_backends_json();
+[[nodiscard]] nlohmann::json list_backends_json();  // the built-in registry
+[[nodiscard]] nlohmann::json list_backends_json(const Registry& registry);
 [[nodiscard]] nlohmann::json list_cases_json(const std::string& suite);
 [[nodiscard]] std::string render_listing(const nlohmann::json& listing);
 

@@ -61,6 +61,7 @@ nlohmann::json to_json(const Report& r) {
       {"suites", r.suites},
       {"backends", r.backends},
       {"probes", r.probes},
+      {"plugins", r.plugins},
       {"cases", r.cases},
       {"summary", summary_counts(r.cases)},
       {"checks", r.checks},
@@ -89,6 +90,7 @@ Report report_from_json(const nlohmann::json& j) {
   r.suites = j.value("suites", nlohmann::json::array());
   r.backends = j.value("backends", nlohmann::json::array());
   r.probes = j.value("probes", nlohmann::json::object());
+  r.plugins = j.value("plugins", nlohmann::json::array());
   r.cases = j.value("cases", std::vector<CaseResult>{});
   r.checks = j.value("checks", std::vector<NodeCheck>{});  // absent in reports before node checks
   r.health = j.value("health", nlohmann::json());
@@ -162,6 +164,22 @@ std::string note_of(const BackendResult& b) {
   return b.reason.empty() ? schedules : schedules + "; " + b.reason;
 }
 
+// "- plugin fv-sm100a: /opt/fv.so (1234567 bytes, sha256 ab12..., ABI 1; git=abc, cuda=13.0)".
+std::string plugin_line(const nlohmann::json& p) {
+  std::string build;
+  const nlohmann::json info = p.value("build_info", nlohmann::json::object());  // items() needs it alive
+  for (const auto& [key, value] : info.items())
+    build += (build.empty() ? "; " : ", ") + key + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
+  std::string backends;
+  for (const auto& b : p.value("backends", nlohmann::json::array()))
+    backends += (backends.empty() ? "" : ", ") + b.value("name", std::string("?"));
+  return "- plugin " + escape_cell(p.value("plugin_name", std::string("?"))) + ": " +
+         escape_cell(p.value("path", std::string("?"))) + " (" + std::to_string(p.value("size", 0ull)) +
+         " bytes, sha256 " + p.value("sha256", std::string("?")) + ", ABI " +
+         std::to_string(p.value("abi_version", 0)) + escape_cell(build) + "), backends: " + escape_cell(backends) +
+         "\n";
+}
+
 }  // namespace
 
 std::string render_markdown(const Report& r) {
@@ -180,6 +198,7 @@ std::string render_markdown(const Report& r) {
        << escape_cell(r.devices_note.is_string() ? r.devices_note.get<std::string>() : "CPU-only run")
        << "): GPU backends were skipped\n";
   }
+  for (const auto& p : r.plugins) md << plugin_line(p);
   md << "- started " << r.started_at << ", finished " << r.finished_at << (r.complete ? "" : " (incomplete)") << "\n";
   const auto s = summary_counts(r.cases);
   md << "- cases: " << s["cases"] << " — PASS " << s[verdict_name(kPass)] << ", FAIL " << s[verdict_name(kFail)]

@@ -24,6 +24,9 @@ struct Report {
   nlohmann::json suites = nlohmann::json::array();
   nlohmann::json backends = nlohmann::json::array();  // name, images, kernels, supported
   nlohmann::json probes = nlohmann::json::object();   // delay probes in force
+  // Plugin libraries loaded (docs/plugins.md): path, size, sha256, abi_version, plugin_name,
+  // build_info and their backends, as the worker that loaded them described them.
+  nlohmann::json plugins = nlohmann::json::array();
   std::vector<CaseResult> cases;
   // Node checks (docs/qualify.md): speed floor, clock hold, NVML health gates; empty when not run.
   std::vector<NodeCheck> checks;

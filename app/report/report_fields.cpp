@@ -1,5 +1,7 @@
 #include "report/report_fields.hpp"
 
+#include <algorithm>
+
 #include "telemetry/clock_summary.hpp"
 
 namespace vsa {
@@ -101,13 +103,42 @@ std::vector<ConfigValue> configuration_of(const ReportFile& file) {
       if (!name.empty()) c.push_back({"images." + name, "images " + name, false, joined(member(b, "images"))});
     }
   if (r.probes.is_object() && !r.probes.empty()) c.push_back({"probes", "delay probes", false, r.probes.dump()});
+  // Keyed by the plugin's declared name, so two reports line up even when the library sits
+  // at different paths; a plugin only one report loaded shows as a difference.
+  if (r.plugins.is_array())
+    for (const auto& p : r.plugins) {
+      const std::string name = json_text(p, "plugin_name");
+      if (name.empty()) continue;
+      const std::string key = "plugin." + name, title = "plugin " + name;
+      c.push_back({key + ".path", title + " path", false, json_text(p, "path")});
+      c.push_back({key + ".size", title + " bytes", false, json_text(p, "size")});
+      c.push_back({key + ".sha256", title + " sha256", false, json_text(p, "sha256")});
+      c.push_back({key + ".abi_version", title + " ABI", false, json_text(p, "abi_version")});
+      c.push_back({key + ".build_info", title + " build", false,
+                   member(p, "build_info").is_object() ? member(p, "build_info").dump() : ""});
+    }
   return c;
+}
+
+std::string plugins_text(const Report& r) {
+  std::vector<std::string> items;
+  if (r.plugins.is_array())
+    for (const auto& p : r.plugins)
+      items.push_back(json_text(p, "plugin_name") + " sha256:" + json_text(p, "sha256").substr(0, 12));
+  if (items.empty()) return "none";
+  std::sort(items.begin(), items.end());
+  std::string out;
+  for (const auto& item : items) {
+    if (!out.empty()) out += ", ";
+    out += item;
+  }
+  return out;
 }
 
 ConfigKey config_key_of(const ReportFile& file) {
   const nlohmann::json& d = file.report.device;
   return {json_text(d, "driver_version"), json_text(d, "gsp_firmware_version"), json_text(d, "vbios_version"),
-          json_text(file.tool, "cuda_toolkit")};
+          json_text(file.tool, "cuda_toolkit"), plugins_text(file.report)};
 }
 
 std::optional<WorstError> worst_error(const BackendResult& backend) {

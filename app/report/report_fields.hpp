@@ -43,12 +43,17 @@ struct ConfigValue {
 // In table order: identity, GPU, driver and firmware, CUDA, tool, kernel images per backend.
 [[nodiscard]] std::vector<ConfigValue> configuration_of(const ReportFile& file);
 
-// The fields fleet groups nodes by (driver, GSP firmware, VBIOS, toolkit).
+// The fields fleet groups nodes by (driver, GSP firmware, VBIOS, toolkit, plugins).
 struct ConfigKey {
   std::string driver, gsp_firmware, vbios, toolkit;
+  std::string plugins;  // plugins_text(): "none" when the run loaded none
   auto operator<=>(const ConfigKey&) const = default;
 };
 [[nodiscard]] ConfigKey config_key_of(const ReportFile& file);
+
+// The plugin builds a run loaded, one "NAME sha256:12HEX" each, sorted, comma-separated;
+// "none" without plugins: two racks on different builds of a kernel land in different groups.
+[[nodiscard]] std::string plugins_text(const Report& report);
 
 // The largest rel_max over a backend's output tensors; nullopt without metrics.
 struct WorstError {

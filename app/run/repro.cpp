@@ -7,6 +7,7 @@
 #include "suite/suite.hpp"
 #include "run/suite_runner.hpp"
 #include "report/report.hpp"
+#include "util/file_digest.hpp"
 #include "util/files.hpp"
 #include "report/report_files.hpp"
 
@@ -119,20 +120,55 @@ json make_repro_bundle(const std::string& report_path, const std::string& case_n
                    {"tool", report.value("tool", json())},
                    {"node", report.value("node", json())},
                    {"device", device},
-                   {"schedule_replay", replay}}},
+                   {"schedule_replay", replay},
+                   {"plugins", report.value("plugins", json::array())}}},
                  {"cases", json::array({spec})}};
+  // The libraries it ran with: `vsa-bench run BUNDLE` loads them again.
+  json plugins = json::array();
+  for (const json& p : report.value("plugins", json::array()))
+    if (p.is_object() && p.contains("path") && p.at("path").is_string()) plugins.push_back(p.at("path"));
+  if (!plugins.empty()) bundle["plugins"] = plugins;
   // The bundle must load exactly as `vsa-bench run` will load it.
   (void)parse_suite(bundle.dump(), "repro bundle of " + report_path + " case \"" + name + "\"");
   return bundle;
 }
 
+namespace {
+
+// A recorded plugin whose file changed since the report: said, not refused (a rebuilt
+// library at the same path is a legitimate thing to re-run, but it is not the same run).
+std::string changed_plugins(const json& bundle) {
+  std::string text;
+  for (const json& p : bundle.at("origin").at("plugins")) {
+    const std::string path = p.value("path", ""), recorded = p.value("sha256", "");
+    std::string now;
+    try {
+      now = digest_file(path).sha256;
+    } catch (const FileDigestError&) {
+      now = "unreadable";
+    }
+    if (now != recorded)
+      text += "note: plugin " + path + " is not the library the report recorded (sha256 " + recorded + ", now " + now +
+              ")\n";
+  }
+  return text;
+}
+
+}  // namespace
+
 ReproOutcome run_repro(const ReproOptions& o) {
-  const json bundle = make_repro_bundle(o.report, o.case_name);
+  json bundle = make_repro_bundle(o.report, o.case_name);
+  if (!o.plugins.empty()) {
+    json paths = json::array();
+    for (const auto& p : o.plugins) paths.push_back(fs::absolute(p).lexically_normal().string());
+    bundle["plugins"] = paths;
+  }
   ReproOutcome outcome;
+  if (o.plugins.empty()) outcome.text = changed_plugins(bundle);
   if (!o.bundle.empty()) {
     if (const auto dir = fs::path(o.bundle).parent_path(); !dir.empty()) fs::create_directories(dir);
     write_file_atomic(o.bundle, bundle.dump(2) + "\n");
-    outcome.text = "wrote " + o.bundle + " (run it with: vsa-bench run " + o.bundle + ")\n";
+    outcome.text += "wrote " + o.bundle + " (run it with: vsa-bench run " + o.bundle + ")\n";
     return outcome;
   }
   fs::create_directories(o.out_dir);
@@ -149,7 +185,7 @@ ReproOutcome run_repro(const ReproOptions& o) {
   run.argv = o.argv;
   const RunSummary summary = run_suites(run);
   outcome.exit_code = summary.exit_code;
-  outcome.text = "re-ran \"" + o.case_name + "\" from " + o.report + " (suite " + suite_path + ")\n" + summary.table;
+  outcome.text += "re-ran \"" + o.case_name + "\" from " + o.report + " (suite " + suite_path + ")\n" + summary.table;
   return outcome;
 }
 

@@ -15,14 +15,16 @@ struct ReproOptions {
   std::string bundle;     // write the one-case suite here instead of running it
   std::string out_dir = "results";
   std::string devices = "all";
+  std::vector<std::string> plugins;  // --plugin: instead of the plugins the report recorded
   bool isolate = true;
   bool progress = true;
   std::vector<std::string> argv;
 };
 
 // {"name": "repro-...", "description": ..., "origin": {report, case, verdict, backends,
-// tool, node, device}, "cases": [spec]}. Throws SuiteError for an unreadable report,
-// a case that is missing or ambiguous, or a spec this build cannot parse.
+// tool, node, device, plugins}, "plugins": [the recorded plugin paths], "cases": [spec]}:
+// origin.plugins keeps each plugin's size, SHA-256, ABI version and build info. Throws SuiteError for an unreadable
+// report, a case that is missing or ambiguous, or a spec this build cannot parse.
 [[nodiscard]] nlohmann::json make_repro_bundle(const std::string& report_path, const std::string& case_name);
 
 struct ReproOutcome {

@@ -23,6 +23,9 @@
 #include "qualify/backend_alias.hpp"
 #include "run/gpu_expectation.hpp"
 #include "run/node_qualification.hpp"
+#include "run/plugin_inspection.hpp"
+#include "plugins/described_backend.hpp"
+#include "plugins/plugin_registry.hpp"
 #include "run/worker_process.hpp"
 #include "telemetry/clock_sampler.hpp"
 #include "telemetry/node_fingerprint.hpp"
@@ -45,12 +48,15 @@ using nlohmann::json;
 
 std::mutex g_print_mutex;
 
-// Suites -> one flat list of cases, names prefixed by their suite, CLI filters applied.
-std::vector<CaseSpec> collect_cases(const RunOptions& o, json& suites_json) {
+// Suites -> one flat list of cases, names prefixed by their suite, CLI filters applied;
+// the suites' plugins after --plugin's.
+std::vector<CaseSpec> collect_cases(const RunOptions& o, json& suites_json, std::vector<std::string>& plugins) {
   std::vector<CaseSpec> cases;
+  plugins = o.plugins;
   for (const auto& name : o.suites) {
     Suite s = load_suite(name);
     suites_json.push_back({{"name", s.name}, {"source", s.source}, {"description", s.description}});
+    plugins.insert(plugins.end(), s.plugins.begin(), s.plugins.end());
     for (auto& c : s.cases) {
       c.name = qualified_case_name(s, name, c.name);
       if (!o.cases.empty() && std::none_of(o.cases.begin(), o.cases.end(),
@@ -229,8 +235,14 @@ std::string report_path(const RunOptions& o, const json& node, int ordinal) {
 class TargetRun {
  public:
   TargetRun(const RunOptions& o, const std::vector<CaseSpec>& cases, Report& report, std::string path, int ordinal,
-            std::size_t total_cases)
-      : m_o(o), m_cases(cases), m_report(report), m_path(std::move(path)), m_ordinal(ordinal), m_total(total_cases) {}
+            std::size_t total_cases, const std::vector<std::string>& plugins)
+      : m_o(o),
+        m_cases(cases),
+        m_report(report),
+        m_path(std::move(path)),
+        m_ordinal(ordinal),
+        m_total(total_cases),
+        m_plugins(plugins) {}
 
   void run() {
     std::set<std::string> done;
@@ -249,7 +261,12 @@ class TargetRun {
 
  private:
   CaseResult run_in_process(const CaseSpec& spec) {
-    static const Registry registry = make_registry();
+    // In-process (debugging, compute-sanitizer) the plugins load here: validated already.
+    static const Registry registry = [this] {
+      Registry r = make_registry();
+      (void)add_plugins(r, m_plugins);
+      return r;
+    }();
     WorkerContext ctx;
     ctx.registry = &registry;
     for (const auto& d : query_devices().devices)
@@ -259,9 +276,11 @@ class TargetRun {
   }
 
   void ensure_worker() {
-    if (!m_worker)
-      m_worker = std::make_unique<WorkerProcess>(
-          std::vector<std::string>{self_executable(), "__worker", "--device", std::to_string(m_ordinal)});
+    if (!m_worker) {
+      std::vector<std::string> argv{self_executable(), "__worker", "--device", std::to_string(m_ordinal)};
+      for (const auto& a : plugin_worker_args(m_plugins)) argv.push_back(a);
+      m_worker = std::make_unique<WorkerProcess>(argv);
+    }
   }
 
   // One attempt: returns the result, or a synthesised one naming the culprit.
@@ -389,6 +408,7 @@ class TargetRun {
   std::string m_path;
   int m_ordinal;
   std::size_t m_total;
+  const std::vector<std::string>& m_plugins;
   std::unique_ptr<WorkerProcess> m_worker;
 };
 
@@ -403,11 +423,13 @@ int exit_code_of(const std::vector<CaseResult>& cases) {
 
 json backends_json(const Registry& registry) {
   json list = json::array();
-  for (const auto& b : registry.all())
+  for (const auto& b : registry.all()) {
     list.push_back({{"name", b->name()},
                     {"description", b->description()},
                     {"images", b->compiled_images()},
                     {"probes", b->probe_points()}});
+    if (const std::string plugin = described_plugin_path(*b); !plugin.empty()) list.back()["plugin"] = plugin;
+  }
   return list;
 }
 
@@ -516,10 +538,14 @@ RunSummary refused_run(const RunOptions& o, const std::string& reason) {
 }  // namespace
 
 RunSummary run_suites(const RunOptions& o) {
-  const Registry registry = make_registry();  // no CUDA calls: names and shapes only
   json suites_json = json::array();
-  std::vector<CaseSpec> cases = collect_cases(o, suites_json);
+  std::vector<std::string> plugin_paths;
+  std::vector<CaseSpec> cases = collect_cases(o, suites_json, plugin_paths);
   if (cases.empty()) throw SuiteError("no case matches the given suites and filters");
+  // No CUDA calls: names and shapes only; plugin backends as a worker described them.
+  const PluginInspection plugins = inspect_plugins(plugin_paths, shape_questions(cases));
+  Registry registry = make_registry();
+  add_described_backends(registry, plugins);
   // Aliases ("@fast") are resolved per GPU after discovery; checked here as every backend they may become.
   std::vector<CaseSpec> checked = cases;
   expand_backend_aliases_for_validation(checked, registry);
@@ -568,6 +594,7 @@ RunSummary run_suites(const RunOptions& o) {
     r.node = node;
     r.suites = suites_json;
     r.backends = backends_json(registry);
+    r.plugins = plugins.plugins;
     r.probes = o.probes;
     r.complete = false;
     json facts;
@@ -586,7 +613,7 @@ RunSummary run_suites(const RunOptions& o) {
   std::vector<std::thread> threads;
   for (std::size_t i = 0; i < targets.size(); ++i)
     threads.emplace_back(
-        [&, i] { TargetRun(o, target_cases[i], reports[i], paths[i], targets[i], cases.size()).run(); });
+        [&, i] { TargetRun(o, target_cases[i], reports[i], paths[i], targets[i], cases.size(), plugins.paths).run(); });
   for (auto& t : threads) t.join();
 
   int code = kExitOk;

@@ -1,11 +1,14 @@
 #include "run/worker.hpp"
 
+#include <cstdio>
 #include <iostream>
+#include <map>
 #include <string>
 
 #include <cuda_runtime_api.h>
 #include <nlohmann/json.hpp>
 
+#include "engine/backend_listing.hpp"
 #include "engine/case_runner.hpp"
 #include "engine/devices.hpp"
 #include "suite/suite.hpp"
@@ -13,6 +16,9 @@
 #include "telemetry/fingerprint.hpp"
 #include "vsa/registry.hpp"
 #include "model/exit_codes.hpp"
+#include "plugins/plugin_description.hpp"
+#include "plugins/plugin_error.hpp"
+#include "plugins/plugin_registry.hpp"
 
 namespace vsa {
 namespace {
@@ -37,10 +43,53 @@ nlohmann::json device_json(const DeviceInfo& d) {
   return j;
 }
 
+// The plugin backends' description and their answers to the parent's shape questions.
+nlohmann::json plugins_reply(const std::vector<std::shared_ptr<const PluginLibrary>>& plugins, const Registry& registry,
+                             const nlohmann::json& queries) {
+  nlohmann::json described = nlohmann::json::array(), answers = nlohmann::json::array();
+  for (const auto& lib : plugins) {
+    described.push_back(describe_plugin(*lib));
+    for (std::size_t b = 0; b < lib->table->backend_count; ++b) {
+      const Backend* backend = registry.find(lib->table->backends[b].name);
+      for (std::size_t i = 0; i < queries.size(); ++i) {
+        const Op op = query_op(queries[i]);
+        if (!backend->has_op(op)) continue;
+        const Support s = backend->supports_shape(query_shape(queries[i]), op);
+        answers.push_back({{"backend", backend->name()}, {"query", i}, {"ok", s.ok}, {"reason", s.reason}});
+      }
+    }
+  }
+  return {{"event", "plugins"}, {"plugins", described}, {"shape_support", answers}};
+}
+
+nlohmann::json list_reply(const std::vector<std::shared_ptr<const PluginLibrary>>& plugins, const Registry& registry) {
+  std::map<std::string, std::string> plugin_of_backend;  // name -> library
+  for (const auto& lib : plugins)
+    for (std::size_t b = 0; b < lib->table->backend_count; ++b)
+      plugin_of_backend[lib->table->backends[b].name] = lib->path;
+  nlohmann::json backends = nlohmann::json::array();
+  for (auto& entry : list_backends_json(registry))
+    if (const auto it = plugin_of_backend.find(entry.at("name").get<std::string>()); it != plugin_of_backend.end()) {
+      entry["plugin"] = it->second;
+      backends.push_back(entry);
+    }
+  return {{"event", "list"}, {"backends", backends}};
+}
+
 }  // namespace
 
-int worker_main(int device_ordinal) {
-  const Registry registry = make_registry();
+int worker_main(int device_ordinal, const std::vector<std::string>& plugin_paths) {
+  Registry registry = make_registry();
+  std::vector<std::shared_ptr<const PluginLibrary>> plugins;
+  std::string plugin_error;
+  try {
+    plugins = add_plugins(registry, plugin_paths, [](const std::string& path) {
+      std::fprintf(stderr, "vsa-bench worker: loading plugin %s\n", path.c_str());
+      std::fflush(stderr);
+    });
+  } catch (const PluginError& e) {
+    plugin_error = e.what();
+  }
   DeviceQuery query;  // filled lazily: a CPU-only worker never initialises CUDA
   bool queried = false;
   auto devices = [&]() -> const DeviceQuery& {
@@ -62,6 +111,22 @@ int worker_main(int device_ordinal) {
     }
     const std::string op = req.value("op", "");
     if (op == "exit") return 0;
+    if (!plugin_error.empty()) {
+      reply({{"event", "error"}, {"message", plugin_error}});
+      continue;
+    }
+    if (op == "plugins") {
+      try {
+        reply(plugins_reply(plugins, registry, req.value("queries", nlohmann::json::array())));
+      } catch (const std::exception& e) {
+        reply({{"event", "error"}, {"message", std::string("bad plugins request: ") + e.what()}});
+      }
+      continue;
+    }
+    if (op == "list") {
+      reply(list_reply(plugins, registry));
+      continue;
+    }
     if (op == "hello") {
       nlohmann::json list = nlohmann::json::array();
       for (const auto& d : devices().devices) list.push_back(device_json(d));

@@ -154,6 +154,10 @@ SanitizeResult run_sanitize(const SanitizeOptions& o, const std::string& self) {
     r.command.push_back("--case");
     r.command.push_back(c);
   }
+  for (const auto& p : o.plugins) {
+    r.command.push_back("--plugin");
+    r.command.push_back(p);
+  }
   if (!o.backends.empty()) {
     const std::string list = fmt::format("{}", fmt::join(o.backends, ","));
     r.command.push_back("--backends");

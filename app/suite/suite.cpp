@@ -296,6 +296,21 @@ Suite parse_suite(const std::string& text, const std::string& src) {
     suite.origin = top.raw("origin");
     if (!suite.origin.is_object()) top.fail("$.origin", "must be an object (repro bundles: where the case came from)");
   }
+  if (top.has("plugins")) {
+    const json& list = top.raw("plugins");
+    if (!list.is_array()) top.fail("$.plugins", "must be an array of plugin library paths, got " + list.dump());
+    if (list.size() > kMaxSuitePlugins)
+      top.fail("$.plugins", "more than " + std::to_string(kMaxSuitePlugins) + " plugins");
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const std::string at = "$.plugins[" + std::to_string(i) + "]";
+      if (!list[i].is_string() || list[i].get<std::string>().empty())
+        top.fail(at, "must be a non-empty path string, got " + list[i].dump());
+      const std::string path = list[i].get<std::string>();
+      if (path.size() > kMaxPluginPathLength || path.find('\0') != std::string::npos)
+        top.fail(at, "not a usable path (longer than " + std::to_string(kMaxPluginPathLength) + " or with a NUL)");
+      suite.plugins.push_back(path);
+    }
+  }
   json defaults = json::object();
   if (top.has("defaults")) {
     defaults = top.raw("defaults");
@@ -342,11 +357,17 @@ Suite load_suite(const std::string& name_or_path) {
     throw SuiteError(name_or_path + ": no such built-in suite or readable file (built-in: " + known + ")");
   }
   spdlog::debug("suite {}: read from the file", name_or_path);
+  Suite suite;
   try {
-    return parse_suite(read_input_file(name_or_path, kMaxSuiteBytes), name_or_path);
+    suite = parse_suite(read_input_file(name_or_path, kMaxSuiteBytes), name_or_path);
   } catch (const JsonInputError& e) {
     throw SuiteError(name_or_path + ": " + e.what());
   }
+  // A suite shipped next to its plugin names it relative to itself, wherever it is run from.
+  const std::filesystem::path folder = std::filesystem::path(name_or_path).parent_path();
+  for (auto& p : suite.plugins)
+    if (std::filesystem::path(p).is_relative()) p = (folder / p).lexically_normal().string();
+  return suite;
 }
 
 std::vector<std::string> builtin_suite_names() {

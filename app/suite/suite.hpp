@@ -23,12 +23,17 @@ class SuiteError : public std::runtime_error {
 inline constexpr std::uint64_t kMaxSuiteBytes = 16ull << 20;  // the built-in suites are < 10 KB
 inline constexpr std::size_t kMaxSuiteCases = 10000;          // after sweeps; each case is a report row
 inline constexpr double kMaxTimeoutS = 7 * 24 * 3600.0;       // a week: beyond it the int seconds overflow
+inline constexpr std::size_t kMaxSuitePlugins = 64;
+inline constexpr std::size_t kMaxPluginPathLength = 4096;  // PATH_MAX
 
 struct Suite {
   std::string name;
   std::string description;
   std::string source;     // "builtin:NAME" or the file path
   nlohmann::json origin;  // optional, free-form: where a repro bundle's case came from (node, GPU, report)
+  // Plugin libraries the cases need (docs/plugins.md): as written in "plugins"; load_suite
+  // makes a relative one relative to the suite file's folder.
+  std::vector<std::string> plugins;
   std::vector<CaseSpec> cases;
 };
 

@@ -21,6 +21,12 @@ step "correctness"; "$BIN" run smoke correctness --out "$OUT" --label correctnes
 step "fault isolation (expect exit 4: FAULT then PASS, HANG then PASS)"
 SRC="$(cd "$(dirname "$0")/../.." && pwd)"
 "$BIN" run "$SRC/tests/suites/gpu_fault.json" --out "$OUT" --label fault; RC[fault_expect_4]=$?
+step "plugins (the example CUDA plugin beside cuda-ref; its probe point at 1 ms must slow its perf case by >= 1 ms)"
+sed "s|\.\./\.\./build/plugins|$BUILD/plugins|" "$SRC/tests/suites/plugin_example_cuda.json" >"$OUT/plugin_example_cuda.json"
+"$BIN" run "$OUT/plugin_example_cuda.json" --out "$OUT" --label plugin --quiet; RC[plugin]=$?
+"$BIN" run "$OUT/plugin_example_cuda.json" --case perf --probe fwd.before_store=1000000 --out "$OUT" --label plugin-probe \
+  --quiet; RC[plugin_probe]=$?
+"$BIN" lint --plugin "$BUILD/plugins/vsa_example_cuda.so" | tail -2; RC[plugin_lint]=${PIPESTATUS[0]}
 step "selftest (every planted fault must read detected)"; "$BIN" selftest; RC[selftest]=$?
 step "lint (the binary's own kernels)"; "$BIN" lint | tail -3; RC[lint]=${PIPESTATUS[0]}
 for tool in memcheck racecheck synccheck; do

@@ -16,7 +16,7 @@ sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 install_debian_packages() {
   local wanted=(build-essential cmake git python3 python3-venv libcli11-dev libspdlog-dev libfmt-dev
                 libeigen3-dev nlohmann-json3-dev libgtest-dev clang-format
-                libboost-context-dev slurm-wlm munge)
+                libboost-context-dev libssl-dev slurm-wlm munge)
   local missing=()
   for p in "${wanted[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
   if [ "${#missing[@]}" -gt 0 ]; then

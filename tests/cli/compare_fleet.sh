@@ -34,7 +34,7 @@ grep -q "## Regression gate" "$WORK/out" && fail "gate section without --baselin
 # fleet over the directory: one row per report, config groups, exit 0.
 "$BIN" fleet "$WORK/reports" >"$WORK/out" 2>"$WORK/err"; rc=$?; expect_rc 0 "fleet"
 for text in "# vsa-bench fleet" "## GPUs" "| GPU | model | PCI | verdict |" "## Configurations" \
-            "| driver | GSP firmware | VBIOS | CUDA toolkit | GPUs | PASS |" "| - | - | - | 13.0" "| beta "; do
+            "| driver | GSP firmware | VBIOS | CUDA toolkit | plugins | GPUs | PASS |" "| - | - | - | 13.0" "| beta "; do
   grep -qF -- "$text" "$WORK/out" || { cat "$WORK/out"; fail "fleet output lacks: $text"; }
 done
 "$BIN" fleet "${reports[@]}" --format json >"$WORK/out" 2>"$WORK/err"; rc=$?; expect_rc 0 "fleet --format json"

@@ -201,7 +201,7 @@ TEST(FleetConfig, GroupsShowWhichDriverFaults) {
     reports.push_back(r);
   }
   const Fleet f = analyse_fleet(reports, {});
-  EXPECT_EQ(f.by_config.fields, (Strings{"driver", "GSP firmware", "VBIOS", "CUDA toolkit"}));
+  EXPECT_EQ(f.by_config.fields, (Strings{"driver", "GSP firmware", "VBIOS", "CUDA toolkit", "plugins"}));
   ASSERT_EQ(f.by_config.groups.size(), 2u);
   const ConfigGroup& old_driver = f.by_config.groups[0];
   const ConfigGroup& new_driver = f.by_config.groups[1];
@@ -239,7 +239,7 @@ TEST(FleetRender, MarkdownAndJsonCarryTheTables) {
   const std::string md = render_markdown(f);
   for (const char* text :
        {"## GPUs", "| GPU | model | PCI | verdict |", "| node2 GPU-node2-0 | NVIDIA H200 |",
-        "| driver | GSP firmware | VBIOS | CUDA toolkit | GPUs | PASS | FAIL | FAULT | HANG |",
+        "| driver | GSP firmware | VBIOS | CUDA toolkit | plugins | GPUs | PASS | FAIL | FAULT | HANG |",
         "qualify/x16 sm90a HANG (1)", "| id | case | op | backend | model | GPUs | median TFLOPS |",
         "| P1 | qualify/perf-16k | fwd | sm90a | NVIDIA H200 | 5 | 400 |", "**0.75 slow**", "1 failed"})
     EXPECT_NE(md.find(text), std::string::npos) << text << "\n" << md;

@@ -2,6 +2,9 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
 
 #include "suite/suite.hpp"
 
@@ -43,6 +46,38 @@ TEST(Suite, ErrorsNameFileAndJsonPath) {
             "t.json: $.cases[0].mode: must be one of check, stability, perf; got \"fast\"");
   EXPECT_EQ(error_of(R"("S": 512, "vbs": {"kind": "explicit", "values": [1]})"),
             "t.json: $.cases[0].vbs.values: needs one value per block (8), got 1");
+}
+
+// "plugins": library paths, checked like every other field; a file's relative ones are
+// relative to the file (docs/plugins.md).
+TEST(Suite, PluginsAreTypeCheckedAndResolvedNextToTheSuite) {
+  auto error = [](const std::string& plugins) {
+    try {
+      (void)parse_suite(
+          R"({"plugins": )" + plugins + R"(, "cases": [{"name": "a", "S": 128, "backends": ["cpu-ref"]}]})", "t.json");
+    } catch (const SuiteError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  EXPECT_EQ(error(R"("x.so")"), "t.json: $.plugins: must be an array of plugin library paths, got \"x.so\"");
+  EXPECT_EQ(error(R"(["a.so", 3])"), "t.json: $.plugins[1]: must be a non-empty path string, got 3");
+  EXPECT_EQ(error(R"([""])"), "t.json: $.plugins[0]: must be a non-empty path string, got \"\"");
+  EXPECT_EQ(error(R"(["a.so", "/opt/b.so"])"), "(accepted)");
+  std::string many = "[";
+  for (std::size_t i = 0; i <= kMaxSuitePlugins; ++i) many += (i ? ", " : "") + std::string("\"p.so\"");
+  EXPECT_NE(error(many + "]").find("more than 64 plugins"), std::string::npos);
+
+  const auto dir = std::filesystem::temp_directory_path() / ("vsa_suite_plugins_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto file = dir / "s.json";
+  {
+    std::ofstream out(file);
+    out << R"({"plugins": ["lib/k.so", "/abs/k.so"], "cases": [{"name": "a", "S": 128, "backends": ["cpu-ref"]}]})";
+  }
+  const Suite s = load_suite(file.string());
+  EXPECT_EQ(s.plugins, (std::vector<std::string>{(dir / "lib/k.so").string(), "/abs/k.so"}));
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Suite, SustainedTimingIsCheckedAgainstTheTimeout) {
