@@ -19,6 +19,8 @@ struct RunOptions {
   std::vector<std::string> cases;               // when set: run only cases whose name contains one of these
   std::map<std::string, std::uint32_t> probes;  // --probe NAME=NS, added to every case
   std::uint32_t hang_watch_ms = 0;              // --hang-watch-ms: set on every case (0: each case's own)
+  std::optional<double> target_spread;          // --target-spread: every perf case's timing.target_spread
+  std::optional<double> time_budget_s;          // --timing-budget: every perf case's timing.time_budget_s
   std::string resume;                           // a report to continue (its finished cases are kept)
   bool isolate = true;                          // false: run in-process (debugging)
   bool require_gpu = false;                     // no GPU -> exit 4
