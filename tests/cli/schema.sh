@@ -1,40 +1,58 @@
-# The JSON Schemas of docs/schema/ against what the project writes and reads: every committed
-# baseline report and repro bundle, every built-in and test suite, fresh reports of this binary
-# (a CPU-only run and a failing case), a repro bundle it writes, and `compare` / `fleet
-# --format json` on the baselines. Then planted violations (a verdict "MAYBE", a missing
-# required field, an unknown suite field, a compare without exit_code, a fleet verdict outside
-# the enum, a report field the schema does not know) must each be rejected.
-# Needs jsonschema (PyPI): scripts/test.sh installs it into .tools/venv; without it this test
-# fails rather than skips.
+#The JSON Schemas of docs / schema / against what the project writes and reads : every committed
+#baseline report and repro bundle, every built - in and test suite, fresh reports of this binary
+#(a CPU - only run and a failing case), a repro bundle it writes, and `compare` / `fleet
+#-- format json` on the baselines.Then planted violations(a verdict "MAYBE", a missing
+#required field, an unknown suite field, a compare without exit_code, a fleet verdict outside
+#the enum, a report field the schema does not know) must each be rejected.The gate on the perf
+#baseline against a copy of itself is too noisy to gate(exit 4, valid); a schema - 2 report must
+#say how each timing was sampled; fleet over all baselines supersedes older reports per GPU.
+#Needs jsonschema(PyPI) : scripts / test.sh installs it into.tools / venv; without it this test
+#fails rather than skips.
 source "$(dirname "$0")/lib.sh"
 
 PY=""
-for candidate in "${VSA_TOOLS_PYTHON:-}" "$SRC/.tools/venv/bin/python" python3; do
-  [ -n "$candidate" ] && "$candidate" -c "import jsonschema" 2>/dev/null && { PY="$candidate"; break; }
-done
-[ -n "$PY" ] || fail "no Python with the jsonschema package (scripts/test.sh installs it into .tools/venv)"
-CHECK=("$PY" "$SRC/scripts/check_schema.py")
+for candidate in "${VSA_TOOLS_PYTHON:-}" "$SRC/.tools/venv/bin/python" python3;
+do [-n "$candidate"] && "$candidate" - c "import jsonschema" 2 > / dev / null&& {
+    PY = "$candidate";
+    break;
+  }
+done[-n "$PY"] || fail "no Python with the jsonschema package (scripts/test.sh installs it into .tools/venv)" CHECK =
+    ("$PY"
+     "$SRC/scripts/check_schema.py")
 
-valid() {  # valid [--schema KIND] FILE...
-  "${CHECK[@]}" "$@" >"$WORK/out" 2>&1 || { cat "$WORK/out"; fail "schema check rejected: $*"; }
+        valid() {
+# valid [--schema KIND] FILE...
+  "${CHECK[@]}" "$@" >"$WORK/out" 2>&1 || {
+    cat "$WORK/out";
+    fail "schema check rejected: $*";
+  }
 }
-invalid() {  # invalid KIND FILE TEXT: the file must be rejected with TEXT in the message
-  "${CHECK[@]}" --schema "$1" "$2" >"$WORK/out" 2>&1; local rc=$?
-  [ "$rc" -eq 1 ] || { cat "$WORK/out"; fail "planted violation accepted ($3): exit $rc"; }
-  grep -qF -- "$3" "$WORK/out" || { cat "$WORK/out"; fail "planted violation rejected without '$3'"; }
+invalid() {
+#invalid KIND FILE TEXT : the file must be rejected with TEXT in the message "${CHECK[@]}" --schema
+      "$1"
+      "$2"> "$WORK/out" 2>
+      & 1;
+  local rc = $ ? ["$rc" - eq 1] || {
+    cat "$WORK/out";
+    fail "planted violation accepted ($3): exit $rc";
+  }
+  grep -qF -- "$3" "$WORK/out" || {
+    cat "$WORK/out";
+    fail "planted violation rejected without '$3'";
+  }
 }
-edit() {  # edit SRC DST PYTHON: DST = SRC with the statement applied to d
-  "$PY" - "$1" "$2" "$3" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-exec(sys.argv[3])
-json.dump(d, open(sys.argv[2], "w"))
-PY
+edit(){
+  #edit SRC DST PYTHON : DST = SRC with the statement applied to d "$PY" -
+                                   "$1"
+                                   "$2"
+                                   "$3"
+                               << 'PY' import json,
+  sys d = json.load(open(sys.argv[1])) exec(sys.argv[3]) json.dump(d, open(sys.argv[2], "w")) PY
 }
 
-# Committed files: reports and the one-case bundles `repro --bundle` writes.
-shopt -s nullglob
-reports=(); bundles=()
+#Committed files : reports and the one - case bundles `repro-- bundle` writes.
+    shopt
+    - s nullglob reports = (); bundles=()
 for f in "$SRC"/results/baselines/*.json; do
   case "$f" in *-bundle.json) bundles+=("$f") ;; *) reports+=("$f") ;; esac
 done
@@ -79,9 +97,42 @@ for c in d['cases']:
 rc=$?; [ "$rc" -eq 3 ] || { cat "$WORK/err"; fail "compare gate on a half-speed copy: exit $rc, expected 3"; }
 valid --schema compare "$WORK/gate.json"
 
-# fleet over the baselines (the bundle is skipped; the fault-isolation report fails: exit 1).
-"$BIN" fleet "$SRC/results/baselines" --gate --format json >"$WORK/fleet.json" 2>"$WORK/err"
-rc=$?; [ "$rc" -eq 1 ] || { cat "$WORK/err"; fail "fleet over the baselines: exit $rc, expected 1"; }
+# The gate on the baseline against itself: its +-13% figures are too noisy to gate (exit 4).
+cp "$perf" "$WORK/again.json"
+"$BIN" compare --baseline "$perf" "$WORK/again.json" --threshold 5% --format json >"$WORK/noisy.json" 2>"$WORK/err"
+rc=$?; [ "$rc" -eq 4 ] || { cat "$WORK/err"; fail "compare gate of the baseline against itself: exit $rc, expected 4"; }
+valid --schema compare "$WORK/noisy.json"
+[ "$(json_get "$WORK/noisy.json" "d['gate']['too_noisy'][0]['code']")" = "VSA_E_TOO_NOISY" ] || fail "no too-noisy entry"
+edit "$WORK/noisy.json" "$WORK/noisy0.json" "d['exit_code'] = 0"
+invalid compare "$WORK/noisy0.json" "\$.gate.too_noisy"
+
+# Schema 2 reports must say how each timing was sampled; schema 1 ones need not.
+edit "$perf" "$WORK/v2.json" "
+d['schema_version'] = 2
+for c in d['cases']:
+    for b in c['backends']:
+        for t in b['timings']:
+            t.update(pass_range=t['spread'], off_clock_passes=[{'pass': 0, 'sm_clock_mhz': 1980, 'others_min_mhz': 1590,
+                     'others_max_mhz': 1605}], sampling={'stop': 'converged', 'target_spread': 0.02, 'time_budget_s': 30,
+                     'min_passes': 4, 'max_passes': 100, 'seconds': 1.5})"
+valid --schema report "$WORK/v2.json"
+edit "$WORK/v2.json" "$WORK/v2-unsampled.json" "del d['cases'][0]['backends'][0]['timings'][0]['sampling']"
+invalid report "$WORK/v2-unsampled.json" "'sampling' is a required property"
+edit "$WORK/v2.json" "$WORK/v2-stop.json" "d['cases'][0]['backends'][0]['timings'][0]['sampling']['stop'] = 'gave_up'"
+invalid report "$WORK/v2-stop.json" "'gave_up' is not one of"
+
+# fleet over all the baselines: older reports of a GPU are superseded by its newest (fleet
+# dedupes by UUID), and the outliers among them exit 3 with --gate.
+"$BIN" fleet "$SRC/results/baselines" --gate --format json >"$WORK/fleet-all.json" 2>"$WORK/err"
+rc=$?; [ "$rc" -eq 3 ] || { cat "$WORK/err"; fail "fleet over the baselines: exit $rc, expected 3"; }
+valid --schema fleet "$WORK/fleet-all.json"
+# The fault-isolation report (a HANG) with a report of another GPU and the bundle (skipped): exit 1.
+mkdir -p "$WORK/fleetdir"
+for f in h200-fault-isolation.json h200-peers-sm90a-same-session.json h200-repro-odd-nb-bundle.json; do
+  cp "$SRC/results/baselines/$f" "$WORK/fleetdir/"
+done
+"$BIN" fleet "$WORK/fleetdir" --gate --format json >"$WORK/fleet.json" 2>"$WORK/err"
+rc=$?; [ "$rc" -eq 1 ] || { cat "$WORK/err"; fail "fleet with the fault-isolation report: exit $rc, expected 1"; }
 valid --schema fleet "$WORK/fleet.json"
 [ "$(json_get "$WORK/fleet.json" "len(d['skipped']) >= 1 and d['failed_nodes'] >= 1")" = "True" ] \
   || fail "fleet JSON: expected a skipped bundle and a failed node"

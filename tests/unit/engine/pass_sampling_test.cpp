@@ -26,7 +26,15 @@ struct Script {
   double seconds = 1;
 };
 
+Script script(std::vector<double> times, std::vector<double> clocks = {}) {
+  Script s;
+  s.times = std::move(times);
+  s.clocks = std::move(clocks);
+  return s;
+}
+
 struct FakeBench {
+  explicit FakeBench(std::vector<Script> s) : scripts(std::move(s)) {}
   std::vector<Script> scripts;
   double now = 100;  // the fake monotonic clock, seconds
   std::vector<std::pair<std::size_t, int>> calls;
@@ -119,7 +127,7 @@ TEST(OffClock, TheFlaggedPassIsLeftOutOfMedianAndSpread) {
 }
 
 TEST(Sampling, FixedPassesRunExactlyThePassesAskedInterleaved) {
-  FakeBench bench{{{{1.0, 1.5}}, {{2.0, 2.4}}}};
+  FakeBench bench({script({1.0, 1.5}), script({2.0, 2.4})});
   SamplingPolicy fixed;
   fixed.min_passes = 4;
   const SamplingOutcome out = bench.run(fixed);
@@ -132,7 +140,7 @@ TEST(Sampling, FixedPassesRunExactlyThePassesAskedInterleaved) {
 }
 
 TEST(Sampling, QuietPassesConvergeAtTheMinimum) {
-  FakeBench bench{{{{0.0378, 0.0377, 0.0380, 0.0378}}}};  // H200 S=4096 fwd: 0.7%
+  FakeBench bench({script({0.0378, 0.0377, 0.0380, 0.0378})});  // H200 S=4096 fwd: 0.7%
   const SamplingOutcome out = bench.run(adaptive(4, 0.02, 30));
   EXPECT_EQ(out.passes, 4);
   EXPECT_EQ(out.backends[0].stop, SamplingStop::converged);
@@ -141,10 +149,9 @@ TEST(Sampling, QuietPassesConvergeAtTheMinimum) {
 
 TEST(Sampling, ATransientIsOutgrownAndTheRunConverges) {
   // Two passes at full clock, one on the way down, then the capped steady state.
-  Script s;
-  s.times = {0.457, 0.457, 0.501};
+  Script s = script({0.457, 0.457, 0.501});
   for (int i = 0; i < 60; ++i) s.times.push_back(i % 2 ? 0.521 : 0.519);
-  FakeBench bench{{s}};
+  FakeBench bench({s});
   const SamplingOutcome out = bench.run(adaptive(4, 0.02, 1000));
   // 15 passes: k = 4 drops the three transient passes at the low end of the interval.
   EXPECT_EQ(out.passes, 15);
@@ -155,7 +162,7 @@ TEST(Sampling, ATransientIsOutgrownAndTheRunConverges) {
 }
 
 TEST(Sampling, NoiseThatDoesNotSettleRunsOutOfBudget) {
-  FakeBench bench{{{{0.45, 0.52}}, {{1.0, 1.01}}}};  // backend 0 flips between two states
+  FakeBench bench({script({0.45, 0.52}), script({1.0, 1.01})});  // backend 0 flips between two states
   const SamplingOutcome out = bench.run(adaptive(3, 0.02, 10));
   // Rounds of 2 s: 3 passes (6 s), a 4th (8 s) and a 5th (10 s); a 6th would end at 12 s.
   EXPECT_EQ(out.passes, 5);
@@ -166,33 +173,35 @@ TEST(Sampling, NoiseThatDoesNotSettleRunsOutOfBudget) {
 }
 
 TEST(Sampling, MaxPassesBoundsAnEndlessBudget) {
-  FakeBench bench{{{{0.45, 0.52}}}};
+  FakeBench bench({script({0.45, 0.52})});
   const SamplingOutcome out = bench.run(adaptive(3, 0.02, 1e9, 12));
   EXPECT_EQ(out.passes, 12);
   EXPECT_EQ(out.backends[0].stop, SamplingStop::max_passes);
 }
 
 TEST(Sampling, OnePassIsNeverCalledConverged) {
-  FakeBench bench{{{{1.0}}}};
+  FakeBench bench({script({1.0})});
   const SamplingOutcome out = bench.run(adaptive(1, 0.02, 100));
   EXPECT_EQ(out.passes, kMinConvergedPasses);
   EXPECT_EQ(out.backends[0].stop, SamplingStop::converged);
 }
 
 TEST(Sampling, AnOffClockPassDoesNotHoldConvergenceBack) {
-  // H200 perf/topk-long/density=0.125 sm90a fwd: the third pass ran at 1320 MHz.
-  Script s{{16.2621, 16.4592, 17.6353}, {1605, 1575, 1320}, 1};
-  FakeBench bench{{s}};
+  // H200 perf/topk-long/density=0.125 sm90a fwd: the third pass ran at 1320 MHz, 8% slower.
+  // Left out, two passes remain: one more pass makes the three kept passes convergence needs.
+  Script s = script({16.2621, 16.4592, 17.6353, 16.2621}, {1605, 1575, 1320, 1605});
+  FakeBench bench({s});
   const SamplingOutcome out = bench.run(adaptive(3, 0.02, 100));
-  EXPECT_EQ(out.passes, 3);
+  EXPECT_EQ(out.passes, 4);
   EXPECT_EQ(out.backends[0].stop, SamplingStop::converged);
   ASSERT_EQ(out.backends[0].stats.off_clock.size(), 1u);
   EXPECT_EQ(out.backends[0].stats.off_clock[0].pass, 2);
-  EXPECT_NEAR(out.backends[0].stats.median_ms, (16.2621 + 16.4592) / 2, 1e-12);
+  EXPECT_DOUBLE_EQ(out.backends[0].stats.median_ms, 16.2621);
+  EXPECT_NEAR(out.backends[0].stats.spread, (16.4592 - 16.2621) / 16.2621, 1e-12);  // 1.2%, not 8%
 }
 
 TEST(Sampling, TheTimingRecordSaysWhatHappened) {
-  FakeBench bench{{{{0.45, 0.52}, {1980, 1980}}}};
+  FakeBench bench({script({0.45, 0.52}, {1980, 1980})});
   const SamplingPolicy policy = adaptive(3, 0.02, 10);
   const SamplingOutcome out = bench.run(policy);
   Timing t;
