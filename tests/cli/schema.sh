@@ -1,58 +1,42 @@
-#The JSON Schemas of docs / schema / against what the project writes and reads : every committed
-#baseline report and repro bundle, every built - in and test suite, fresh reports of this binary
-#(a CPU - only run and a failing case), a repro bundle it writes, and `compare` / `fleet
-#-- format json` on the baselines.Then planted violations(a verdict "MAYBE", a missing
-#required field, an unknown suite field, a compare without exit_code, a fleet verdict outside
-#the enum, a report field the schema does not know) must each be rejected.The gate on the perf
-#baseline against a copy of itself is too noisy to gate(exit 4, valid); a schema - 2 report must
-#say how each timing was sampled; fleet over all baselines supersedes older reports per GPU.
-#Needs jsonschema(PyPI) : scripts / test.sh installs it into.tools / venv; without it this test
-#fails rather than skips.
+# The JSON Schemas of docs/schema/ against what the project writes and reads: every committed
+# baseline report and repro bundle, every built-in and test suite, fresh reports of this binary
+# (a CPU-only run and a failing case), a repro bundle it writes, and `compare` / `fleet
+# --format json` on the baselines. Then planted violations (a verdict "MAYBE", a missing
+# required field, an unknown suite field, a compare without exit_code, a fleet verdict outside
+# the enum, a report field the schema does not know) must each be rejected. The gate on the perf
+# baseline against a copy of itself is too noisy to gate (exit 4, valid); a schema-2 report must
+# say how each timing was sampled; fleet over all baselines supersedes older reports per GPU.
+# Needs jsonschema (PyPI): scripts/test.sh installs it into .tools/venv; without it this test
+# fails rather than skips.
 source "$(dirname "$0")/lib.sh"
 
 PY=""
-for candidate in "${VSA_TOOLS_PYTHON:-}" "$SRC/.tools/venv/bin/python" python3;
-do [-n "$candidate"] && "$candidate" - c "import jsonschema" 2 > / dev / null&& {
-    PY = "$candidate";
-    break;
-  }
-done[-n "$PY"] || fail "no Python with the jsonschema package (scripts/test.sh installs it into .tools/venv)" CHECK =
-    ("$PY"
-     "$SRC/scripts/check_schema.py")
+for candidate in "${VSA_TOOLS_PYTHON:-}" "$SRC/.tools/venv/bin/python" python3; do
+  [ -n "$candidate" ] && "$candidate" -c "import jsonschema" 2>/dev/null && { PY="$candidate"; break; }
+done
+[ -n "$PY" ] || fail "no Python with the jsonschema package (scripts/test.sh installs it into .tools/venv)"
+CHECK=("$PY" "$SRC/scripts/check_schema.py")
 
-        valid() {
-# valid [--schema KIND] FILE...
-  "${CHECK[@]}" "$@" >"$WORK/out" 2>&1 || {
-    cat "$WORK/out";
-    fail "schema check rejected: $*";
-  }
+valid() {  # valid [--schema KIND] FILE...
+  "${CHECK[@]}" "$@" >"$WORK/out" 2>&1 || { cat "$WORK/out"; fail "schema check rejected: $*"; }
 }
-invalid() {
-#invalid KIND FILE TEXT : the file must be rejected with TEXT in the message "${CHECK[@]}" --schema
-      "$1"
-      "$2"> "$WORK/out" 2>
-      & 1;
-  local rc = $ ? ["$rc" - eq 1] || {
-    cat "$WORK/out";
-    fail "planted violation accepted ($3): exit $rc";
-  }
-  grep -qF -- "$3" "$WORK/out" || {
-    cat "$WORK/out";
-    fail "planted violation rejected without '$3'";
-  }
+invalid() {  # invalid KIND FILE TEXT: the file must be rejected with TEXT in the message
+  "${CHECK[@]}" --schema "$1" "$2" >"$WORK/out" 2>&1; local rc=$?
+  [ "$rc" -eq 1 ] || { cat "$WORK/out"; fail "planted violation accepted ($3): exit $rc"; }
+  grep -qF -- "$3" "$WORK/out" || { cat "$WORK/out"; fail "planted violation rejected without '$3'"; }
 }
-edit(){
-  #edit SRC DST PYTHON : DST = SRC with the statement applied to d "$PY" -
-                                   "$1"
-                                   "$2"
-                                   "$3"
-                               << 'PY' import json,
-  sys d = json.load(open(sys.argv[1])) exec(sys.argv[3]) json.dump(d, open(sys.argv[2], "w")) PY
+edit() {  # edit SRC DST PYTHON: DST = SRC with the statement applied to d
+  "$PY" - "$1" "$2" "$3" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+exec(sys.argv[3])
+json.dump(d, open(sys.argv[2], "w"))
+PY
 }
 
-#Committed files : reports and the one - case bundles `repro-- bundle` writes.
-    shopt
-    - s nullglob reports = (); bundles=()
+# Committed files: reports and the one-case bundles `repro --bundle` writes.
+shopt -s nullglob
+reports=(); bundles=()
 for f in "$SRC"/results/baselines/*.json; do
   case "$f" in *-bundle.json) bundles+=("$f") ;; *) reports+=("$f") ;; esac
 done
@@ -97,7 +81,7 @@ for c in d['cases']:
 rc=$?; [ "$rc" -eq 3 ] || { cat "$WORK/err"; fail "compare gate on a half-speed copy: exit $rc, expected 3"; }
 valid --schema compare "$WORK/gate.json"
 
-# The gate on the baseline against itself: its +-13% figures are too noisy to gate (exit 4).
+# The gate on the baseline against a copy of itself: its +-13% figures are too noisy to gate (exit 4).
 cp "$perf" "$WORK/again.json"
 "$BIN" compare --baseline "$perf" "$WORK/again.json" --threshold 5% --format json >"$WORK/noisy.json" 2>"$WORK/err"
 rc=$?; [ "$rc" -eq 4 ] || { cat "$WORK/err"; fail "compare gate of the baseline against itself: exit $rc, expected 4"; }
