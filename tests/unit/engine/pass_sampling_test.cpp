@@ -102,6 +102,11 @@ TEST(OffClock, NothingIsFlaggedWithoutAClearMajority) {
   EXPECT_TRUE(off_clock_passes({1980.0, 1605.0}).empty());                              // two passes: no "others"
   EXPECT_TRUE(off_clock_passes({1605.0, 1590.0, 1575.0, 1620.0}).empty());              // wander inside the tolerance
   EXPECT_TRUE(off_clock_passes({std::nullopt, 1980.0, std::nullopt, 1590.0}).empty());  // no NVML on two
+  // Two passes high, two at the cap: the first high one is left out, the second would leave
+  // only half the passes in, so it stays.
+  const auto off = off_clock_passes({1980.0, 1900.0, 1605.0, 1605.0});
+  ASSERT_EQ(off.size(), 1u);
+  EXPECT_EQ(off[0].pass, 0);
 }
 
 TEST(OffClock, SustainedPassesAreJudgedByTheirMeanClockDuringThePass) {
