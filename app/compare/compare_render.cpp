@@ -98,8 +98,9 @@ std::string performance(const Comparison& c) {
     for (const auto i : others(c)) cells.push_back(ratio_text(row, i));
     t.add_row(cells);
   }
-  return "Median of pass medians ± spread (max - min over passes, relative); ratio > 1 is faster than " + base +
-         ".\n\n" + t.str();
+  return "Median of pass medians ± spread (the width of the median's 95% interval, relative: max - min over up to 8 "
+         "passes); ratio > 1 is faster than " +
+         base + ".\n\n" + t.str();
 }
 
 std::string speedups(const Comparison& c) {
