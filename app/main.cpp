@@ -55,6 +55,7 @@ int main(int argc, char** argv) {
   vsa::cli::register_dump(app, exit_code);
   vsa::cli::register_compare(app, exit_code);
   vsa::cli::register_fleet(app, exit_code);
+  vsa::cli::register_floors(app, exit_code);
   vsa::cli::register_render(app, exit_code);
   vsa::cli::register_worker(app, exit_code);
   try {

@@ -24,6 +24,7 @@ void register_dump(CLI::App& app, int& exit_code);
 void register_compare(CLI::App& app, int& exit_code);
 void register_fleet(CLI::App& app, int& exit_code);
 void register_render(CLI::App& app, int& exit_code);
+void register_floors(CLI::App& app, int& exit_code);
 void register_worker(CLI::App& app, int& exit_code);  // hidden: the isolated case runner
 
 }  // namespace vsa::cli

@@ -26,6 +26,8 @@ namespace {
 struct FleetCommandOptions {
   std::vector<std::string> paths;
   std::string outlier_threshold = "10%";
+  std::string min_effect = "5%";
+  bool failed_hosts = false;
   std::string format = "md";
   bool gate = false;
 };
@@ -37,6 +39,11 @@ int run_fleet(const FleetCommandOptions& o) {
   } catch (const std::invalid_argument& e) {
     throw CLI::ValidationError("--outlier-threshold", e.what());
   }
+  try {
+    options.min_effect = parse_fraction(o.min_effect);
+  } catch (const std::invalid_argument& e) {
+    throw CLI::ValidationError("--min-effect", e.what());
+  }
   ReportCollection collection = load_report_paths(o.paths);
   if (collection.reports.empty()) {
     const std::string where = fmt::format("{}", fmt::join(o.paths, ", "));
@@ -45,7 +52,10 @@ int run_fleet(const FleetCommandOptions& o) {
   }
   Fleet fleet = analyse_fleet(collection.reports, options);
   fleet.skipped = std::move(collection.skipped);
-  if (o.format == "json") {
+  if (o.failed_hosts) {
+    // One line, a Slurm hostlist: scontrol update nodename=LIST state=drain reason=...
+    std::cout << fmt::format("{}", fmt::join(fleet.failed_hosts(), ",")) << "\n";
+  } else if (o.format == "json") {
     auto j = to_json(fleet);
     j["exit_code"] = fleet.exit_code(o.gate);
     std::cout << j.dump(2) << "\n";
@@ -70,11 +80,21 @@ void register_fleet(CLI::App& app, int& exit_code) {
                   "a GPU slower than the fleet median by more than this is an outlier (10% or 0.1)")
       ->type_name("PERCENT")
       ->capture_default_str();
+  cmd->add_option("--min-effect", options->min_effect,
+                  "a GPU outside the IQR fences is an outlier only when it is also this far from the median (5% or "
+                  "0.05): a tight fleet's fences are a few percent wide")
+      ->type_name("PERCENT")
+      ->capture_default_str();
   cmd->add_flag("--gate", options->gate, "exit 3 when a performance outlier is found");
+  cmd->add_flag("--failed-hosts", options->failed_hosts,
+                "print only the hosts with a failed GPU or a slow outlier, as a comma-separated Slurm hostlist "
+                "(Slurm's node name when a Slurm launcher placed the run): `scontrol update nodename=$(vsa-bench "
+                "fleet DIR --failed-hosts) state=drain reason=vsa-bench`; same exit code");
   add_format_option(*cmd, options->format, {"md", "json"}, "md: Markdown tables");
   cmd->footer(
       "Outliers: below (1 - threshold) x the fleet median, or (with 4 or more GPUs) outside Q1 - 1.5 IQR .. "
-      "Q3 + 1.5 IQR by more than the GPU's own recorded spread. Medians are per case, backend, op and GPU model.\n"
+      "Q3 + 1.5 IQR by more than the GPU's own recorded spread and by more than --min-effect of the median. Medians "
+      "are per case, backend, op and GPU model.\n"
       "Exit codes: 0 all GPUs passed, 1 a GPU failed (FAIL, FAULT, HANG or an incomplete report), 2 bad usage or "
       "an unreadable report (named), 3 outliers with --gate.");
   cmd->callback(

@@ -1,4 +1,6 @@
 // `vsa-bench run [SUITE|FILE ...]`: options -> RunOptions -> harness.
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -49,6 +51,22 @@ void register_run(CLI::App& app, int& exit_code) {
                   "Perf cases: seconds of timing passes per case and op before adaptive sampling gives up (default: "
                   "each case's timing.time_budget_s, 30)")
       ->check(CLI::Range(0.0, kMaxTimeBudgetS));
+  cmd->add_option("--schedules", opts->schedules,
+                  "Schedules per op for the backends that explore them (the sm100a execution model), seeds "
+                  "--schedule-seed, +1, ...; overrides each case's `schedules`")
+      ->check(CLI::Range(1, kMaxSchedules));
+  cmd->add_option("--schedule-seed", opts->schedule_seed,
+                  "The first schedule seed (0: round robin, async operations completed at once); overrides each "
+                  "case's `schedule_seed`. A report names the seed of each finding; `repro` replays it")
+      ->check(CLI::Validator(
+          [](std::string& text) {  // CLI11 would wrap "-1" to 2^64 - 1: only plain decimal uint64
+            std::uint64_t v = 0;
+            const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+            return ec == std::errc() && end == text.data() + text.size() && !text.empty()
+                       ? std::string()
+                       : "must be an integer in [0, 18446744073709551615], got \"" + text + "\"";
+          },
+          "UINT64"));
   cmd->add_option("--resume", opts->resume, "Continue an interrupted run: keep the finished cases of this report");
   cmd->add_flag("!--no-isolate", opts->isolate, "Run cases in this process (debugging; a fault ends the run)");
   cmd->add_flag("--require-gpu", opts->require_gpu,
@@ -57,6 +75,13 @@ void register_run(CLI::App& app, int& exit_code) {
   cmd->add_option("--expect-gpus", opts->expect_gpus,
                   "Exit 4 unless CUDA can use exactly N GPUs (node qualification: a missing GPU fails the node)")
       ->check(CLI::Range(0, 1 << 16));
+  cmd->add_option("--node-checks", opts->node_checks,
+                  "Speed floor per GPU model and NVML health gates (docs/qualify.md): auto (when the qualify suite "
+                  "runs), on, off")
+      ->check(CLI::IsMember({"auto", "on", "off"}))
+      ->capture_default_str();
+  cmd->add_option("--floors", opts->floors_path,
+                  "Speed-floor table made by `vsa-bench floors` (default: the built-in suites/floors/floors.json)");
   cmd->add_option("--junit", opts->junit_path, "Also write JUnit XML: one testcase per case and backend");
   cmd->add_option("--metrics", opts->metrics_path,
                   "Also write a Prometheus textfile (node-exporter textfile collector): verdict, TFLOPS, SM clock, "

@@ -7,6 +7,9 @@
 #include <stdexcept>
 #include <tuple>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "model/exit_codes.hpp"
 
 namespace vsa {
@@ -21,6 +24,7 @@ FleetNode node_of(const ReportFile& file) {
   FleetNode node;
   node.path = file.path;
   node.who = identity_of(file.report);
+  node.scheduler_host = scheduler_host_of(file.report);
   node.config = config_key_of(file);
   for (const Verdict v : {kPass, kFail, kFault, kHang, kSkip}) node.counts[verdict_name(v)] = 0;
   Verdict worst = kSkip;
@@ -33,6 +37,12 @@ FleetNode node_of(const ReportFile& file) {
       if (is_failure(b.verdict))
         node.problems.push_back(c.name + " " + b.backend + ": " + verdict_name(b.verdict) + " " +
                                 b.reason.substr(0, kReasonChars));
+  }
+  // Node checks (speed floor, clock hold, health gates): a FAIL fails the GPU like a case.
+  for (const auto& k : file.report.checks) {
+    if (verdict_severity(k.verdict) > verdict_severity(worst)) worst = k.verdict;
+    if (k.verdict == kFail)
+      node.problems.push_back("check " + k.name + ": FAIL " + k.code + " " + k.reason.substr(0, kReasonChars));
   }
   node.verdict = file.report.complete ? verdict_name(worst) : kIncomplete;
   // A run that refused to start (its GPUs unusable) has no cases, only its exit code and reason.
@@ -53,11 +63,13 @@ std::vector<std::string> problem_keys(const ReportFile& file) {
     for (const auto& b : c.backends)
       if (is_failure(b.verdict)) keys.insert(c.name + " " + b.backend + " " + verdict_name(b.verdict));
   }
+  for (const auto& k : file.report.checks)
+    if (k.verdict == kFail) keys.insert("check " + k.kind + " " + k.code);
   return {keys.begin(), keys.end()};
 }
 
 std::vector<FleetPerfRow> perf_rows(const std::vector<ReportFile>& reports, std::vector<FleetNode>& nodes,
-                                    double threshold) {
+                                    const FleetOptions& options) {
   using Key = std::tuple<std::string, std::string, std::string, std::string>;
   std::map<Key, std::size_t> index;
   std::vector<FleetPerfRow> rows;
@@ -79,9 +91,11 @@ std::vector<FleetPerfRow> perf_rows(const std::vector<ReportFile>& reports, std:
     if (row.samples.size() < 2) continue;
     for (auto& s : row.samples) {
       s.ratio = s.tflops / row.stats.median;
-      s.outlier = classify_sample(s.tflops, s.spread, row.stats, row.fences, threshold);
+      s.outlier =
+          classify_sample(s.tflops, s.spread, row.stats, row.fences, options.outlier_threshold, options.min_effect);
       FleetNode& node = nodes[s.node];
       if (s.outlier != Outlier::none) ++node.outliers;
+      if (s.outlier == Outlier::slow || s.outlier == Outlier::low_fence) ++node.slow;
       if (!node.worst_ratio || s.ratio < *node.worst_ratio) node.worst_ratio = s.ratio;
     }
   }
@@ -133,13 +147,42 @@ const char* outlier_name(Outlier outlier) {
   return "";
 }
 
-Outlier classify_sample(double tflops, double spread, const Quartiles& stats, bool with_fences, double threshold) {
+Outlier classify_sample(double tflops, double spread, const Quartiles& stats, bool with_fences, double threshold,
+                        double min_effect) {
   if (tflops < stats.median * (1 - threshold)) return Outlier::slow;
   if (!with_fences) return Outlier::none;
-  const double noise = tflops * spread;
-  if (tflops < stats.low_fence() && stats.median - tflops > noise) return Outlier::low_fence;
-  if (tflops > stats.high_fence() && tflops - stats.median > noise) return Outlier::high_fence;
+  // Beyond the fence, beyond its own noise, and beyond the least effect worth a look.
+  const double margin = std::max(tflops * spread, stats.median * min_effect);
+  if (tflops < stats.low_fence() && stats.median - tflops > margin) return Outlier::low_fence;
+  if (tflops > stats.high_fence() && tflops - stats.median > margin) return Outlier::high_fence;
   return Outlier::none;
+}
+
+std::string fleet_gpu_name(const ReportIdentity& who) {
+  if (who.uuid.empty()) return short_name(who);
+  std::string name;
+  for (const std::string& part : {who.label, who.hostname, who.uuid})
+    if (!part.empty()) name += (name.empty() ? "" : " ") + part;
+  return name;
+}
+
+std::string scheduler_host_of(const Report& r) {
+  if (r.node.is_object()) {
+    const auto launcher = r.node.find("launcher");
+    if (launcher != r.node.end() && launcher->is_object() && launcher->value("kind", "") == "slurm") {
+      const auto name = launcher->find("node_name");
+      if (name != launcher->end() && name->is_string() && !name->get<std::string>().empty())
+        return name->get<std::string>();
+    }
+  }
+  return identity_of(r).hostname;
+}
+
+std::vector<std::string> Fleet::failed_hosts() const {
+  std::set<std::string> hosts;
+  for (const auto& n : nodes)
+    if ((n.failed() || n.slow > 0) && !n.scheduler_host.empty()) hosts.insert(n.scheduler_host);
+  return {hosts.begin(), hosts.end()};
 }
 
 int Fleet::failed_nodes() const {
@@ -164,24 +207,40 @@ std::string gpu_uuid_of(const Report& r) {
   return it != r.device.end() && it->is_string() ? it->get<std::string>() : "";
 }
 
-// One report per GPU UUID, the newest (by when it finished, else started); reports
-// without a UUID (CPU-only, NVML missing) are all kept.
+// The suites a report ran, as one text ("correctness+perf"): a re-run is the same suites
+// again on the same GPU; a different suite on that GPU is a different question.
+std::string suites_of(const Report& r) {
+  std::vector<std::string> names;
+  if (r.suites.is_array())
+    for (const auto& s : r.suites)
+      if (s.is_object() && s.contains("name") && s["name"].is_string()) names.push_back(s["name"].get<std::string>());
+  return fmt::format("{}", fmt::join(names, "+"));
+}
+
+// One report per GPU UUID and suite set, the newest (by when it finished, else started): a
+// node re-run after a repair counts once. Reports without a UUID (CPU-only, NVML missing)
+// are all kept.
 std::vector<ReportFile> newest_per_gpu(const std::vector<ReportFile>& all, std::vector<std::string>& superseded) {
   auto when = [](const Report& r) { return r.finished_at.empty() ? r.started_at : r.finished_at; };
+  auto key_of = [](const Report& r) {
+    const std::string uuid = gpu_uuid_of(r);
+    return uuid.empty() ? uuid : uuid + "\n" + suites_of(r);
+  };
   std::map<std::string, std::size_t> newest;
   for (std::size_t i = 0; i < all.size(); ++i) {
-    const std::string uuid = gpu_uuid_of(all[i].report);
-    if (uuid.empty()) continue;
-    auto [it, inserted] = newest.emplace(uuid, i);
+    const std::string key = key_of(all[i].report);
+    if (key.empty()) continue;
+    auto [it, inserted] = newest.emplace(key, i);
     if (!inserted && when(all[i].report) > when(all[it->second].report)) it->second = i;
   }
   std::vector<ReportFile> kept;
   for (std::size_t i = 0; i < all.size(); ++i) {
-    const std::string uuid = gpu_uuid_of(all[i].report);
-    if (uuid.empty() || newest.at(uuid) == i)
+    const std::string key = key_of(all[i].report);
+    if (key.empty() || newest.at(key) == i)
       kept.push_back(all[i]);
     else
-      superseded.push_back(all[i].path + " (GPU " + uuid + ": a newer report is " + all[newest.at(uuid)].path + ")");
+      superseded.push_back(all[i].path + " (GPU " + gpu_uuid_of(all[i].report) + ", suites " +
+                           suites_of(all[i].report) + ": a newer report is " + all[newest.at(key)].path + ")");
   }
   return kept;
 }
@@ -192,7 +251,7 @@ Fleet analyse_fleet(const std::vector<ReportFile>& all_reports, const FleetOptio
   fleet.options = options;
   const std::vector<ReportFile> reports = newest_per_gpu(all_reports, fleet.superseded);
   for (const auto& r : reports) fleet.nodes.push_back(node_of(r));
-  fleet.perf = perf_rows(reports, fleet.nodes, options.outlier_threshold);
+  fleet.perf = perf_rows(reports, fleet.nodes, options);
   fleet.by_config =
       group_nodes(reports, fleet.nodes, key_titles(), [](const FleetNode& n) { return key_values(n.config); });
   // Each varying field alone, when more than one varies (with one, by_config says it all).

@@ -24,18 +24,25 @@ inline constexpr const char* kIncomplete = "INCOMPLETE";
 // Below this many GPUs in a row the quartiles say too little for Tukey's fences.
 inline constexpr std::size_t kMinSamplesForFences = 4;
 
+// A GPU outside the quartile fences is an outlier only when it is also this far from the
+// median: in a tight fleet the fences close in to a few percent, and a 3% wobble is noise.
+inline constexpr double kDefaultMinEffect = 0.05;
+
 struct FleetOptions {
-  double outlier_threshold = 0.10;  // slower than (1 - this) x the fleet median is an outlier
+  double outlier_threshold = 0.10;        // slower than (1 - this) x the fleet median is an outlier
+  double min_effect = kDefaultMinEffect;  // fence outliers must also differ from the median by this fraction
 };
 
 struct FleetNode {
   std::string path;
   ReportIdentity who;
+  std::string scheduler_host;  // scheduler_host_of(report)
   ConfigKey config;
   std::string verdict;                // worst case verdict, or INCOMPLETE
   std::map<std::string, int> counts;  // case verdict -> cases
   std::vector<std::string> problems;  // "case backend: VERDICT reason", for FAIL / FAULT / HANG
   int outliers = 0;
+  int slow = 0;                       // outliers below the fleet (slow or low_fence): what `--failed-hosts` drains
   std::optional<double> worst_ratio;  // lowest ratio to a fleet median (rows of 2+ GPUs)
   [[nodiscard]] bool failed() const;  // FAIL, FAULT, HANG or INCOMPLETE
 };
@@ -46,6 +53,12 @@ enum class Outlier {
   low_fence,   // below Q1 - 1.5 IQR, by more than its own spread
   high_fence,  // above Q3 + 1.5 IQR, by more than its own spread
 };
+// What fleet tables call a GPU: "label host UUID" (by UUID: under per-task binding every GPU is
+// CUDA device 0), "label host gpuN" without a UUID.
+[[nodiscard]] std::string fleet_gpu_name(const ReportIdentity& who);
+// The host as the scheduler knows it: Slurm's node name (SLURMD_NODENAME) when a Slurm
+// launcher placed the run, else the hostname.
+[[nodiscard]] std::string scheduler_host_of(const Report& report);
 [[nodiscard]] const char* outlier_name(Outlier outlier);
 
 struct FleetSample {
@@ -65,9 +78,10 @@ struct FleetPerfRow {
 
 // Where the sample lies against the fleet: the threshold rule for 2+ samples, the
 // fences (with_fences) only beyond the sample's own measurement noise
-// (tflops * spread), so a tight fleet does not flag a GPU for jitter.
+// (tflops * spread) and beyond min_effect x the median, so a tight fleet does not flag a
+// GPU for jitter.
 [[nodiscard]] Outlier classify_sample(double tflops, double spread, const Quartiles& stats, bool with_fences,
-                                      double threshold);
+                                      double threshold, double min_effect = 0);
 
 struct ConfigGroup {
   std::vector<std::string> values;  // one per grouped field, "" unknown
@@ -92,6 +106,8 @@ struct Fleet {
 
   [[nodiscard]] int failed_nodes() const;
   [[nodiscard]] int outliers() const;
+  // Hosts with a failed GPU or a slow outlier, sorted, each once: a Slurm hostlist ("a,b,c").
+  [[nodiscard]] std::vector<std::string> failed_hosts() const;
   // kExitCheckFailed when a node failed; else kExitRegression for outliers when gating; else kExitOk.
   [[nodiscard]] int exit_code(bool gate) const;
 };

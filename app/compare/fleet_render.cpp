@@ -14,7 +14,7 @@ constexpr const char* kAbsent = "-";
 
 std::string or_unknown(const std::string& value) { return value.empty() ? kAbsent : value; }
 
-std::string node_name(const FleetNode& node) { return or_unknown(short_name(node.who)); }
+std::string node_name(const FleetNode& node) { return or_unknown(fleet_gpu_name(node.who)); }
 
 std::string perf_id(std::size_t row) {
   std::string id = "P";
@@ -41,7 +41,8 @@ std::string headline(const Fleet& f) {
   }
   out << "; " << f.failed_nodes() << " failed. " << f.outliers() << " performance outliers (slower than "
       << format_percent(1 - f.options.outlier_threshold)
-      << " of the fleet median, or outside the IQR fences beyond their own spread).\n";
+      << " of the fleet median, or outside the IQR fences beyond their own spread and "
+      << format_percent(f.options.min_effect) << " of the median).\n";
   for (const auto& s : f.skipped) out << "\nSkipped " << s << "\n";
   for (const auto& s : f.superseded) out << "\nSuperseded " << s << "\n";
   return out.str();
@@ -162,6 +163,9 @@ nlohmann::json to_json(const Fleet& f) {
   json nodes = json::array();
   for (const auto& n : f.nodes)
     nodes.push_back({{"path", n.path},
+                     {"name", fleet_gpu_name(n.who)},
+                     {"scheduler_host", n.scheduler_host},
+                     {"slow", n.slow},
                      {"label", n.who.label},
                      {"hostname", n.who.hostname},
                      {"gpu", n.who.gpu_name},
@@ -203,6 +207,8 @@ nlohmann::json to_json(const Fleet& f) {
   return {{"schema", "vsa-bench/fleet"},
           {"schema_version", 1},
           {"outlier_threshold", f.options.outlier_threshold},
+          {"min_effect", f.options.min_effect},
+          {"failed_hosts", f.failed_hosts()},
           {"nodes", nodes},
           {"failed_nodes", f.failed_nodes()},
           {"outliers", f.outliers()},

@@ -8,6 +8,11 @@
 
 namespace vsa {
 
+void BackendSession::set_schedule_seed(std::uint64_t seed) {
+  m_schedule_seed = seed;
+  if (m_explorer) m_explorer->set_schedule_seed(seed);
+}
+
 std::vector<bf16_bits> generate_host(std::int64_t count, std::uint64_t seed, TensorId id, float scale) {
   std::vector<bf16_bits> out(static_cast<std::size_t>(count));
   const int threads =
@@ -24,7 +29,14 @@ std::vector<bf16_bits> generate_host(std::int64_t count, std::uint64_t seed, Ten
 
 BackendSession::BackendSession(Backend& backend, const BlockMap& map, const HostInputs& host,
                                const DeviceInputs* device, cudaStream_t stream, const ProbeDelays& probes)
-    : m_backend(backend), m_map(map), m_host(host), m_device(device), m_stream(stream), m_probes(probes) {
+    : m_backend(backend),
+      m_map(map),
+      m_host(host),
+      m_device(device),
+      m_stream(stream),
+      m_probes(probes),
+      m_explorer(dynamic_cast<ScheduleExplorer*>(&backend)) {
+  set_schedule_seed(m_schedule_seed);  // the backend object outlives cases: no seed carried over
   const Shape& s = map.shape;
   const auto n = std::size_t(s.tensor_elems());
   const auto rows = std::size_t(s.row_elems());

@@ -12,6 +12,7 @@
 #include "model/sparsity.hpp"
 #include "vsa/backend.hpp"
 #include "vsa/counter_rng.hpp"
+#include "vsa/schedule_explorer.hpp"
 
 namespace vsa {
 
@@ -53,6 +54,11 @@ class BackendSession {
   [[nodiscard]] bool on_device() const { return m_backend.memory() == Memory::device; }
   // Every later launch carries this watch (located hangs; default: off).
   void set_hang_watch(const HangWatch& watch) { m_hang_watch = watch; }
+  // Backends that explore schedules (vsa/schedule_explorer.hpp): every later call runs the
+  // schedule of this seed. Others have no schedule; explores_schedules() says which.
+  [[nodiscard]] bool explores_schedules() const { return m_explorer != nullptr; }
+  void set_schedule_seed(std::uint64_t seed);
+  [[nodiscard]] std::uint64_t schedule_seed() const { return m_schedule_seed; }
 
  private:
   [[nodiscard]] ForwardArgs forward_args();
@@ -65,6 +71,8 @@ class BackendSession {
   cudaStream_t m_stream;
   ProbeDelays m_probes;
   HangWatch m_hang_watch;
+  ScheduleExplorer* m_explorer = nullptr;
+  std::uint64_t m_schedule_seed = 1;
   HostOutputs m_host_out;  // host backends write here directly
   DeviceArray<bf16_bits> m_o, m_dq, m_dk, m_dv;
   DeviceArray<float> m_lse;

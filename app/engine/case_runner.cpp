@@ -7,6 +7,7 @@
 
 #include "engine/case_data.hpp"
 #include "engine/hang_report.hpp"
+#include "engine/schedule_difference.hpp"
 #include "model/probe_spec.hpp"
 #include "engine/stability.hpp"
 #include "engine/timing.hpp"
@@ -240,18 +241,20 @@ class CaseRun {
     throw std::logic_error("no result slot for " + b.name());
   }
 
-  void check_outputs(BackendResult& br, const HostOutputs& got, bool fwd) {
-    if (!m_reference) return;
+  std::vector<TensorMetrics> compare_outputs(const HostOutputs& got, bool fwd) const {
+    std::vector<TensorMetrics> metrics;
+    if (!m_reference) return metrics;
     const Tolerance& tol = m_spec.tolerance;
     const auto n = m_map.shape.tensor_elems();
     if (fwd) {
-      br.metrics.push_back(compare_bf16("o", got.o.data(), m_ref.fwd.o.data(), n, tol));
-      br.metrics.push_back(compare_f32("lse", got.lse.data(), m_ref.fwd.lse.data(), m_map.shape.row_elems(), tol));
+      metrics.push_back(compare_bf16("o", got.o.data(), m_ref.fwd.o.data(), n, tol));
+      metrics.push_back(compare_f32("lse", got.lse.data(), m_ref.fwd.lse.data(), m_map.shape.row_elems(), tol));
     } else {
-      br.metrics.push_back(compare_bf16("dq", got.dq.data(), m_ref.bwd.dq.data(), n, tol));
-      br.metrics.push_back(compare_bf16("dk", got.dk.data(), m_ref.bwd.dk.data(), n, tol));
-      br.metrics.push_back(compare_bf16("dv", got.dv.data(), m_ref.bwd.dv.data(), n, tol));
+      metrics.push_back(compare_bf16("dq", got.dq.data(), m_ref.bwd.dq.data(), n, tol));
+      metrics.push_back(compare_bf16("dk", got.dk.data(), m_ref.bwd.dk.data(), n, tol));
+      metrics.push_back(compare_bf16("dv", got.dv.data(), m_ref.bwd.dv.data(), n, tol));
     }
+    return metrics;
   }
 
   void run_backends(CaseResult& r, CaseOutcome& outcome) {
@@ -268,6 +271,7 @@ class CaseRun {
       try {
         run_check(*s, br);
       } catch (const CudaError& e) {
+        if (br.schedules) br.schedules->finding_seed = s->schedule_seed();
         br.verdict = kFault;
         br.reason = hang_fault_reason(m_watch.get(), e.what());
         if (e.sticky()) {
@@ -276,13 +280,16 @@ class CaseRun {
         }
       }
     }
+    BackendSession* current = nullptr;  // the session running when a stability run throws
     try {
       if (m_spec.mode == Mode::stability) {
         for (auto& s : sessions) {
           BackendResult& br = result_of(r, s->backend());
           if (br.verdict != kPass) continue;
           emit_start(s->backend().name(), "stability");
+          current = s.get();
           run_stability(*s, br, m_spec);
+          current = nullptr;
         }
       } else if (m_spec.mode == Mode::perf) {
         std::vector<BackendSession*> timed;
@@ -303,6 +310,10 @@ class CaseRun {
         }
       }
     } catch (const CudaError& e) {
+      if (current) {
+        BackendResult& br = result_of(r, current->backend());
+        if (br.schedules) br.schedules->finding_seed = current->schedule_seed();
+      }
       // The backend named in the last start event is the one at fault.
       for (auto& br : r.backends)
         if (br.verdict == kPass) {
@@ -314,25 +325,69 @@ class CaseRun {
     }
   }
 
+  // One op, judged against the reference. A backend that explores schedules runs it once per
+  // seed of the case's `schedules`; every schedule is judged, and the outputs that must not
+  // depend on the schedule are compared bit for bit with the first schedule's. The first
+  // finding ends the op; the backend's first finding keeps its seed in br.schedules (a failed
+  // call throws: run_backends records the session's seed).
+  void check_op(BackendSession& s, BackendResult& br, bool fwd) {
+    const Backend& b = s.backend();
+    const std::string op = fwd ? "forward" : "backward";
+    const int count = br.schedules ? m_spec.schedules : 1;
+    HostOutputs first;
+    std::vector<TensorMetrics> metrics;
+    bool passed = true;
+    for (int i = 0; i < count && passed; ++i) {
+      const std::uint64_t seed = m_spec.schedule_seed + std::uint64_t(i);
+      if (br.schedules) {
+        s.set_schedule_seed(seed);
+        emit_start(b.name(), op + " (schedule " + std::to_string(i + 1) + "/" + std::to_string(count) + ", seed " +
+                                 std::to_string(seed) + ")");
+      } else {
+        emit_start(b.name(), op);
+      }
+      if (fwd)
+        s.poison_forward();
+      else
+        s.poison_backward();
+      throw_if(fwd ? s.forward() : s.backward(), b.name() + " " + op);
+      HostOutputs got = fwd ? s.fetch_forward() : s.fetch_backward();
+      metrics = compare_outputs(got, fwd);
+      passed = std::all_of(metrics.begin(), metrics.end(), [](const TensorMetrics& m) { return m.pass; });
+      if (!passed) {
+        if (br.schedules && !br.schedules->finding_seed) br.schedules->finding_seed = seed;
+      } else if (i == 0) {
+        first = std::move(got);
+      } else if (const std::string d = schedule_difference(first, got, fwd, b.nondeterministic_outputs()); !d.empty()) {
+        if (!br.schedules->finding_seed) {
+          br.schedules->finding_seed = seed;
+          br.schedules->baseline_seed = m_spec.schedule_seed;
+        }
+        if (br.verdict != kFail)
+          br.reason = op + " " + d + " between schedule seeds " + std::to_string(m_spec.schedule_seed) + " and " +
+                      std::to_string(seed);
+        br.verdict = kFail;
+        passed = false;
+      }
+    }
+    br.metrics.insert(br.metrics.end(), metrics.begin(), metrics.end());
+  }
+
   void run_check(BackendSession& s, BackendResult& br) {
     const Backend& b = s.backend();
-    if (runs_forward(m_spec.op) && b.has_op(Op::forward)) {
-      emit_start(b.name(), "forward");
-      s.poison_forward();
-      throw_if(s.forward(), b.name() + " forward");
-      check_outputs(br, s.fetch_forward(), true);
-    }
-    if (runs_backward(m_spec.op) && b.has_op(Op::backward)) {
-      emit_start(b.name(), "backward");
-      s.poison_backward();
-      throw_if(s.backward(), b.name() + " backward");
-      check_outputs(br, s.fetch_backward(), false);
-    }
+    if (s.explores_schedules()) br.schedules = ScheduleRecord{m_spec.schedules, m_spec.schedule_seed, {}, {}};
+    if (runs_forward(m_spec.op) && b.has_op(Op::forward)) check_op(s, br, true);
+    if (runs_backward(m_spec.op) && b.has_op(Op::backward)) check_op(s, br, false);
+    if (br.verdict == kFail) return;  // a schedule-dependent output, reason given
     br.verdict = kPass;
     for (const auto& m : br.metrics)
       if (!m.pass) {
         br.verdict = kFail;
-        if (br.reason.empty()) br.reason = m.tensor + ": " + m.why;
+        if (br.reason.empty())
+          br.reason = m.tensor + ": " + m.why +
+                      (br.schedules && br.schedules->finding_seed
+                           ? " (schedule seed " + std::to_string(*br.schedules->finding_seed) + ")"
+                           : "");
       }
   }
 

@@ -57,6 +57,9 @@ void run_stability(BackendSession& s, BackendResult& br, const CaseSpec& spec) {
   const bool bwd = runs_backward(spec.op) && b.has_op(Op::backward);
   HostOutputs first_f, first_b;
   for (int run = 0; run < spec.stability.runs; ++run) {
+    // New schedules for a backend that explores them: the seeds after the check's.
+    if (s.explores_schedules())
+      s.set_schedule_seed(spec.schedule_seed + std::uint64_t(spec.schedules) + std::uint64_t(run));
     if (fwd) {
       s.poison_forward();
       if (auto st = s.forward(); !st.ok()) throw CudaError(b.name() + " forward (stability run): " + st.error, false);

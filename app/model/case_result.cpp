@@ -1,6 +1,38 @@
 #include "model/case_result.hpp"
 
+#include "util/json_optional.hpp"
+
 namespace vsa {
+
+void to_json(nlohmann::json& j, const ScheduleRecord& s) {
+  j = {{"count", s.count},
+       {"first_seed", s.first_seed},
+       {"finding_seed", json_or_null(s.finding_seed)},
+       {"baseline_seed", json_or_null(s.baseline_seed)}};
+}
+
+void from_json(const nlohmann::json& j, ScheduleRecord& s) {
+  j.at("count").get_to(s.count);
+  j.at("first_seed").get_to(s.first_seed);
+  read_optional(j, "finding_seed", s.finding_seed);
+  read_optional(j, "baseline_seed", s.baseline_seed);
+}
+
+void to_json(nlohmann::json& j, const BackendResult& b) {
+  j = {{"backend", b.backend}, {"verdict", b.verdict}, {"reason", b.reason},
+       {"metrics", b.metrics}, {"timings", b.timings}, {"stability", b.stability}};
+  if (b.schedules) j["schedules"] = *b.schedules;
+}
+
+void from_json(const nlohmann::json& j, BackendResult& b) {
+  j.at("backend").get_to(b.backend);
+  j.at("verdict").get_to(b.verdict);
+  j.at("reason").get_to(b.reason);
+  j.at("metrics").get_to(b.metrics);
+  j.at("timings").get_to(b.timings);
+  j.at("stability").get_to(b.stability);
+  read_optional(j, "schedules", b.schedules);
+}
 
 void to_json(nlohmann::json& j, const Timing& t) {
   j = {{"op", t.op},

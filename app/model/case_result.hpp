@@ -2,6 +2,7 @@
 // What running one case produced: per backend a verdict, metrics, timings and
 // stability counts. Serialised as is into reports and over the worker pipe.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,22 @@ struct StabilityOutput {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StabilityOutput, tensor, runs, mismatched_runs, max_mismatched_elems, worst_rel_dev,
                                    band, pass)
 
+// A backend that explores schedules (vsa/schedule_explorer.hpp): the seeds it ran under and
+// the one that exposed a finding (a race, deadlock, TMEM rule error, wrong or schedule-
+// dependent output). `vsa-bench repro` replays seeds replay_first() .. finding_seed.
+struct ScheduleRecord {
+  int count = 0;                 // schedules per op in the check (the case's `schedules`)
+  std::uint64_t first_seed = 1;  // the case's `schedule_seed`
+  std::optional<std::uint64_t> finding_seed;
+  // An output that must not depend on the schedule differed: the seed whose outputs it was
+  // compared with (the first); replaying needs both schedules.
+  std::optional<std::uint64_t> baseline_seed;
+  [[nodiscard]] std::uint64_t replay_first() const { return baseline_seed ? *baseline_seed : *finding_seed; }
+};
+// Keys always written, null when unset (util/json_optional.hpp).
+void to_json(nlohmann::json& j, const ScheduleRecord& s);
+void from_json(const nlohmann::json& j, ScheduleRecord& s);
+
 struct BackendResult {
   std::string backend;
   Verdict verdict = kSkip;
@@ -77,8 +94,11 @@ struct BackendResult {
   std::vector<TensorMetrics> metrics;
   std::vector<Timing> timings;
   std::vector<StabilityOutput> stability;
+  std::optional<ScheduleRecord> schedules;  // only for backends that explore schedules and ran
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(BackendResult, backend, verdict, reason, metrics, timings, stability)
+// `schedules` is written only when set and optional when read (older reports lack it).
+void to_json(nlohmann::json& j, const BackendResult& b);
+void from_json(const nlohmann::json& j, BackendResult& b);
 
 struct CaseResult {
   std::string name;

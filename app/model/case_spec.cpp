@@ -73,6 +73,8 @@ nlohmann::json to_json(const CaseSpec& c) {
       {"probes", c.probes},
   };
   if (c.hang_watch_ms > 0) j["hang_watch_ms"] = c.hang_watch_ms;  // absent when off: reports unchanged
+  if (c.schedules != 1) j["schedules"] = c.schedules;             // likewise: absent at the default
+  if (c.schedule_seed != 1) j["schedule_seed"] = c.schedule_seed;
   return j;
 }
 

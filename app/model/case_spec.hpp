@@ -79,6 +79,10 @@ struct StabilitySpec {
 // The longest hang watch: the kernels' 32-bit clock of 1024 ns units (hang_watch.cuh) spans 73 min.
 inline constexpr std::int64_t kMaxHangWatchMs = 3600000;
 
+// Schedules per op of a backend that explores them (vsa/schedule_explorer.hpp): 100 per case
+// over the model suite take about half an hour; a million would be weeks.
+inline constexpr int kMaxSchedules = 100000;
+
 struct CaseSpec {
   std::string name;
   Mode mode = Mode::check;
@@ -100,6 +104,10 @@ struct CaseSpec {
   // > 0: kernels with mbarrier waits run their watched variant, and a wait longer than
   // this ends the case FAULT with the barrier's name (vsa/hang_watch.hpp); 0: off.
   std::uint32_t hang_watch_ms = 0;  // at most kMaxHangWatchMs
+  // Backends that explore schedules (the sm100a execution model) run each op under
+  // `schedules` schedules, seeds schedule_seed, +1, ...; stability runs continue after them.
+  int schedules = 1;                // in [1, kMaxSchedules]
+  std::uint64_t schedule_seed = 1;  // 0: round robin, async ops completed at once
   std::string origin;               // where it came from, for errors: "FILE: $.cases[3]" (not serialised)
 };
 

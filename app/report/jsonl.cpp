@@ -76,6 +76,18 @@ std::string render_jsonl(const std::vector<Report>& reports) {
         if (b.metrics.empty() && b.timings.empty() && b.stability.empty()) row(c, b, {{"kind", "verdict"}});
       }
     }
+    for (const auto& k : r.checks) {
+      json j = who;
+      j.update({{"kind", "check"},
+                {"check", k.name},
+                {"check_kind", k.kind},
+                {"verdict", k.verdict},
+                {"code", k.code},
+                {"reason", k.reason},
+                {"value", k.value},
+                {"threshold", k.threshold}});
+      out << j.dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
+    }
     if (r.cases.empty() && r.exit_code != 0) {
       json j = who;
       j.update({{"kind", "run"},

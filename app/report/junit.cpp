@@ -72,6 +72,12 @@ std::string render_junit(const std::vector<Report>& reports) {
         testcase(body, suite, c.name + " [" + b.backend + "]", b.verdict, reason_code(b), b.reason, share);
       }
     }
+    for (const auto& k : r.checks) {  // node checks (docs/qualify.md): classname "check"
+      ++tests;
+      failures += k.verdict == kFail;
+      skipped += k.verdict == kSkip;
+      testcase(body, suite, "check " + k.name, k.verdict, k.code, k.reason, 0);
+    }
     if (r.cases.empty() && r.exit_code != 0) {  // a refused run: one error case that says why
       ++tests;
       ++errors;

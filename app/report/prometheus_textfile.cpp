@@ -43,7 +43,9 @@ double min_sm_clock(const Timing& t) {
 }  // namespace
 
 std::string render_prometheus(const std::vector<Report>& reports, double now_unix_s) {
-  std::ostringstream verdicts, tflops, clocks, stamps;
+  std::ostringstream verdicts, tflops, clocks, stamps, checks;
+  checks << "# HELP vsa_check 1 for the verdict a node check ended with (speed floor, clock hold, health gates).\n"
+         << "# TYPE vsa_check gauge\n";
   verdicts << "# HELP vsa_verdict 1 for the verdict a case and backend ended with (one series per verdict).\n"
            << "# TYPE vsa_verdict gauge\n";
   tflops << "# HELP vsa_tflops TFLOPS of a timed case, backend and op (median of pass medians).\n"
@@ -74,8 +76,11 @@ std::string render_prometheus(const std::vector<Report>& reports, double now_uni
         }
       }
     }
+    for (const auto& k : r.checks)
+      checks << "vsa_check{" << gpu << ",check=\"" << label(k.name) << "\",kind=\"" << label(k.kind) << "\",verdict=\""
+             << k.verdict << "\",code=\"" << label(k.code) << "\"} 1\n";
   }
-  return verdicts.str() + tflops.str() + clocks.str() + stamps.str();
+  return verdicts.str() + tflops.str() + clocks.str() + checks.str() + stamps.str();
 }
 
 }  // namespace vsa

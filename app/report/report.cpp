@@ -33,6 +33,13 @@ nlohmann::json summary_counts(const std::vector<CaseResult>& cases) {
   return s;
 }
 
+nlohmann::json check_counts(const std::vector<NodeCheck>& checks) {
+  nlohmann::json s = {
+      {"checks", checks.size()}, {verdict_name(kPass), 0}, {verdict_name(kFail), 0}, {verdict_name(kSkip), 0}};
+  for (const auto& c : checks) s[verdict_name(c.verdict)] = s.value(verdict_name(c.verdict), 0) + 1;
+  return s;
+}
+
 nlohmann::json to_json(const Report& r) {
   return {
       {"schema", "vsa-bench/report"},
@@ -57,6 +64,10 @@ nlohmann::json to_json(const Report& r) {
       {"probes", r.probes},
       {"cases", r.cases},
       {"summary", summary_counts(r.cases)},
+      {"checks", r.checks},
+      {"checks_summary", check_counts(r.checks)},
+      {"health", r.health},
+      {"backend_aliases", r.backend_aliases},
       {"complete", r.complete},
       {"exit_code", r.exit_code},
   };
@@ -80,6 +91,9 @@ Report report_from_json(const nlohmann::json& j) {
   r.backends = j.value("backends", nlohmann::json::array());
   r.probes = j.value("probes", nlohmann::json::object());
   r.cases = j.value("cases", std::vector<CaseResult>{});
+  r.checks = j.value("checks", std::vector<NodeCheck>{});  // absent in reports before node checks
+  r.health = j.value("health", nlohmann::json());
+  r.backend_aliases = j.value("backend_aliases", nlohmann::json::array());
   r.complete = j.value("complete", false);
   r.exit_code = j.value("exit_code", 0);
   return r;
@@ -134,6 +148,22 @@ std::string stability_of(const BackendResult& b) {
 
 std::string escape_cell(const std::string& s) { return markdown_inline(s); }
 
+// A backend that explores schedules: what ran and the finding's seed, for the note column.
+std::string schedules_of(const BackendResult& b) {
+  if (!b.schedules) return "";
+  const ScheduleRecord& s = *b.schedules;
+  const std::string range =
+      std::to_string(s.first_seed) + ".." + std::to_string(s.first_seed + std::uint64_t(s.count) - 1);
+  if (!s.finding_seed) return "schedules " + range + ": no finding";
+  return "found at schedule seed " + std::to_string(*s.finding_seed) + " (of " + range + ")";
+}
+
+std::string note_of(const BackendResult& b) {
+  const std::string schedules = schedules_of(b);
+  if (schedules.empty()) return b.reason;
+  return b.reason.empty() ? schedules : schedules + "; " + b.reason;
+}
+
 }  // namespace
 
 std::string render_markdown(const Report& r) {
@@ -165,7 +195,22 @@ std::string render_markdown(const Report& r) {
     for (const auto& b : c.backends)
       md << "| " << escape_cell(c.name) << " | " << escape_cell(b.backend) << " | " << b.verdict << " | "
          << worst_error(b) << " | " << tflops_of(b, "fwd") << " | " << tflops_of(b, "bwd") << " | " << stability_of(b)
-         << " | " << escape_cell(b.reason) << " |\n";
+         << " | " << escape_cell(note_of(b)) << " |\n";
+  }
+  if (!r.checks.empty()) {
+    const auto k = check_counts(r.checks);
+    md << "\n## Node checks\n\n- checks: " << k["checks"] << " — PASS " << k[verdict_name(kPass)] << ", FAIL "
+       << k[verdict_name(kFail)] << ", SKIP " << k[verdict_name(kSkip)] << " (docs/qualify.md)\n\n";
+    md << "| check | verdict | code | reason |\n|---|---|---|---|\n";
+    for (const auto& c : r.checks)
+      md << "| " << escape_cell(c.name) << " | " << c.verdict << " | " << c.code << " | " << escape_cell(c.reason)
+         << " |\n";
+  }
+  if (!r.backend_aliases.empty()) {
+    md << "\nBackend aliases on this GPU:\n\n";
+    for (const auto& a : r.backend_aliases)
+      md << "- `" << a.value("alias", "") << "` -> " << escape_cell(a.value("backends", nlohmann::json::array()).dump())
+         << ": " << escape_cell(a.value("rule", "")) << "\n";
   }
   return md.str();
 }

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/case_result.hpp"
+#include "model/node_check.hpp"
 
 namespace vsa {
 
@@ -26,7 +27,11 @@ struct Report {
   nlohmann::json backends = nlohmann::json::array();  // name, images, kernels, supported
   nlohmann::json probes = nlohmann::json::object();   // delay probes in force
   std::vector<CaseResult> cases;
-  bool complete = false;  // false while running or when interrupted
+  // Node checks (docs/qualify.md): speed floor, clock hold, NVML health gates; empty when not run.
+  std::vector<NodeCheck> checks;
+  nlohmann::json health = nullptr;                           // NVML health facts before/after the run
+  nlohmann::json backend_aliases = nlohmann::json::array();  // what "@fast" expanded to on this GPU
+  bool complete = false;                                     // false while running or when interrupted
   int exit_code = 0;
 };
 
@@ -34,6 +39,7 @@ struct Report {
 // Reads a report written by to_json (for --resume, compare, fleet, repro).
 [[nodiscard]] Report report_from_json(const nlohmann::json& j);
 [[nodiscard]] nlohmann::json summary_counts(const std::vector<CaseResult>& cases);
+[[nodiscard]] nlohmann::json check_counts(const std::vector<NodeCheck>& checks);
 [[nodiscard]] std::string render_markdown(const Report& report);
 
 // Writes PATH (JSON) and PATH with .md (Markdown) through temp files + rename.

@@ -58,6 +58,26 @@ json backend_verdicts(const json& c) {
   return list;
 }
 
+// The first backend whose `schedules` names a finding's seed: the bundle replays the seeds
+// that finding needs (report-schema.md, "schedules"). Null when no backend has one.
+json schedule_replay(const json& c) {
+  for (const json& b : c.value("backends", json::array())) {
+    const json s = b.value("schedules", json());
+    if (!s.is_object() || !s.contains("finding_seed") || s.at("finding_seed").is_null()) continue;
+    const std::uint64_t finding = s.at("finding_seed").get<std::uint64_t>();
+    const json& base = s.value("baseline_seed", json());
+    const std::uint64_t first = base.is_null() ? finding : base.get<std::uint64_t>();
+    if (first > finding)
+      throw SuiteError("backend " + b.value("backend", std::string("?")) + ": baseline_seed " + std::to_string(first) +
+                       " after finding_seed " + std::to_string(finding));
+    return {{"backend", b.value("backend", "")},
+            {"finding_seed", finding},
+            {"schedule_seed", first},
+            {"schedules", finding - first + 1}};
+  }
+  return json();
+}
+
 }  // namespace
 
 json make_repro_bundle(const std::string& report_path, const std::string& case_name) {
@@ -66,13 +86,29 @@ json make_repro_bundle(const std::string& report_path, const std::string& case_n
   if (!c.contains("spec") || !c.at("spec").is_object())
     throw SuiteError(report_path + ": case \"" + c.value("name", "") + "\" has no spec to reproduce");
   const std::string name = c.value("name", "");
+  json spec = c.at("spec");
+  json replay;
+  try {
+    replay = schedule_replay(c);
+  } catch (const json::exception& e) {
+    throw SuiteError(report_path + ": case \"" + name + "\": unreadable schedules: " + e.what());
+  } catch (const SuiteError& e) {
+    throw SuiteError(report_path + ": case \"" + name + "\": " + e.what());
+  }
+  if (!replay.is_null()) {
+    spec["schedule_seed"] = replay.at("schedule_seed");
+    spec["schedules"] = replay.at("schedules");
+  }
   const json device = report.value("device", json());
   const std::string where = report.value("node", json::object()).value("hostname", std::string("?")) +
                             (device.is_object() ? ", " + device.value("name", std::string("GPU")) : ", no GPU");
   json bundle = {{"name", "repro-" + slug(name)},
-                 {"description", "Case \"" + name + "\" as it ran on " + where + " (" + report.value("started_at", "") +
-                                     "): " + c.value("verdict", "") +
-                                     (c.value("message", "").empty() ? "" : ", " + c.value("message", ""))},
+                 {"description",
+                  "Case \"" + name + "\" as it ran on " + where + " (" + report.value("started_at", "") + "): " +
+                      c.value("verdict", "") + (c.value("message", "").empty() ? "" : ", " + c.value("message", "")) +
+                      (replay.is_null() ? ""
+                                        : "; replays the schedule seed " + replay.at("finding_seed").dump() + " of " +
+                                              replay.at("backend").get<std::string>() + "'s finding")},
                  {"origin",
                   {{"report", report_path},
                    {"case", name},
@@ -82,8 +118,9 @@ json make_repro_bundle(const std::string& report_path, const std::string& case_n
                    {"started_at", report.value("started_at", "")},
                    {"tool", report.value("tool", json())},
                    {"node", report.value("node", json())},
-                   {"device", device}}},
-                 {"cases", json::array({c.at("spec")})}};
+                   {"device", device},
+                   {"schedule_replay", replay}}},
+                 {"cases", json::array({spec})}};
   // The bundle must load exactly as `vsa-bench run` will load it.
   (void)parse_suite(bundle.dump(), "repro bundle of " + report_path + " case \"" + name + "\"");
   return bundle;

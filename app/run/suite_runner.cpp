@@ -20,7 +20,9 @@
 #include "model/case_footprint.hpp"
 #include "model/exit_codes.hpp"
 #include "suite/suite.hpp"
+#include "qualify/backend_alias.hpp"
 #include "run/gpu_expectation.hpp"
+#include "run/node_qualification.hpp"
 #include "run/worker_process.hpp"
 #include "telemetry/clock_sampler.hpp"
 #include "telemetry/node_fingerprint.hpp"
@@ -31,6 +33,7 @@
 #include "report/timing_text.hpp"
 #include "util/files.hpp"
 #include "util/json_input.hpp"
+#include "model/probe_spec.hpp"
 #include "util/printable.hpp"
 #include "vsa/registry.hpp"
 #include "report/report_files.hpp"
@@ -56,8 +59,15 @@ std::vector<CaseSpec> collect_cases(const RunOptions& o, json& suites_json) {
         continue;
       if (!o.backends.empty()) {
         std::vector<std::string> kept;
-        for (const auto& b : c.backends)
-          if (std::find(o.backends.begin(), o.backends.end(), b) != o.backends.end()) kept.push_back(b);
+        for (const auto& b : c.backends) {
+          // An alias stays while one of its backends is asked for; it is narrowed per GPU.
+          const auto candidates = alias_candidates(b);
+          const bool wanted = std::find(o.backends.begin(), o.backends.end(), b) != o.backends.end() ||
+                              std::any_of(candidates.begin(), candidates.end(), [&](const std::string& n) {
+                                return std::find(o.backends.begin(), o.backends.end(), n) != o.backends.end();
+                              });
+          if (wanted) kept.push_back(b);
+        }
         if (kept.empty()) continue;
         c.backends = kept;
       }
@@ -68,10 +78,20 @@ std::vector<CaseSpec> collect_cases(const RunOptions& o, json& suites_json) {
         c.hang_watch_ms = o.hang_watch_ms;
       }
       apply_sampling_overrides(c, o.target_spread, o.time_budget_s);
+      if (o.schedules) c.schedules = *o.schedules;
+      if (o.schedule_seed) c.schedule_seed = *o.schedule_seed;
       cases.push_back(std::move(c));
     }
   }
   return cases;
+}
+
+// The probe point a `probes` key names (the key without its @warps: mask); keys were parsed
+// when the suite or --probe was read, so a key that does not parse is returned whole.
+std::string probe_point_of(const std::string& key) {
+  ProbeKey parsed;
+  std::string error;
+  return parse_probe_key(key, parsed, error) ? parsed.point : key;
 }
 
 // A mistyped probe would run with no delay and PASS: the worst outcome for a race hunt.
@@ -88,7 +108,7 @@ void check_probes(const CaseSpec& c, const Registry& registry) {
     }
   if (!any_built) return;
   for (const auto& [probe, ns] : c.probes)
-    if (!offered.count(probe)) {
+    if (!offered.count(probe_point_of(probe))) {
       std::string list;
       for (const auto& p : offered) list += (list.empty() ? "" : ", ") + p;
       throw SuiteError(c.origin + ".probes." + probe + ": no backend of case \"" + c.name +
@@ -107,7 +127,7 @@ void check_cli_probes(const std::map<std::string, std::uint32_t>& probes, const 
       if (const Backend* b = registry.find(name))
         for (const auto& p : b->probe_points()) offered.insert(p);
   for (const auto& [probe, ns] : probes)
-    if (!offered.count(probe)) {
+    if (!offered.count(probe_point_of(probe))) {
       std::string list;
       for (const auto& p : offered) list += (list.empty() ? "" : ", ") + p;
       throw SuiteError("--probe " + probe + ": no backend of this run (in this build) has this probe point (" +
@@ -416,6 +436,15 @@ std::string summary_table(const std::vector<Report>& reports, const std::vector<
         if (b.verdict != kPass && b.verdict != kSkip)
           t << "  " << b.verdict << "  " << printable(c.name) << "  " << printable(b.backend) << ": "
             << printable(b.reason.substr(0, 160)) << "\n";
+    if (!reports[i].checks.empty()) {
+      const auto k = check_counts(reports[i].checks);
+      t << "  node checks (docs/qualify.md): PASS " << k[verdict_name(kPass)] << ", FAIL " << k[verdict_name(kFail)]
+        << ", SKIP " << k[verdict_name(kSkip)] << "\n";
+    }
+    for (const auto& k : reports[i].checks)
+      if (k.verdict == kFail)
+        t << "  FAIL  check " << printable(k.name) << " " << k.code << ": " << printable(k.reason.substr(0, 200))
+          << "\n";
   }
   return t.str();
 }
@@ -495,8 +524,12 @@ RunSummary run_suites(const RunOptions& o) {
   json suites_json = json::array();
   std::vector<CaseSpec> cases = collect_cases(o, suites_json);
   if (cases.empty()) throw SuiteError("no case matches the given suites and filters");
-  validate_cases(cases, registry);
-  check_cli_probes(o.probes, cases, registry);
+  // Aliases ("@fast") are resolved per GPU after discovery; checked here as every backend they may become.
+  std::vector<CaseSpec> checked = cases;
+  expand_backend_aliases_for_validation(checked, registry);
+  validate_cases(checked, registry);
+  check_cli_probes(o.probes, checked, registry);
+  const NodeQualification qualification(o);
   for (auto& c : cases)
     for (const auto& [probe, ns] : o.probes) c.probes[probe] = ns;
 
@@ -518,11 +551,13 @@ RunSummary run_suites(const RunOptions& o) {
   const std::string refusal = o.fail_closed ? fail_closed_reason(gpu_evidence(o, discovery)) : std::string();
   if (!refusal.empty()) return refused_run(o, refusal);
   const std::vector<int> targets = select_targets(o, discovery);
-  check_device_memory(cases, registry, discovery, targets);
+  check_device_memory(checked, registry, discovery, targets);
   fs::create_directories(o.out_dir);
   const json node = collect_node_json(o.label);
   std::vector<Report> reports(targets.size());
   std::vector<std::string> paths(targets.size());
+  std::vector<std::vector<CaseSpec>> target_cases(targets.size());
+  std::vector<std::unique_ptr<HealthMonitor>> monitors(targets.size());
   for (std::size_t i = 0; i < targets.size(); ++i) {
     Report& r = reports[i];
     if (!resumed.empty() && i == 0) {
@@ -539,8 +574,8 @@ RunSummary run_suites(const RunOptions& o) {
     r.backends = backends_json(registry);
     r.probes = o.probes;
     r.complete = false;
+    json facts;
     if (targets[i] >= 0) {
-      json facts;
       for (const auto& d : discovery.devices)
         if (d.value("ordinal", -2) == targets[i]) facts = d;
       r.device = collect_device_json(targets[i], facts);
@@ -548,17 +583,21 @@ RunSummary run_suites(const RunOptions& o) {
       r.device = nullptr;
       r.devices_note = discovery.note.empty() ? json("CPU-only run (--devices none)") : json(discovery.note);
     }
+    target_cases[i] = cases_for_target(cases, facts, registry, o, r);
+    monitors[i] = qualification.start_monitor(facts);
     write_report(r, paths[i]);
   }
   std::vector<std::thread> threads;
   for (std::size_t i = 0; i < targets.size(); ++i)
-    threads.emplace_back([&, i] { TargetRun(o, cases, reports[i], paths[i], targets[i], cases.size()).run(); });
+    threads.emplace_back(
+        [&, i] { TargetRun(o, target_cases[i], reports[i], paths[i], targets[i], cases.size()).run(); });
   for (auto& t : threads) t.join();
 
   int code = kExitOk;
   for (std::size_t i = 0; i < targets.size(); ++i) {
     Report& r = reports[i];
     r.exit_code = exit_code_of(r.cases);
+    qualification.finish(r, monitors[i].get());
     r.complete = true;
     r.finished_at = utc_now_iso8601();
     write_report(r, paths[i]);

@@ -21,14 +21,22 @@ struct RunOptions {
   std::uint32_t hang_watch_ms = 0;              // --hang-watch-ms: set on every case (0: each case's own)
   std::optional<double> target_spread;          // --target-spread: every perf case's timing.target_spread
   std::optional<double> time_budget_s;          // --timing-budget: every perf case's timing.time_budget_s
-  std::string resume;                           // a report to continue (its finished cases are kept)
-  bool isolate = true;                          // false: run in-process (debugging)
-  bool require_gpu = false;                     // no GPU -> exit 4
-  std::optional<int> expect_gpus;               // CUDA must use exactly this many GPUs, else exit 4
+  // --schedules / --schedule-seed: set on every case (unset: each case's own `schedules` and
+  // `schedule_seed`); they matter to the backends that explore schedules only.
+  std::optional<int> schedules;
+  std::optional<std::uint64_t> schedule_seed;
+  std::string resume;              // a report to continue (its finished cases are kept)
+  bool isolate = true;             // false: run in-process (debugging)
+  bool require_gpu = false;        // no GPU -> exit 4
+  std::optional<int> expect_gpus;  // CUDA must use exactly this many GPUs, else exit 4
   // GPUs asked for or present (PCI, NVML) but unusable by CUDA -> exit 4 (run/gpu_expectation.hpp).
   // Off only for selftest, whose rows state each GPU check's SKIP instead.
   bool fail_closed = true;
   bool progress = true;
+  // Node checks (docs/qualify.md): auto (when the qualify suite runs) | on | off, and the
+  // speed-floor table (empty: the built-in suites/floors/floors.json).
+  std::string node_checks = "auto";
+  std::string floors_path;
   std::string junit_path, metrics_path, jsonl_path;  // standard outputs of the whole run (report/exports.hpp)
   std::vector<std::string> argv;
 };

@@ -20,7 +20,7 @@ enum class Expectation {
   nan_count,        // FAIL with NaNs counted in O
   unwritten_count,  // FAIL with poisoned (never written) elements counted in O
   wrong_values,     // FAIL on the outputs' values (no fault, no NaN needed)
-  model_finding     // FAULT whose reason holds the model's report for that backend (model_finding_text)
+  model_finding     // FAULT whose reason holds the model's report for that backend (model_finding_texts)
 };
 
 struct PlantedCase {

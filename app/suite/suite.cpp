@@ -162,6 +162,9 @@ CaseSpec case_from_json(const json& j, const std::string& src, const std::string
   f.read("probes", c.probes);
   std::int64_t hang_watch_ms = c.hang_watch_ms;  // signed: a negative value is refused, not wrapped
   f.read("hang_watch_ms", hang_watch_ms);
+  std::int64_t schedules = c.schedules;  // likewise
+  f.read("schedules", schedules);
+  f.read("schedule_seed", c.schedule_seed);
   for (const auto& [key, ns] : c.probes) {
     ProbeKey probe;
     std::string error;
@@ -247,6 +250,11 @@ CaseSpec case_from_json(const json& j, const std::string& src, const std::string
                                                    "before the watch can locate the wait; got {} ms",
                                                    c.timeout_s, hang_watch_ms));
   c.hang_watch_ms = std::uint32_t(hang_watch_ms);
+  if (schedules < 1 || schedules > kMaxSchedules)
+    f.fail(f.path_of("schedules"),
+           fmt::format("must be in [1, {}] (schedules per op of the backends that explore them), got {}", kMaxSchedules,
+                       schedules));
+  c.schedules = int(schedules);
   if (c.backends.empty()) f.fail(f.path_of("backends"), "must name at least one backend");
   if (c.timing.min_pass_ms > 0 && c.mode != Mode::perf)
     f.fail(f.path_of("timing") + ".min_pass_ms",

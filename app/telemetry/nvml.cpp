@@ -41,6 +41,14 @@ struct Nvml::Symbols {
   nvmlDeviceGetTemperature_fn temperature = nullptr;
   nvmlDeviceGetMemoryInfo_fn memory = nullptr;
   nvmlDeviceGetReasons_fn event_reasons = nullptr;  // ClocksEvent, else ClocksThrottle
+  nvmlDeviceGetRemappedRows_fn remapped_rows = nullptr;
+  nvmlDeviceGetRetiredPages_fn retired_pages = nullptr;
+  nvmlDeviceGetRetiredPagesPendingStatus_fn retired_pending = nullptr;
+  nvmlDeviceGetPcie_fn pcie_gen = nullptr, pcie_gen_max = nullptr, pcie_width = nullptr, pcie_width_max = nullptr;
+  nvmlEventSetCreate_fn event_set_create = nullptr;
+  nvmlDeviceRegisterEvents_fn register_events = nullptr;
+  nvmlEventSetWait_fn event_set_wait = nullptr;  // _v2, else the original
+  nvmlEventSetFree_fn event_set_free = nullptr;
 };
 
 namespace {
@@ -146,6 +154,19 @@ void Nvml::load(const SymbolLookup& lookup, const std::string& origin) {
   resolve("nvmlDeviceGetCurrentClocksEventReasons", s.event_reasons, false);
   if (s.event_reasons == nullptr) resolve("nvmlDeviceGetCurrentClocksThrottleReasons", s.event_reasons, false);
   if (s.event_reasons == nullptr) m_missing.emplace_back("nvmlDeviceGetCurrentClocksEventReasons");
+  // Health entry points: missing ones are stated as the gate's SKIP (health.cpp), not listed here.
+  resolve("nvmlDeviceGetRemappedRows", s.remapped_rows, false);
+  resolve("nvmlDeviceGetRetiredPages", s.retired_pages, false);
+  resolve("nvmlDeviceGetRetiredPagesPendingStatus", s.retired_pending, false);
+  resolve("nvmlDeviceGetCurrPcieLinkGeneration", s.pcie_gen, false);
+  resolve("nvmlDeviceGetMaxPcieLinkGeneration", s.pcie_gen_max, false);
+  resolve("nvmlDeviceGetCurrPcieLinkWidth", s.pcie_width, false);
+  resolve("nvmlDeviceGetMaxPcieLinkWidth", s.pcie_width_max, false);
+  resolve("nvmlEventSetCreate", s.event_set_create, false);
+  resolve("nvmlDeviceRegisterEvents", s.register_events, false);
+  resolve("nvmlEventSetWait_v2", s.event_set_wait, false);
+  if (s.event_set_wait == nullptr) resolve("nvmlEventSetWait", s.event_set_wait, false);
+  resolve("nvmlEventSetFree", s.event_set_free, false);
 
   if (s.init == nullptr || s.shutdown == nullptr) {
     m_error = origin + " lacks nvmlInit_v2 / nvmlShutdown";
@@ -353,6 +374,143 @@ std::optional<std::uint64_t> Nvml::clock_event_reasons(NvmlDevice device) const 
     return std::nullopt;
   return static_cast<std::uint64_t>(reasons);
 }
+
+namespace {
+std::string missing(const char* symbol) { return std::string(symbol) + " is missing from this NVML"; }
+}  // namespace
+
+// Why a health getter has no value: not loaded, no device, the entry point missing, or the call failed.
+#define VSA_NVML_PRECONDITION(fn, symbol)                                       \
+  if (!m_initialized) return {std::nullopt, "NVML unavailable: " + m_error};    \
+  if (device.handle == nullptr) return {std::nullopt, "no NVML device handle"}; \
+  if ((fn) == nullptr) return {                                                 \
+      std::nullopt, missing(symbol)                                             \
+    }
+
+NvmlAnswer<RemappedRows> Nvml::remapped_rows(NvmlDevice device) const {
+  // nvmlDeviceGetRemappedRows ("Device Queries", Ampere or newer): rows remapped per cause,
+  // whether a remap waits for a reset, whether one ever failed. Not supported under active MIG.
+  VSA_NVML_PRECONDITION(m_symbols->remapped_rows, "nvmlDeviceGetRemappedRows");
+  unsigned corr = 0, unc = 0, pending = 0, failure = 0;
+  const nvmlReturn_t status = m_symbols->remapped_rows(as_nvml(device), &corr, &unc, &pending, &failure);
+  if (status != NVML_SUCCESS) return {std::nullopt, "nvmlDeviceGetRemappedRows: " + error_text(status)};
+  return {RemappedRows{corr, unc, pending != 0, failure != 0}, ""};
+}
+
+NvmlAnswer<unsigned> Nvml::retired_pages(NvmlDevice device, bool double_bit) const {
+  // nvmlDeviceGetRetiredPages ("Device Queries", Kepler or newer): the pages of one cause,
+  // including pending ones. A too-small buffer still returns the count (INSUFFICIENT_SIZE).
+  VSA_NVML_PRECONDITION(m_symbols->retired_pages, "nvmlDeviceGetRetiredPages");
+  std::vector<unsigned long long> addresses(256);
+  unsigned count = unsigned(addresses.size());
+  const nvmlReturn_t status =
+      m_symbols->retired_pages(as_nvml(device),
+                               double_bit ? NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR
+                                          : NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS,
+                               &count, addresses.data());
+  if (status != NVML_SUCCESS && status != NVML_ERROR_INSUFFICIENT_SIZE)
+    return {std::nullopt, "nvmlDeviceGetRetiredPages: " + error_text(status)};
+  return {count, ""};
+}
+
+NvmlAnswer<bool> Nvml::retired_pages_pending(NvmlDevice device) const {
+  // nvmlDeviceGetRetiredPagesPendingStatus: pages that need a reboot (driver reload) to retire.
+  VSA_NVML_PRECONDITION(m_symbols->retired_pending, "nvmlDeviceGetRetiredPagesPendingStatus");
+  nvmlEnableState_t pending = NVML_FEATURE_DISABLED;
+  const nvmlReturn_t status = m_symbols->retired_pending(as_nvml(device), &pending);
+  if (status != NVML_SUCCESS) return {std::nullopt, "nvmlDeviceGetRetiredPagesPendingStatus: " + error_text(status)};
+  return {pending == NVML_FEATURE_ENABLED, ""};
+}
+
+NvmlAnswer<std::uint64_t> Nvml::ecc_volatile(NvmlDevice device, bool corrected) const {
+  // nvmlDeviceGetTotalEccErrors with NVML_VOLATILE_ECC: counts since the driver loaded.
+  VSA_NVML_PRECONDITION(m_symbols->ecc_errors, "nvmlDeviceGetTotalEccErrors");
+  unsigned long long count = 0;
+  const nvmlReturn_t status = m_symbols->ecc_errors(
+      as_nvml(device), corrected ? NVML_MEMORY_ERROR_TYPE_CORRECTED : NVML_MEMORY_ERROR_TYPE_UNCORRECTED,
+      NVML_VOLATILE_ECC, &count);
+  if (status != NVML_SUCCESS) return {std::nullopt, "nvmlDeviceGetTotalEccErrors: " + error_text(status)};
+  return {static_cast<std::uint64_t>(count), ""};
+}
+
+namespace {
+template <typename Error>
+NvmlAnswer<PcieLink> read_link(nvmlDeviceGetPcie_fn gen, const char* gen_symbol, nvmlDeviceGetPcie_fn width,
+                               const char* width_symbol, nvmlDevice_t device, Error&& error_text) {
+  if (gen == nullptr) return {std::nullopt, missing(gen_symbol)};
+  if (width == nullptr) return {std::nullopt, missing(width_symbol)};
+  PcieLink link;
+  if (const nvmlReturn_t s = gen(device, &link.generation); s != NVML_SUCCESS)
+    return {std::nullopt, std::string(gen_symbol) + ": " + error_text(s)};
+  if (const nvmlReturn_t s = width(device, &link.width); s != NVML_SUCCESS)
+    return {std::nullopt, std::string(width_symbol) + ": " + error_text(s)};
+  return {link, ""};
+}
+}  // namespace
+
+NvmlAnswer<PcieLink> Nvml::pcie_link(NvmlDevice device) const {
+  // nvmlDeviceGetCurrPcieLinkGeneration / ...Width ("Device Queries"): the link as trained now;
+  // an idle GPU may train down to save power, so health.cpp samples it under load.
+  VSA_NVML_PRECONDITION(m_symbols->pcie_gen, "nvmlDeviceGetCurrPcieLinkGeneration");
+  return read_link(m_symbols->pcie_gen, "nvmlDeviceGetCurrPcieLinkGeneration", m_symbols->pcie_width,
+                   "nvmlDeviceGetCurrPcieLinkWidth", as_nvml(device), [this](int c) { return error_text(c); });
+}
+
+NvmlAnswer<PcieLink> Nvml::pcie_link_max(NvmlDevice device) const {
+  // nvmlDeviceGetMaxPcieLinkGeneration / ...Width: the most "possible with this device and system".
+  VSA_NVML_PRECONDITION(m_symbols->pcie_gen_max, "nvmlDeviceGetMaxPcieLinkGeneration");
+  return read_link(m_symbols->pcie_gen_max, "nvmlDeviceGetMaxPcieLinkGeneration", m_symbols->pcie_width_max,
+                   "nvmlDeviceGetMaxPcieLinkWidth", as_nvml(device), [this](int c) { return error_text(c); });
+}
+
+NvmlAnswer<void*> Nvml::open_xid_events(NvmlDevice device) const {
+  // "Event Handling Methods": nvmlEventSetCreate, then nvmlDeviceRegisterEvents with
+  // nvmlEventTypeXidCriticalError (Linux only; events before the call are not recorded).
+  // NOT_SUPPORTED leaves the set usable but empty: that is a SKIP, so the set is freed.
+  VSA_NVML_PRECONDITION(m_symbols->event_set_create, "nvmlEventSetCreate");
+  if (m_symbols->register_events == nullptr) return {std::nullopt, missing("nvmlDeviceRegisterEvents")};
+  if (m_symbols->event_set_wait == nullptr) return {std::nullopt, missing("nvmlEventSetWait_v2")};
+  if (m_symbols->event_set_free == nullptr) return {std::nullopt, missing("nvmlEventSetFree")};
+  nvmlEventSet_t set = nullptr;
+  if (const nvmlReturn_t s = m_symbols->event_set_create(&set); s != NVML_SUCCESS)
+    return {std::nullopt, "nvmlEventSetCreate: " + error_text(s)};
+  if (const nvmlReturn_t s = m_symbols->register_events(as_nvml(device), nvmlEventTypeXidCriticalError, set);
+      s != NVML_SUCCESS) {
+    m_symbols->event_set_free(set);
+    return {std::nullopt, "nvmlDeviceRegisterEvents(nvmlEventTypeXidCriticalError): " + error_text(s)};
+  }
+  return {static_cast<void*>(set), ""};
+}
+
+XidWait Nvml::wait_xid(void* event_set, unsigned timeout_ms) const {
+  // nvmlEventSetWait_v2: returns at once when an event is queued, else sleeps up to the timeout
+  // (NVML_ERROR_TIMEOUT, also on an interrupt). eventData holds the Xid.
+  XidWait wait;
+  if (event_set == nullptr || m_symbols->event_set_wait == nullptr) {
+    wait.what = XidWait::What::error;
+    wait.why = "no event set";
+    return wait;
+  }
+  nvmlEventData_t data{};
+  const nvmlReturn_t status = m_symbols->event_set_wait(static_cast<nvmlEventSet_t>(event_set), &data, timeout_ms);
+  if (status == NVML_ERROR_TIMEOUT) return wait;
+  if (status != NVML_SUCCESS) {
+    wait.what = XidWait::What::error;
+    wait.why = "nvmlEventSetWait_v2: " + error_text(status);
+    return wait;
+  }
+  if ((data.eventType & nvmlEventTypeXidCriticalError) == 0) return wait;  // only Xids were registered
+  wait.what = XidWait::What::event;
+  wait.xid = data.eventData;
+  return wait;
+}
+
+void Nvml::close_xid_events(void* event_set) const {
+  if (event_set != nullptr && m_symbols->event_set_free != nullptr)
+    m_symbols->event_set_free(static_cast<nvmlEventSet_t>(event_set));
+}
+
+#undef VSA_NVML_PRECONDITION
 
 const Nvml& shared_nvml() {
   static const Nvml nvml;  // thread-safe initialisation

@@ -35,6 +35,33 @@ struct EccMode {
 };
 
 enum class ClockDomain { sm, memory, graphics };
+
+// A health getter's answer: the value, or why there is none. The reason tells a missing
+// entry point ("nvmlDeviceGetRemappedRows is missing from this NVML") and a GPU that
+// cannot say ("... Not Supported (3)") apart, so a gate can state its SKIP.
+template <typename T>
+struct NvmlAnswer {
+  std::optional<T> value;
+  std::string why;  // set when !value
+};
+
+struct RemappedRows {
+  unsigned correctable = 0, uncorrectable = 0;  // rows remapped for each cause
+  bool pending = false;                         // a remap waits for a GPU reset
+  bool failure = false;                         // a remap has failed on this board
+};
+
+struct PcieLink {
+  unsigned generation = 0;
+  unsigned width = 0;  // lanes
+};
+
+// One wait on an Xid event set: an event (its Xid), nothing within the timeout, or an error.
+struct XidWait {
+  enum class What { event, timeout, error } what = What::timeout;
+  std::uint64_t xid = 0;
+  std::string why;  // for error
+};
 enum class InforomObject { oem, ecc, power };
 
 class Nvml {
@@ -85,6 +112,20 @@ class Nvml {
   [[nodiscard]] std::optional<std::uint64_t> memory_total_bytes(NvmlDevice device) const;
   // nvmlDeviceGetCurrentClocksEventReasons, or the older ...ClocksThrottleReasons.
   [[nodiscard]] std::optional<std::uint64_t> clock_event_reasons(NvmlDevice device) const;
+
+  // Health (docs/qualify.md, "Health gates").
+  [[nodiscard]] NvmlAnswer<RemappedRows> remapped_rows(NvmlDevice device) const;
+  // Pages retired for double-bit errors (double_bit) or for repeated single-bit errors.
+  [[nodiscard]] NvmlAnswer<unsigned> retired_pages(NvmlDevice device, bool double_bit) const;
+  [[nodiscard]] NvmlAnswer<bool> retired_pages_pending(NvmlDevice device) const;
+  // ECC error counts since the driver loaded (volatile).
+  [[nodiscard]] NvmlAnswer<std::uint64_t> ecc_volatile(NvmlDevice device, bool corrected) const;
+  [[nodiscard]] NvmlAnswer<PcieLink> pcie_link(NvmlDevice device) const;      // current generation and width
+  [[nodiscard]] NvmlAnswer<PcieLink> pcie_link_max(NvmlDevice device) const;  // the most this GPU and slot allow
+  // An event set recording this GPU's critical Xid errors from now on; free it with close_xid_events.
+  [[nodiscard]] NvmlAnswer<void*> open_xid_events(NvmlDevice device) const;
+  [[nodiscard]] XidWait wait_xid(void* event_set, unsigned timeout_ms) const;
+  void close_xid_events(void* event_set) const;
 
   // Five NVML calls, about 32 us per sample on an H200 (driver 580): cheap around each timed pass.
   [[nodiscard]] ClockSample sample(NvmlDevice device) const;

@@ -16,6 +16,11 @@ namespace vsa::nvml_api {
 // user through nvmlErrorString.
 using nvmlReturn_t = int;
 inline constexpr nvmlReturn_t NVML_SUCCESS = 0;
+// Told apart because they mean "this GPU or driver cannot say" (a stated SKIP), "no event
+// yet" and "the buffer was too small" (nvmlReturn_t in "Constants").
+inline constexpr nvmlReturn_t NVML_ERROR_NOT_SUPPORTED = 3;
+inline constexpr nvmlReturn_t NVML_ERROR_INSUFFICIENT_SIZE = 7;
+inline constexpr nvmlReturn_t NVML_ERROR_TIMEOUT = 10;
 
 // Opaque device handle (nvml.h: typedef struct nvmlDevice_st* nvmlDevice_t).
 struct nvmlDevice_st;
@@ -44,10 +49,31 @@ inline constexpr nvmlInforomObject_t NVML_INFOROM_POWER = 2;
 
 // nvmlMemoryErrorType_t and nvmlEccCounterType_t
 using nvmlMemoryErrorType_t = int;
+inline constexpr nvmlMemoryErrorType_t NVML_MEMORY_ERROR_TYPE_CORRECTED = 0;
 inline constexpr nvmlMemoryErrorType_t NVML_MEMORY_ERROR_TYPE_UNCORRECTED = 1;
 using nvmlEccCounterType_t = int;
 inline constexpr nvmlEccCounterType_t NVML_VOLATILE_ECC = 0;
 inline constexpr nvmlEccCounterType_t NVML_AGGREGATE_ECC = 1;
+
+// nvmlPageRetirementCause_t ("Device Enums"): what retired a page (pre-Ampere GPUs; Ampere
+// and newer remap rows instead and answer NOT_SUPPORTED).
+using nvmlPageRetirementCause_t = int;
+inline constexpr nvmlPageRetirementCause_t NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS = 0;
+inline constexpr nvmlPageRetirementCause_t NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR = 1;
+
+// Events ("Event Handling Methods", "Event Types"): an opaque set, the Xid bit, and the
+// data a wait fills (nvmlEventData_t; gpuInstanceId/computeInstanceId since R450, read
+// only under MIG).
+struct nvmlEventSet_st;
+using nvmlEventSet_t = nvmlEventSet_st*;
+inline constexpr unsigned long long nvmlEventTypeXidCriticalError = 0x0000000000000008ULL;
+struct nvmlEventData_t {
+  nvmlDevice_t device;
+  unsigned long long eventType;
+  unsigned long long eventData;  // the Xid for nvmlEventTypeXidCriticalError
+  unsigned int gpuInstanceId;
+  unsigned int computeInstanceId;
+};
 
 // Buffer sizes ("Constants" in the reference). Each string getter fails with
 // NVML_ERROR_INSUFFICIENT_SIZE rather than truncate, so these are the minimums.
@@ -121,6 +147,19 @@ using nvmlDeviceGetEnableState_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlEnableSta
 using nvmlDeviceGetTemperature_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlTemperatureSensors_t, unsigned int*);
 using nvmlDeviceGetMemoryInfo_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlMemory_t*);
 using nvmlDeviceGetReasons_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned long long*);  // clocks-event reasons
+// Health (docs/qualify.md). nvmlDeviceGetRemappedRows: Ampere and newer ("Device Queries").
+using nvmlDeviceGetRemappedRows_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int* corrRows, unsigned int* uncRows,
+                                                      unsigned int* isPending, unsigned int* failureOccurred);
+using nvmlDeviceGetRetiredPages_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlPageRetirementCause_t, unsigned int* pageCount,
+                                                      unsigned long long* addresses);
+using nvmlDeviceGetRetiredPagesPendingStatus_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlEnableState_t* isPending);
+// Curr/Max PcieLinkGeneration and Curr/Max PcieLinkWidth; "max" is what this GPU and this
+// system's slot allow together (a Gen5 GPU in a Gen4 slot reports 4).
+using nvmlDeviceGetPcie_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*);
+using nvmlEventSetCreate_fn = nvmlReturn_t (*)(nvmlEventSet_t*);
+using nvmlDeviceRegisterEvents_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned long long eventTypes, nvmlEventSet_t);
+using nvmlEventSetWait_fn = nvmlReturn_t (*)(nvmlEventSet_t, nvmlEventData_t*, unsigned int timeoutms);
+using nvmlEventSetFree_fn = nvmlReturn_t (*)(nvmlEventSet_t);
 }
 
 }  // namespace vsa::nvml_api

@@ -33,7 +33,7 @@ __device__ void run_dq_reduce(SharedStorage& smem, const WorkItem& w, std::uint3
   const std::uint32_t staging = smem_addr(smem.dq_staging) + staging_row_offset(row);
 
   for (int n = 0; n < steps; ++n) {
-    auto c0 = Begin<kProtocol, WarpRole::dq_reduce, Section::loop>{};
+    auto c0 = Begin<kProtocol, WarpRole::dq_reduce, Section::loop, kProbe>{};
     const int q_row = w.q_row(p, n);          // read before the wait: its latency hides behind the MMAs
     auto c1 = wait(c0, smem.bars, n, steps);  // dq_full
     auto c2 = fence_after(c1, n, steps);
@@ -65,7 +65,7 @@ __device__ void run_dq_reduce(SharedStorage& smem, const WorkItem& w, std::uint3
     finish(store_commit(c9, n, steps, holds_row));
   }
 
-  auto c0 = Begin<kProtocol, WarpRole::dq_reduce, Section::epilogue>{};
+  auto c0 = Begin<kProtocol, WarpRole::dq_reduce, Section::epilogue, kProbe>{};
   auto c1 = wait_store_all(c0, steps, steps);  // reads and writes of every bulk reduce of this thread complete
   __syncwarp();
   finish(cta_sync(c1));

@@ -76,7 +76,7 @@ __device__ void dsoftmax_steps(SharedStorage& smem, const WorkItem& w, std::uint
   using namespace protocol;
   const int steps = w.steps;
   for (int n = 0; n < steps; ++n) {
-    auto c0 = Begin<kProtocol, WarpRole::dsoftmax, Section::loop>{};
+    auto c0 = Begin<kProtocol, WarpRole::dsoftmax, Section::loop, kProbe>{};
     auto c1 = wait(c0, smem.bars, n, steps);  // s_full
     auto c2 = fence_after(c1, n, steps);
     if constexpr (kProbe) probe_delay(p, kProbeReadSt);
@@ -136,7 +136,7 @@ __device__ void dsoftmax_epilogue(SharedStorage& smem, const WorkItem& w, const 
   const int steps = w.steps;
   const int it = steps;  // the epilogue's iteration: step_offset -1 names the last step
   const std::int64_t row = std::int64_t(w.kv_row() + me.row) * Config::kHeadDim;
-  auto c0 = Begin<kProtocol, WarpRole::dsoftmax, Section::epilogue>{};
+  auto c0 = Begin<kProtocol, WarpRole::dsoftmax, Section::epilogue, kProbe>{};
   auto c1 = wait(c0, smem.bars, it, steps);  // dkdv_done
   auto c2 = fence_after(c1, it, steps);
   const bool have = active(c2, it, steps);

@@ -46,7 +46,7 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
     case protocol::WarpRole::producer:
       if (lane == 0) run_producer<kProbe>(smem, w, &tm_q, &tm_k, &tm_v, &tm_do, p);
       __syncwarp();
-      producer_teardown(smem.bars, w.steps);
+      producer_teardown<kProbe>(smem.bars, w.steps);
       break;
     case protocol::WarpRole::mma:
       if (lane == 0) (void)run_mma<kProbe>(smem, w, tmem_base, p);

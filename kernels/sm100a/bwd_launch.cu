@@ -71,7 +71,8 @@ Status launch_backward_blk64(const BackwardArgs& a) {
   CUtensorMap maps[4];
   if (Status st = bwd_host::encode_maps(maps, a); !st.ok()) return st;
   const bwd::Params params = bwd_host::backward_params(a, delta, dq_accum, order);
-  bool probed = false;
+  // The probe variant also when a hang watch is set: only its waits are watched.
+  bool probed = a.hang_watch.on();
   for (std::uint32_t ns : params.probe_ns) probed = probed || ns != 0;
 
   if (Status st = device::compute_delta(s, a.out, a.d_out, delta, a.stream); !st.ok()) return st;

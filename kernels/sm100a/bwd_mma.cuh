@@ -51,13 +51,13 @@ __device__ auto run_mma(SharedStorage& smem, const WorkItem& w, std::uint32_t tm
   using namespace protocol;
   const int steps = w.steps;
   {
-    auto c0 = Begin<kProtocol, WarpRole::mma, Section::prologue>{};
+    auto c0 = Begin<kProtocol, WarpRole::mma, Section::prologue, kProbe>{};
     auto c1 = wait(c0, smem.bars, 0, steps);  // kv_full
     finish(fence_after(c1, 0, steps));
   }
 
   for (int n = -1; n < steps; ++n) {
-    auto c0 = Begin<kProtocol, WarpRole::mma, Section::loop>{};
+    auto c0 = Begin<kProtocol, WarpRole::mma, Section::loop, kProbe>{};
     // S^T_{n+1}, dP^T_{n+1}
     auto c1 = wait(c0, smem.bars, n, steps);  // qdo_full
     auto c2 = wait(c1, smem.bars, n, steps);  // s_empty (previous use of the S^T / dP^T columns)
@@ -110,7 +110,12 @@ __device__ auto run_mma(SharedStorage& smem, const WorkItem& w, std::uint32_t tm
       static_assert(writes<decltype(c12), Buf::dq>, "the fifth MMA writes dQ");
       const int ds = buffer_instance<decltype(c12), Buf::pds>(n);
       (void)buffer_instance<decltype(c12), Buf::kv>(n);
-      issue_square_t_tile(c12, tmem_base + tmem_column<decltype(c12), Buf::dq>(n), smem.ds_t[ds], smem.k);
+      // The tmem_overlap plant (model only, plants.hpp): the dQ accumulator 64 columns early,
+      // at dP^T's column 64, so it covers dP^T_{n+1} while the dsoftmax warps still read it.
+      issue_square_t_tile(c12,
+                          tmem_base + VSA_PLANT(tmem_overlap, (tmem_column<decltype(c12), Buf::dq>(n)),
+                                                (tmem_column<decltype(c12), Buf::dq>(n) - 64)),
+                          smem.ds_t[ds], smem.k);
     }
     auto c13 = expect<OpKind::mma>(c12);
     auto c14 = commit(c13, smem.bars, n, steps);  // dq_full
@@ -120,7 +125,7 @@ __device__ auto run_mma(SharedStorage& smem, const WorkItem& w, std::uint32_t tm
 
   // The epilogue's first op, still on the issuing lane: dV, dK final after the last step.
   // The cursor past it is where the whole warp's teardown (mma_teardown) starts.
-  auto e0 = Begin<kProtocol, WarpRole::mma, Section::epilogue>{};
+  auto e0 = Begin<kProtocol, WarpRole::mma, Section::epilogue, kProbe>{};
   (void)p;
   return commit(e0, smem.bars, steps, steps);  // dkdv_done
 }

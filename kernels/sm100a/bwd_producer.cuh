@@ -23,7 +23,7 @@ __device__ void run_producer(SharedStorage& smem, const WorkItem& w, const CUten
   using namespace protocol;
   const int steps = w.steps;
   {
-    auto c0 = Begin<kProtocol, WarpRole::producer, Section::prologue>{};
+    auto c0 = Begin<kProtocol, WarpRole::producer, Section::prologue, kProbe>{};
     auto c1 = arrive_expect_tx(c0, smem.bars, 0, steps, 2 * Config::kTileBytes);
     if (active(c1, 0, steps)) {
       load_tile(c1, smem.bars, 0, smem.k, tm_k, w.kv_row());
@@ -33,7 +33,7 @@ __device__ void run_producer(SharedStorage& smem, const WorkItem& w, const CUten
   }
 
   for (int n = 0; n < steps; ++n) {
-    auto c0 = Begin<kProtocol, WarpRole::producer, Section::loop>{};
+    auto c0 = Begin<kProtocol, WarpRole::producer, Section::loop, kProbe>{};
     const int row = w.q_row(p, n);
 
     auto c1 = wait(c0, smem.bars, n, steps);  // qdo_empty: the stage's previous Q/dO read by the MMAs
@@ -60,10 +60,11 @@ __device__ void run_producer(SharedStorage& smem, const WorkItem& w, const CUten
 
 // Producer warp, all lanes, after run_producer: the tail (wait for the last tcgen05.commit
 // on each Q/dO stage, which nothing else waits for) and the teardown barrier.
+template <bool kProbe>
 __device__ __forceinline__ void producer_teardown(std::uint64_t* bars, int steps) {
   using namespace protocol;
   const int it = steps;  // the epilogue's iteration: step_offset -d names step steps - d
-  auto c0 = Begin<kProtocol, WarpRole::producer, Section::epilogue>{};
+  auto c0 = Begin<kProtocol, WarpRole::producer, Section::epilogue, kProbe>{};
   auto c1 = wait(c0, bars, it, steps);  // qdo_empty of step N-3
   auto c2 = wait(c1, bars, it, steps);  // qdo_empty of step N-2
   auto c3 = wait(c2, bars, it, steps);  // qdo_empty of step N-1

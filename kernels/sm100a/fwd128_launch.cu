@@ -4,20 +4,20 @@
 
 #include "cuda_status.hpp"
 #include "fwd_launch_common.cuh"
-#include "fwd128_kernel.cuh"
+#include "fwd_kernel.cuh"
 #include "kernel_info.hpp"
 #include "launch.hpp"
 
 namespace vsa::sm100a {
 namespace {
 
-static_assert(fwd128::Config::kBlock == kBlock128 && fwd128::Config::kHeadDim == kHeadDim, "one tile contract");
+static_assert(fwd::Blk128::kBlock == kBlock128 && fwd::Blk128::kHeadDim == kHeadDim, "one tile contract");
 
 template <bool kProbe>
 [[nodiscard]] Status launch(const CUtensorMap (&maps)[4], const fwd::Params& params, unsigned grid,
                             cudaStream_t stream) {
-  return fwd_host::launch_kernel(&fwd128::forward_kernel<kProbe>, "sm100a blk128 forward", fwd128::Config::kThreads,
-                                 fwd128::kSmemBytes, maps, params, grid, stream);
+  return fwd_host::launch_kernel(&fwd128::forward_kernel<kProbe>, "sm100a blk128 forward", fwd::Blk128::kThreads,
+                                 fwd::kSmemBytes<fwd::Blk128>, maps, params, grid, stream);
 }
 
 }  // namespace
@@ -29,8 +29,8 @@ Status launch_forward_blk128(const ForwardArgs& a) {
 
   // Boxes of 128 rows x 64 columns.
   CUtensorMap maps[4];
-  if (Status st = fwd_host::encode_qkvo_maps(maps, a, fwd128::Config::kHeadDim, fwd128::Config::kBlock,
-                                             fwd128::Config::kHalfCols);
+  if (Status st =
+          fwd_host::encode_qkvo_maps(maps, a, fwd::Blk128::kHeadDim, fwd::Blk128::kBlock, fwd::Blk128::kHalfCols);
       !st.ok())
     return st;
   const fwd::Params params = fwd_host::forward_params(a);
@@ -38,7 +38,9 @@ Status launch_forward_blk128(const ForwardArgs& a) {
   const unsigned grid = unsigned(s.count_elems());  // one CTA per q block
   const auto stream = static_cast<cudaStream_t>(a.stream);
   if (Status st = device::status_from(protocol::arm_hang_watch(a.hang_watch, stream)); !st.ok()) return st;
-  return a.probes.any() ? launch<true>(maps, params, grid, stream) : launch<false>(maps, params, grid, stream);
+  // The probe variant also when a hang watch is set: only its waits are watched.
+  return a.probes.any() || a.hang_watch.on() ? launch<true>(maps, params, grid, stream)
+                                             : launch<false>(maps, params, grid, stream);
 }
 
 std::vector<KernelInfo> forward_kernels_blk128() {

@@ -13,14 +13,14 @@
 namespace vsa::sm100a {
 namespace {
 
-static_assert(fwd::Config::kBlock == kBlock && fwd::Config::kHeadDim == kHeadDim, "one tile contract");
+static_assert(fwd::Blk64::kBlock == kBlock && fwd::Blk64::kHeadDim == kHeadDim, "one tile contract");
 static_assert(fwd::kProbeSlots <= kFirstBwdProbeSlot, "forward probe slots come before the backward's");
 
 template <bool kProbe>
 [[nodiscard]] Status launch(const CUtensorMap (&maps)[4], const fwd::Params& params, unsigned grid,
                             cudaStream_t stream) {
-  return fwd_host::launch_kernel(&fwd::forward_kernel<kProbe>, "sm100a forward", fwd::Config::kThreads, fwd::kSmemBytes,
-                                 maps, params, grid, stream);
+  return fwd_host::launch_kernel(&fwd::forward_kernel<kProbe>, "sm100a forward", fwd::Blk64::kThreads,
+                                 fwd::kSmemBytes<fwd::Blk64>, maps, params, grid, stream);
 }
 
 }  // namespace
@@ -32,17 +32,18 @@ Status launch_forward_blk64(const ForwardArgs& a) {
 
   // Boxes of 64 rows x 64 columns.
   CUtensorMap maps[4];
-  if (Status st =
-          fwd_host::encode_qkvo_maps(maps, a, fwd::Config::kHeadDim, fwd::Config::kBlock, fwd::Config::kHalfCols);
+  if (Status st = fwd_host::encode_qkvo_maps(maps, a, fwd::Blk64::kHeadDim, fwd::Blk64::kBlock, fwd::Blk64::kHalfCols);
       !st.ok())
     return st;
   const fwd::Params params = fwd_host::forward_params(a);
 
   // One CTA per pair of q blocks; nb is even, so a pair never straddles two heads.
-  const unsigned grid = unsigned(s.count_elems() / fwd::Config::kQBlocks);
+  const unsigned grid = unsigned(s.count_elems() / fwd::Blk64::kQBlocks);
   const auto stream = static_cast<cudaStream_t>(a.stream);
   if (Status st = device::status_from(protocol::arm_hang_watch(a.hang_watch, stream)); !st.ok()) return st;
-  return a.probes.any() ? launch<true>(maps, params, grid, stream) : launch<false>(maps, params, grid, stream);
+  // The probe variant also when a hang watch is set: only its waits are watched.
+  return a.probes.any() || a.hang_watch.on() ? launch<true>(maps, params, grid, stream)
+                                             : launch<false>(maps, params, grid, stream);
 }
 
 std::vector<KernelInfo> forward_kernels_blk64() {

@@ -1,6 +1,7 @@
 #pragma once
-// What the forward kernel's roles share: parameters, the work item, shared-memory tiles
-// and the mbarrier array laid out by the protocol table.
+// What the forward kernels' roles share: parameters and probe slots (one set for both block
+// sizes), the work item, the shared-memory tiles and the mbarrier array laid out by the
+// protocol table (templates over the tile config T: Blk64, Blk128).
 #include <cstdint>
 
 #include "fwd_protocol.hpp"
@@ -31,58 +32,73 @@ struct Params {
   const std::int32_t* q2k_num;  // [B, H, nb]
   const std::int32_t* vbs;      // [nb]
   float* lse;                   // [B, H, S], M format
-  int num_blocks;               // nb (even)
+  int num_blocks;               // nb (blk64: even; blk128: any)
   int max_kv;
   float scale_log2;                        // softmax scale * log2(e), computed on the host
   std::uint32_t probe_ns[kProbeSlots];     // probe variant only
   std::uint32_t probe_warps[kProbeSlots];  // warps that sleep at each probe (0: all)
 };
 
-// One CTA's work: q blocks A = 2 * blockIdx.x and B = A + 1 (global q-block indices in the
-// [B * H * nb] numbering; nb even keeps both in one head).
-// Counts are two named fields, not an array: a thread picks its block at run time, and a
+// One CTA's work: q blocks `item` .. item + kQBlocks - 1 (global q-block indices in the
+// [B * H * nb] numbering; blk64: item = 2 * blockIdx.x, nb even keeps both in one head).
+// Counts are named fields, not an array: a thread picks its block at run time, and a
 // run-time index into a local array would put the array in local memory (a stack frame).
+template <class T>
 struct WorkItem {
-  int item_a;   // index of block A in q2k_num
-  int count_a;  // kv entries of A and B, clamped to [0, max_kv]
-  int count_b;
-  int steps;     // max of the two: the number of lockstep kv steps
+  static_assert(T::kQBlocks == 1 || T::kQBlocks == 2, "count_a, count_b below");
+  int item;      // index of the first block in q2k_num
+  int count_a;   // kv entries of the first block (and the second), clamped to [0, max_kv]
+  int count_b;   // one block: count_a
+  int steps;     // max of the counts: the number of lockstep kv steps
   int head_row;  // row of this head's first token in the [B * H * S, D] view
 
   __device__ __forceinline__ static WorkItem make(const Params& p) {
     WorkItem w;
-    w.item_a = 2 * int(blockIdx.x);
-    w.count_a = min(max(p.q2k_num[w.item_a], 0), p.max_kv);
-    w.count_b = min(max(p.q2k_num[w.item_a + 1], 0), p.max_kv);
+    w.item = T::kQBlocks * int(blockIdx.x);
+    w.count_a = min(max(p.q2k_num[w.item], 0), p.max_kv);
+    w.count_b = T::kQBlocks == 2 ? min(max(p.q2k_num[w.item + 1], 0), p.max_kv) : w.count_a;
     w.steps = max(w.count_a, w.count_b);
-    w.head_row = (w.item_a / p.num_blocks) * p.num_blocks * Config::kBlock;
+    w.head_row = (w.item / p.num_blocks) * p.num_blocks * T::kBlock;
     return w;
   }
   [[nodiscard]] __device__ __forceinline__ int count_of(int block) const { return block == 0 ? count_a : count_b; }
-  [[nodiscard]] __device__ __forceinline__ bool active(int block, int step) const { return step < count_of(block); }
+  // Whether block `block` has an entry at lockstep step `step` (0 <= step < steps): a
+  // shorter list sits the step out. With one block every step is its own.
+  [[nodiscard]] __device__ __forceinline__ bool active(int block, int step) const {
+    return T::kQBlocks == 1 || step < count_of(block);
+  }
   // The kv block id of entry `step` of block `block`'s list.
   [[nodiscard]] __device__ __forceinline__ int kv_block(const Params& p, int block, int step) const {
-    return p.q2k_idx[std::int64_t(item_a + block) * p.max_kv + step];
+    return p.q2k_idx[std::int64_t(item + block) * p.max_kv + step];
   }
 };
 
-using Tile = bf16_bits[Config::kBlock * Config::kHeadDim];  // [half][row][64], 128-byte swizzled
-using PTile = bf16_bits[Config::kBlock * Config::kBlock];   // [row][64 keys], 128-byte swizzled
+// [half][row][64], 128-byte swizzled: a kBlock x 128 tile.
+template <class T>
+using Tile = bf16_bits[T::kBlock * T::kHeadDim];
+// [key half][row][64 keys], 128-byte swizzled: P of one q block (blk64 one half).
+template <class T>
+using PTile = bf16_bits[T::kBlock * T::kBlock];
 
 // Every tile starts on a 1024-byte boundary so swizzle atoms line up with the MMA
 // descriptors (base offset 0).
+template <class T>
 struct SharedStorage {
-  alignas(1024) Tile q[Config::kQBlocks];  // Buf::q; O staging in the epilogue
-  alignas(1024) Tile k[Config::kKvStages][Config::kQBlocks];
-  alignas(1024) Tile v[Config::kKvStages][Config::kQBlocks];
-  alignas(1024) PTile p[Config::kQBlocks];
-  alignas(8) std::uint64_t bars[kProtocol.barrier_slots()];
+  alignas(1024) Tile<T> q[T::kQBlocks];  // Buf::q; O staging in the epilogue
+  alignas(1024) Tile<T> k[T::kKvStages][T::kQBlocks];
+  alignas(1024) Tile<T> v[T::kKvStages][T::kQBlocks];
+  alignas(1024) PTile<T> p[T::kQBlocks];
+  alignas(8) std::uint64_t bars[ProtocolOf<T>::value.barrier_slots()];
   std::uint32_t tmem_base;  // written by tcgen05.alloc
 };
 
 // Dynamic shared memory is aligned by hand (the extra 1024 bytes): its base is not
-// guaranteed to sit on a swizzle-atom boundary.
-inline constexpr std::size_t kSmemBytes = sizeof(SharedStorage) + 1024;
-static_assert(kSmemBytes <= Config::kSmemLimit, "forward tiles exceed the shared memory of an SM");
+// guaranteed to sit on a swizzle-atom boundary. blk64 182,272 B, blk128 198,656 B.
+template <class T>
+inline constexpr std::size_t kSmemBytes = sizeof(SharedStorage<T>) + 1024;
+static_assert(kSmemBytes<Blk64> <= Blk64::kSmemLimit && kSmemBytes<Blk128> <= Blk128::kSmemLimit,
+              "forward tiles exceed the shared memory of an SM");
+static_assert(kSmemBytes<Blk64> == 182272 && kSmemBytes<Blk128> == 198656,
+              "the sizes NOTES.md and README.md give (each tile one 1024-byte-aligned array)");
 
 }  // namespace vsa::sm100a::fwd

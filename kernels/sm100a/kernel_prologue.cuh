@@ -1,6 +1,6 @@
 #pragma once
 // What every sm100a kernel does before its warps take their roles (fwd_kernel.cuh,
-// fwd128_kernel.cuh, bwd_kernel.cuh): the shared storage placed on a 1024-byte boundary,
+// bwd_kernel.cuh): the shared storage placed on a 1024-byte boundary,
 // the warp's role, the table's barriers initialised, the producer's tensor maps
 // prefetched, TMEM allocated by the MMA warp, and one CTA barrier between tcgen05 fences
 // so the TMEM base address and the barriers are visible to every warp. The allocation

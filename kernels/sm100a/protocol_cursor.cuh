@@ -42,13 +42,15 @@
 
 namespace vsa::sm100a::protocol {
 
-// Located hangs (vsa/hang_watch.hpp). The watch is a module global, not a kernel
-// parameter, so no role signature changes: each translation unit that launches a kernel
-// has its own copy (internal linkage) and sets it with arm_hang_watch before the launch.
-// Kernels read it only on a wait's slow path (after the first try_wait failed), so a
-// wait that succeeds at once runs the same instructions as without the watch.
-// The execution model (VSA_SM100A_MODEL) reports deadlocks itself, naming every blocked
-// thread, so it builds the plain wait.
+// Located hangs (vsa/hang_watch.hpp). Only the watched cursors (Begin<..., true>: the
+// kernels' probe variants, which a launch with a hang watch selects) build the bounded
+// wait; the normal variants build the plain wait, so their code is what it was before the
+// watch (NOTES.md, "Hang watch only in the probe variants": with it on every wait's slow
+// path the blk128 forward went from 163 to 196 registers). The watch is a module global,
+// not a kernel parameter, so no role signature changes: each translation unit that
+// launches a kernel has its own copy (internal linkage) and sets it with arm_hang_watch
+// before the launch. The execution model (VSA_SM100A_MODEL) reports deadlocks itself,
+// naming every blocked thread, so it builds the plain wait in both variants.
 #ifndef VSA_SM100A_MODEL
 static __device__ HangWatch g_hang_watch;
 
@@ -66,18 +68,22 @@ static inline cudaError_t arm_hang_watch(const HangWatch& watch, cudaStream_t st
 }
 #endif
 
-template <const Protocol& kP, WarpRole kRole, Section kSection, int kIndex>
+// kWatched: the cursor of a watched (probe) variant; its waits are bounded by the hang
+// watch. A role passes its kProbe, so the normal variant never builds the watch.
+template <const Protocol& kP, WarpRole kRole, Section kSection, int kIndex, bool kWatched>
 struct Cursor {
   static constexpr int index = kIndex;
   [[nodiscard]] static constexpr int size() { return kP.script(kRole).size(kSection); }
   [[nodiscard]] static constexpr Op op() { return kP.script(kRole).ops(kSection)[kIndex]; }
   [[nodiscard]] static constexpr const Protocol& protocol() { return kP; }
   static constexpr WarpRole role = kRole;
-  using Next = Cursor<kP, kRole, kSection, kIndex + 1>;
+  static constexpr bool watched = kWatched;
+  using Next = Cursor<kP, kRole, kSection, kIndex + 1, kWatched>;
 };
 
-template <const Protocol& kP, WarpRole kRole, Section kSection>
-using Begin = Cursor<kP, kRole, kSection, 0>;
+// No default for kWatched: every role says which variant it is building.
+template <const Protocol& kP, WarpRole kRole, Section kSection, bool kWatched>
+using Begin = Cursor<kP, kRole, kSection, 0, kWatched>;
 
 // End of a section: every op of the table was stepped over.
 template <class C>
@@ -130,13 +136,29 @@ __device__ __forceinline__ std::uint64_t* barrier_of(std::uint64_t* bars, int it
   return &bars[B::first_slot + ring_instance(B::ring, B::ring_size, op_step<C>(iteration))];
 }
 
-template <const Protocol& kP, WarpRole kRole, Section kSection, int kIndex>
-constexpr WarpRole role_of(Cursor<kP, kRole, kSection, kIndex>) {
-  return kRole;
+template <class C>
+constexpr WarpRole role_of(C) {
+  return C::role;
 }
 
+#ifndef VSA_SM100A_MODEL
+// The watched cursors' wait: bounded by g_hang_watch when one is armed (the record names
+// the table's kernel, role, barrier, slot and step).
+template <class C>
+__device__ __forceinline__ void watched_wait(std::uint64_t* bar, std::uint32_t parity, int iteration) {
+  using B = BarrierOf<C>;
+  constexpr Op op = C::op();
+  if (::vsa::sm100a::detail::mbar_try_wait(bar, parity)) return;
+  constexpr HangSite site{hang_label(C::protocol().name), hang_label(role_name(C::role)),
+                          hang_label(C::protocol().barrier(op.barrier).name)};
+  const int slot = ring_instance(B::ring, B::ring_size, op_step<C>(iteration));
+  hang::wait_parity([bar, parity] { return ::vsa::sm100a::detail::mbar_try_wait(bar, parity); }, parity, g_hang_watch,
+                    site, hang::WaitPoint{slot, op_step<C>(iteration), -1});
+}
+#endif
+
 // mbarrier wait for the op's phase. A wait on a free slot's previous use returns at once.
-// Bounded by g_hang_watch when one is armed (the record names barrier, slot, step, role).
+// Watched cursors (probe variants, device build) bound it by the hang watch.
 template <class C>
 __device__ __forceinline__ typename C::Next wait(C c, std::uint64_t* bars, int iteration, int steps) {
   using B = BarrierOf<C>;
@@ -144,22 +166,14 @@ __device__ __forceinline__ typename C::Next wait(C c, std::uint64_t* bars, int i
   static_assert(op.kind == OpKind::wait, "kernel waits where the protocol table has another op");
   if (op.active(iteration, steps)) {
     const int use = ring_use(B::ring, B::ring_size, op_step<C>(iteration)) + op.use_delta;
-#ifdef VSA_SM100A_MODEL
-    if (use >= 0) ::vsa::sm100a::detail::mbar_wait(barrier_of<C>(bars, iteration), parity_of_use(use));
-#else
     if (use >= 0) {
-      std::uint64_t* bar = barrier_of<C>(bars, iteration);
-      const std::uint32_t parity = parity_of_use(use);
-      if (!::vsa::sm100a::detail::mbar_try_wait(bar, parity)) {
-        // What the record names: the table's kernel, role and barrier (constants).
-        constexpr HangSite site{hang_label(C::protocol().name), hang_label(role_name(role_of(C{}))),
-                                hang_label(C::protocol().barrier(op.barrier).name)};
-        const int slot = ring_instance(B::ring, B::ring_size, op_step<C>(iteration));
-        hang::wait_parity([bar, parity] { return ::vsa::sm100a::detail::mbar_try_wait(bar, parity); }, parity,
-                          g_hang_watch, site, hang::WaitPoint{slot, op_step<C>(iteration), -1});
-      }
-    }
+#ifndef VSA_SM100A_MODEL
+      if constexpr (C::watched)
+        watched_wait<C>(barrier_of<C>(bars, iteration), parity_of_use(use), iteration);
+      else
 #endif
+        ::vsa::sm100a::detail::mbar_wait(barrier_of<C>(bars, iteration), parity_of_use(use));
+    }
   }
   return detail::advance<OpKind::wait>(c);
 }
@@ -489,7 +503,7 @@ __device__ __forceinline__ void mma_teardown(C c, std::uint32_t tmem_base) {
 }
 template <const Protocol& kP>
 __device__ __forceinline__ void mma_teardown(std::uint32_t tmem_base) {
-  mma_teardown(Begin<kP, WarpRole::mma, Section::epilogue>{}, tmem_base);
+  mma_teardown(Begin<kP, WarpRole::mma, Section::epilogue, false>{}, tmem_base);  // no wait to watch
 }
 
 }  // namespace vsa::sm100a::protocol

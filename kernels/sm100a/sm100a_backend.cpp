@@ -88,7 +88,7 @@ class Sm100aBlk128Backend final : public Backend {
   Status backward(const BackwardArgs&) override { return Status::failure(kNoBackward); }
   std::vector<std::string> compiled_images() const override { return {"sm_100a"}; }
   std::vector<KernelInfo> kernels() const override { return forward_kernels_blk128(); }
-  // Same hand-offs and slots as the blk64 forward (fwd128_storage.cuh reuses them).
+  // Same hand-offs and slots as the blk64 forward (one fwd::Params for both block sizes).
   std::vector<std::string> probe_points() const override { return forward_probe_names(); }
   bool probe_warp_masks() const override { return true; }
 

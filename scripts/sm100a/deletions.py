@@ -9,8 +9,10 @@ argument (`auto c5 = fence_before(c4, n, steps);` becomes `auto c5 = c4;`): the 
 then one op behind and the next step's static_assert, or finish(), must fail. Raw calls
 (a `detail::` instruction or `__syncthreads()` written in a role file) are deleted as whole
 statements. Each mutated file is compiled alone, through the front end only
-(`nvcc -cuda` of the one kernel translation unit that includes it: template
+(`nvcc -cuda` of the kernel translation units that instantiate it: template
 instantiation and static_asserts, no code generation), in a scratch copy of kernels/.
+The forward's role files are templates over the block size: a deletion counts as
+detected only when both instances (blk64, blk128) fail.
 
 Exit 0: every deletion failed to compile. Exit 1: some deletion compiled (each is listed
 as UNDETECTED with file, line and call). Exit 2: bad usage, or the unmutated sources do
@@ -40,14 +42,14 @@ STEPS = [
 RAW = re.compile(r"(?:(?:::)?(?:vsa::)?(?:sm100a::)?detail::\w+|__syncthreads)\s*\(")
 STEP = re.compile(r"(?<![\w:.])(?:protocol::)?(" + "|".join(STEPS) + r")\s*\(")
 
-# Role files and the kernel translation unit that includes each.
+# Role files and the kernel translation units that instantiate them. The forward's roles
+# are templates over the block size: a deletion counts as detected only when it breaks
+# both instances (fwd_launch.cu: blk64, fwd128_launch.cu: blk128).
+FWD = ("fwd_launch.cu", "fwd128_launch.cu")
 ROLE_FILES = {
-    "fwd_producer.cuh": "fwd_launch.cu", "fwd_mma.cuh": "fwd_launch.cu", "fwd_softmax.cuh": "fwd_launch.cu",
-    "fwd_epilogue.cuh": "fwd_launch.cu",
-    "fwd128_producer.cuh": "fwd128_launch.cu", "fwd128_mma.cuh": "fwd128_launch.cu",
-    "fwd128_softmax.cuh": "fwd128_launch.cu",
-    "bwd_producer.cuh": "bwd_launch.cu", "bwd_mma.cuh": "bwd_launch.cu", "bwd_dsoftmax.cuh": "bwd_launch.cu",
-    "bwd_dq_reduce.cuh": "bwd_launch.cu",
+    "fwd_producer.cuh": FWD, "fwd_mma.cuh": FWD, "fwd_softmax.cuh": FWD, "fwd_epilogue.cuh": FWD,
+    "bwd_producer.cuh": ("bwd_launch.cu",), "bwd_mma.cuh": ("bwd_launch.cu",), "bwd_dsoftmax.cuh": ("bwd_launch.cu",),
+    "bwd_dq_reduce.cuh": ("bwd_launch.cu",),
 }
 
 
@@ -175,7 +177,7 @@ def main():
             return 0
 
         # The unmutated sources must compile, or every deletion would "fail".
-        for tu in sorted({ROLE_FILES[f] for f in files}):
+        for tu in sorted({tu for f in files for tu in ROLE_FILES[f]}):
             rc, out = compile_tu(args.nvcc, trees[0], tu, os.path.join(scratch, "base.ii"))
             if rc != 0:
                 print(f"the unmutated {tu} does not compile:\n{out}", file=sys.stderr)
@@ -190,20 +192,26 @@ def main():
                 path = os.path.join(tree, "sm100a", f)
                 original = open(path).read()
                 open(path, "w").write(original[:start] + repl + original[end:])
-                rc, out = compile_tu(args.nvcc, tree, ROLE_FILES[f], os.path.join(tree, "out.ii"))
+                # Detected: every translation unit that instantiates the file fails.
+                still_compiles, first_error = [], ""
+                for tu in ROLE_FILES[f]:
+                    rc, out = compile_tu(args.nvcc, tree, tu, os.path.join(tree, "out.ii"))
+                    if rc == 0:
+                        still_compiles.append(tu)
+                    elif not first_error:
+                        first_error = next((l for l in out.splitlines() if "error" in l), "")
                 open(path, "w").write(original)
-                first_error = next((l for l in out.splitlines() if "error" in l), "")
-                return item, rc, first_error
+                return item, still_compiles, first_error
             finally:
                 free.append(tree)
 
         undetected = 0
         with concurrent.futures.ThreadPoolExecutor(max_workers=len(trees)) as pool:
-            for (f, _, _, repl, label, line), rc, err in pool.map(attempt, work):
+            for (f, _, _, repl, label, line), still_compiles, err in pool.map(attempt, work):
                 what = f"{f}:{line}: delete {label}" + (f" (cursor {repl})" if repl else "")
-                if rc == 0:
+                if still_compiles:
                     undetected += 1
-                    print(f"UNDETECTED {what}: still compiles", flush=True)
+                    print(f"UNDETECTED {what}: {', '.join(still_compiles)} still compiles", flush=True)
                 else:
                     print(f"detected   {what}: {err.strip()[:160]}", flush=True)
         print(f"{len(work)} deletions, {len(work) - undetected} detected, {undetected} undetected")

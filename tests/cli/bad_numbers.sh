@@ -28,6 +28,16 @@ refused "S = 8M" "$f: needs an estimated" "$(case_with '"S": 8388608, "D": 128, 
 grep -qE "needs an estimated [0-9.e+]+ GB of host memory \(B=1 H=1 S=8388608 D=128\), more than this machine's" "$WORK/stderr" \
   || { cat "$WORK/stderr"; fail "S = 8M: the estimate and the machine's memory are not stated"; }
 refused "B = 1e5, H = 1000" "$f: needs an estimated" "$(case_with '"B": 100000, "H": 1000')"
+# Schedule exploration: the suite fields and the run flags that set them on every case.
+refused "schedules 0" "$f.schedules: must be in [1, 100000]" "$(case_with '"schedules": 0')"
+refused "schedules 1e6" "$f.schedules: must be in [1, 100000]" "$(case_with '"schedules": 1000000')"
+refused "schedule_seed -1" "$f.schedule_seed: must be an integer in [0, 18446744073709551615], got -1" \
+  "$(case_with '"schedule_seed": -1')"
+refused "--schedules 0" "--schedules: Value 0 not in range 1 to 100000" "$(case_with '"seed": 1')" --schedules 0
+refused "--schedule-seed -1" '--schedule-seed: must be an integer in [0, 18446744073709551615], got "-1"' \
+  "$(case_with '"seed": 1')" --schedule-seed -1
+refused "--schedule-seed 2^64" "--schedule-seed: must be an integer in [0, 18446744073709551615]" \
+  "$(case_with '"seed": 1')" --schedule-seed 18446744073709551616
 refused "S = 2^40" "$f.S: 17179869184 blocks of 64 do not fit an int" "$(case_with '"S": 1099511627776')"
 refused "B = 2^32+1" "$f.B: must be an integer in [-2147483648, 2147483647], got 4294967297" "$(case_with '"B": 4294967297')"
 refused "probe -1" "$f.probes.selftest.overlap: must be an integer in [0, 4294967295], got -1" \

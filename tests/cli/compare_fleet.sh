@@ -49,7 +49,7 @@ src, dst, tflops = sys.argv[1], sys.argv[2], float(sys.argv[3])
 host = sys.argv[4] if len(sys.argv) > 4 else None
 verdict = sys.argv[5] if len(sys.argv) > 5 else "PASS"
 d = json.load(open(src))
-case = next(c for c in d["cases"] if c["name"] == "qualify/sm90a/perf-16k")
+case = next(c for c in d["cases"] if c["name"] == "qualify/fast/perf-16k")
 b = next(b for b in case["backends"] if b["backend"] == "sm90a")
 b.update(verdict=verdict, reason="" if verdict == "PASS" else "synthetic " + verdict)
 b["timings"] = [{"op": "fwd", "median_ms": case["flops_fwd"] / tflops / 1e9, "spread": 0.01,
@@ -67,7 +67,7 @@ with_tflops "${reports[0]}" "$WORK/synthetic/new.json" 280 || fail "python: new"
 
 "$BIN" compare --baseline "$WORK/synthetic/base.json" "$WORK/synthetic/new.json" --threshold 5% >"$WORK/out" 2>"$WORK/err"
 rc=$?; expect_rc 3 "compare with a 30% drop"
-grep -qF "| qualify/sm90a/perf-16k | fwd | sm90a | 400 ±1.0% | 280 ±1.0% | **0.7 regression** |" "$WORK/out" \
+grep -qF "| qualify/fast/perf-16k | fwd | sm90a | 400 ±1.0% | 280 ±1.0% | **0.7 regression** |" "$WORK/out" \
   || { cat "$WORK/out"; fail "regression not marked in the table"; }
 grep -q "1 regression (exit 3)" "$WORK/out" || fail "regression not listed"
 "$BIN" compare --baseline "$WORK/synthetic/base.json" "$WORK/synthetic/new.json" --threshold 40% >"$WORK/out" 2>"$WORK/err"
@@ -76,18 +76,18 @@ rc=$?; expect_rc 0 "compare with a 30% drop under a 40% threshold"
 # a report without the case.
 "$BIN" compare --baseline "$WORK/synthetic/base.json" "$WORK/synthetic/base.json" "${reports[1]}" >"$WORK/out" 2>"$WORK/err"
 rc=$?; expect_rc 4 "gate with a report without timings"
-grep -qF "| qualify/sm90a/perf-16k | fwd | sm90a | B | no timing (verdict SKIP" "$WORK/out" \
+grep -qF "| qualify/fast/perf-16k | fwd | sm90a | B | no timing (verdict SKIP" "$WORK/out" \
   || { cat "$WORK/out"; fail "gate does not name the missing timing"; }
 python3 - "$WORK/synthetic/new.json" "$WORK/synthetic/nocase.json" <<'PY' || fail "python: nocase"
 import json, sys
 d = json.load(open(sys.argv[1]))
-d["cases"] = [c for c in d["cases"] if c["name"] != "qualify/sm90a/perf-16k"]
+d["cases"] = [c for c in d["cases"] if c["name"] != "qualify/fast/perf-16k"]
 json.dump(d, open(sys.argv[2], "w"))
 PY
 "$BIN" compare --baseline "$WORK/synthetic/base.json" "$WORK/synthetic/nocase.json" --format json >"$WORK/out" 2>"$WORK/err"
 rc=$?; expect_rc 4 "gate with a report missing the timed case"
 [ "$(json_get "$WORK/out" "d['gate']['missing'][0]['case'] + ' ' + d['gate']['missing'][0]['why']")" = \
-  "qualify/sm90a/perf-16k case not in the report" ] || { cat "$WORK/out"; fail "gate JSON does not name the missing case"; }
+  "qualify/fast/perf-16k case not in the report" ] || { cat "$WORK/out"; fail "gate JSON does not name the missing case"; }
 [ "$(json_get "$WORK/out" "d['exit_code']")" = "4" ] || fail "gate JSON exit_code"
 "$BIN" compare "$WORK/synthetic/new.json" "$WORK/synthetic/base.json" --threshold 0.05 >"$WORK/out" 2>"$WORK/err"
 rc=$?; expect_rc 0 "compare where the second report is faster"
@@ -106,7 +106,7 @@ grep -qF "**0.697 below IQR fence**" "$WORK/out" || { cat "$WORK/out"; fail "fen
 expect_rc 0 "fleet --gate, 3 GPUs (no fences), 30% slow under a 40% threshold"
 with_tflops "${reports[0]}" "$WORK/fleet/n6.json" 400 node6 FAULT || fail "python: n6"
 "$BIN" fleet "$WORK/fleet" --gate >"$WORK/out" 2>"$WORK/err"; rc=$?; expect_rc 1 "fleet with a FAULT node"
-grep -qF "qualify/sm90a/perf-16k sm90a FAULT (1)" "$WORK/out" || { cat "$WORK/out"; fail "FAULT not in the config table"; }
+grep -qF "qualify/fast/perf-16k sm90a FAULT (1)" "$WORK/out" || { cat "$WORK/out"; fail "FAULT not in the config table"; }
 
 # Bad input: exit 2 and the file named on stderr.
 "$BIN" compare "${reports[0]}" "$WORK/missing.json" >"$WORK/out" 2>"$WORK/err"; rc=$?; expect_rc 2 "compare, missing file"

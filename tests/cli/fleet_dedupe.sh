@@ -7,8 +7,9 @@ mkdir -p "$WORK/fleet"
 python3 - "$src" "$WORK/fleet" <<'PY' || fail "python"
 import json, sys
 src, out = sys.argv[1:3]
-def gpu(name, uuid, finished, verdict):
+def gpu(name, uuid, finished, verdict, suite=None):
     d = json.load(open(src))
+    if suite: d["suites"] = [{"name": suite, "source": "builtin:" + suite, "description": ""}]
     d["device"] = {"uuid": uuid, "name": "NVIDIA H200", "cuda_ordinal": 0, "pci_bus_id": "0000:19:00.0"}
     d["finished_at"] = finished
     for c in d["cases"]:
@@ -19,11 +20,14 @@ def gpu(name, uuid, finished, verdict):
 gpu("n1-old", "GPU-1111", "2026-11-01T10:00:00Z", "FAULT")   # before the repair
 gpu("n1-new", "GPU-1111", "2026-11-02T10:00:00Z", "PASS")    # after it
 gpu("n2", "GPU-2222", "2026-11-01T11:00:00Z", "PASS")
+gpu("n2-perf", "GPU-2222", "2026-11-01T12:00:00Z", "PASS", suite="perf")  # another suite: kept
 PY
 "$BIN" fleet "$WORK/fleet" --format json >"$WORK/f.json" 2>"$WORK/err"; rc=$?
 [ "$rc" -eq 0 ] || { cat "$WORK/f.json" "$WORK/err"; fail "fleet: exit $rc, expected 0 (the FAULT report is superseded)"; }
-[ "$(json_get "$WORK/f.json" "len(d['nodes'])")" = "2" ] || fail "fleet: expected 2 GPUs"
-json_get "$WORK/f.json" "d['superseded'][0]" | grep -q "n1-old.json (GPU GPU-1111: a newer report is .*n1-new.json)" \
+[ "$(json_get "$WORK/f.json" "len(d['nodes'])")" = "3" ] \
+  || fail "fleet: expected 3 reports (n1-new, n2, and n2's run of another suite)"
+[ "$(json_get "$WORK/f.json" "len(d['superseded'])")" = "1" ] || fail "fleet: expected only n1-old superseded"
+json_get "$WORK/f.json" "d['superseded'][0]" | grep -q "n1-old.json (GPU GPU-1111, suites .*: a newer report is .*n1-new.json)" \
   || { json_get "$WORK/f.json" "d['superseded']"; fail "the older report is not named as superseded"; }
 "$BIN" fleet "$WORK/fleet" >"$WORK/f.md" 2>&1
 grep -q "^Superseded .*n1-old.json" "$WORK/f.md" || { cat "$WORK/f.md"; fail "Markdown lacks the superseded line"; }

@@ -17,7 +17,7 @@ synthesize() {  # synthesize SRC DST HOST SCALE
 import copy, json, sys
 src, dst, host, scale = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
 d = json.load(open(src))
-template = next(c for c in d["cases"] if c["name"] == "qualify/sm90a/perf-16k")
+template = next(c for c in d["cases"] if c["name"] == "qualify/fast/perf-16k")
 d["cases"] = []
 for s in (4096, 16384, 65536):
     c = copy.deepcopy(template)

@@ -2,10 +2,11 @@
 # Warp-masked delay probes (issue 18, finding 4): a bad --probe or a bad suite `probes` key
 # exits 2 and names the bad input; a good masked probe is carried by the report and by
 # `repro` (its bundle). (A backend whose probes take no mask skips such a case:
-# tests/unit/probe_spec_test.cpp, ProbeSpec.MaskRefusal.)
+# tests/unit/probe_spec_test.cpp, ProbeSpec.MaskRefusal.) sm100a-blk64 is in the case because
+# a probe must be a probe point of one of the case's backends; without a Blackwell GPU it SKIPs.
 source "$(dirname "$0")/lib.sh"
 cat >"$WORK/small.json" <<'JSON'
-{"name": "small", "defaults": {"B": 1, "H": 1, "D": 32, "op": "fwd", "backends": ["cpu-ref"]},
+{"name": "small", "defaults": {"B": 1, "H": 1, "D": 128, "op": "fwd", "backends": ["cpu-ref", "sm100a-blk64"]},
  "cases": [{"name": "dense", "S": 128, "pattern": {"kind": "dense"}}]}
 JSON
 

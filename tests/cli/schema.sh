@@ -5,7 +5,7 @@
 # required field, an unknown suite field, a compare without exit_code, a fleet verdict outside
 # the enum, a report field the schema does not know) must each be rejected. The gate on the perf
 # baseline against a copy of itself is too noisy to gate (exit 4, valid); a schema-2 report must
-# say how each timing was sampled; fleet over all baselines supersedes older reports per GPU.
+# say how each timing was sampled.
 # Needs jsonschema (PyPI): scripts/test.sh installs it into .tools/venv; without it this test
 # fails rather than skips.
 source "$(dirname "$0")/lib.sh"
@@ -62,6 +62,38 @@ fresh=("$WORK"/run/*.json "$WORK"/fail/*.json)
 valid --schema report "${fresh[@]}"
 grep -q '"verdict": "FAIL"' "${fresh[1]}" || fail "the failing run's report holds no FAIL"
 
+# Node checks (docs/qualify.md): a CPU-only qualify run (what @fast became, no checks), and a
+# GPU report carrying checks and NVML health in the shape qualify/health.cpp writes (a GPU run
+# writes them for real: scripts/device/qualify_check.sh checks that report against the schema).
+"$BIN" run qualify --devices none --out "$WORK/qualify" --quiet >"$WORK/out" 2>&1 || { cat "$WORK/out"; fail "run qualify"; }
+valid --schema report "$WORK"/qualify/*.json
+edit "$SRC/results/baselines/h200-qualify.json" "$WORK/checked.json" "
+snap = {'remapped_rows': {'correctable': 0, 'uncorrectable': 0, 'pending': False, 'failure': False},
+        'retired_pages_sbe': {'unavailable': 'nvmlDeviceGetRetiredPages: Not Supported (3)'},
+        'retired_pages_dbe': {'unavailable': 'nvmlDeviceGetRetiredPages: Not Supported (3)'},
+        'retired_pages_pending': {'unavailable': 'nvmlDeviceGetRetiredPagesPendingStatus: Not Supported (3)'},
+        'ecc_corrected_volatile': 0, 'ecc_uncorrected_volatile': 0,
+        'pcie_link': {'generation': 5, 'width': 16}, 'pcie_link_max': {'generation': 5, 'width': 16}}
+d['health'] = {'monitored': True, 'seconds': 60.5, 'before': snap, 'after': snap,
+               'xid': {'watched': True, 'note': '', 'events': []},
+               'pcie_during': {'best': {'generation': 5, 'width': 16}, 'samples': 240, 'note': ''}}
+d['checks'] = [{'name': 'floor qualify/fast/perf-16k sm90a fwd', 'kind': 'floor', 'verdict': 'FAIL',
+                'code': 'VSA_E_SLOW_NODE', 'reason': 'measured 400 TFLOPS is below the floor 543.5', 'value': 400,
+                'threshold': {'floor': 543.5, 'baseline_median': 605.2, 'baseline_spread': 0.002, 'margin': 0.1}},
+               {'name': 'health.retired_pages', 'kind': 'retired_pages', 'verdict': 'SKIP',
+                'code': 'VSA_E_HEALTH_UNKNOWN', 'reason': 'NVML cannot say: Not Supported (3)', 'value': None,
+                'threshold': None}]
+d['checks_summary'] = {'checks': 2, 'PASS': 0, 'FAIL': 1, 'SKIP': 1}
+d['backend_aliases'] = [{'alias': '@fast', 'backends': ['sm90a', 'sm90a-det'], 'rule': 'cc 9.0: the sm90a family',
+                         'cases': ['qualify/fast/ragged']}]"
+valid --schema report "$WORK/checked.json"
+edit "$WORK/checked.json" "$WORK/pass-with-code.json" "d['checks'][0]['verdict'] = 'PASS'"
+invalid report "$WORK/pass-with-code.json" "'VSA_OK' was expected"
+edit "$WORK/checked.json" "$WORK/check-kind.json" "d['checks'][0]['kind'] = 'vibes'"
+invalid report "$WORK/check-kind.json" "'vibes' is not one of"
+edit "$WORK/checked.json" "$WORK/health-field.json" "d['health']['before']['temperature'] = 40"
+invalid report "$WORK/health-field.json" "('temperature' was unexpected)"
+
 correctness="$SRC/results/baselines/h200-correctness.json"
 "$BIN" repro "$correctness" --case correctness/odd-nb --bundle "$WORK/bundle.json" >"$WORK/out" 2>&1 \
   || { cat "$WORK/out"; fail "repro --bundle"; }
@@ -105,18 +137,9 @@ invalid report "$WORK/v2-unsampled.json" "'sampling' is a required property"
 edit "$WORK/v2.json" "$WORK/v2-stop.json" "d['cases'][0]['backends'][0]['timings'][0]['sampling']['stop'] = 'gave_up'"
 invalid report "$WORK/v2-stop.json" "'gave_up' is not one of"
 
-# fleet over all the baselines: older reports of a GPU are superseded by its newest (fleet
-# dedupes by UUID), and the outliers among them exit 3 with --gate.
-"$BIN" fleet "$SRC/results/baselines" --gate --format json >"$WORK/fleet-all.json" 2>"$WORK/err"
-rc=$?; [ "$rc" -eq 3 ] || { cat "$WORK/err"; fail "fleet over the baselines: exit $rc, expected 3"; }
-valid --schema fleet "$WORK/fleet-all.json"
-# The fault-isolation report (a HANG) with a report of another GPU and the bundle (skipped): exit 1.
-mkdir -p "$WORK/fleetdir"
-for f in h200-fault-isolation.json h200-peers-sm90a-same-session.json h200-repro-odd-nb-bundle.json; do
-  cp "$SRC/results/baselines/$f" "$WORK/fleetdir/"
-done
-"$BIN" fleet "$WORK/fleetdir" --gate --format json >"$WORK/fleet.json" 2>"$WORK/err"
-rc=$?; [ "$rc" -eq 1 ] || { cat "$WORK/err"; fail "fleet with the fault-isolation report: exit $rc, expected 1"; }
+# fleet over the baselines (the bundle is skipped; the fault-isolation report fails: exit 1).
+"$BIN" fleet "$SRC/results/baselines" --gate --format json >"$WORK/fleet.json" 2>"$WORK/err"
+rc=$?; [ "$rc" -eq 1 ] || { cat "$WORK/err"; fail "fleet over the baselines: exit $rc, expected 1"; }
 valid --schema fleet "$WORK/fleet.json"
 [ "$(json_get "$WORK/fleet.json" "len(d['skipped']) >= 1 and d['failed_nodes'] >= 1")" = "True" ] \
   || fail "fleet JSON: expected a skipped bundle and a failed node"
@@ -135,6 +158,13 @@ edit "$correctness" "$WORK/string-metric.json" "d['cases'][0]['backends'][0]['me
 invalid report "$WORK/string-metric.json" "is not of type 'number', 'null'"
 edit "${fresh[0]}" "$WORK/drift.json" "d['cases'][0]['backends'][0]['kernel_ms'] = 1.0"
 invalid report "$WORK/drift.json" "('kernel_ms' was unexpected)"
+model="$SRC/results/baselines/cpu-model-schedules-100.json"
+edit "$model" "$WORK/seed.json" "d['cases'][0]['backends'][0]['schedules']['finding_seed'] = 'seven'"
+invalid report "$WORK/seed.json" "'seven' is not of type 'integer', 'null'"
+edit "$model" "$WORK/noseed.json" "del d['cases'][0]['backends'][0]['schedules']['first_seed']"
+invalid report "$WORK/noseed.json" "'first_seed' is a required property"
+edit "$SRC/suites/model.json" "$WORK/schedules.json" "d['defaults']['schedules'] = 0"
+invalid suite "$WORK/schedules.json" "0 is less than the minimum of 1"
 edit "$SRC/suites/correctness.json" "$WORK/typo.json" "d['cases'][0]['pattrn'] = d['cases'][0].pop('pattern')"
 invalid suite "$WORK/typo.json" "('pattrn' was unexpected)"
 edit "$SRC/suites/correctness.json" "$WORK/backend.json" "d['defaults']['backends'] = ['sm90']"

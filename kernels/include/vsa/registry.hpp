@@ -58,7 +58,8 @@ void register_selftest_gpu_backends(Registry& registry);  // kernels/selftest/: 
           "selftest-model-expect-tx-short",
           "selftest-model-skip-wait-ld",
           "selftest-model-tmem-overalloc",
-          "selftest-model-dealloc-other-warp"};
+          "selftest-model-dealloc-other-warp",
+          "selftest-model-tmem-overlap"};
 }
 
 // All families, in a stable order (CPU first, then CUDA reference, then fast kernels).

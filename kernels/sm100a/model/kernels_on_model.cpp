@@ -10,7 +10,6 @@
 
 #include "bwd_host_params.hpp"
 #include "bwd_kernel.cuh"
-#include "fwd128_kernel.cuh"
 #include "fwd_host_params.hpp"
 #include "fwd_kernel.cuh"
 #include "launch.hpp"
@@ -19,10 +18,10 @@
 // `extern __shared__ unsigned char smem_raw[]` in each kernel names these (one per kernel
 // namespace). Sized for the kernel's request; one CTA at a time uses them (g_model_lock).
 namespace vsa::sm100a::fwd {
-alignas(1024) unsigned char smem_raw[kSmemBytes];
+alignas(1024) unsigned char smem_raw[kSmemBytes<Blk64>];
 }
 namespace vsa::sm100a::fwd128 {
-alignas(1024) unsigned char smem_raw[kSmemBytes];
+alignas(1024) unsigned char smem_raw[fwd::kSmemBytes<fwd::Blk128>];
 }
 namespace vsa::sm100a::bwd {
 alignas(1024) unsigned char smem_raw[kSmemBytes];
@@ -107,16 +106,17 @@ Status run_forward_blk64(const ForwardArgs& a, const RunOptions& options) {
     return st;
   if (a.shape.count_elems() == 0) return Status::success();
   CUtensorMap maps[4];
-  if (Status st =
-          fwd_host::encode_qkvo_maps(maps, a, fwd::Config::kHeadDim, fwd::Config::kBlock, fwd::Config::kHalfCols);
+  if (Status st = fwd_host::encode_qkvo_maps(maps, a, fwd::Blk64::kHeadDim, fwd::Blk64::kBlock, fwd::Blk64::kHalfCols);
       !st.ok())
     return st;
   const fwd::Params params = fwd_host::forward_params(a);
-  const unsigned grid = unsigned(a.shape.count_elems() / fwd::Config::kQBlocks);
+  const unsigned grid = unsigned(a.shape.count_elems() / fwd::Blk64::kQBlocks);
   const bool probe = a.probes.any();
   return run_grid(
-      "sm100a.fwd_blk64", grid, fwd::Config::kThreads, fwd::smem_raw, fwd::kSmemBytes, options, fwd_role,
-      [](Cta& cta) { name_barriers<fwd::kProtocol, fwd::SharedStorage>(cta, fwd::smem_raw); },
+      "sm100a.fwd_blk64", grid, fwd::Blk64::kThreads, fwd::smem_raw, fwd::kSmemBytes<fwd::Blk64>, options, fwd_role,
+      [](Cta& cta) {
+        name_barriers<fwd::ProtocolOf<fwd::Blk64>::value, fwd::SharedStorage<fwd::Blk64>>(cta, fwd::smem_raw);
+      },
       [&] {
         if (probe)
           fwd::forward_kernel<true>(maps[0], maps[1], maps[2], maps[3], params);
@@ -131,16 +131,19 @@ Status run_forward_blk128(const ForwardArgs& a, const RunOptions& options) {
     return st;
   if (a.shape.count_elems() == 0) return Status::success();
   CUtensorMap maps[4];
-  if (Status st = fwd_host::encode_qkvo_maps(maps, a, fwd128::Config::kHeadDim, fwd128::Config::kBlock,
-                                             fwd128::Config::kHalfCols);
+  if (Status st =
+          fwd_host::encode_qkvo_maps(maps, a, fwd::Blk128::kHeadDim, fwd::Blk128::kBlock, fwd::Blk128::kHalfCols);
       !st.ok())
     return st;
   const fwd::Params params = fwd_host::forward_params(a);
   const unsigned grid = unsigned(a.shape.count_elems());
   const bool probe = a.probes.any();
   return run_grid(
-      "sm100a.fwd_blk128", grid, fwd128::Config::kThreads, fwd128::smem_raw, fwd128::kSmemBytes, options, fwd_role,
-      [](Cta& cta) { name_barriers<fwd128::kProtocol, fwd128::SharedStorage>(cta, fwd128::smem_raw); },
+      "sm100a.fwd_blk128", grid, fwd::Blk128::kThreads, fwd128::smem_raw, fwd::kSmemBytes<fwd::Blk128>, options,
+      fwd_role,
+      [](Cta& cta) {
+        name_barriers<fwd::ProtocolOf<fwd::Blk128>::value, fwd::SharedStorage<fwd::Blk128>>(cta, fwd128::smem_raw);
+      },
       [&] {
         if (probe)
           fwd128::forward_kernel<true>(maps[0], maps[1], maps[2], maps[3], params);

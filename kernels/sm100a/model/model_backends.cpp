@@ -3,12 +3,14 @@
 // backends (launch.hpp), plus a size cap: the model runs a CTA's threads as fibers on one
 // core, so larger cases are refused with the reason instead of taking minutes.
 //
+// Schedules: every call runs one schedule, the seed set last (vsa/schedule_explorer.hpp); the
+// case runner runs a case's `schedules` seeds one call each, compares the outputs that must
+// not depend on the schedule bit for bit (all but dQ: nondeterministic_outputs()) and
+// reports the seed of a finding. Seed 0 is round robin with async ops completed at once.
+//
 // What a PASS proves: the kernels' logic, layouts and synchronisation under the PTX ISA's
 // rules as the model reads them. Not: hardware timing, the silicon's own errata, anything
 // rack-specific. The sm100a hardware backends stay unvalidated until a Blackwell run.
-#include <algorithm>
-#include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +19,7 @@
 #include "model/kernels_on_model.hpp"
 #include "model/plants.hpp"
 #include "vsa/registry.hpp"
+#include "vsa/schedule_explorer.hpp"
 
 namespace vsa {
 
@@ -45,54 +48,16 @@ Support model_size_support(const Shape& s) {
   return Support::yes();
 }
 
-// Schedule exploration: VSA_MODEL_SCHEDULES (default 1) schedules per call, seeds
-// VSA_MODEL_SEED (default 1), +1, ...; the k-th call of a backend object (stability runs)
-// continues with the next N seeds, so repeated runs explore new schedules. A finding's
-// message names its seed; VSA_MODEL_SEED set to it (with VSA_MODEL_SCHEDULES=1) replays that
-// schedule exactly in the first call, e.g. under `vsa-bench repro`. Seed 0 is the
-// round-robin schedule with async ops completed at once.
-struct Schedules {
-  std::uint64_t first = 1;
-  int count = 1;
-};
-Schedules schedules_from_env() {
-  Schedules s;
-  if (const char* v = std::getenv("VSA_MODEL_SEED")) s.first = std::strtoull(v, nullptr, 10);
-  if (const char* v = std::getenv("VSA_MODEL_SCHEDULES")) s.count = std::max(1, std::atoi(v));
-  return s;
-}
-
-// Runs `once` under every schedule; outputs that must not depend on the schedule are compared
-// bit for bit with the first schedule's (`outputs`: pointer and byte count).
-template <class Once>
-Status explore(Once once, const std::vector<std::pair<const void*, std::size_t>>& outputs, const char* what,
-               std::uint64_t& calls) {
-  Schedules s = schedules_from_env();
-  s.first += calls++ * std::uint64_t(s.count);
-  std::vector<std::vector<unsigned char>> first;
-  for (int i = 0; i < s.count; ++i) {
-    const std::uint64_t seed = s.first + std::uint64_t(i);
-    if (Status st = once(model::RunOptions{seed}); !st.ok()) return st;
-    for (std::size_t k = 0; k < outputs.size(); ++k) {
-      const auto* p = static_cast<const unsigned char*>(outputs[k].first);
-      if (i == 0) {
-        first.emplace_back(p, p + outputs[k].second);
-      } else if (std::memcmp(first[k].data(), p, outputs[k].second) != 0) {
-        return Status::failure(std::string("model: ") + what + " output " + std::to_string(k) +
-                               " differs between schedule seeds " + std::to_string(s.first) + " and " +
-                               std::to_string(seed));
-      }
-    }
-  }
-  return Status::success();
-}
-
 constexpr const char* kProves =
     "executes the sm100a role files (same source as the sm_100a image) on a host model of tcgen05/TMEM/TMA/mbarrier "
     "written from the PTX ISA: proves logic, layouts and synchronisation under the ISA as the model reads it, not "
     "hardware timing or silicon errata";
 
-class ModelBlk64Backend final : public Backend {
+// dK and dV rows belong to one CTA each: schedule-independent. dQ sums bulk reductions in
+// completion order, so it may differ in the last bits between schedules.
+const std::vector<std::string> kScheduleDependent = {"dq"};
+
+class ModelBlk64Backend final : public Backend, public ScheduleExplorer {
  public:
   std::string name() const override { return "sm100a-blk64@model"; }
   std::string description() const override {
@@ -110,18 +75,10 @@ class ModelBlk64Backend final : public Backend {
   std::size_t workspace_bytes(const Shape& s, Op op) const override {
     return op == Op::backward ? model::workspace_bytes_backward(s) : 0;
   }
-  Status forward(const ForwardArgs& a) override {
-    const std::size_t n = std::size_t(a.shape.tensor_elems()) * 2, l = std::size_t(a.shape.row_elems()) * 4;
-    return explore([&](const model::RunOptions& o) { return model::run_forward_blk64(a, o); }, {{a.out, n}, {a.lse, l}},
-                   "sm100a-blk64@model forward", m_calls);
-  }
-  // dK and dV rows belong to one CTA each: schedule-independent. dQ sums bulk reductions in
-  // completion order, so it may differ in the last bits between schedules.
-  Status backward(const BackwardArgs& a) override {
-    const std::size_t n = std::size_t(a.shape.tensor_elems()) * 2;
-    return explore([&](const model::RunOptions& o) { return model::run_backward_blk64(a, o); }, {{a.dk, n}, {a.dv, n}},
-                   "sm100a-blk64@model backward", m_calls);
-  }
+  std::vector<std::string> nondeterministic_outputs() const override { return kScheduleDependent; }
+  void set_schedule_seed(std::uint64_t seed) override { m_seed = seed; }
+  Status forward(const ForwardArgs& a) override { return model::run_forward_blk64(a, model::RunOptions{m_seed}); }
+  Status backward(const BackwardArgs& a) override { return model::run_backward_blk64(a, model::RunOptions{m_seed}); }
   std::vector<std::string> probe_points() const override {
     std::vector<std::string> names = sm100a::forward_probe_names();
     for (const auto& n : sm100a::backward_probe_names()) names.push_back(n);
@@ -129,10 +86,10 @@ class ModelBlk64Backend final : public Backend {
   }
 
  private:
-  std::uint64_t m_calls = 0;
+  std::uint64_t m_seed = 1;
 };
 
-class ModelBlk128Backend final : public Backend {
+class ModelBlk128Backend final : public Backend, public ScheduleExplorer {
  public:
   std::string name() const override { return "sm100a-blk128@model"; }
   std::string description() const override {
@@ -145,21 +102,18 @@ class ModelBlk128Backend final : public Backend {
     if (const Support shape = sm100a::blk128_shape_support(s); !shape.ok) return shape;
     return model_size_support(s);
   }
-  Status forward(const ForwardArgs& a) override {
-    const std::size_t n = std::size_t(a.shape.tensor_elems()) * 2, l = std::size_t(a.shape.row_elems()) * 4;
-    return explore([&](const model::RunOptions& o) { return model::run_forward_blk128(a, o); },
-                   {{a.out, n}, {a.lse, l}}, "sm100a-blk128@model forward", m_calls);
-  }
+  void set_schedule_seed(std::uint64_t seed) override { m_seed = seed; }
+  Status forward(const ForwardArgs& a) override { return model::run_forward_blk128(a, model::RunOptions{m_seed}); }
   Status backward(const BackwardArgs&) override { return Status::failure("sm100a-blk128@model: no backward"); }
   std::vector<std::string> probe_points() const override { return sm100a::forward_probe_names(); }
 
  private:
-  std::uint64_t m_calls = 0;
+  std::uint64_t m_seed = 1;
 };
 
 // A planted fault of the real kernels on the model (`vsa-bench selftest`): the blk64 kernels
 // of the planted build with one VSA_PLANT point switched to its bad value for the call.
-class PlantedModelBackend final : public Backend {
+class PlantedModelBackend final : public Backend, public ScheduleExplorer {
  public:
   PlantedModelBackend(std::string name, model::Plant plant, std::string what)
       : m_name(std::move(name)), m_plant(plant), m_what(std::move(what)) {}
@@ -176,15 +130,16 @@ class PlantedModelBackend final : public Backend {
   std::size_t workspace_bytes(const Shape& s, Op op) const override {
     return op == Op::backward ? model::workspace_bytes_backward(s) : 0;
   }
+  std::vector<std::string> nondeterministic_outputs() const override { return kScheduleDependent; }
+  void set_schedule_seed(std::uint64_t seed) override { m_seed = seed; }
   Status forward(const ForwardArgs& a) override {
-    return with_plant([&] { return model::planted::run_forward_blk64(a, model::RunOptions{seed()}); });
+    return with_plant([&] { return model::planted::run_forward_blk64(a, model::RunOptions{m_seed}); });
   }
   Status backward(const BackwardArgs& a) override {
-    return with_plant([&] { return model::planted::run_backward_blk64(a, model::RunOptions{seed()}); });
+    return with_plant([&] { return model::planted::run_backward_blk64(a, model::RunOptions{m_seed}); });
   }
 
  private:
-  static std::uint64_t seed() { return schedules_from_env().first; }
   template <class F>
   Status with_plant(F f) const {
     model::set_active_plant(m_plant);
@@ -195,6 +150,7 @@ class PlantedModelBackend final : public Backend {
   std::string m_name;
   model::Plant m_plant;
   std::string m_what;
+  std::uint64_t m_seed = 1;
 };
 
 }  // namespace
@@ -213,6 +169,10 @@ void register_sm100a_model_backends(Registry& registry) {
   registry.add(std::make_unique<PlantedModelBackend>("selftest-model-dealloc-other-warp",
                                                      model::Plant::dealloc_other_warp,
                                                      "TMEM allocated by the producer warp, freed by the MMA warp"));
+  registry.add(std::make_unique<PlantedModelBackend>(
+      "selftest-model-tmem-overlap", model::Plant::tmem_overlap,
+      "the backward's dQ MMA accumulates into TMEM columns 64..191 (dP^T's 64..127 included) instead of 128..255, "
+      "over the dP^T the dsoftmax warps are still reading"));
 }
 
 }  // namespace vsa

@@ -14,6 +14,7 @@ enum class Plant {
   skip_wait_ld,        // bwd_dq_reduce.cuh: dq_empty released with the dQ tcgen05.ld unwaited
   tmem_overalloc,      // kernel_prologue.cuh: tcgen05.alloc of 1024 columns
   dealloc_other_warp,  // kernel_prologue.cuh: the producer warp allocates, the MMA warp frees
+  tmem_overlap,        // bwd_mma.cuh: the dQ MMA's accumulator at dP^T's columns (64..191, not 128..255)
 };
 
 // A shared-memory descriptor with its stride byte offset (bits 32-45, in 16-byte units,

@@ -92,11 +92,14 @@ TEST(FleetPerf, ThresholdDecidesSlowOutliers) {
 }
 
 TEST(FleetPerf, FencesFlagBeyondNoiseOnlyWithEnoughGpus) {
-  // Q1 401.25, Q3 403.75: fences 397.5 .. 407.5. 420 is high, 390 is low.
-  EXPECT_EQ(analyse_fleet(fleet_with_tflops({400, 401, 402, 403, 404, 420}, 0.001), {}).perf[0].samples[5].outlier,
-            Outlier::high_fence);
-  EXPECT_EQ(analyse_fleet(fleet_with_tflops({390, 401, 402, 403, 404, 405}, 0.001), {}).perf[0].samples[0].outlier,
-            Outlier::low_fence);
+  // Q1 401.25, Q3 403.75: fences 397.5 .. 407.5. 420 is high, 390 is low (the fence rule alone, no least effect).
+  const FleetOptions fences_only{.outlier_threshold = 0.10, .min_effect = 0};
+  EXPECT_EQ(
+      analyse_fleet(fleet_with_tflops({400, 401, 402, 403, 404, 420}, 0.001), fences_only).perf[0].samples[5].outlier,
+      Outlier::high_fence);
+  EXPECT_EQ(
+      analyse_fleet(fleet_with_tflops({390, 401, 402, 403, 404, 405}, 0.001), fences_only).perf[0].samples[0].outlier,
+      Outlier::low_fence);
   // The same GPUs with 10% spreads: outside the fences but inside their own noise.
   EXPECT_EQ(analyse_fleet(fleet_with_tflops({400, 401, 402, 403, 404, 420}, 0.10), {}).outliers(), 0);
   // Three GPUs: no fences, and 430 is not slow.
@@ -107,6 +110,60 @@ TEST(FleetPerf, FencesFlagBeyondNoiseOnlyWithEnoughGpus) {
   const Fleet one = analyse_fleet(fleet_with_tflops({100}), {});
   EXPECT_EQ(one.outliers(), 0);
   EXPECT_FALSE(one.nodes[0].worst_ratio.has_value());
+}
+
+// Issue 20: a tight fleet's fences are a few percent wide; by default a GPU 3% off the median
+// is not an outlier (kDefaultMinEffect 5%), one 8% off still is.
+TEST(FleetPerf, ThreePercentWobbleIsNotAnOutlierByDefault) {
+  const Fleet wobble = analyse_fleet(fleet_with_tflops({390, 401, 402, 403, 404, 405}, 0.001), {});
+  EXPECT_EQ(wobble.perf[0].samples[0].outlier, Outlier::none);  // 3.1% below the median, below the fence
+  EXPECT_EQ(wobble.outliers(), 0);
+  const Fleet high = analyse_fleet(fleet_with_tflops({400, 401, 402, 403, 404, 420}, 0.001), {});
+  EXPECT_EQ(high.outliers(), 0);  // 4.3% above
+  const Fleet real = analyse_fleet(fleet_with_tflops({370, 401, 402, 403, 404, 405}, 0.001), {});
+  EXPECT_EQ(real.perf[0].samples[0].outlier, Outlier::low_fence);  // 8% below: above the 10% threshold, a fence outlier
+  EXPECT_EQ(real.nodes[0].slow, 1);
+  FleetOptions strict;
+  strict.min_effect = 0.02;
+  EXPECT_EQ(analyse_fleet(fleet_with_tflops({390, 401, 402, 403, 404, 405}, 0.001), strict).outliers(), 1);
+}
+
+TEST(FleetNames, GpusAreNamedByHostAndUuidNotOrdinal) {
+  // Per-task binding: every GPU of a node is CUDA device 0 in its own task.
+  auto a = synthetic_report({.host = "n1", .index = 0});
+  auto b = synthetic_report({.host = "n1", .index = 0});
+  b.report.device["uuid"] = "GPU-bbbb";
+  a.report.device["uuid"] = "GPU-aaaa";
+  b.path = "n1-gpu0-second.json";
+  const Fleet f = analyse_fleet({a, b}, {});
+  ASSERT_EQ(f.nodes.size(), 2u);
+  EXPECT_EQ(fleet_gpu_name(f.nodes[0].who), "n1 GPU-aaaa");
+  EXPECT_EQ(fleet_gpu_name(f.nodes[1].who), "n1 GPU-bbbb");
+  const std::string md = render_markdown(f);
+  EXPECT_NE(md.find("| n1 GPU-aaaa |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| n1 GPU-bbbb |"), std::string::npos) << md;
+  auto cpu = synthetic_report({.host = "c1"});
+  cpu.report.device = nullptr;
+  EXPECT_EQ(fleet_gpu_name(identity_of(cpu.report)), "c1 cpu");
+}
+
+TEST(FleetHosts, FailedAndSlowHostsAsASlurmHostlist) {
+  auto reports = fleet_with_tflops({400, 401, 402, 403, 300});           // node4 slow
+  add_check(reports[1].report, "qualify/x16", "sm90a-det", kFail, 0.3);  // node1 failed
+  NodeCheck floor;  // node2: a node check FAIL (below the speed floor) fails the GPU
+  floor.name = "floor qualify/perf-16k sm90a fwd";
+  floor.kind = "floor";
+  floor.verdict = kFail;
+  floor.code = "VSA_E_SLOW_NODE";
+  floor.reason = "measured 402 TFLOPS is below the floor 450";
+  reports[2].report.checks.push_back(floor);
+  // Under Slurm the drain names Slurm's node, not the kernel's hostname.
+  reports[4].report.node["launcher"] = {{"kind", "slurm"}, {"node_name", "gpu-r4"}};
+  const Fleet f = analyse_fleet(reports, {});
+  EXPECT_TRUE(f.nodes[2].failed());
+  EXPECT_NE(f.nodes[2].problems.front().find("VSA_E_SLOW_NODE"), std::string::npos);
+  EXPECT_EQ(f.failed_hosts(), (Strings{"gpu-r4", "node1", "node2"}));
+  EXPECT_EQ(to_json(f)["failed_hosts"], (Strings{"gpu-r4", "node1", "node2"}));
 }
 
 TEST(FleetPerf, ClassifySample) {
@@ -181,7 +238,7 @@ TEST(FleetRender, MarkdownAndJsonCarryTheTables) {
   const Fleet f = analyse_fleet(reports, {});
   const std::string md = render_markdown(f);
   for (const char* text :
-       {"## GPUs", "| GPU | model | PCI | verdict |", "| node2 gpu0 | NVIDIA H200 |",
+       {"## GPUs", "| GPU | model | PCI | verdict |", "| node2 GPU-node2-0 | NVIDIA H200 |",
         "| driver | GSP firmware | VBIOS | CUDA toolkit | GPUs | PASS | FAIL | FAULT | HANG |",
         "qualify/x16 sm90a HANG (1)", "| id | case | op | backend | model | GPUs | median TFLOPS |",
         "| P1 | qualify/perf-16k | fwd | sm90a | NVIDIA H200 | 5 | 400 |", "**0.75 slow**", "1 failed"})

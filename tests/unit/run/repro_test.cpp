@@ -103,6 +103,49 @@ TEST_F(ReproBundle, WritesABundleFileThatLoadsAsASuite) {
   EXPECT_EQ(s.cases[0].name, "t/small-2");
 }
 
+// A report case whose backend names schedules: `backends` of the case replaced.
+std::string report_with_schedules(const fs::path& dir, const std::string& base_report, const json& schedules) {
+  json doc = json::parse(std::ifstream(base_report));
+  doc["cases"][0]["spec"]["schedules"] = 100;
+  doc["cases"][0]["backends"] = json::array(
+      {{{"backend", "cpu-ref"}, {"verdict", "PASS"}, {"reason", ""}},
+       {{"backend", "sm100a-blk64@model"}, {"verdict", "FAULT"}, {"reason", "race ..."}, {"schedules", schedules}}});
+  const std::string path = (dir / "scheduled.json").string();
+  std::ofstream(path) << doc.dump();
+  return path;
+}
+
+TEST_F(ReproBundle, ReplaysTheScheduleSeedOfAFinding) {
+  const std::string report = report_with_schedules(
+      m_dir, m_report, {{"count", 100}, {"first_seed", 1}, {"finding_seed", 37}, {"baseline_seed", nullptr}});
+  const json bundle = make_repro_bundle(report, "t/small");
+  const Suite s = parse_suite(bundle.dump(), "bundle.json");
+  ASSERT_EQ(s.cases.size(), 1u);
+  EXPECT_EQ(s.cases[0].schedules, 1);
+  EXPECT_EQ(s.cases[0].schedule_seed, 37u);
+  EXPECT_EQ(bundle.at("origin").at("schedule_replay").at("backend"), "sm100a-blk64@model");
+  EXPECT_NE(bundle.at("description").get<std::string>().find("replays the schedule seed 37"), std::string::npos);
+  // An output that differed between two schedules: both are replayed, in order.
+  const std::string dependent = report_with_schedules(
+      m_dir, m_report, {{"count", 100}, {"first_seed", 1}, {"finding_seed", 4}, {"baseline_seed", 1}});
+  const Suite d = parse_suite(make_repro_bundle(dependent, "t/small").dump(), "bundle.json");
+  EXPECT_EQ(d.cases[0].schedules, 4);
+  EXPECT_EQ(d.cases[0].schedule_seed, 1u);
+  // No finding: the case as it ran, its 100 schedules included.
+  const std::string passed = report_with_schedules(
+      m_dir, m_report, {{"count", 100}, {"first_seed", 1}, {"finding_seed", nullptr}, {"baseline_seed", nullptr}});
+  const json quiet = make_repro_bundle(passed, "t/small");
+  EXPECT_EQ(parse_suite(quiet.dump(), "bundle.json").cases[0].schedules, 100);
+  EXPECT_TRUE(quiet.at("origin").at("schedule_replay").is_null());
+  // A report that is not self-consistent is bad input.
+  const std::string bad = report_with_schedules(
+      m_dir, m_report, {{"count", 100}, {"first_seed", 1}, {"finding_seed", 4}, {"baseline_seed", 9}});
+  EXPECT_NE(error_of(bad, "t/small").find("baseline_seed 9 after finding_seed 4"), std::string::npos)
+      << error_of(bad, "t/small");
+  const std::string junk = report_with_schedules(m_dir, m_report, {{"finding_seed", "x"}});
+  EXPECT_NE(error_of(junk, "t/small").find("unreadable schedules"), std::string::npos) << error_of(junk, "t/small");
+}
+
 TEST(SuiteOrigin, OnlyAnObjectAndOtherTopLevelFieldsStayRejected) {
   const std::string cases = R"("cases": [{"name": "a", "S": 128, "D": 32, "backends": ["cpu-ref"]}])";
   EXPECT_NO_THROW((void)parse_suite("{\"origin\": {\"node\": \"x\"}, " + cases + "}", "t.json"));

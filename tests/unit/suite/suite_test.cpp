@@ -136,6 +136,30 @@ TEST(Suite, RepositorySuiteFilesParse) {
   EXPECT_GE(files, 2);
 }
 
+TEST(Suite, SchedulesAreRangeChecked) {
+  EXPECT_EQ(error_of(R"("S": 512, "schedules": 0)"),
+            "t.json: $.cases[0].schedules: must be in [1, 100000] (schedules per op of the backends that explore "
+            "them), got 0");
+  EXPECT_EQ(error_of(R"("S": 512, "schedules": 100001)"),
+            "t.json: $.cases[0].schedules: must be in [1, 100000] (schedules per op of the backends that explore "
+            "them), got 100001");
+  EXPECT_EQ(error_of(R"("S": 512, "schedules": 2.5)"), "t.json: $.cases[0].schedules: must be an integer, got 2.5");
+  EXPECT_EQ(error_of(R"("S": 512, "schedule_seed": -1)"),
+            "t.json: $.cases[0].schedule_seed: must be an integer in [0, 18446744073709551615], got -1");
+  EXPECT_EQ(error_of(R"("S": 512, "schedule_seed": "7")"),
+            "t.json: $.cases[0].schedule_seed: must be an integer, got \"7\"");
+  const Suite s = parse_suite(
+      R"({"cases": [{"name": "a", "S": 128, "D": 32, "backends": ["cpu-ref"], "schedules": 100, "schedule_seed": 0}]})",
+      "t.json");
+  EXPECT_EQ(s.cases[0].schedules, 100);
+  EXPECT_EQ(s.cases[0].schedule_seed, 0u);
+  const CaseSpec back = case_from_json(to_json(s.cases[0]), "rt", "$");
+  EXPECT_EQ(back.schedules, 100);
+  EXPECT_EQ(back.schedule_seed, 0u);
+  const Suite d = parse_suite(R"({"cases": [{"name": "a", "S": 128, "D": 32, "backends": ["cpu-ref"]}]})", "t.json");
+  EXPECT_FALSE(to_json(d.cases[0]).contains("schedules")) << "absent at the default: older reports unchanged";
+}
+
 TEST(Suite, CaseJsonRoundTrips) {
   const Suite s = load_suite("correctness");
   for (const auto& c : s.cases) {

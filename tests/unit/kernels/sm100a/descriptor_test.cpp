@@ -50,27 +50,27 @@ constexpr std::uint64_t kCutlassMnMajor64x64[4] = {0x4000404000001040, 0x4000404
                                                    0x40004040000011c0};
 
 TEST(Sm100aDescriptors, Blk64ForwardMatchesCutlass) {
-  using C = fwd::Config;
+  using C = fwd::Blk64;
   for (int kk = 0; kk < C::kHeadDim / C::kMmaK; ++kk)  // S = Q K^T
-    EXPECT_EQ(fwd::scores_operand(kTile, kk), kCutlassKMajor64x128[kk]) << "Q/K slice " << kk;
+    EXPECT_EQ(fwd::scores_operand<C>(kTile, kk), kCutlassKMajor64x128[kk]) << "Q/K slice " << kk;
   for (int kk = 0; kk < C::kBlock / C::kMmaK; ++kk) {  // O += P V
-    EXPECT_EQ(fwd::pv_a_operand(kTile, kk), kCutlassKMajor64x64[kk]) << "P slice " << kk;
-    EXPECT_EQ(fwd::pv_b_operand(kTile, kk), kCutlassMnMajor128x64[kk]) << "V slice " << kk;
+    EXPECT_EQ(fwd::pv_a_operand<C>(kTile, kk), kCutlassKMajor64x64[kk]) << "P slice " << kk;
+    EXPECT_EQ(fwd::pv_b_operand<C>(kTile, kk), kCutlassMnMajor128x64[kk]) << "V slice " << kk;
   }
-  EXPECT_EQ(fwd::kScoresIdesc, 0x04100490u);  // M 64, N 64, A and B K-major
-  EXPECT_EQ(fwd::kPvIdesc, 0x04210490u);      // M 64, N 128, B MN-major
+  EXPECT_EQ(fwd::kScoresIdesc<C>, 0x04100490u);  // M 64, N 64, A and B K-major
+  EXPECT_EQ(fwd::kPvIdesc<C>, 0x04210490u);      // M 64, N 128, B MN-major
 }
 
 TEST(Sm100aDescriptors, Blk128ForwardMatchesCutlass) {
-  using C = fwd128::Config;
+  using C = fwd::Blk128;
   for (int kk = 0; kk < C::kHeadDim / C::kMmaK; ++kk)
-    EXPECT_EQ(fwd128::scores_operand(kTile, kk), kCutlassKMajor128x128[kk]) << "Q/K slice " << kk;
+    EXPECT_EQ(fwd::scores_operand<C>(kTile, kk), kCutlassKMajor128x128[kk]) << "Q/K slice " << kk;
   for (int kk = 0; kk < C::kBlock / C::kMmaK; ++kk) {
-    EXPECT_EQ(fwd128::pv_a_operand(kTile, kk), kCutlassKMajor128x128[kk]) << "P slice " << kk;
-    EXPECT_EQ(fwd128::pv_b_operand(kTile, kk), kCutlassMnMajor128x128[kk]) << "V slice " << kk;
+    EXPECT_EQ(fwd::pv_a_operand<C>(kTile, kk), kCutlassKMajor128x128[kk]) << "P slice " << kk;
+    EXPECT_EQ(fwd::pv_b_operand<C>(kTile, kk), kCutlassMnMajor128x128[kk]) << "V slice " << kk;
   }
-  EXPECT_EQ(fwd128::kScoresIdesc, 0x08200490u);  // M 128, N 128
-  EXPECT_EQ(fwd128::kPvIdesc, 0x08210490u);
+  EXPECT_EQ(fwd::kScoresIdesc<C>, 0x08200490u);  // M 128, N 128
+  EXPECT_EQ(fwd::kPvIdesc<C>, 0x08210490u);
 }
 
 TEST(Sm100aDescriptors, BackwardMatchesCutlass) {

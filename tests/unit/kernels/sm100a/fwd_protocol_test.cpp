@@ -18,6 +18,8 @@
 namespace vsa::sm100a {
 namespace {
 
+// The blk64 instance of the forward protocol (the blk128 one: fwd128_protocol_test.cpp).
+constexpr const protocol::Protocol& kBlk64 = fwd::kProtocol<fwd::Blk64>;
 using protocol::check_protocol;
 using protocol::check_protocol_up_to;
 using protocol::Op;
@@ -29,13 +31,13 @@ using protocol::Script;
 constexpr int kMaxSteps = 6;
 
 TEST(Sm100aProtocol, ForwardTablesPassEveryRule) {
-  const auto result = check_protocol_up_to(fwd::kProtocol, kMaxSteps);
+  const auto result = check_protocol_up_to(kBlk64, kMaxSteps);
   EXPECT_TRUE(result.ok()) << result.text();
   EXPECT_GT(result.events, 0);
 }
 
 TEST(Sm100aProtocol, WarpRolesMatchTheRoleTable) {
-  for (int warp = 0; warp < fwd::Config::kWarps; ++warp) {
+  for (int warp = 0; warp < fwd::Blk64::kWarps; ++warp) {
     int owners = 0;
     for (const auto& r : fwd::kRoles)
       if (warp >= r.first_warp && warp < r.first_warp + r.warps) {
@@ -46,22 +48,22 @@ TEST(Sm100aProtocol, WarpRolesMatchTheRoleTable) {
   }
   // tcgen05.ld/st of warp w reach lanes 32 (w % 4)..: the four softmax warps must cover
   // the four lane quarters exactly once.
-  const auto& softmax = fwd::kProtocol.role(fwd::WarpRole::softmax);
+  const auto& softmax = kBlk64.role(fwd::WarpRole::softmax);
   std::vector<int> quarters;
   for (int w = softmax.first_warp; w < softmax.first_warp + softmax.warps; ++w) quarters.push_back(w % 4);
   EXPECT_EQ(quarters, (std::vector<int>{0, 1, 2, 3}));
 }
 
-TEST(Sm100aProtocol, TmemRangesFitAndDoNotOverlap) { test::expect_tmem_ranges_fit_and_disjoint(fwd::kProtocol); }
+TEST(Sm100aProtocol, TmemRangesFitAndDoNotOverlap) { test::expect_tmem_ranges_fit_and_disjoint(kBlk64); }
 
 // Each barrier is named after an edge: only its `from` role arrives, only its `to` role waits.
-TEST(Sm100aProtocol, BarriersAreUsedAlongTheirEdge) { test::expect_barriers_used_along_their_edge(fwd::kProtocol); }
+TEST(Sm100aProtocol, BarriersAreUsedAlongTheirEdge) { test::expect_barriers_used_along_their_edge(kBlk64); }
 
 // ---- planted faults: the same checker must reject each ---------------------------------
 
 // A protocol whose scripts the test may edit: copies of the kernel's tables.
 struct EditableProtocol : test::EditableProtocol {
-  EditableProtocol() : test::EditableProtocol(fwd::kProtocol) {}
+  EditableProtocol() : test::EditableProtocol(kBlk64) {}
 };
 
 TEST(Sm100aProtocol, UnchangedCopyStillPasses) {
@@ -79,7 +81,7 @@ constexpr protocol::TmemRange kOverlappingTmemMap[] = {
 };
 
 TEST(Sm100aProtocol, PlantedTmemOverlapIsARace) {
-  Protocol p = fwd::kProtocol;
+  Protocol p = kBlk64;
   p.tmem = kOverlappingTmemMap;
   const auto result = check_protocol_up_to(p, kMaxSteps);
   ASSERT_TRUE(result.has("race")) << result.text();
@@ -138,7 +140,7 @@ TEST(Sm100aProtocol, PlantedArrivalCountIsReported) {
 // Planted: p_full expects a fifth arrival that never comes: the MMA warp hangs.
 TEST(Sm100aProtocol, PlantedMissingArrivalHangs) {
   EditableProtocol e;
-  e.barriers[fwd::Bar::p_full].arrivals = fwd::Config::kSoftmaxWarps + 1;
+  e.barriers[fwd::Bar::p_full].arrivals = fwd::Blk64::kSoftmaxWarps + 1;
   const auto result = check_protocol_up_to(e.relink(), kMaxSteps);
   EXPECT_TRUE(result.has("never-completes")) << result.text();
 }
@@ -174,7 +176,7 @@ TEST(Sm100aProtocol, PlantedMissingRoleSyncIsARace) {
 
 // Removes every wait on `barrier` from the producer's epilogue (the tail).
 void drop_tail_waits(EditableProtocol& e, std::uint8_t barrier) {
-  ASSERT_EQ(e.drop_epilogue_waits(fwd::WarpRole::producer, barrier), std::size_t(fwd::Config::kKvStages))
+  ASSERT_EQ(e.drop_epilogue_waits(fwd::WarpRole::producer, barrier), std::size_t(fwd::Blk64::kKvStages))
       << "one tail wait per stage";
 }
 

@@ -68,9 +68,9 @@ TEST(ModelPlants, DeallocByAnotherWarpIsAnError) {
   EXPECT_NE(st.error.find("tcgen05.dealloc by warp 5 of TMEM allocated by warp 4"), std::string::npos) << st.error;
 }
 
-TEST(ModelPlants, ReleaseBeforeWaitLdIsARace) {
-  const PlantGuard g(model::Plant::skip_wait_ld);
-  const Case c(64, 4, 1);
+// The planted build's backward, the forward's outputs from the naive reference. In Case(64,
+// 4, 1) kv block 0 has q blocks 0 and 2: a CTA of two steps, which the overlap below needs.
+Status planted_backward(const Case& c) {
   std::vector<bf16_bits> o;
   std::vector<float> lse;
   naive::forward(c.forward(o, lse));
@@ -94,11 +94,39 @@ TEST(ModelPlants, ReleaseBeforeWaitLdIsARace) {
   b.dk = dk.data();
   b.dv = dv.data();
   b.workspace = reinterpret_cast<void*>((reinterpret_cast<std::uintptr_t>(ws.data()) + 255) / 256 * 256);
-  const Status st = model::planted::run_backward_blk64(b, model::RunOptions{1});
+  return model::planted::run_backward_blk64(b, model::RunOptions{1});
+}
+
+TEST(ModelPlants, ReleaseBeforeWaitLdIsARace) {
+  const PlantGuard g(model::Plant::skip_wait_ld);
+  const Status st = planted_backward(Case(64, 4, 1));
   EXPECT_NE(st.error.find("race"), std::string::npos) << st.error;
   EXPECT_NE(st.error.find("tcgen05.ld read by thread"), std::string::npos) << st.error;
   EXPECT_NE(st.error.find("dq_reduce"), std::string::npos) << st.error;
   EXPECT_NE(st.error.find("schedule seed 1"), std::string::npos) << st.error;
+}
+
+// The seed review's TMEM overlap as today's backward can have it: the dQ accumulator based
+// at dP^T's column 64, over the dP^T_{n+1} the dsoftmax warps are still reading.
+TEST(ModelPlants, DqAccumulatorOverTheDpBeingReadIsARace) {
+  {
+    const Status st = planted_backward(Case(64, 4, 1));
+    EXPECT_TRUE(st.ok()) << "the same case with no fault selected: " << st.error;
+  }
+  const PlantGuard g(model::Plant::tmem_overlap);
+  const Status st = planted_backward(Case(64, 4, 1));
+  EXPECT_NE(st.error.find("race in sm100a.bwd_blk64"), std::string::npos) << st.error;
+  EXPECT_NE(st.error.find("TMEM lane "), std::string::npos) << st.error;
+  EXPECT_NE(st.error.find("tcgen05.ld read by thread"), std::string::npos) << st.error;
+  EXPECT_NE(st.error.find("(dsoftmax warp"), std::string::npos) << st.error;
+  EXPECT_NE(st.error.find("tcgen05.mma (D accumulator) write by thread 288 (mma warp 9 lane 0)"), std::string::npos)
+      << st.error;
+  // The cell is one of dP^T's columns, 64..127, which only the shifted dQ reaches.
+  const auto at = st.error.find(" column ");
+  ASSERT_NE(at, std::string::npos) << st.error;
+  const int column = std::stoi(st.error.substr(at + 8));
+  EXPECT_GE(column, 64) << st.error;
+  EXPECT_LT(column, 128) << st.error;
 }
 
 }  // namespace

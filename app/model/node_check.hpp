@@ -1,0 +1,32 @@
+#pragma once
+// A verdict about the GPU as a whole rather than about one case (docs/qualify.md):
+// its speed against the floor of its GPU model, whether it held its clock under
+// sustained load, and its health as NVML reports it (remapped rows, retired pages,
+// XID events, PCIe link, ECC growth, hardware or thermal slowdown). PASS, FAIL, or
+// SKIP with the reason the check could not be made here; never a silent pass.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/verdict.hpp"
+
+namespace vsa {
+
+struct NodeCheck {
+  std::string name;  // unique in a report: "floor qualify/sm90a/perf-16k sm90a fwd", "health.xid"
+  std::string kind;  // floor, clock_hold, remapped_rows, retired_pages, xid, pcie_link, ecc_growth, throttle
+  Verdict verdict = kSkip;
+  std::string code;                    // stable reason code (docs/reason-codes.md)
+  std::string reason;                  // the figure and the threshold, or why the check was skipped
+  nlohmann::json value = nullptr;      // what was measured (number, object), null when nothing was
+  nlohmann::json threshold = nullptr;  // what it was held against, null when skipped
+};
+
+void to_json(nlohmann::json& j, const NodeCheck& check);
+void from_json(const nlohmann::json& j, NodeCheck& check);
+
+// The worst verdict over the checks (kSkip when there are none or all skipped).
+[[nodiscard]] Verdict worst_check_verdict(const std::vector<NodeCheck>& checks);
+
+}  // namespace vsa

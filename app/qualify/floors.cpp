@@ -1,0 +1,335 @@
+#include "qualify/floors.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <stdexcept>
+#include <tuple>
+
+#include "compare/fleet_stats.hpp"
+#include "embedded_floors.hpp"
+#include "qualify/check_codes.hpp"
+
+namespace vsa {
+
+namespace {
+
+using nlohmann::json;
+
+std::string number(double v, int precision = 4) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", precision, v);
+  return buf;
+}
+
+std::string percent(double fraction) { return number(100 * fraction, 3) + "%"; }
+
+bool sustained(const json& spec) {
+  const auto t = spec.find("timing");
+  return t != spec.end() && t->is_object() && t->value("min_pass_ms", 0.0) > 0;
+}
+
+bool has_probes(const json& spec) {
+  const auto p = spec.find("probes");
+  return p != spec.end() && p->is_object() && !p->empty();
+}
+
+// The weakest pass's mean SM clock while it ran (sustained passes only), or nullopt.
+std::optional<double> held_clock_mhz(const Timing& t) {
+  if (!t.clocks.is_array()) return std::nullopt;
+  std::optional<double> weakest;
+  for (const auto& pass : t.clocks) {
+    if (!pass.is_object()) continue;
+    const auto during = pass.find("during");
+    if (during == pass.end() || !during->is_object()) continue;
+    const auto clock = during->find("sm_clock_mhz");
+    if (clock == during->end() || !clock->is_object() || !clock->contains("mean")) continue;
+    const auto mean = (*clock)["mean"];
+    if (!mean.is_number()) continue;
+    const double value = mean.get<double>();
+    if (!weakest || value < *weakest) weakest = value;
+  }
+  return weakest;
+}
+
+using Key = std::tuple<std::string, int, int, std::string, std::string, std::string, std::string>;
+Key key_of(const GpuModel& g, const json& workload, const std::string& backend, const std::string& op,
+           const std::string& metric) {
+  return {g.name, g.sm_count, g.sm_clock_max_mhz, workload.dump(), backend, op, metric};
+}
+
+template <typename T>
+T field(const json& j, const char* name, const std::string& where) {
+  const auto it = j.find(name);
+  if (it == j.end()) throw std::invalid_argument(where + "." + name + ": missing");
+  try {
+    return it->get<T>();
+  } catch (const json::exception&) {
+    throw std::invalid_argument(where + "." + name + ": wrong type (" + std::string(it->type_name()) + ")");
+  }
+}
+
+}  // namespace
+
+std::optional<GpuModel> gpu_model_of(const json& device) {
+  if (!device.is_object()) return std::nullopt;
+  const auto name = device.find("name");
+  const auto sms = device.find("sm_count");
+  const auto clock = device.find("sm_clock_max_mhz");
+  if (name == device.end() || !name->is_string() || sms == device.end() || !sms->is_number_integer() ||
+      clock == device.end() || !clock->is_number_integer())
+    return std::nullopt;
+  return GpuModel{name->get<std::string>(), sms->get<int>(), clock->get<int>()};
+}
+
+std::string to_string(const GpuModel& m) {
+  return m.name + ", " + std::to_string(m.sm_count) + " SMs, " + std::to_string(m.sm_clock_max_mhz) + " MHz";
+}
+
+json workload_of(const json& spec) {
+  json w = json::object();
+  for (const char* k : {"op", "B", "H", "S", "D", "blk", "pattern", "vbs", "scale"})
+    if (spec.contains(k)) w[k] = spec[k];
+  const auto t = spec.find("timing");
+  w["l2_flush"] = t != spec.end() && t->is_object() ? t->value("l2_flush", false) : false;
+  w["sustained"] = sustained(spec);
+  // op "both" and "fwd" time the same forward: the timing's own op says which.
+  w.erase("op");
+  return w;
+}
+
+FloorTable derive_floors(const std::vector<ReportFile>& baselines, double margin) {
+  if (!(margin >= 0 && margin < 1)) throw std::invalid_argument("margin " + number(margin) + " is not in [0, 1)");
+  FloorTable table;
+  table.margin = margin;
+  std::map<Key, std::size_t> index;
+  auto add = [&](const GpuModel& gpu, const json& workload, const std::string& backend, const std::string& op,
+                 const std::string& metric, FloorSample sample) {
+    const Key key = key_of(gpu, workload, backend, op, metric);
+    auto it = index.find(key);
+    if (it == index.end()) {
+      it = index.emplace(key, table.floors.size()).first;
+      table.floors.push_back(Floor{gpu, workload, backend, op, metric, 0, 0, 0, {}});
+    }
+    table.floors[it->second].samples.push_back(std::move(sample));
+  };
+  for (const auto& file : baselines) {
+    const auto gpu = gpu_model_of(file.report.device);
+    if (!gpu) continue;
+    const std::string sha = file.tool.value("git_sha", "");
+    table.sources.push_back(
+        {{"path", file.path}, {"git_sha", sha}, {"gpu", to_string(*gpu)}, {"finished_at", file.report.finished_at}});
+    for (const auto& c : file.report.cases) {
+      if (has_probes(c.spec)) continue;
+      const json workload = workload_of(c.spec);
+      for (const auto& b : c.backends) {
+        if (b.verdict != kPass) continue;
+        for (const auto& t : b.timings) {
+          if (!(t.tflops > 0)) continue;
+          add(*gpu, workload, b.backend, t.op, kMetricTflops, {file.path, sha, c.name, t.tflops, t.spread});
+          if (sustained(c.spec))
+            if (const auto clock = held_clock_mhz(t))
+              add(*gpu, workload, b.backend, t.op, kMetricSustainedClock, {file.path, sha, c.name, *clock, 0});
+        }
+      }
+    }
+  }
+  for (auto& f : table.floors) {
+    std::vector<double> values;
+    double spread = 0;
+    for (const auto& s : f.samples) {
+      values.push_back(s.value);
+      spread = std::max(spread, s.spread);
+    }
+    f.baseline_median = quantile(values, 0.5);
+    const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+    spread = std::max(spread, (*hi - *lo) / f.baseline_median);
+    f.baseline_spread = spread;
+    f.floor = std::max(0.0, f.baseline_median * (1 - margin - spread));
+  }
+  return table;
+}
+
+json to_json(const FloorTable& t) {
+  json floors = json::array();
+  for (const auto& f : t.floors) {
+    json samples = json::array();
+    for (const auto& s : f.samples)
+      samples.push_back({{"report", s.report},
+                         {"git_sha", s.git_sha},
+                         {"case", s.case_name},
+                         {"value", s.value},
+                         {"spread", s.spread}});
+    floors.push_back(
+        {{"gpu", {{"name", f.gpu.name}, {"sm_count", f.gpu.sm_count}, {"sm_clock_max_mhz", f.gpu.sm_clock_max_mhz}}},
+         {"workload", f.workload},
+         {"backend", f.backend},
+         {"op", f.op},
+         {"metric", f.metric},
+         {"baseline_median", f.baseline_median},
+         {"baseline_spread", f.baseline_spread},
+         {"floor", f.floor},
+         {"samples", samples}});
+  }
+  return {{"schema", "vsa-bench/floors"},
+          {"schema_version", 1},
+          {"generated_by", "vsa-bench floors (docs/qualify.md): do not edit, regenerate from the reports in sources"},
+          {"margin", t.margin},
+          {"rule",
+           "floor = baseline_median x (1 - margin - baseline_spread); baseline_spread = max(each sample's "
+           "spread, (max - min) / median over the samples)"},
+          {"sources", t.sources},
+          {"floors", floors}};
+}
+
+FloorTable floor_table_from_json(const json& j, const std::string& origin) {
+  if (!j.is_object() || j.value("schema", "") != "vsa-bench/floors")
+    throw std::invalid_argument(origin + ": not a floors table (missing \"schema\": \"vsa-bench/floors\")");
+  if (j.value("schema_version", 0) != 1)
+    throw std::invalid_argument(origin + ": floors schema_version " + std::to_string(j.value("schema_version", 0)) +
+                                " is not 1");
+  FloorTable t;
+  t.margin = field<double>(j, "margin", origin + ": $");
+  t.sources = j.value("sources", json::array());
+  const auto floors = field<json>(j, "floors", origin + ": $");
+  if (!floors.is_array()) throw std::invalid_argument(origin + ": $.floors: not an array");
+  for (std::size_t i = 0; i < floors.size(); ++i) {
+    const std::string where = origin + ": $.floors[" + std::to_string(i) + "]";
+    const json& f = floors[i];
+    if (!f.is_object()) throw std::invalid_argument(where + ": not an object");
+    Floor out;
+    const auto gpu = field<json>(f, "gpu", where);
+    const auto model = gpu_model_of(gpu);
+    if (!model) throw std::invalid_argument(where + ".gpu: needs name, sm_count and sm_clock_max_mhz");
+    out.gpu = *model;
+    out.workload = field<json>(f, "workload", where);
+    out.backend = field<std::string>(f, "backend", where);
+    out.op = field<std::string>(f, "op", where);
+    out.metric = field<std::string>(f, "metric", where);
+    if (out.metric != kMetricTflops && out.metric != kMetricSustainedClock)
+      throw std::invalid_argument(where + ".metric: \"" + out.metric + "\" is not tflops or sustained_sm_clock_mhz");
+    out.baseline_median = field<double>(f, "baseline_median", where);
+    out.baseline_spread = field<double>(f, "baseline_spread", where);
+    out.floor = field<double>(f, "floor", where);
+    if (!(out.floor >= 0)) throw std::invalid_argument(where + ".floor: must be >= 0");
+    for (const auto& s : f.value("samples", json::array()))
+      out.samples.push_back({s.value("report", ""), s.value("git_sha", ""), s.value("case", ""), s.value("value", 0.0),
+                             s.value("spread", 0.0)});
+    if (out.samples.empty())
+      throw std::invalid_argument(where + ".samples: a floor must name the baseline reports it came from");
+    t.floors.push_back(std::move(out));
+  }
+  return t;
+}
+
+const FloorTable& builtin_floors() {
+  static const FloorTable table = floor_table_from_json(json::parse(embedded_floors()), "builtin:floors");
+  return table;
+}
+
+namespace {
+
+const Floor* find_floor(const FloorTable& t, const GpuModel& gpu, const json& workload, const std::string& backend,
+                        const std::string& op, const char* metric) {
+  for (const auto& f : t.floors)
+    if (f.gpu == gpu && f.workload == workload && f.backend == backend && f.op == op && f.metric == metric) return &f;
+  return nullptr;
+}
+
+std::string sources_of(const Floor& f) {
+  std::vector<std::string> files;
+  for (const auto& s : f.samples)
+    if (std::find(files.begin(), files.end(), s.report) == files.end()) files.push_back(s.report);
+  std::string text;
+  for (const auto& p : files) text += (text.empty() ? "" : ", ") + p;
+  return text;
+}
+
+NodeCheck judge(std::string name, const char* kind, double value, const Floor& f, double margin,
+                const std::string& unit, const std::string& what, const char* fail_code) {
+  NodeCheck c;
+  c.name = std::move(name);
+  c.kind = kind;
+  c.value = value;
+  c.threshold = {{"floor", f.floor},
+                 {"baseline_median", f.baseline_median},
+                 {"baseline_spread", f.baseline_spread},
+                 {"margin", margin}};
+  const std::string basis = "floor " + number(f.floor) + " " + unit + " for " + to_string(f.gpu) +
+                            " (baseline median " + number(f.baseline_median) + ", spread " +
+                            percent(f.baseline_spread) + ", margin " + percent(margin) + "; " + sources_of(f) + ")";
+  if (value < f.floor) {
+    c.verdict = kFail;
+    c.code = fail_code;
+    c.reason = what + " " + number(value) + " " + unit + " is below the " + basis;
+  } else {
+    c.verdict = kPass;
+    c.code = kCodeCheckOk;
+    c.reason = what + " " + number(value) + " " + unit + " meets the " + basis;
+  }
+  return c;
+}
+
+NodeCheck skipped(std::string name, const char* kind, std::string why) {
+  NodeCheck c;
+  c.name = std::move(name);
+  c.kind = kind;
+  c.verdict = kSkip;
+  c.code = kCodeNoFloor;
+  c.reason = std::move(why);
+  return c;
+}
+
+}  // namespace
+
+std::vector<NodeCheck> floor_checks(const Report& report, const FloorTable& table) {
+  std::vector<NodeCheck> checks;
+  const auto gpu = gpu_model_of(report.device);
+  for (const auto& c : report.cases) {
+    const json workload = workload_of(c.spec);
+    for (const auto& b : c.backends) {
+      if (b.verdict != kPass) continue;  // a failed or skipped backend says so itself
+      for (const auto& t : b.timings) {
+        const std::string id = c.name + " " + b.backend + " " + t.op;
+        if (!gpu) {
+          checks.push_back(skipped("floor " + id, "floor",
+                                   "the report does not name the GPU model (name, sm_count, sm_clock_max_mhz): no "
+                                   "floor can apply"));
+          continue;
+        }
+        if (has_probes(c.spec)) {
+          checks.push_back(
+              skipped("floor " + id, "floor", "delay probes slow the kernel on purpose: no floor applies"));
+          continue;
+        }
+        const std::string add =
+            " (a floor comes from a baseline report of this GPU model: `vsa-bench floors "
+            "REPORT.json... > suites/floors/floors.json`, docs/qualify.md)";
+        if (const Floor* f = find_floor(table, *gpu, workload, b.backend, t.op, kMetricTflops))
+          checks.push_back(
+              judge("floor " + id, "floor", t.tflops, *f, table.margin, "TFLOPS", "measured", kCodeSlowNode));
+        else
+          checks.push_back(
+              skipped("floor " + id, "floor",
+                      "no floor for " + to_string(*gpu) + ", " + b.backend + " " + t.op + " on this workload" + add));
+        if (!sustained(c.spec)) continue;
+        const auto held = held_clock_mhz(t);
+        if (!held) {
+          checks.push_back(skipped("clock_hold " + id, "clock_hold",
+                                   "no NVML clock samples during the sustained pass: the clock it held is unknown"));
+          continue;
+        }
+        if (const Floor* f = find_floor(table, *gpu, workload, b.backend, t.op, kMetricSustainedClock))
+          checks.push_back(judge("clock_hold " + id, "clock_hold", *held, *f, table.margin, "MHz",
+                                 "weakest sustained pass held a mean SM clock of", kCodeClockHold));
+        else
+          checks.push_back(skipped("clock_hold " + id, "clock_hold",
+                                   "no sustained clock floor for " + to_string(*gpu) + ", " + b.backend + " " + t.op +
+                                       " on this workload" + add));
+      }
+    }
+  }
+  return checks;
+}
+
+}  // namespace vsa

@@ -1,0 +1,207 @@
+#include "qualify/health_gates.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "qualify/check_codes.hpp"
+
+namespace vsa {
+
+namespace {
+
+using nlohmann::json;
+
+NodeCheck make(const char* kind, Verdict verdict, const char* code, std::string reason, json value = nullptr,
+               json threshold = nullptr) {
+  NodeCheck c;
+  c.name = std::string("health.") + kind;
+  c.kind = kind;
+  c.verdict = verdict;
+  c.code = code;
+  c.reason = std::move(reason);
+  c.value = std::move(value);
+  c.threshold = std::move(threshold);
+  return c;
+}
+
+NodeCheck unknown(const char* kind, const std::string& why) {
+  return make(kind, kSkip, kCodeHealthUnknown, "NVML cannot say: " + why);
+}
+
+// The latest answer: after the run, else before it.
+template <typename T>
+const NvmlAnswer<T>& latest(const NvmlAnswer<T>& before, const NvmlAnswer<T>& after) {
+  return after.value ? after : before;
+}
+
+NodeCheck remapped_rows(const HealthRecord& r) {
+  const auto& a = latest(r.before.remapped_rows, r.after.remapped_rows);
+  if (!a.value) return unknown("remapped_rows", a.why);
+  const RemappedRows& v = *a.value;
+  const json value = {{"correctable", v.correctable},
+                      {"uncorrectable", v.uncorrectable},
+                      {"pending", v.pending},
+                      {"failure", v.failure}};
+  const json threshold = {{"pending", false}, {"failure", false}};
+  const std::string counts = std::to_string(v.correctable) + " correctable, " + std::to_string(v.uncorrectable) +
+                             " uncorrectable rows remapped";
+  // NVML: a pending remap needs a GPU reset to take effect; a failed one means the bank ran out of spare rows.
+  if (v.failure)
+    return make("remapped_rows", kFail, kCodeRowRemap,
+                "a row remap has failed on this GPU (" + counts + "): replace it", value, threshold);
+  if (v.pending)
+    return make("remapped_rows", kFail, kCodeRowRemap, "a row remap is pending (" + counts + "): reset the GPU", value,
+                threshold);
+  return make("remapped_rows", kPass, kCodeCheckOk, "no pending or failed row remap (" + counts + ")", value,
+              threshold);
+}
+
+NodeCheck retired_pages(const HealthRecord& r) {
+  const auto& pending = latest(r.before.retired_pages_pending, r.after.retired_pages_pending);
+  if (!pending.value) return unknown("retired_pages", pending.why);
+  const auto& sbe = latest(r.before.retired_pages_sbe, r.after.retired_pages_sbe);
+  const auto& dbe = latest(r.before.retired_pages_dbe, r.after.retired_pages_dbe);
+  const json value = {{"pending", *pending.value},
+                      {"single_bit", sbe.value ? json(*sbe.value) : json()},
+                      {"double_bit", dbe.value ? json(*dbe.value) : json()}};
+  const std::string counts = (sbe.value ? std::to_string(*sbe.value) : std::string("?")) + " single-bit, " +
+                             (dbe.value ? std::to_string(*dbe.value) : std::string("?")) + " double-bit pages retired";
+  if (*pending.value)
+    return make("retired_pages", kFail, kCodeRetiredPages,
+                "pages are pending retirement (" + counts + "): reload the driver or reboot", value,
+                {{"pending", false}});
+  return make("retired_pages", kPass, kCodeCheckOk, "no page pending retirement (" + counts + ")", value,
+              {{"pending", false}});
+}
+
+NodeCheck xid(const HealthRecord& r) {
+  if (!r.xid_watched && r.xids.empty())
+    return unknown("xid", r.xid_note.empty() ? std::string("Xid events were not watched") : r.xid_note);
+  std::string list;
+  for (const auto x : r.xids) list += (list.empty() ? "" : ", ") + std::to_string(x);
+  const json value = {{"events", r.xids}, {"seconds", r.seconds}};
+  if (!r.xids.empty())
+    return make("xid", kFail, kCodeXid,
+                std::to_string(r.xids.size()) + " critical Xid event(s) during the run: Xid " + list +
+                    " (see the kernel log, `dmesg | grep -i xid`)",
+                value, {{"events", 0}});
+  return make("xid", kPass, kCodeCheckOk,
+              "no critical Xid event in " + std::to_string(int(r.seconds)) + " s of the run" +
+                  (r.xid_note.empty() ? "" : " (" + r.xid_note + ")"),
+              value, {{"events", 0}});
+}
+
+NodeCheck pcie_link(const HealthRecord& r) {
+  const auto& max = latest(r.before.pcie_link_max, r.after.pcie_link_max);
+  if (!max.value) return unknown("pcie_link", max.why);
+  if (!r.pcie_best) return unknown("pcie_link", r.pcie_note.empty() ? std::string("no link sample") : r.pcie_note);
+  const PcieLink& best = *r.pcie_best;
+  const json value = {{"generation", best.generation}, {"width", best.width}, {"samples", r.pcie_samples}};
+  const json threshold = {{"generation", max.value->generation}, {"width", max.value->width}};
+  const std::string seen = "best link during the run Gen" + std::to_string(best.generation) + " x" +
+                           std::to_string(best.width) + ", the GPU and slot allow Gen" +
+                           std::to_string(max.value->generation) + " x" + std::to_string(max.value->width);
+  if (best.generation < max.value->generation || best.width < max.value->width)
+    return make("pcie_link", kFail, kCodePcieLink, seen + ": the link trained down (reseat, check the riser/cable)",
+                value, threshold);
+  return make("pcie_link", kPass, kCodeCheckOk, seen, value, threshold);
+}
+
+NodeCheck ecc_growth(const HealthRecord& r) {
+  const auto& b = r.before.ecc_uncorrected;
+  const auto& a = r.after.ecc_uncorrected;
+  if (!b.value || !a.value) return unknown("ecc_growth", b.value ? a.why : b.why);
+  const std::int64_t grew = std::int64_t(*a.value) - std::int64_t(*b.value);
+  json value = {{"uncorrected_before", *b.value}, {"uncorrected_after", *a.value}};
+  std::string corrected;
+  if (r.before.ecc_corrected.value && r.after.ecc_corrected.value) {
+    value["corrected_before"] = *r.before.ecc_corrected.value;
+    value["corrected_after"] = *r.after.ecc_corrected.value;
+    corrected = ", corrected " + std::to_string(*r.before.ecc_corrected.value) + " -> " +
+                std::to_string(*r.after.ecc_corrected.value);
+  }
+  const std::string counts =
+      "uncorrected volatile ECC errors " + std::to_string(*b.value) + " -> " + std::to_string(*a.value) + corrected;
+  if (grew > 0)
+    return make("ecc_growth", kFail, kCodeEccGrowth, counts + ": uncorrected errors grew during the run", value,
+                {{"uncorrected_growth", 0}});
+  return make("ecc_growth", kPass, kCodeCheckOk, counts, value, {{"uncorrected_growth", 0}});
+}
+
+bool sustained(const json& spec) {
+  const auto t = spec.find("timing");
+  return t != spec.end() && t->is_object() && t->value("min_pass_ms", 0.0) > 0;
+}
+
+NodeCheck throttle(const Report& report) {
+  std::set<std::string> seen, bad;
+  int passes = 0, sampled = 0;
+  std::string where;
+  for (const auto& c : report.cases) {
+    if (!sustained(c.spec)) continue;
+    for (const auto& b : c.backends)
+      for (const auto& t : b.timings) {
+        if (!t.clocks.is_array()) continue;
+        for (const auto& pass : t.clocks) {
+          ++passes;
+          if (!pass.is_object() || !pass.contains("during") || !pass["during"].is_object()) continue;
+          const auto& reasons = pass["during"].value("reasons", json());
+          if (!reasons.is_array()) continue;
+          ++sampled;
+          for (const auto& name : reasons) {
+            if (!name.is_string()) continue;
+            seen.insert(name.get<std::string>());
+            const auto& slow = slowdown_reasons();
+            if (std::find(slow.begin(), slow.end(), name.get<std::string>()) != slow.end()) {
+              if (bad.insert(name.get<std::string>()).second && where.empty())
+                where = c.name + " " + b.backend + " " + t.op;
+            }
+          }
+        }
+      }
+  }
+  if (passes == 0) return make("throttle", kSkip, kCodeHealthUnknown, "no sustained pass ran: nothing to judge");
+  if (sampled == 0)
+    return make("throttle", kSkip, kCodeHealthUnknown,
+                "NVML cannot say: no clock-event reasons were sampled during the sustained passes");
+  const json value = {{"reasons", std::vector<std::string>(seen.begin(), seen.end())}, {"passes", sampled}};
+  const json threshold = {{"forbidden", slowdown_reasons()}};
+  std::string list;
+  for (const auto& b : bad) list += (list.empty() ? "" : ", ") + b;
+  if (!bad.empty())
+    return make("throttle", kFail, kCodeThrottled,
+                "hardware or thermal slowdown during sustained load: " + list + " (first in " + where +
+                    "): check cooling, power delivery, the GPU's thermals",
+                value, threshold);
+  std::string all;
+  for (const auto& s : seen) all += (all.empty() ? "" : ", ") + s;
+  return make("throttle", kPass, kCodeCheckOk,
+              "no hardware or thermal slowdown in " + std::to_string(sampled) + " sustained pass(es)" +
+                  (all.empty() ? std::string() : " (reasons seen: " + all + ")"),
+              value, threshold);
+}
+
+}  // namespace
+
+const std::vector<std::string>& slowdown_reasons() {
+  static const std::vector<std::string> names = {"hw_slowdown", "sw_thermal", "hw_thermal", "hw_power_brake"};
+  return names;
+}
+
+std::vector<NodeCheck> health_checks(const HealthRecord& record, const Report& report) {
+  std::vector<NodeCheck> checks;
+  if (!record.monitored) {
+    for (const char* kind : {"remapped_rows", "retired_pages", "xid", "pcie_link", "ecc_growth"})
+      checks.push_back(unknown(kind, record.why_not.empty() ? std::string("not monitored") : record.why_not));
+  } else {
+    checks.push_back(remapped_rows(record));
+    checks.push_back(retired_pages(record));
+    checks.push_back(xid(record));
+    checks.push_back(pcie_link(record));
+    checks.push_back(ecc_growth(record));
+  }
+  checks.push_back(throttle(report));
+  return checks;
+}
+
+}  // namespace vsa

@@ -1,0 +1,169 @@
+// The speed floor of qualify (qualify/floors.hpp): derived from baseline reports by a
+// stated rule, FAIL below it with the figure and the floor, a stated SKIP (never a pass)
+// for a GPU model without one, and the committed table traces to committed reports.
+#include "qualify/floors.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "qualify/check_codes.hpp"
+#include "synthetic_reports.hpp"
+
+namespace vsa {
+namespace {
+
+using nlohmann::json;
+using testing::add_timing;
+using testing::synthetic_report;
+
+const json kSpec = {{"name", "qualify/fast/perf-16k"},
+                    {"mode", "perf"},
+                    {"op", "both"},
+                    {"B", 1},
+                    {"H", 8},
+                    {"S", 16384},
+                    {"D", 128},
+                    {"blk", 64},
+                    {"pattern", {{"kind", "topk"}, {"density", 0.25}}},
+                    {"vbs", {{"kind", "full"}}},
+                    {"scale", 1.0},
+                    {"seed", 3},
+                    {"probes", json::object()},
+                    {"timing", {{"passes", 2}, {"l2_flush", false}, {"min_pass_ms", 0}}}};
+
+ReportFile timed(const std::string& host, double tflops, double spread, const json& spec = kSpec) {
+  auto f = synthetic_report({.host = host});
+  f.report.device["sm_clock_max_mhz"] = 1980;
+  f.path = host + ".json";
+  add_timing(f.report, spec["name"], "sm90a", "fwd", tflops, spread);
+  f.report.cases.back().spec = spec;
+  return f;
+}
+
+TEST(Floors, DerivedFromTheBaselineMedianLessMarginAndSpread) {
+  const FloorTable t = derive_floors({timed("a", 600, 0.01), timed("b", 590, 0.02), timed("c", 610, 0.005)}, 0.10);
+  ASSERT_EQ(t.floors.size(), 1u);
+  const Floor& f = t.floors[0];
+  EXPECT_EQ(f.gpu, (GpuModel{"NVIDIA H200", 132, 1980}));
+  EXPECT_DOUBLE_EQ(f.baseline_median, 600);
+  EXPECT_DOUBLE_EQ(f.baseline_spread, 20.0 / 600);  // between samples beats each one's own
+  EXPECT_DOUBLE_EQ(f.floor, 600 * (1 - 0.10 - 20.0 / 600));
+  EXPECT_EQ(f.samples.size(), 3u);
+  EXPECT_EQ(f.samples[1].report, "b.json");
+  EXPECT_THROW((void)derive_floors({}, 1.0), std::invalid_argument);
+}
+
+TEST(Floors, BelowTheFloorFailsWithTheFigureAndTheFloor) {
+  const FloorTable t = derive_floors({timed("base", 600, 0.0)}, 0.10);  // floor 540
+  auto slow = timed("slow", 450, 0.01);
+  const auto checks = floor_checks(slow.report, t);
+  ASSERT_EQ(checks.size(), 1u);
+  EXPECT_EQ(checks[0].verdict, kFail);
+  EXPECT_EQ(checks[0].code, kCodeSlowNode);
+  EXPECT_NE(checks[0].reason.find("450 TFLOPS is below the floor 540"), std::string::npos) << checks[0].reason;
+  EXPECT_NE(checks[0].reason.find("base.json"), std::string::npos) << checks[0].reason;
+  auto fine = timed("fine", 560, 0.01);
+  EXPECT_EQ(floor_checks(fine.report, t)[0].verdict, kPass);
+  EXPECT_EQ(floor_checks(fine.report, t)[0].code, kCodeCheckOk);
+}
+
+TEST(Floors, AnotherGpuModelOrWorkloadIsAStatedSkipNotAPass) {
+  const FloorTable t = derive_floors({timed("base", 600, 0.0)}, 0.10);
+  auto other = timed("h100", 100, 0.01);
+  other.report.device["name"] = "NVIDIA H100 80GB HBM3";
+  auto c = floor_checks(other.report, t);
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].verdict, kSkip);
+  EXPECT_EQ(c[0].code, kCodeNoFloor);
+  EXPECT_NE(c[0].reason.find("no floor for NVIDIA H100 80GB HBM3, 132 SMs, 1980 MHz"), std::string::npos)
+      << c[0].reason;
+  auto capped = timed("capped", 100, 0.01);  // same name, a lower clock limit: another model
+  capped.report.device["sm_clock_max_mhz"] = 1600;
+  EXPECT_EQ(floor_checks(capped.report, t)[0].verdict, kSkip);
+  json bigger = kSpec;
+  bigger["S"] = 65536;
+  EXPECT_EQ(floor_checks(timed("x", 100, 0.01, bigger).report, t)[0].verdict, kSkip);
+  json seeded = kSpec;  // the seed does not change the workload
+  seeded["seed"] = 99;
+  EXPECT_EQ(floor_checks(timed("y", 100, 0.01, seeded).report, t)[0].verdict, kFail);
+}
+
+TEST(Floors, SustainedPassMustHoldTheClock) {
+  json spec = kSpec;
+  spec["name"] = "qualify/fast/sustained-16k";
+  spec["timing"]["min_pass_ms"] = 3000;
+  auto with_clock = [&](const std::string& host, double tflops, double mean_mhz) {
+    auto f = timed(host, tflops, 0, spec);
+    f.report.cases.back().backends.back().timings.back().clocks = json::array(
+        {{{"pass", 0}, {"during", {{"sm_clock_mhz", {{"min", mean_mhz - 50}, {"mean", mean_mhz}, {"max", 1980}}}}}}});
+    return f;
+  };
+  const FloorTable t = derive_floors({with_clock("b1", 510, 1570), with_clock("b2", 505, 1530)}, 0.10);
+  ASSERT_EQ(t.floors.size(), 2u);
+  auto hot = with_clock("hot", 505, 1200);  // its TFLOPS still meet the floor
+  const auto checks = floor_checks(hot.report, t);
+  ASSERT_EQ(checks.size(), 2u);
+  EXPECT_EQ(checks[0].kind, "floor");
+  EXPECT_EQ(checks[0].verdict, kPass);
+  EXPECT_EQ(checks[1].kind, "clock_hold");
+  EXPECT_EQ(checks[1].verdict, kFail);
+  EXPECT_EQ(checks[1].code, kCodeClockHold);
+  EXPECT_NE(checks[1].reason.find("1200 MHz"), std::string::npos) << checks[1].reason;
+  EXPECT_EQ(floor_checks(with_clock("ok", 505, 1500).report, t)[1].verdict, kPass);
+}
+
+TEST(Floors, TableRoundTripsAndBadTablesNameTheField) {
+  const FloorTable t = derive_floors({timed("a", 600, 0.01)}, 0.10);
+  const FloorTable back = floor_table_from_json(to_json(t), "t.json");
+  ASSERT_EQ(back.floors.size(), 1u);
+  EXPECT_DOUBLE_EQ(back.floors[0].floor, t.floors[0].floor);
+  json bad = to_json(t);
+  bad["floors"][0].erase("floor");
+  try {
+    (void)floor_table_from_json(bad, "t.json");
+    FAIL() << "accepted a floor without a value";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("t.json: $.floors[0].floor: missing"), std::string::npos) << e.what();
+  }
+  json untraced = to_json(t);
+  untraced["floors"][0]["samples"] = json::array();  // a hand-typed number: no report behind it
+  EXPECT_THROW((void)floor_table_from_json(untraced, "t.json"), std::invalid_argument);
+}
+
+// Every committed floor names committed reports, and regenerating from them gives the
+// same table: no number in suites/floors/floors.json that a report does not hold.
+TEST(Floors, BuiltinTableTracesToCommittedReports) {
+  const FloorTable& t = builtin_floors();
+  ASSERT_FALSE(t.floors.empty());
+  const std::filesystem::path root = std::filesystem::path(VSA_REPO_BASELINE_DIR).parent_path().parent_path();
+  std::vector<ReportFile> sources;
+  for (const auto& s : t.sources) {
+    const auto path = root / s.at("path").get<std::string>();
+    ASSERT_TRUE(std::filesystem::exists(path)) << path;
+    ReportFile f = load_report_file(path.string());
+    f.path = s.at("path").get<std::string>();
+    sources.push_back(f);
+  }
+  EXPECT_EQ(to_json(derive_floors(sources, t.margin)), to_json(t));
+  // Each committed baseline meets its own floor (the rule leaves room for its spread).
+  for (const auto& f : sources)
+    for (const auto& c : floor_checks(f.report, t))
+      if (c.kind == "floor") {
+        EXPECT_EQ(c.verdict, kPass) << c.name << ": " << c.reason;
+      }
+}
+
+// The committed H200 qualify baseline, run again on a node at half its speed, fails.
+TEST(Floors, HalfSpeedH200FailsTheBuiltinFloor) {
+  ReportFile f = load_report_file(std::string(VSA_REPO_BASELINE_DIR) + "/h200-qualify.json");
+  for (auto& c : f.report.cases)
+    for (auto& b : c.backends)
+      for (auto& t : b.timings) t.tflops /= 2;
+  int failed = 0;
+  for (const auto& c : floor_checks(f.report, builtin_floors())) failed += c.kind == "floor" && c.verdict == kFail;
+  EXPECT_GE(failed, 3);
+}
+
+}  // namespace
+}  // namespace vsa

@@ -1,0 +1,313 @@
+// The health gates of qualify (docs/qualify.md) through the real NVML layer
+// (telemetry/nvml.cpp) on a fake libnvidia-ml: every gate FAILs on its planted
+// fact, PASSes on a healthy GPU, and SKIPs with the reason where the fake lacks an
+// entry point or answers NOT_SUPPORTED, never a pass, never a crash.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "qualify/check_codes.hpp"
+#include "qualify/health_gates.hpp"
+#include "qualify/health_monitor.hpp"
+#include "telemetry/nvml_api.hpp"
+
+namespace vsa {
+namespace {
+
+namespace fake {
+using namespace nvml_api;
+
+// What the fake GPU reports; tests set these before building an Nvml.
+struct State {
+  unsigned corr_rows = 2, unc_rows = 0, remap_pending = 0, remap_failure = 0;
+  nvmlReturn_t remap_status = NVML_SUCCESS;
+  unsigned retired_sbe = 0, retired_dbe = 0;
+  nvmlReturn_t retired_status = NVML_SUCCESS;
+  nvmlEnableState_t retired_pending = NVML_FEATURE_DISABLED;
+  unsigned long long ecc_corrected = 0, ecc_uncorrected = 0;
+  unsigned pcie_gen = 5, pcie_gen_max = 5, pcie_width = 16, pcie_width_max = 16;
+  nvmlReturn_t register_status = NVML_SUCCESS;
+  std::mutex xid_mutex;                 // the test queues, the monitor's thread waits
+  std::deque<unsigned long long> xids;  // delivered one per wait
+  void queue_xid(unsigned long long xid) {
+    std::lock_guard<std::mutex> lock(xid_mutex);
+    xids.push_back(xid);
+  }
+  std::atomic<int> waits{0};
+  int sets_open = 0;
+  std::map<std::string, bool> hidden;  // symbols this "driver" lacks
+};
+State* state = nullptr;
+int device_tag = 0;
+int set_tag = 0;
+nvmlDevice_t the_device() { return reinterpret_cast<nvmlDevice_t>(&device_tag); }
+
+nvmlReturn_t init() { return NVML_SUCCESS; }
+nvmlReturn_t shutdown() { return NVML_SUCCESS; }
+const char* error_string(nvmlReturn_t code) { return code == 3 ? "Not Supported" : "Unknown Error"; }
+nvmlReturn_t by_pci(const char*, nvmlDevice_t* d) {
+  *d = the_device();
+  return NVML_SUCCESS;
+}
+nvmlReturn_t remapped(nvmlDevice_t, unsigned* c, unsigned* u, unsigned* p, unsigned* f) {
+  if (state->remap_status != NVML_SUCCESS) return state->remap_status;
+  *c = state->corr_rows;
+  *u = state->unc_rows;
+  *p = state->remap_pending;
+  *f = state->remap_failure;
+  return NVML_SUCCESS;
+}
+nvmlReturn_t retired(nvmlDevice_t, nvmlPageRetirementCause_t cause, unsigned* count, unsigned long long*) {
+  if (state->retired_status != NVML_SUCCESS) return state->retired_status;
+  *count = cause == NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR ? state->retired_dbe : state->retired_sbe;
+  return NVML_SUCCESS;
+}
+nvmlReturn_t retired_pending(nvmlDevice_t, nvmlEnableState_t* p) {
+  if (state->retired_status != NVML_SUCCESS) return state->retired_status;
+  *p = state->retired_pending;
+  return NVML_SUCCESS;
+}
+nvmlReturn_t ecc(nvmlDevice_t, nvmlMemoryErrorType_t type, nvmlEccCounterType_t, unsigned long long* n) {
+  *n = type == NVML_MEMORY_ERROR_TYPE_CORRECTED ? state->ecc_corrected : state->ecc_uncorrected;
+  return NVML_SUCCESS;
+}
+nvmlReturn_t gen(nvmlDevice_t, unsigned* v) { return *v = state->pcie_gen, NVML_SUCCESS; }
+nvmlReturn_t gen_max(nvmlDevice_t, unsigned* v) { return *v = state->pcie_gen_max, NVML_SUCCESS; }
+nvmlReturn_t width(nvmlDevice_t, unsigned* v) { return *v = state->pcie_width, NVML_SUCCESS; }
+nvmlReturn_t width_max(nvmlDevice_t, unsigned* v) { return *v = state->pcie_width_max, NVML_SUCCESS; }
+nvmlReturn_t set_create(nvmlEventSet_t* s) {
+  ++state->sets_open;
+  *s = reinterpret_cast<nvmlEventSet_t>(&set_tag);
+  return NVML_SUCCESS;
+}
+nvmlReturn_t set_free(nvmlEventSet_t) {
+  --state->sets_open;
+  return NVML_SUCCESS;
+}
+nvmlReturn_t register_events(nvmlDevice_t, unsigned long long types, nvmlEventSet_t) {
+  if (types != nvmlEventTypeXidCriticalError) return 2;
+  return state->register_status;
+}
+nvmlReturn_t set_wait(nvmlEventSet_t, nvmlEventData_t* data, unsigned timeout_ms) {
+  ++state->waits;
+  std::unique_lock<std::mutex> lock(state->xid_mutex);
+  if (state->xids.empty()) {
+    lock.unlock();
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::min(timeout_ms, 5u)));
+    return NVML_ERROR_TIMEOUT;
+  }
+  data->device = the_device();
+  data->eventType = nvmlEventTypeXidCriticalError;
+  data->eventData = state->xids.front();
+  state->xids.pop_front();
+  return NVML_SUCCESS;
+}
+
+void* lookup(const char* symbol) {
+  const std::map<std::string, void*> table = {
+      {"nvmlInit_v2", reinterpret_cast<void*>(&init)},
+      {"nvmlShutdown", reinterpret_cast<void*>(&shutdown)},
+      {"nvmlErrorString", reinterpret_cast<void*>(&error_string)},
+      {"nvmlDeviceGetHandleByPciBusId_v2", reinterpret_cast<void*>(&by_pci)},
+      {"nvmlDeviceGetRemappedRows", reinterpret_cast<void*>(&remapped)},
+      {"nvmlDeviceGetRetiredPages", reinterpret_cast<void*>(&retired)},
+      {"nvmlDeviceGetRetiredPagesPendingStatus", reinterpret_cast<void*>(&retired_pending)},
+      {"nvmlDeviceGetTotalEccErrors", reinterpret_cast<void*>(&ecc)},
+      {"nvmlDeviceGetCurrPcieLinkGeneration", reinterpret_cast<void*>(&gen)},
+      {"nvmlDeviceGetMaxPcieLinkGeneration", reinterpret_cast<void*>(&gen_max)},
+      {"nvmlDeviceGetCurrPcieLinkWidth", reinterpret_cast<void*>(&width)},
+      {"nvmlDeviceGetMaxPcieLinkWidth", reinterpret_cast<void*>(&width_max)},
+      {"nvmlEventSetCreate", reinterpret_cast<void*>(&set_create)},
+      {"nvmlEventSetFree", reinterpret_cast<void*>(&set_free)},
+      {"nvmlDeviceRegisterEvents", reinterpret_cast<void*>(&register_events)},
+      {"nvmlEventSetWait_v2", reinterpret_cast<void*>(&set_wait)},
+  };
+  if (state->hidden.count(symbol)) return nullptr;
+  const auto it = table.find(symbol);
+  return it == table.end() ? nullptr : it->second;
+}
+}  // namespace fake
+
+// A run of the monitor on the fake GPU: `during` changes the fake between the snapshots.
+template <typename During>
+HealthRecord monitored_run(fake::State& s, During&& during) {
+  fake::state = &s;
+  const Nvml nvml(fake::lookup, "fake-nvml");
+  EXPECT_TRUE(nvml.available()) << nvml.error();
+  const auto device = nvml.device_by_pci_bus_id("00000000:19:00.0");
+  EXPECT_TRUE(device.has_value());
+  HealthMonitor monitor(nvml, device, "", std::chrono::milliseconds(5));
+  monitor.start();
+  during();
+  // Let the monitor wait at least twice, so a queued event is seen by the thread.
+  const int seen = s.waits.load();
+  for (int i = 0; i < 400 && s.waits.load() < seen + 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  HealthRecord r = monitor.stop();
+  EXPECT_EQ(s.sets_open, 0) << "the event set is freed";
+  return r;
+}
+HealthRecord monitored_run(fake::State& s) {
+  return monitored_run(s, [] {});
+}
+
+const NodeCheck& check_of(const std::vector<NodeCheck>& checks, const std::string& kind) {
+  for (const auto& c : checks)
+    if (c.kind == kind) return c;
+  static NodeCheck none;
+  ADD_FAILURE() << "no check " << kind;
+  return none;
+}
+
+Report report_with_sustained(const std::vector<std::string>& reasons) {
+  Report r;
+  r.device = {{"name", "Fake GPU"}};
+  CaseResult c;
+  c.name = "qualify/fast/sustained-16k";
+  c.spec = {{"timing", {{"min_pass_ms", 3000}}}};
+  BackendResult b;
+  b.backend = "sm90a";
+  b.verdict = kPass;
+  Timing t;
+  t.op = "fwd";
+  t.tflops = 500;
+  t.clocks = nlohmann::json::array({{{"pass", 0}, {"during", {{"reasons", reasons}}}}});
+  b.timings.push_back(t);
+  c.backends.push_back(b);
+  r.cases.push_back(c);
+  return r;
+}
+
+TEST(HealthGates, HealthyGpuPassesEveryGate) {
+  fake::State s;
+  const HealthRecord r = monitored_run(s);
+  const auto checks = health_checks(r, report_with_sustained({"sw_power_cap"}));
+  ASSERT_EQ(checks.size(), 6u);
+  for (const auto& c : checks) {
+    EXPECT_EQ(c.verdict, kPass) << c.name << ": " << c.reason;
+    EXPECT_EQ(c.code, kCodeCheckOk) << c.name;
+  }
+  EXPECT_TRUE(r.xid_watched);
+  EXPECT_GE(r.pcie_samples, 1);
+}
+
+TEST(HealthGates, PendingOrFailedRowRemapFails) {
+  fake::State s;
+  s.remap_pending = 1;
+  auto c = check_of(health_checks(monitored_run(s), {}), "remapped_rows");
+  EXPECT_EQ(c.verdict, kFail);
+  EXPECT_EQ(c.code, kCodeRowRemap);
+  EXPECT_NE(c.reason.find("pending"), std::string::npos) << c.reason;
+  fake::State f;
+  f.remap_failure = 1;
+  c = check_of(health_checks(monitored_run(f), {}), "remapped_rows");
+  EXPECT_EQ(c.verdict, kFail);
+  EXPECT_NE(c.reason.find("failed"), std::string::npos) << c.reason;
+}
+
+TEST(HealthGates, PendingPageRetirementFails) {
+  fake::State s;
+  s.retired_pending = nvml_api::NVML_FEATURE_ENABLED;
+  s.retired_dbe = 3;
+  const auto c = check_of(health_checks(monitored_run(s), {}), "retired_pages");
+  EXPECT_EQ(c.verdict, kFail);
+  EXPECT_EQ(c.code, kCodeRetiredPages);
+  EXPECT_NE(c.reason.find("3 double-bit"), std::string::npos) << c.reason;
+}
+
+TEST(HealthGates, XidDuringTheRunFails) {
+  fake::State s;
+  const HealthRecord r = monitored_run(s, [&] { s.queue_xid(79); });
+  const auto c = check_of(health_checks(r, {}), "xid");
+  EXPECT_EQ(c.verdict, kFail) << c.reason;
+  EXPECT_EQ(c.code, kCodeXid);
+  EXPECT_NE(c.reason.find("Xid 79"), std::string::npos) << c.reason;
+}
+
+TEST(HealthGates, DownTrainedPcieLinkFails) {
+  fake::State s;
+  s.pcie_gen = 4;  // a Gen5 slot running at Gen4 all along
+  auto c = check_of(health_checks(monitored_run(s), {}), "pcie_link");
+  EXPECT_EQ(c.verdict, kFail);
+  EXPECT_EQ(c.code, kCodePcieLink);
+  EXPECT_NE(c.reason.find("Gen4 x16"), std::string::npos) << c.reason;
+  fake::State w;
+  w.pcie_width = 8;
+  c = check_of(health_checks(monitored_run(w), {}), "pcie_link");
+  EXPECT_EQ(c.verdict, kFail) << c.reason;
+}
+
+TEST(HealthGates, UncorrectedEccGrowthDuringTheRunFails) {
+  fake::State s;
+  s.ecc_uncorrected = 1;  // an old error is not this run's: only growth fails
+  fake::State grew;
+  grew.ecc_uncorrected = 1;
+  EXPECT_EQ(check_of(health_checks(monitored_run(s), {}), "ecc_growth").verdict, kPass);
+  const HealthRecord r = monitored_run(grew, [&] { grew.ecc_uncorrected = 3; });
+  const auto c = check_of(health_checks(r, {}), "ecc_growth");
+  EXPECT_EQ(c.verdict, kFail);
+  EXPECT_EQ(c.code, kCodeEccGrowth);
+  EXPECT_NE(c.reason.find("1 -> 3"), std::string::npos) << c.reason;
+}
+
+TEST(HealthGates, HardwareOrThermalSlowdownInSustainedPassFails) {
+  fake::State s;
+  const HealthRecord r = monitored_run(s);
+  for (const std::string reason : {"hw_slowdown", "sw_thermal", "hw_thermal", "hw_power_brake"}) {
+    const auto c = check_of(health_checks(r, report_with_sustained({"sw_power_cap", reason})), "throttle");
+    EXPECT_EQ(c.verdict, kFail) << reason;
+    EXPECT_EQ(c.code, kCodeThrottled);
+    EXPECT_NE(c.reason.find(reason), std::string::npos) << c.reason;
+  }
+  // No sustained case, or no reasons sampled: a stated SKIP.
+  EXPECT_EQ(check_of(health_checks(r, {}), "throttle").verdict, kSkip);
+  Report unsampled = report_with_sustained({});
+  unsampled.cases[0].backends[0].timings[0].clocks = nlohmann::json::array({{{"pass", 0}}});
+  EXPECT_EQ(check_of(health_checks(r, unsampled), "throttle").verdict, kSkip);
+}
+
+TEST(HealthGates, MissingEntryPointsAndNotSupportedAreStatedSkips) {
+  fake::State s;
+  for (const char* symbol : {"nvmlDeviceGetRemappedRows", "nvmlDeviceRegisterEvents",
+                             "nvmlDeviceGetMaxPcieLinkGeneration", "nvmlDeviceGetTotalEccErrors"})
+    s.hidden[symbol] = true;
+  s.retired_status = nvml_api::NVML_ERROR_NOT_SUPPORTED;  // Ampere and newer remap rows instead
+  const auto checks = health_checks(monitored_run(s), {});
+  for (const char* kind : {"remapped_rows", "retired_pages", "xid", "pcie_link", "ecc_growth"}) {
+    const auto& c = check_of(checks, kind);
+    EXPECT_EQ(c.verdict, kSkip) << kind;
+    EXPECT_EQ(c.code, kCodeHealthUnknown) << kind;
+  }
+  EXPECT_NE(check_of(checks, "remapped_rows").reason.find("nvmlDeviceGetRemappedRows is missing"), std::string::npos);
+  EXPECT_NE(check_of(checks, "retired_pages").reason.find("Not Supported (3)"), std::string::npos)
+      << check_of(checks, "retired_pages").reason;
+  EXPECT_NE(check_of(checks, "xid").reason.find("nvmlDeviceRegisterEvents is missing"), std::string::npos);
+  // Registration NOT_SUPPORTED (Windows, some vGPUs): the set is freed and the gate SKIPs.
+  fake::State n;
+  n.register_status = nvml_api::NVML_ERROR_NOT_SUPPORTED;
+  const auto c = check_of(health_checks(monitored_run(n), {}), "xid");
+  EXPECT_EQ(c.verdict, kSkip);
+  EXPECT_NE(c.reason.find("Not Supported"), std::string::npos) << c.reason;
+}
+
+TEST(HealthGates, NoNvmlDeviceSkipsEveryNvmlGate) {
+  fake::State s;
+  fake::state = &s;
+  const Nvml nvml(fake::lookup, "fake-nvml");
+  HealthMonitor monitor(nvml, std::nullopt, "NVML has no device at PCI 0000:99:00.0");
+  monitor.start();
+  const HealthRecord r = monitor.stop();
+  const auto checks = health_checks(r, {});
+  for (const auto& c : checks) EXPECT_EQ(c.verdict, kSkip) << c.name;
+  EXPECT_NE(checks.front().reason.find("0000:99:00.0"), std::string::npos);
+  EXPECT_FALSE(to_json(r)["monitored"].get<bool>());
+}
+
+}  // namespace
+}  // namespace vsa
