@@ -1,6 +1,7 @@
 // `vsa-bench compare A.json B.json [...] [--baseline A.json] [--threshold 5%] [--format md|json]`:
 // reports side by side (compare/compare.hpp). Exit 0, 2 bad input (names the file),
-// 3 a regression with the gate on (--baseline or --threshold), 4 missing data with the gate on.
+// 3 a regression with the gate on (--baseline or --threshold), 4 missing data or a timing too noisy to
+// gate, with the gate on.
 #include "compare/compare.hpp"
 
 #include <CLI/CLI.hpp>
@@ -76,9 +77,10 @@ void register_compare(CLI::App& app, int& exit_code) {
   add_format_option(*cmd, options->format, {"md", "json"}, "md: Markdown tables");
   cmd->footer(
       "A case regressed when its TFLOPS fell below baseline x (1 - threshold) and the gap also exceeds both runs' "
-      "recorded spreads added up.\nExit codes: 0 compared (no regression), 2 bad usage or an unreadable report "
+      "recorded spreads added up; a case whose spreads add up to the threshold or more is too noisy to gate "
+      "(VSA_E_TOO_NOISY).\nExit codes: 0 compared (no regression), 2 bad usage or an unreadable report "
       "(named), 3 a regression with the gate on, 4 the gate could not judge: a baseline timing is missing "
-      "from a report (the case, or its timing; each named).");
+      "from a report (the case, or its timing; each named), or too noisy to gate.");
   cmd->callback(
       [options, &exit_code] { exit_code = run_reading_reports("compare", [&] { return run_compare(*options); }); });
 }

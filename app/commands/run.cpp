@@ -9,6 +9,7 @@
 #include "commands/commands.hpp"
 #include "model/case_spec.hpp"
 #include "model/probe_spec.hpp"
+#include "report/markdown_table.hpp"
 #include "run/suite_runner.hpp"
 
 namespace vsa::cli {
@@ -44,6 +45,15 @@ void register_run(CLI::App& app, int& exit_code) {
                   "Bound every mbarrier wait of the kernels that have them (their watched variant): a wait longer "
                   "than this ends the case FAULT naming the CTA, warp, role, barrier, parity and step")
       ->check(CLI::Range(1u, std::uint32_t(kMaxHangWatchMs)));
+  auto target_spread = std::make_shared<std::string>();
+  cmd->add_option("--target-spread", *target_spread,
+                  "Perf cases: add timing passes until every backend's spread (the median's 95% interval) is at most "
+                  "this, e.g. 2% or 0.02; 0 runs exactly timing.passes (default: each case's timing.target_spread, 2%)")
+      ->type_name("PERCENT");
+  cmd->add_option("--timing-budget", opts->time_budget_s,
+                  "Perf cases: seconds of timing passes per case and op before adaptive sampling gives up (default: "
+                  "each case's timing.time_budget_s, 30)")
+      ->check(CLI::Range(0.0, kMaxTimeBudgetS));
   cmd->add_option("--schedules", opts->schedules,
                   "Schedules per op for the backends that explore them (the sm100a execution model), seeds "
                   "--schedule-seed, +1, ...; overrides each case's `schedules`")
@@ -81,8 +91,15 @@ void register_run(CLI::App& app, int& exit_code) {
                   "last-run time per GPU UUID, case and backend");
   cmd->add_option("--jsonl", opts->jsonl_path, "Also write JSON Lines: one row per measurement");
   cmd->add_flag("!--quiet", opts->progress, "No per-case progress lines");
-  cmd->callback([&exit_code, opts, suites, probes] {
+  cmd->callback([&exit_code, opts, suites, probes, target_spread] {
     if (!suites->empty()) opts->suites = *suites;
+    if (!target_spread->empty()) {
+      try {
+        opts->target_spread = parse_fraction(*target_spread);
+      } catch (const std::invalid_argument& e) {
+        throw CLI::ValidationError("--target-spread", e.what());
+      }
+    }
     for (const auto& p : *probes) {
       ProbeArg arg;
       std::string error;

@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "model/exit_codes.hpp"
+#include "report/markdown_table.hpp"
 
 namespace vsa {
 
@@ -97,6 +98,7 @@ std::vector<PerfRow> perf_rows(const std::vector<ReportFile>& reports, const Com
                                std::vector<std::optional<PerfCell>>(n),
                                std::vector<std::optional<double>>(n),
                                std::vector<std::string>(n),
+                               std::vector<bool>(n, false),
                                std::vector<bool>(n, false)};
               })
           .cells[i] = PerfCell{s.tflops, s.spread, s.clocks, s.passes};
@@ -188,6 +190,19 @@ bool is_regression(const PerfCell& base, const PerfCell& now, double threshold) 
   return now.tflops < base.tflops * (1 - threshold) && gap > noise;
 }
 
+std::string too_noisy_to_gate(const PerfCell& base, const PerfCell& now, double threshold) {
+  for (const auto* cell : {&base, &now})
+    if (cell->passes == 1)
+      return std::string(cell == &base ? "baseline" : "this report") + ": 1 pass, its spread is unmeasured";
+  const double noise = (base.tflops * base.spread + now.tflops * now.spread) / base.tflops;
+  if (noise < threshold) return "";
+  return "spreads " + format_percent(base.spread) + " (baseline) + " + format_percent(now.spread) +
+         " make a noise allowance of " + format_percent(noise) + ", not below the " + format_percent(threshold) +
+         " threshold";
+}
+
+double TooNoisy::noise() const { return (base.tflops * base.spread + now.tflops * now.spread) / base.tflops; }
+
 std::vector<std::string> Comparison::config_differences() const {
   std::vector<std::string> titles;
   for (const auto& row : config)
@@ -197,7 +212,7 @@ std::vector<std::string> Comparison::config_differences() const {
 
 int Comparison::exit_code() const {
   if (!options.gate) return kExitOk;
-  if (!missing.empty()) return kExitIncomplete;
+  if (!missing.empty() || !too_noisy.empty()) return kExitIncomplete;
   return regressions.empty() ? kExitOk : kExitRegression;
 }
 
@@ -222,9 +237,15 @@ Comparison compare_reports(const std::vector<ReportFile>& reports, const Compare
         if (i == options.baseline || !row.ratios[i]) continue;
         const PerfCell& base = *row.cells[options.baseline];
         const PerfCell& now = *row.cells[i];
-        if (!is_regression(base, now, options.threshold)) continue;
-        row.regressed[i] = true;
-        cmp.regressions.push_back({i, row.case_name, row.op, row.backend, base, now});
+        if (is_regression(base, now, options.threshold)) {
+          row.regressed[i] = true;
+          cmp.regressions.push_back({i, row.case_name, row.op, row.backend, base, now});
+          continue;
+        }
+        const std::string why = too_noisy_to_gate(base, now, options.threshold);
+        if (why.empty()) continue;
+        row.too_noisy[i] = true;
+        cmp.too_noisy.push_back({i, row.case_name, row.op, row.backend, base, now, why});
       }
   return cmp;
 }

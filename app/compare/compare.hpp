@@ -5,7 +5,8 @@
 // verdicts with their worst error, TFLOPS with ratios, and within each report the
 // speed of each backend against the case's reference. With the gate on, a case
 // whose TFLOPS dropped beyond the threshold and beyond measurement noise is a
-// regression (exit 3).
+// regression (exit 3); a case whose noise hides a drop of the threshold is "too noisy to
+// gate" (exit 4, like missing data: the gate could not see, so it did not pass).
 #include <cstddef>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -53,6 +54,7 @@ struct PerfRow {
   std::vector<std::optional<double>> ratios;  // tflops / baseline tflops
   std::vector<std::string> notes;             // why a ratio is missing, e.g. "spec differs"
   std::vector<bool> regressed;
+  std::vector<bool> too_noisy;  // gate on, not regressed, and the noise hides a threshold-sized drop
 };
 
 // Within one report: backend TFLOPS / `versus` TFLOPS on the same case and op.
@@ -68,6 +70,17 @@ struct Regression {
   std::string case_name, op, backend;
   PerfCell base, now;
   [[nodiscard]] double change() const { return now.tflops / base.tflops - 1; }
+};
+
+// A timing the gate could not see through: base and new spreads together exceed the
+// threshold, so a drop of the threshold would read as noise (see too_noisy_to_gate).
+inline constexpr const char* kCodeTooNoisy = "VSA_E_TOO_NOISY";
+struct TooNoisy {
+  std::size_t report = 0;
+  std::string case_name, op, backend;
+  PerfCell base, now;
+  [[nodiscard]] double noise() const;  // (base.tflops * base.spread + now.tflops * now.spread) / base.tflops
+  std::string why;                     // "spreads 13% + 1.0% exceed the 5% threshold", "1 pass: spread unmeasured"
 };
 
 // What the gate could not judge: a baseline timing with no counterpart in a report.
@@ -91,11 +104,12 @@ struct Comparison {
   // timings must not read "No regression". A baseline with no timing at all is one entry
   // with an empty case name.
   std::vector<MissingTiming> missing;
+  std::vector<TooNoisy> too_noisy;  // only with the gate on
 
   // Titles of the configuration rows (not identity) whose values differ.
   [[nodiscard]] std::vector<std::string> config_differences() const;
-  // With the gate on: kExitIncomplete when data is missing, else kExitRegression when a
-  // regression was found; kExitOk otherwise.
+  // With the gate on: kExitIncomplete when data is missing or a timing is too noisy to
+  // gate, else kExitRegression when a regression was found; kExitOk otherwise.
   [[nodiscard]] int exit_code() const;
 };
 
@@ -104,6 +118,13 @@ struct Comparison {
 // added up (base.tflops * base.spread + now.tflops * now.spread), so a difference
 // inside the noise of either run never fails a gate.
 [[nodiscard]] bool is_regression(const PerfCell& base, const PerfCell& now, double threshold);
+
+// Why the gate cannot judge `now` against `base` at `threshold`, "" when it can: a
+// measurement of one pass has no spread; otherwise the noise allowance of is_regression
+// (both spreads added up) is at least the threshold, so a drop of exactly the threshold,
+// or somewhat more, would pass as noise. A case that regressed through its noise is a
+// regression, not too noisy: the caller asks is_regression first.
+[[nodiscard]] std::string too_noisy_to_gate(const PerfCell& base, const PerfCell& now, double threshold);
 
 // Throws std::invalid_argument for fewer than two reports or a baseline out of range.
 [[nodiscard]] Comparison compare_reports(const std::vector<ReportFile>& reports, const CompareOptions& options);

@@ -32,7 +32,8 @@ std::string perf_text(const std::optional<PerfCell>& cell) {
 std::string ratio_text(const PerfRow& row, std::size_t i) {
   if (!row.ratios[i]) return row.notes[i].empty() ? kAbsent : row.notes[i];
   const std::string ratio = format_number(*row.ratios[i], 3);
-  return row.regressed[i] ? "**" + ratio + " regression**" : ratio;
+  if (row.regressed[i]) return "**" + ratio + " regression**";
+  return row.too_noisy[i] ? "**" + ratio + " too noisy to gate**" : ratio;
 }
 
 std::vector<std::size_t> others(const Comparison& c) {
@@ -97,8 +98,9 @@ std::string performance(const Comparison& c) {
     for (const auto i : others(c)) cells.push_back(ratio_text(row, i));
     t.add_row(cells);
   }
-  return "Median of pass medians ± spread (max - min over passes, relative); ratio > 1 is faster than " + base +
-         ".\n\n" + t.str();
+  return "Median of pass medians ± spread (the width of the median's 95% interval, relative: max - min over up to 8 "
+         "passes); ratio > 1 is faster than " +
+         base + ".\n\n" + t.str();
 }
 
 std::string speedups(const Comparison& c) {
@@ -125,8 +127,20 @@ std::string gate(const Comparison& c) {
     for (const auto& m : c.missing) t.add_row({m.case_name, m.op, m.backend, column_id(m.report), m.why});
     out << t.str() << "\n";
   }
+  if (!c.too_noisy.empty()) {
+    out << "Too noisy to gate, the gate fails (exit 4, " << kCodeTooNoisy << "): " << c.too_noisy.size() << " timing"
+        << (c.too_noisy.size() == 1 ? "" : "s")
+        << " whose spreads add up to the threshold or more, so a drop of the threshold would pass as noise. Time "
+           "them again with a tighter `run --target-spread` or a longer `--timing-budget`.\n\n";
+    MarkdownTable t({"case", "op", "backend", "report", "baseline TFLOPS", "TFLOPS", "noise", "why"});
+    for (const auto& n : c.too_noisy)
+      t.add_row({n.case_name, n.op, n.backend, column_id(n.report), perf_text(n.base), perf_text(n.now),
+                 format_percent(n.noise()), n.why});
+    out << t.str() << "\n";
+  }
   if (c.regressions.empty()) {
-    out << (c.missing.empty() ? "No regression.\n" : "No regression among the timings present.\n");
+    out << (c.missing.empty() && c.too_noisy.empty() ? "No regression.\n"
+                                                     : "No regression among the timings the gate could judge.\n");
     return out.str();
   }
   out << c.regressions.size() << (c.regressions.size() == 1 ? " regression" : " regressions") << " (exit 3):\n\n";
@@ -136,6 +150,17 @@ std::string gate(const Comparison& c) {
                format_percent(r.change())});
   out << t.str();
   return out.str();
+}
+
+// A cell's state under the gate: null with the gate off or where the report lacks the
+// timing, "baseline", "regressed", "too_noisy", "missing" (no comparable ratio), "ok".
+nlohmann::json gate_state(const Comparison& c, const PerfRow& row, std::size_t i) {
+  if (!c.options.gate || !row.cells[i]) return nullptr;
+  if (i == c.options.baseline) return "baseline";
+  if (!row.cells[c.options.baseline]) return nullptr;
+  if (row.regressed[i]) return "regressed";
+  if (row.too_noisy[i]) return "too_noisy";
+  return row.ratios[i] ? "ok" : "missing";
 }
 
 nlohmann::json optional_json(const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(); }
@@ -189,8 +214,10 @@ nlohmann::json to_json(const Comparison& c) {
   }
   json perf = json::array();
   for (const auto& row : c.perf) {
-    json tflops = json::array(), spread = json::array(), clocks = json::array(), ratios = json::array();
+    json tflops = json::array(), spread = json::array(), clocks = json::array(), ratios = json::array(),
+         states = json::array();
     for (std::size_t i = 0; i < row.cells.size(); ++i) {
+      states.push_back(gate_state(c, row, i));
       tflops.push_back(row.cells[i] ? json(row.cells[i]->tflops) : json());
       spread.push_back(row.cells[i] ? json(row.cells[i]->spread) : json());
       clocks.push_back(row.cells[i] && !row.cells[i]->clocks.empty() ? json(row.cells[i]->clocks) : json());
@@ -204,7 +231,9 @@ nlohmann::json to_json(const Comparison& c) {
                     {"clocks", clocks},  // "at 1590-1620 MHz, sw_power_cap" or null
                     {"ratio_to_baseline", ratios},
                     {"notes", row.notes},
-                    {"regressed", row.regressed}});
+                    {"regressed", row.regressed},
+                    {"too_noisy", row.too_noisy},
+                    {"gate_state", states}});
   }
   json speedups = json::array();
   for (const auto& row : c.speedups) {
@@ -228,6 +257,20 @@ nlohmann::json to_json(const Comparison& c) {
                            {"tflops", r.now.tflops},
                            {"spread", r.now.spread},
                            {"change", r.change()}});
+  json too_noisy = json::array();
+  for (const auto& n : c.too_noisy)
+    too_noisy.push_back({{"case", n.case_name},
+                         {"op", n.op},
+                         {"backend", n.backend},
+                         {"column", column_id(n.report)},
+                         {"path", c.paths[n.report]},
+                         {"code", kCodeTooNoisy},
+                         {"baseline_tflops", n.base.tflops},
+                         {"baseline_spread", n.base.spread},
+                         {"tflops", n.now.tflops},
+                         {"spread", n.now.spread},
+                         {"noise", n.noise()},
+                         {"why", n.why}});
   json missing = json::array();
   for (const auto& m : c.missing)
     missing.push_back({{"case", m.case_name},
@@ -249,6 +292,7 @@ nlohmann::json to_json(const Comparison& c) {
            {{"enabled", c.options.gate},
             {"threshold", c.options.threshold},
             {"regressions", regressions},
+            {"too_noisy", too_noisy},
             {"missing", missing}}},
           {"exit_code", c.exit_code()}};
 }

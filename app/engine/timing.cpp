@@ -7,29 +7,14 @@
 #include <chrono>
 #include <cmath>
 #include <memory>
-#include <numeric>
 
 namespace vsa {
-
-std::vector<std::size_t> pass_order(std::size_t count, int pass) {
-  std::vector<std::size_t> order(count);
-  std::iota(order.begin(), order.end(), 0);
-  if (pass % 2 == 1) std::reverse(order.begin(), order.end());
-  return order;
-}
 
 int launches_per_iteration(double min_pass_ms, int iterations, double per_launch_ms) {
   if (!(min_pass_ms > 0) || iterations < 1) return 1;
   if (!(per_launch_ms > 0)) return kMaxLaunchesPerIteration;
   const double n = std::ceil(min_pass_ms / (double(iterations) * per_launch_ms));
   return int(std::clamp(n, 1.0, double(kMaxLaunchesPerIteration)));
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 namespace {
@@ -103,6 +88,34 @@ double calibrate_launch_ms(const std::function<void()>& launch, const TimingSpec
 
 }  // namespace
 
+SamplingPolicy sampling_policy(const TimingSpec& t) {
+  SamplingPolicy p;
+  p.min_passes = t.passes;
+  p.max_passes = std::max(t.passes, t.max_passes);
+  p.target_spread = t.target_spread;
+  p.time_budget_s = t.time_budget_s;
+  return p;
+}
+
+void fill_timing(Timing& tm, const SampledBackend& b, const SamplingOutcome& outcome, const SamplingPolicy& policy,
+                 double flops) {
+  tm.pass_medians_ms = b.pass_medians_ms;
+  tm.median_ms = b.stats.median_ms;
+  tm.spread = b.stats.spread;
+  tm.pass_range = b.stats.pass_range;
+  tm.tflops = tm.median_ms > 0 ? flops / (tm.median_ms * 1e-3) / 1e12 : 0;
+  tm.passes = int(b.pass_medians_ms.size());
+  tm.off_clock_passes.clear();
+  for (const auto& o : b.stats.off_clock)
+    tm.off_clock_passes.push_back({o.pass, o.sm_clock_mhz, o.others_min_mhz, o.others_max_mhz});
+  tm.sampling.stop = to_string(b.stop);
+  tm.sampling.target_spread = policy.target_spread;
+  tm.sampling.time_budget_s = policy.adaptive() ? policy.time_budget_s : 0;
+  tm.sampling.min_passes = policy.min_passes;
+  tm.sampling.max_passes = policy.adaptive() ? policy.max_passes : policy.min_passes;
+  tm.sampling.seconds = outcome.seconds;
+}
+
 void time_backends(const std::vector<BackendSession*>& sessions, const std::vector<BackendResult*>& results,
                    const CaseSpec& spec, double flops_fwd, cudaStream_t stream,
                    const std::function<nlohmann::json()>& sample_clocks) {
@@ -122,8 +135,6 @@ void time_backends(const std::vector<BackendSession*>& sessions, const std::vect
     std::vector<std::size_t> eligible;
     for (std::size_t i = 0; i < sessions.size(); ++i)
       if (sessions[i]->on_device() && sessions[i]->backend().has_op(op)) eligible.push_back(i);
-    std::vector<std::vector<double>> pass_medians(sessions.size());
-    std::vector<nlohmann::json> clocks(sessions.size(), nlohmann::json::array());
     for (std::size_t i : eligible)
       for (int w = 0; w < t.warmup; ++w) launch(*sessions[i]);
     cuda_check(cudaStreamSynchronize(stream), "warm-up");
@@ -134,52 +145,51 @@ void time_backends(const std::vector<BackendSession*>& sessions, const std::vect
       for (std::size_t i : eligible)
         batch[i] = launches_per_iteration(t.min_pass_ms, t.iterations,
                                           calibrate_launch_ms([&] { launch(*sessions[i]); }, t, stream));
-    for (int pass = 0; pass < t.passes; ++pass) {
-      for (std::size_t pos : pass_order(eligible.size(), pass)) {
-        const std::size_t i = eligible[pos];
-        nlohmann::json sample = {{"pass", pass}};
-        if (sample_clocks) sample["before"] = sample_clocks();
-        // Only sustained passes are watched while they run: a sampling thread beside a
-        // burst of a few launches would compete with the thread that queues them.
-        std::unique_ptr<PassMonitor> monitor;
-        if (sample_clocks && t.min_pass_ms > 0)
-          monitor = std::make_unique<PassMonitor>(sample_clocks, kDuringPassPeriod, settle_of(t));
-        // Iterations are queued back to back, each between its own events, and
-        // read after one sync: a host sync per iteration would leave the GPU idle
-        // until the next launch arrives and charge that gap to short kernels.
-        for (int it = 0; it < t.iterations; ++it) {
-          flusher.flush(stream);
-          cuda_check(cudaEventRecord(events[std::size_t(it)].start(), stream), "cudaEventRecord");
-          for (int k = 0; k < batch[i]; ++k) launch(*sessions[i]);
-          cuda_check(cudaEventRecord(events[std::size_t(it)].stop(), stream), "cudaEventRecord");
-        }
-        cuda_check(cudaEventSynchronize(events[std::size_t(t.iterations - 1)].stop()), "timed runs");
-        if (monitor) sample["during"] = monitor->stop();
-        std::vector<double> ms;
-        for (int it = 0; it < t.iterations; ++it) {
-          float elapsed = 0;
-          cuda_check(cudaEventElapsedTime(&elapsed, events[std::size_t(it)].start(), events[std::size_t(it)].stop()),
-                     "cudaEventElapsedTime");
-          ms.push_back(double(elapsed) / batch[i]);
-        }
-        if (sample_clocks) sample["after"] = sample_clocks();
-        clocks[i].push_back(sample);
-        pass_medians[i].push_back(median(ms));
+    // One pass of one backend: its iterations queued back to back, each between its own
+    // events, read after one sync (a host sync per iteration would leave the GPU idle until
+    // the next launch arrives and charge that gap to short kernels).
+    auto run_pass = [&](std::size_t pos, int pass) -> PassRecord {
+      const std::size_t i = eligible[pos];
+      nlohmann::json sample = {{"pass", pass}};
+      if (sample_clocks) sample["before"] = sample_clocks();
+      // Only sustained passes are watched while they run: a sampling thread beside a
+      // burst of a few launches would compete with the thread that queues them.
+      std::unique_ptr<PassMonitor> monitor;
+      if (sample_clocks && t.min_pass_ms > 0)
+        monitor = std::make_unique<PassMonitor>(sample_clocks, kDuringPassPeriod, settle_of(t));
+      for (int it = 0; it < t.iterations; ++it) {
+        flusher.flush(stream);
+        cuda_check(cudaEventRecord(events[std::size_t(it)].start(), stream), "cudaEventRecord");
+        for (int k = 0; k < batch[i]; ++k) launch(*sessions[i]);
+        cuda_check(cudaEventRecord(events[std::size_t(it)].stop(), stream), "cudaEventRecord");
       }
-    }
-    for (std::size_t i : eligible) {
+      cuda_check(cudaEventSynchronize(events[std::size_t(t.iterations - 1)].stop()), "timed runs");
+      if (monitor) sample["during"] = monitor->stop();
+      std::vector<double> ms;
+      for (int it = 0; it < t.iterations; ++it) {
+        float elapsed = 0;
+        cuda_check(cudaEventElapsedTime(&elapsed, events[std::size_t(it)].start(), events[std::size_t(it)].stop()),
+                   "cudaEventElapsedTime");
+        ms.push_back(double(elapsed) / batch[i]);
+      }
+      if (sample_clocks) sample["after"] = sample_clocks();
+      return {median(ms), std::move(sample)};
+    };
+    const auto now_s = [] {
+      return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+    };
+    const SamplingPolicy policy = sampling_policy(t);
+    const SamplingOutcome outcome = sample_passes(policy, eligible.size(), run_pass, now_s);
+    for (std::size_t pos = 0; pos < eligible.size(); ++pos) {
+      const std::size_t i = eligible[pos];
+      const SampledBackend& sampled = outcome.backends[pos];
       Timing tm;
       tm.op = op == Op::forward ? "fwd" : "bwd";
-      tm.pass_medians_ms = pass_medians[i];
-      tm.median_ms = median(pass_medians[i]);
-      const auto [lo, hi] = std::minmax_element(pass_medians[i].begin(), pass_medians[i].end());
-      tm.spread = tm.median_ms > 0 ? (*hi - *lo) / tm.median_ms : 0;
-      tm.tflops = tm.median_ms > 0 ? flops / (tm.median_ms * 1e-3) / 1e12 : 0;
+      fill_timing(tm, sampled, outcome, policy, flops);
       tm.iterations = t.iterations;
       tm.launches_per_iteration = batch[i];
-      tm.passes = t.passes;
       tm.l2_flush = t.l2_flush;
-      tm.clocks = clocks[i];
+      tm.clocks = sampled.pass_clocks;
       results[i]->timings.push_back(std::move(tm));
     }
   }

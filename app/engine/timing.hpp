@@ -1,6 +1,8 @@
 #pragma once
 // Timing with CUDA events (docs/design.md, "Running"): warm-up, iterations, passes,
-// backends interleaved A B B A, median of pass medians with their spread,
+// backends interleaved A B B A, median of pass medians with their spread, more passes
+// until the spread meets the case's target (engine/pass_sampling.hpp), off-clock passes
+// left out,
 // optional L2 flush, NVML clock samples around each measurement; sustained passes
 // (timing.min_pass_ms) batch launches per iteration and sample NVML during the pass.
 #include <functional>
@@ -10,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/case_data.hpp"
+#include "engine/pass_sampling.hpp"
 #include "model/case_result.hpp"
 
 namespace vsa {
@@ -25,8 +28,10 @@ void time_backends(const std::vector<BackendSession*>& sessions, const std::vect
 inline constexpr int kMaxLaunchesPerIteration = 1 << 20;
 [[nodiscard]] int launches_per_iteration(double min_pass_ms, int iterations, double per_launch_ms);
 
-// Pass order for interleaving: even passes forward, odd passes reversed (A B, B A, ...).
-[[nodiscard]] std::vector<std::size_t> pass_order(std::size_t count, int pass);
-[[nodiscard]] double median(std::vector<double> values);
+// The sampling policy of a case's timing (TimingSpec -> engine/pass_sampling.hpp).
+[[nodiscard]] SamplingPolicy sampling_policy(const TimingSpec& timing);
+// A backend's sampled passes as the report's Timing (without op, iterations, clocks source).
+void fill_timing(Timing& t, const SampledBackend& sampled, const SamplingOutcome& outcome, const SamplingPolicy& policy,
+                 double flops);
 
 }  // namespace vsa

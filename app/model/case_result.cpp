@@ -44,7 +44,10 @@ void to_json(nlohmann::json& j, const Timing& t) {
        {"launches_per_iteration", t.launches_per_iteration},
        {"passes", t.passes},
        {"l2_flush", t.l2_flush},
-       {"clocks", t.clocks}};
+       {"clocks", t.clocks},
+       {"pass_range", t.pass_range},
+       {"off_clock_passes", t.off_clock_passes},
+       {"sampling", t.sampling}};
 }
 
 void from_json(const nlohmann::json& j, Timing& t) {
@@ -58,6 +61,13 @@ void from_json(const nlohmann::json& j, Timing& t) {
   j.at("passes").get_to(t.passes);
   j.at("l2_flush").get_to(t.l2_flush);
   j.at("clocks").get_to(t.clocks);
+  t.pass_range = j.value("pass_range", t.spread);
+  if (j.contains("off_clock_passes")) j.at("off_clock_passes").get_to(t.off_clock_passes);
+  if (j.contains("sampling")) {
+    j.at("sampling").get_to(t.sampling);
+  } else {
+    t.sampling.min_passes = t.sampling.max_passes = t.passes;
+  }
 }
 
 void aggregate_verdict(CaseResult& r) {

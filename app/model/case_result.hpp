@@ -13,22 +13,49 @@
 
 namespace vsa {
 
+// Passes left out of a timing's median because their SM clock left the others' range
+// (engine/pass_sampling.hpp).
+struct OffClockPassRecord {
+  int pass = 0;
+  double sm_clock_mhz = 0;
+  double others_min_mhz = 0, others_max_mhz = 0;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(OffClockPassRecord, pass, sm_clock_mhz, others_min_mhz, others_max_mhz)
+
+// How the passes of a timing were chosen (engine/pass_sampling.hpp).
+struct SamplingRecord {
+  std::string stop = "fixed";  // "fixed" | "converged" | "budget_exhausted" | "max_passes"
+  double target_spread = 0;    // 0: fixed passes
+  double time_budget_s = 0;
+  int min_passes = 0, max_passes = 0;
+  double seconds = 0;  // wall time of this op's passes, all backends together
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(SamplingRecord, stop, target_spread, time_budget_s, min_passes, max_passes, seconds)
+
 struct Timing {
   std::string op;        // "fwd" | "bwd"
-  double median_ms = 0;  // median of the pass medians
-  double spread = 0;     // (max - min) / median over pass medians
-  std::vector<double> pass_medians_ms;
-  double tflops = 0;  // docs/spec.md FLOPs / median
+  double median_ms = 0;  // median of the pass medians kept (off-clock passes left out)
+  // Relative width of the >= 95% distribution-free interval of that median (report schema 2;
+  // engine/pass_sampling.hpp); with up to 8 kept passes (max - min) / median, as in schema 1.
+  double spread = 0;
+  std::vector<double> pass_medians_ms;  // every pass, off-clock ones included, in pass order
+  double tflops = 0;                    // docs/spec.md FLOPs / median
   int iterations = 0;
   int launches_per_iteration = 1;  // > 1 in sustained passes (TimingSpec::min_pass_ms)
-  int passes = 0;
+  int passes = 0;                  // passes run (adaptive sampling: more than the suite's)
   bool l2_flush = false;
+  // Schema 2; reports of schema 1 lack them (read as: fixed passes, none left out,
+  // pass_range = spread).
+  double pass_range = 0;  // (max - min) / median over the kept passes
+  std::vector<OffClockPassRecord> off_clock_passes;
+  SamplingRecord sampling;
   // NVML samples per pass: "before" and "after" it, and "during" it (a summary of samples
   // taken every 50 ms while it ran, telemetry/pass_monitor.hpp).
   nlohmann::json clocks;
 };
 // Every field is required when read back, except launches_per_iteration (1 in reports
-// written before sustained passes existed): a truncated report is still an error.
+// written before sustained passes existed) and the schema-2 fields: a truncated report is
+// still an error.
 void to_json(nlohmann::json& j, const Timing& t);
 void from_json(const nlohmann::json& j, Timing& t);
 

@@ -24,6 +24,15 @@ struct Tolerance {
 // A sustained pass longer than a minute says nothing a minute does not.
 inline constexpr double kMaxMinPassMs = 60000;
 
+// Defaults of adaptive sampling: 2% is what the regression gate needs at its 5% threshold
+// (both runs' spreads add up below it); 30 s per op lets a 1.6 s pass reach the 9 passes
+// from which the median's interval drops the extremes; 100 passes bound the report.
+inline constexpr double kDefaultTargetSpread = 0.02;
+inline constexpr double kDefaultTimeBudgetS = 30;
+inline constexpr int kDefaultMaxPasses = 100;
+inline constexpr double kMaxTimeBudgetS = 3600;
+inline constexpr int kMaxPassesLimit = 10000;
+
 struct TimingSpec {
   int warmup = 3;
   int iterations = 20;
@@ -34,6 +43,13 @@ struct TimingSpec {
   // run after the warm-up, so the card runs long enough for its power cap to act
   // (kernels/sm90a/NOTES.md run 29). Perf mode only.
   double min_pass_ms = 0;
+  // Adaptive sampling (engine/pass_sampling.hpp), perf mode: after `passes`, more passes
+  // until every backend's spread is at most target_spread (0: off, exactly `passes`), or
+  // the next round would overrun time_budget_s (all passes of one op, all backends), or
+  // max_passes. The worker timeout must cover the budget (suite.cpp checks it).
+  double target_spread = kDefaultTargetSpread;
+  double time_budget_s = kDefaultTimeBudgetS;
+  int max_passes = kDefaultMaxPasses;
 };
 
 // Sustained timing's own costs, for the worker timeout (suite.cpp) and timing.cpp:
@@ -48,6 +64,10 @@ inline constexpr double kCapOverrun = 1.5;
   if (!(t.min_pass_ms > 0)) return 0;
   const double soak_ms = t.min_pass_ms < kSoakMs ? t.min_pass_ms : kSoakMs;
   return double(ops) * backends * (t.passes * t.min_pass_ms * kCapOverrun + 2 * soak_ms) / 1000;
+}
+// Seconds adaptive sampling may add to a case at most (its budget per op; 0 when off).
+[[nodiscard]] inline double adaptive_timing_budget_s(const TimingSpec& t, int ops) {
+  return t.target_spread > 0 ? double(ops) * t.time_budget_s : 0;
 }
 
 struct StabilitySpec {

@@ -62,7 +62,9 @@ std::string render_jsonl(const std::vector<Report>& reports) {
                {"median_ms", t.median_ms},
                {"spread", t.spread},
                {"tflops", t.tflops},
-               {"passes", t.passes}});
+               {"passes", t.passes},
+               {"sampling_stop", t.sampling.stop},
+               {"off_clock_passes", t.off_clock_passes.size()}});
         for (const auto& s : b.stability)
           row(c, b,
               {{"kind", "stability"},

@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "build_info.hpp"
+#include "report/timing_text.hpp"
 #include "telemetry/clock_summary.hpp"
 #include "util/files.hpp"
 
@@ -121,12 +122,13 @@ std::string worst_error(const BackendResult& b) {
 
 // "515.5 (±1.2%) at 1395-1620 MHz, sw_power_cap": the clock goes with the number. One pass
 // has no spread to show: "(1 pass)" rather than a "±0%" that would claim a precision.
+// Adaptive sampling adds its passes and outcome, "(±0.9%, 12 passes, converged, 1 off-clock
+// left out)" (report/timing_text.hpp).
 std::string tflops_of(const BackendResult& b, const char* op) {
   for (const auto& t : b.timings)
     if (t.op == op) {
       const std::string clocks = clock_summary(t.clocks);
-      const std::string spread = t.passes == 1 ? std::string(" (1 pass)") : " (±" + fmt_num(100 * t.spread, 2) + "%)";
-      return fmt_num(t.tflops, 4) + spread + (clocks.empty() ? "" : " " + clocks);
+      return fmt_num(t.tflops, 4) + " (" + spread_text(t) + ")" + (clocks.empty() ? "" : " " + clocks);
     }
   return "";
 }

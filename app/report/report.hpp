@@ -12,7 +12,9 @@
 
 namespace vsa {
 
-inline constexpr int kReportSchemaVersion = 1;
+// 2: timings carry sampling, off_clock_passes and pass_range, and `spread` is the width of
+// the median's interval (engine/pass_sampling.hpp); schema 1 reports are still read.
+inline constexpr int kReportSchemaVersion = 2;
 
 struct Report {
   std::vector<std::string> argv;

@@ -33,6 +33,7 @@
 #include "telemetry/pci_gpus.hpp"
 #include "report/exports.hpp"
 #include "report/report.hpp"
+#include "report/timing_text.hpp"
 #include "util/files.hpp"
 #include "util/json_input.hpp"
 #include "model/probe_spec.hpp"
@@ -82,6 +83,7 @@ std::vector<CaseSpec> collect_cases(const RunOptions& o, json& suites_json, std:
                            "'s timeout_s (" + std::to_string(c.timeout_s) + " s)");
         c.hang_watch_ms = o.hang_watch_ms;
       }
+      apply_sampling_overrides(c, o.target_spread, o.time_budget_s);
       if (o.schedules) c.schedules = *o.schedules;
       if (o.schedule_seed) c.schedule_seed = *o.schedule_seed;
       cases.push_back(std::move(c));
@@ -400,6 +402,8 @@ class TargetRun {
                  m_ordinal >= 0 ? ("gpu" + std::to_string(m_ordinal)).c_str() : "cpu", printable(r.name).c_str(),
                  verdict_name(r.verdict).c_str(), r.seconds, r.message.empty() ? "" : "  ",
                  printable(r.message.substr(0, 120)).c_str());
+    const std::string timing = timing_note(r);  // not converged, or off-clock passes left out
+    if (!timing.empty()) std::fprintf(stderr, "        timing: %s\n", printable(timing).c_str());
   }
 
   const RunOptions& m_o;

@@ -20,6 +20,8 @@ struct RunOptions {
   std::vector<std::string> cases;               // when set: run only cases whose name contains one of these
   std::map<std::string, std::uint32_t> probes;  // --probe NAME=NS, added to every case
   std::uint32_t hang_watch_ms = 0;              // --hang-watch-ms: set on every case (0: each case's own)
+  std::optional<double> target_spread;          // --target-spread: every perf case's timing.target_spread
+  std::optional<double> time_budget_s;          // --timing-budget: every perf case's timing.time_budget_s
   // --schedules / --schedule-seed: set on every case (unset: each case's own `schedules` and
   // `schedule_seed`); they matter to the backends that explore schedules only.
   std::optional<int> schedules;

@@ -184,6 +184,9 @@ CaseSpec case_from_json(const json& j, const std::string& src, const std::string
     t.read("passes", c.timing.passes);
     t.read("l2_flush", c.timing.l2_flush);
     t.read("min_pass_ms", c.timing.min_pass_ms);
+    t.read("target_spread", c.timing.target_spread);
+    t.read("time_budget_s", c.timing.time_budget_s);
+    t.read("max_passes", c.timing.max_passes);
     t.finish();
     if (c.timing.iterations < 1 || c.timing.passes < 1 || c.timing.warmup < 0)
       t.fail(f.path_of("timing"), "iterations and passes must be >= 1, warmup >= 0");
@@ -194,6 +197,16 @@ CaseSpec case_from_json(const json& j, const std::string& src, const std::string
     if (!(c.timing.min_pass_ms >= 0 && c.timing.min_pass_ms <= kMaxMinPassMs))
       t.fail(f.path_of("timing") + ".min_pass_ms",
              fmt::format("must be in [0, {}] ms, got {}", kMaxMinPassMs, c.timing.min_pass_ms));
+    if (!(c.timing.target_spread >= 0 && c.timing.target_spread < 1))
+      t.fail(f.path_of("timing") + ".target_spread",
+             fmt::format("must be in [0, 1) (a fraction: 0.02 is 2%; 0 turns adaptive sampling off), got {}",
+                         c.timing.target_spread));
+    if (!(c.timing.time_budget_s >= 0 && c.timing.time_budget_s <= kMaxTimeBudgetS))
+      t.fail(f.path_of("timing") + ".time_budget_s",
+             fmt::format("must be in [0, {}] s, got {}", kMaxTimeBudgetS, c.timing.time_budget_s));
+    if (c.timing.max_passes < c.timing.passes || c.timing.max_passes > kMaxPassesLimit)
+      t.fail(f.path_of("timing") + ".max_passes", fmt::format("must be in [passes ({}), {}], got {}", c.timing.passes,
+                                                              kMaxPassesLimit, c.timing.max_passes));
   }
   if (f.has("stability")) {
     JsonFields t(f.raw("stability"), f.path_of("stability"), src);
@@ -249,13 +262,22 @@ CaseSpec case_from_json(const json& j, const std::string& src, const std::string
   if (c.mode == Mode::perf && c.timing.min_pass_ms > 0) {
     // The worker answers once for all of a case's timing: sustained passes must fit its timeout.
     const int ops = c.op == OpSelect::both ? 2 : 1;
-    const double budget_s = sustained_timing_budget_s(c.timing, ops, int(c.backends.size()));
+    const double budget_s =
+        sustained_timing_budget_s(c.timing, ops, int(c.backends.size())) + adaptive_timing_budget_s(c.timing, ops);
     if (budget_s >= c.timeout_s)
       f.fail(f.path_of("timing") + ".min_pass_ms",
              fmt::format("{} passes x {} ms x {} ops x {} backends may take {:.0f} s (x{} under a power cap, plus "
-                         "calibration), not under timeout_s = {}",
+                         "calibration, plus the adaptive budget of {} s per op), not under timeout_s = {}",
                          c.timing.passes, c.timing.min_pass_ms, ops, c.backends.size(), budget_s, kCapOverrun,
-                         c.timeout_s));
+                         c.timing.target_spread > 0 ? c.timing.time_budget_s : 0, c.timeout_s));
+  }
+  if (c.mode == Mode::perf && c.timing.min_pass_ms == 0) {
+    // Adaptive sampling may take its budget per op on top of the suite's passes.
+    const int ops = c.op == OpSelect::both ? 2 : 1;
+    if (adaptive_timing_budget_s(c.timing, ops) >= c.timeout_s)
+      f.fail(f.path_of("timing") + ".time_budget_s",
+             fmt::format("{} ops x {} s of adaptive sampling do not fit under timeout_s = {}", ops,
+                         c.timing.time_budget_s, c.timeout_s));
   }
   if (c.pattern.kind == "explicit" && int(c.pattern.rows.size()) != c.shape.num_blocks)
     f.fail(f.path_of("pattern") + ".rows", "needs one list per q block (" + std::to_string(c.shape.num_blocks) +
@@ -374,6 +396,27 @@ std::vector<std::string> builtin_suite_names() {
   std::vector<std::string> names;
   for (const auto& s : embedded_suites()) names.emplace_back(s.name);
   return names;
+}
+
+void apply_sampling_overrides(CaseSpec& c, std::optional<double> target_spread, std::optional<double> time_budget_s) {
+  if (c.mode != Mode::perf) return;
+  if (target_spread) {
+    if (!(*target_spread >= 0 && *target_spread < 1))
+      throw SuiteError(
+          fmt::format("--target-spread must be in [0%, 100%) (0 turns adaptive sampling off), got {}", *target_spread));
+    c.timing.target_spread = *target_spread;
+  }
+  if (time_budget_s) {
+    if (!(*time_budget_s >= 0 && *time_budget_s <= kMaxTimeBudgetS))
+      throw SuiteError(fmt::format("--timing-budget must be in [0, {}] s, got {}", kMaxTimeBudgetS, *time_budget_s));
+    c.timing.time_budget_s = *time_budget_s;
+  }
+  const int ops = c.op == OpSelect::both ? 2 : 1;
+  const double need =
+      adaptive_timing_budget_s(c.timing, ops) + sustained_timing_budget_s(c.timing, ops, int(c.backends.size()));
+  if (need >= c.timeout_s)
+    throw SuiteError(fmt::format("--timing-budget {} s: {} may then time for {:.0f} s, not under its timeout_s = {} s",
+                                 c.timing.time_budget_s, c.name, need, c.timeout_s));
 }
 
 }  // namespace vsa

@@ -3,6 +3,7 @@
 // product. Every error names the file and the JSON path of the bad field.
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -48,5 +49,9 @@ struct Suite {
 // One case in its expanded JSON form (worker protocol, repro bundles); strict like suites.
 [[nodiscard]] CaseSpec case_from_json(const nlohmann::json& j, const std::string& source, const std::string& path);
 [[nodiscard]] std::vector<std::string> builtin_suite_names();
+// `run --target-spread / --timing-budget` on one case (perf cases only; others do not time):
+// the same ranges as the suite fields, and the budget must still fit the case's timeout_s.
+// Throws SuiteError naming the option and the case.
+void apply_sampling_overrides(CaseSpec& c, std::optional<double> target_spread, std::optional<double> time_budget_s);
 
 }  // namespace vsa

@@ -3,7 +3,9 @@
 # (a CPU-only run and a failing case), a repro bundle it writes, and `compare` / `fleet
 # --format json` on the baselines. Then planted violations (a verdict "MAYBE", a missing
 # required field, an unknown suite field, a compare without exit_code, a fleet verdict outside
-# the enum, a report field the schema does not know) must each be rejected.
+# the enum, a report field the schema does not know) must each be rejected. The gate on the perf
+# baseline against a copy of itself is too noisy to gate (exit 4, valid); a schema-2 report must
+# say how each timing was sampled.
 # Needs jsonschema (PyPI): scripts/test.sh installs it into .tools/venv; without it this test
 # fails rather than skips.
 source "$(dirname "$0")/lib.sh"
@@ -110,6 +112,30 @@ for c in d['cases']:
 "$BIN" compare --baseline "$perf" "$WORK/slow.json" --threshold 5% --format json >"$WORK/gate.json" 2>"$WORK/err"
 rc=$?; [ "$rc" -eq 3 ] || { cat "$WORK/err"; fail "compare gate on a half-speed copy: exit $rc, expected 3"; }
 valid --schema compare "$WORK/gate.json"
+
+# The gate on the baseline against a copy of itself: its +-13% figures are too noisy to gate (exit 4).
+cp "$perf" "$WORK/again.json"
+"$BIN" compare --baseline "$perf" "$WORK/again.json" --threshold 5% --format json >"$WORK/noisy.json" 2>"$WORK/err"
+rc=$?; [ "$rc" -eq 4 ] || { cat "$WORK/err"; fail "compare gate of the baseline against itself: exit $rc, expected 4"; }
+valid --schema compare "$WORK/noisy.json"
+[ "$(json_get "$WORK/noisy.json" "d['gate']['too_noisy'][0]['code']")" = "VSA_E_TOO_NOISY" ] || fail "no too-noisy entry"
+edit "$WORK/noisy.json" "$WORK/noisy0.json" "d['exit_code'] = 0"
+invalid compare "$WORK/noisy0.json" "\$.gate.too_noisy"
+
+# Schema 2 reports must say how each timing was sampled; schema 1 ones need not.
+edit "$perf" "$WORK/v2.json" "
+d['schema_version'] = 2
+for c in d['cases']:
+    for b in c['backends']:
+        for t in b['timings']:
+            t.update(pass_range=t['spread'], off_clock_passes=[{'pass': 0, 'sm_clock_mhz': 1980, 'others_min_mhz': 1590,
+                     'others_max_mhz': 1605}], sampling={'stop': 'converged', 'target_spread': 0.02, 'time_budget_s': 30,
+                     'min_passes': 4, 'max_passes': 100, 'seconds': 1.5})"
+valid --schema report "$WORK/v2.json"
+edit "$WORK/v2.json" "$WORK/v2-unsampled.json" "del d['cases'][0]['backends'][0]['timings'][0]['sampling']"
+invalid report "$WORK/v2-unsampled.json" "'sampling' is a required property"
+edit "$WORK/v2.json" "$WORK/v2-stop.json" "d['cases'][0]['backends'][0]['timings'][0]['sampling']['stop'] = 'gave_up'"
+invalid report "$WORK/v2-stop.json" "'gave_up' is not one of"
 
 # fleet over the baselines (the bundle is skipped; the fault-isolation report fails: exit 1).
 "$BIN" fleet "$SRC/results/baselines" --gate --format json >"$WORK/fleet.json" 2>"$WORK/err"

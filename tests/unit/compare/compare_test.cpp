@@ -204,14 +204,68 @@ TEST(CompareGate, ExitsThreeOnlyForADropBeyondThresholdAndNoise) {
   EXPECT_NEAR(dropped.regressions[0].change(), -0.30, 1e-12);
   EXPECT_TRUE(dropped.perf[0].regressed[1]);
 
-  EXPECT_EQ(compare_reports(pair_with_tflops(400, 390), gate).exit_code(), kExitOk);              // -2.5%
-  EXPECT_EQ(compare_reports(pair_with_tflops(400, 370, 0.05, 0.05), gate).exit_code(), kExitOk);  // noisy runs
+  EXPECT_EQ(compare_reports(pair_with_tflops(400, 390), gate).exit_code(), kExitOk);  // -2.5%
   EXPECT_EQ(compare_reports(pair_with_tflops(400, 500), gate).exit_code(), kExitOk);
 
   CompareOptions loose = gate;
   loose.threshold = 0.35;
   EXPECT_EQ(compare_reports(pair_with_tflops(400, 280), loose).exit_code(), kExitOk);
   EXPECT_EQ(compare_reports(pair_with_tflops(400, 280), {}).exit_code(), kExitOk);  // no gate: report only
+}
+
+TEST(CompareGate, NoiseThatHidesAThresholdDropIsTooNoisyToGateNotAPass) {
+  CompareOptions gate;
+  gate.gate = true;
+  gate.threshold = 0.05;
+  // -7.5% inside spreads of 5% each: the gate cannot tell, so it must not say "No regression".
+  const Comparison c = compare_reports(pair_with_tflops(400, 370, 0.05, 0.05), gate);
+  EXPECT_TRUE(c.regressions.empty());
+  ASSERT_EQ(c.too_noisy.size(), 1u);
+  EXPECT_EQ(c.too_noisy[0].case_name, "perf/S=16384");
+  EXPECT_EQ(c.too_noisy[0].report, 1u);
+  EXPECT_NEAR(c.too_noisy[0].noise(), 0.05 + 0.05 * 370 / 400, 1e-12);
+  EXPECT_TRUE(c.perf[0].too_noisy[1]);
+  EXPECT_EQ(c.exit_code(), kExitIncomplete);
+  // Equal TFLOPS change nothing: noise alone makes the gate blind.
+  EXPECT_EQ(compare_reports(pair_with_tflops(400, 400, 0.03, 0.03), gate).exit_code(), kExitIncomplete);
+  // Spreads that add up below the threshold are gated as before.
+  const Comparison quiet = compare_reports(pair_with_tflops(400, 400, 0.02, 0.02), gate);
+  EXPECT_TRUE(quiet.too_noisy.empty());
+  EXPECT_EQ(quiet.exit_code(), kExitOk);
+}
+
+TEST(CompareGate, ADropBeyondTheNoiseIsARegressionEvenWhenNoisy) {
+  CompareOptions gate;
+  gate.gate = true;
+  const Comparison c = compare_reports(pair_with_tflops(400, 200, 0.05, 0.05), gate);
+  EXPECT_EQ(c.regressions.size(), 1u);
+  EXPECT_TRUE(c.too_noisy.empty());
+}
+
+TEST(CompareGate, OnePassHasNoSpreadToGateOn) {
+  auto reports = pair_with_tflops(400, 400, 0.0, 0.0);
+  reports[1].report.cases[0].backends[0].timings[0].passes = 1;
+  CompareOptions gate;
+  gate.gate = true;
+  const Comparison c = compare_reports(reports, gate);
+  ASSERT_EQ(c.too_noisy.size(), 1u);
+  EXPECT_NE(c.too_noisy[0].why.find("1 pass"), std::string::npos) << c.too_noisy[0].why;
+}
+
+TEST(CompareRender, TooNoisyHasItsStateAndCodeInMarkdownAndJson) {
+  CompareOptions gate;
+  gate.gate = true;
+  const Comparison c = compare_reports(pair_with_tflops(400, 370, 0.05, 0.05), gate);
+  const std::string md = render_markdown(c);
+  for (const char* text : {"**0.925 too noisy to gate**", "Too noisy to gate, the gate fails (exit 4, VSA_E_TOO_NOISY)",
+                           "No regression among the timings the gate could judge."})
+    EXPECT_NE(md.find(text), std::string::npos) << text << "\n" << md;
+  EXPECT_EQ(md.find("No regression.\n"), std::string::npos);
+  const auto j = to_json(c);
+  EXPECT_EQ(j["exit_code"], kExitIncomplete);
+  EXPECT_EQ(j["gate"]["too_noisy"][0]["code"], "VSA_E_TOO_NOISY");
+  EXPECT_EQ(j["performance"][0]["gate_state"], nlohmann::json({"baseline", "too_noisy"}));
+  EXPECT_EQ(j["performance"][0]["too_noisy"], nlohmann::json({false, true}));
 }
 
 TEST(CompareGate, OnlyTheBaselineIsCompared) {

@@ -88,13 +88,50 @@ TEST(Suite, SustainedTimingIsCheckedAgainstTheTimeout) {
             "launches would be timed with them");
   // 3 passes x 2 s x 2 ops x 1 backend = 12 s of passes, x 1.5 under a cap = 18 s, plus up to
   // 2 s of calibration per op = 22 s: over a 20 s timeout, under a 23 s one.
-  EXPECT_EQ(error_of(R"("S": 512, "mode": "perf", "timeout_s": 20, "timing": {"passes": 3, "min_pass_ms": 2000})"),
+  EXPECT_EQ(error_of(R"("S": 512, "mode": "perf", "timeout_s": 20, "timing": {"passes": 3, "min_pass_ms": 2000,
+      "target_spread": 0})"),
             "t.json: $.cases[0].timing.min_pass_ms: 3 passes x 2000 ms x 2 ops x 1 backends may take 22 s (x1.5 "
-            "under a power cap, plus calibration), not under timeout_s = 20");
-  EXPECT_EQ(error_of(R"("S": 512, "mode": "perf", "timeout_s": 23, "timing": {"passes": 3, "min_pass_ms": 2000})"),
+            "under a power cap, plus calibration, plus the adaptive budget of 0 s per op), not under timeout_s = 20");
+  EXPECT_EQ(error_of(R"("S": 512, "mode": "perf", "timeout_s": 23, "timing": {"passes": 3, "min_pass_ms": 2000,
+      "target_spread": 0})"),
             "(accepted)");
+  // With adaptive sampling (the default) its budget per op counts too: 22 s + 2 ops x 30 s.
+  EXPECT_EQ(error_of(R"("S": 512, "mode": "perf", "timeout_s": 23, "timing": {"passes": 3, "min_pass_ms": 2000})"),
+            "t.json: $.cases[0].timing.min_pass_ms: 3 passes x 2000 ms x 2 ops x 1 backends may take 82 s (x1.5 "
+            "under a power cap, plus calibration, plus the adaptive budget of 30 s per op), not under timeout_s = 23");
   EXPECT_EQ(error_of(R"("S": 512, "mode": "check", "timing": {"min_pass_ms": 100})"),
             "t.json: $.cases[0].timing.min_pass_ms: sustained passes are timing: mode must be perf, got check");
+}
+
+TEST(Suite, AdaptiveSamplingFieldsAreReadAndChecked) {
+  const Suite s = parse_suite(R"({"cases": [{"name": "a", "backends": ["cpu-ref"], "S": 512, "mode": "perf",
+      "timing": {"passes": 4, "target_spread": 0.01, "time_budget_s": 12, "max_passes": 40}}]})",
+                              "t.json");
+  EXPECT_DOUBLE_EQ(s.cases[0].timing.target_spread, 0.01);
+  EXPECT_DOUBLE_EQ(s.cases[0].timing.time_budget_s, 12);
+  EXPECT_EQ(s.cases[0].timing.max_passes, 40);
+  EXPECT_EQ(to_json(s.cases[0])["timing"]["max_passes"], 40);
+  EXPECT_EQ(error_of(R"("S": 512, "mode": "perf", "timing": {"target_spread": 2})"),
+            "t.json: $.cases[0].timing.target_spread: must be in [0, 1) (a fraction: 0.02 is 2%; 0 turns adaptive "
+            "sampling off), got 2");
+  EXPECT_EQ(error_of(R"("S": 512, "mode": "perf", "timing": {"passes": 5, "max_passes": 4})"),
+            "t.json: $.cases[0].timing.max_passes: must be in [passes (5), 10000], got 4");
+  EXPECT_EQ(error_of(R"("S": 512, "mode": "perf", "timeout_s": 50, "timing": {"time_budget_s": 30})"),
+            "t.json: $.cases[0].timing.time_budget_s: 2 ops x 30 s of adaptive sampling do not fit under "
+            "timeout_s = 50");
+}
+
+TEST(Suite, RunOverridesOfSamplingAreCheckedAgainstTheTimeout) {
+  Suite s = parse_suite(R"({"cases": [{"name": "a", "backends": ["cpu-ref"], "S": 512, "mode": "perf",
+      "timeout_s": 100}, {"name": "b", "backends": ["cpu-ref"], "S": 512}]})",
+                        "t.json");
+  apply_sampling_overrides(s.cases[0], 0.01, 40.0);
+  EXPECT_DOUBLE_EQ(s.cases[0].timing.target_spread, 0.01);
+  EXPECT_DOUBLE_EQ(s.cases[0].timing.time_budget_s, 40);
+  EXPECT_THROW(apply_sampling_overrides(s.cases[0], std::nullopt, 60.0), SuiteError);  // 2 x 60 s > 100 s
+  EXPECT_THROW(apply_sampling_overrides(s.cases[0], 1.5, std::nullopt), SuiteError);
+  apply_sampling_overrides(s.cases[1], 0.5, 1e6);  // a check case does not time: untouched
+  EXPECT_DOUBLE_EQ(s.cases[1].timing.target_spread, kDefaultTargetSpread);
 }
 
 TEST(Suite, OutOfRangeIdsPassWhenValidationIsOff) {
