@@ -22,6 +22,7 @@
 #include "suite/suite.hpp"
 #include "run/gpu_expectation.hpp"
 #include "run/worker_process.hpp"
+#include "run/worker_supervisor.hpp"
 #include "telemetry/clock_sampler.hpp"
 #include "telemetry/node_fingerprint.hpp"
 #include "telemetry/nvml.hpp"
@@ -210,7 +211,13 @@ class TargetRun {
  public:
   TargetRun(const RunOptions& o, const std::vector<CaseSpec>& cases, Report& report, std::string path, int ordinal,
             std::size_t total_cases)
-      : m_o(o), m_cases(cases), m_report(report), m_path(std::move(path)), m_ordinal(ordinal), m_total(total_cases) {}
+      : m_o(o),
+        m_cases(cases),
+        m_report(report),
+        m_path(std::move(path)),
+        m_ordinal(ordinal),
+        m_total(total_cases),
+        m_supervisor(worker_argv(ordinal), ordinal) {}
 
   void run() {
     std::set<std::string> done;
@@ -219,7 +226,7 @@ class TargetRun {
     for (const auto& spec : m_cases) {
       if (done.count(spec.name)) continue;
       ++index;
-      CaseResult result = m_o.isolate ? run_isolated(spec) : run_in_process(spec);
+      CaseResult result = m_o.isolate ? m_supervisor.run(spec) : run_in_process(spec);
       m_report.cases.push_back(result);
       m_report.finished_at = utc_now_iso8601();
       write_report(m_report, m_path);
@@ -238,122 +245,6 @@ class TargetRun {
     return run_case(spec, ctx).result;
   }
 
-  void ensure_worker() {
-    if (!m_worker)
-      m_worker = std::make_unique<WorkerProcess>(
-          std::vector<std::string>{self_executable(), "__worker", "--device", std::to_string(m_ordinal)});
-  }
-
-  // One attempt: returns the result, or a synthesised one naming the culprit.
-  CaseResult attempt(const CaseSpec& spec, bool& worker_lost) {
-    ensure_worker();
-    worker_lost = false;
-    std::string backend = "worker", phase = "startup";
-    try {
-      m_worker->send({{"op", "case"}, {"case", to_json(spec)}});
-    } catch (const std::exception&) {
-      // The worker is gone (it died between cases); start over once.
-      m_worker.reset();
-      ensure_worker();
-      m_worker->send({{"op", "case"}, {"case", to_json(spec)}});
-    }
-    for (;;) {
-      auto msg = m_worker->receive(spec.timeout_s);
-      if (msg) {
-        const std::string ev = msg->value("event", "");
-        if (ev == "start") {
-          backend = msg->value("backend", backend);
-          phase = msg->value("phase", phase);
-          continue;
-        }
-        if (ev == "result") {
-          CaseResult r = msg->at("result").get<CaseResult>();
-          if (msg->value("context_lost", false)) {
-            spdlog::debug("{}: the CUDA context of device {} is lost; restarting its worker", spec.name, m_ordinal);
-            m_worker->terminate();
-            m_worker.reset();
-            worker_lost = true;
-          }
-          return r;
-        }
-        if (ev == "error") {
-          CaseResult r;
-          r.name = spec.name;
-          r.spec = to_json(spec);
-          r.message = msg->value("message", "worker error");
-          r.verdict = kFail;
-          // Whatever the worker still sends for this case would be read as the next case's answer.
-          m_worker->terminate();
-          m_worker.reset();
-          return r;
-        }
-        continue;
-      }
-      // Timed out or the worker died: the backend of the last start event is the culprit.
-      const bool hung = m_worker->timed_out();
-      const std::string end = m_worker->terminate();
-      const std::string tail = m_worker->stderr_tail();
-      spdlog::debug("{}: worker for device {} lost during {} of {} ({}); a fresh one takes the next case", spec.name,
-                    m_ordinal, phase, backend, hung ? "no answer, killed" : end);
-      m_worker.reset();
-      worker_lost = true;
-      CaseResult r;
-      r.name = spec.name;
-      r.spec = to_json(spec);
-      const std::string why =
-          hung ? "no answer within " + std::to_string(int(spec.timeout_s)) + " s during " + phase + " (worker killed)"
-               : "worker " + end + " during " + phase + (tail.empty() ? "" : ": " + tail);
-      BackendResult br;
-      br.backend = backend;
-      br.verdict = hung ? kHang : kFault;
-      br.reason = why;
-      r.backends.push_back(br);
-      r.message = why;
-      r.verdict = br.verdict;
-      return r;
-    }
-  }
-
-  CaseResult run_isolated(const CaseSpec& spec) {
-    bool lost = false;
-    CaseResult r = attempt(spec, lost);
-    // After a crash, hang or sticky fault: re-run the backends it kept from running.
-    for (int retry = 0; lost && retry < int(spec.backends.size()); ++retry) {
-      std::set<std::string> finished;
-      for (const auto& b : r.backends)
-        if (b.verdict != kPending) finished.insert(b.backend);
-      std::vector<std::string> remaining;
-      for (const auto& b : spec.backends)
-        if (!finished.count(b)) remaining.push_back(b);
-      const bool reference_failed = std::any_of(r.backends.begin(), r.backends.end(), [&](const BackendResult& b) {
-        return b.backend.find("(reference)") != std::string::npos || b.backend == r.reference ||
-               (b.backend == "worker");
-      });
-      if (remaining.empty() || reference_failed) break;
-      CaseSpec rest = spec;
-      rest.backends = remaining;
-      CaseResult more = attempt(rest, lost);
-      r.backends.erase(std::remove_if(r.backends.begin(), r.backends.end(),
-                                      [](const BackendResult& b) { return b.verdict == kPending; }),
-                       r.backends.end());
-      for (auto& b : more.backends) r.backends.push_back(b);
-      if (r.reference.empty()) r.reference = more.reference;
-      r.pairs = std::max(r.pairs, more.pairs);
-      r.flops_fwd = std::max(r.flops_fwd, more.flops_fwd);
-      r.flops_bwd = std::max(r.flops_bwd, more.flops_bwd);
-      r.seconds += more.seconds;
-    }
-    for (auto& b : r.backends)
-      if (b.verdict == kPending) {
-        b.verdict = kSkip;
-        b.reason = "not run: the worker was lost earlier in this case";
-      }
-    // A case-level message is a FAIL at least (as in-process, engine/case_runner.cpp):
-    // a worker loss is already a more severe FAULT/HANG in a backend.
-    aggregate_verdict(r);
-    return r;
-  }
-
   void print_progress(std::size_t index, const CaseResult& r) {
     if (!m_o.progress) return;
     std::lock_guard<std::mutex> lock(g_print_mutex);
@@ -369,7 +260,7 @@ class TargetRun {
   std::string m_path;
   int m_ordinal;
   std::size_t m_total;
-  std::unique_ptr<WorkerProcess> m_worker;
+  WorkerSupervisor m_supervisor;
 };
 
 int exit_code_of(const std::vector<CaseResult>& cases) {
