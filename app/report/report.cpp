@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <spdlog/spdlog.h>
+#include <fmt/ranges.h>
 
 #include "build_info.hpp"
 #include "telemetry/clock_summary.hpp"
@@ -118,16 +119,17 @@ std::string tflops_of(const BackendResult& b, const char* op) {
 // "dq 3/999 runs differ (band 0.01)" for outputs that moved; "bitwise x999" when none did.
 std::string stability_of(const BackendResult& b) {
   if (b.stability.empty()) return "";
-  std::string moved;
+  std::vector<std::string> moved;
   int runs = 0;
   for (const auto& s : b.stability) {
     runs = std::max(runs, s.runs - 1);
     if (s.mismatched_runs > 0)
-      moved += (moved.empty() ? "" : "; ") + s.tensor + " " + std::to_string(s.mismatched_runs) + "/" +
-               std::to_string(s.runs - 1) + " differ (worst " + fmt_num(s.worst_rel_dev, 2) +
-               (s.band > 0 ? ", band " + fmt_num(s.band, 2) : std::string(", must be bitwise")) + ")";
+      moved.push_back(s.tensor + " " + std::to_string(s.mismatched_runs) + "/" + std::to_string(s.runs - 1) +
+                      " differ (worst " + fmt_num(s.worst_rel_dev, 2) +
+                      (s.band > 0 ? ", band " + fmt_num(s.band, 2) : std::string(", must be bitwise")) + ")");
   }
-  return moved.empty() ? "bitwise equal over " + std::to_string(runs + 1) + " runs" : moved;
+  return moved.empty() ? "bitwise equal over " + std::to_string(runs + 1) + " runs"
+                       : fmt::format("{}", fmt::join(moved, "; "));
 }
 
 std::string escape_cell(const std::string& s) { return markdown_inline(s); }

@@ -12,6 +12,7 @@
 
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 #include <spdlog/spdlog.h>
 
@@ -88,8 +89,7 @@ void check_probes(const CaseSpec& c, const Registry& registry) {
   if (!any_built) return;
   for (const auto& [probe, ns] : c.probes)
     if (!offered.count(probe)) {
-      std::string list;
-      for (const auto& p : offered) list += (list.empty() ? "" : ", ") + p;
+      const std::string list = fmt::format("{}", fmt::join(offered, ", "));
       throw SuiteError(c.origin + ".probes." + probe + ": no backend of case \"" + c.name +
                        "\" has this probe point (" +
                        (list.empty() ? std::string("its backends have none") : "known: " + list) +
@@ -107,8 +107,7 @@ void check_cli_probes(const std::map<std::string, std::uint32_t>& probes, const 
         for (const auto& p : b->probe_points()) offered.insert(p);
   for (const auto& [probe, ns] : probes)
     if (!offered.count(probe)) {
-      std::string list;
-      for (const auto& p : offered) list += (list.empty() ? "" : ", ") + p;
+      const std::string list = fmt::format("{}", fmt::join(offered, ", "));
       throw SuiteError("--probe " + probe + ": no backend of this run (in this build) has this probe point (" +
                        (list.empty() ? std::string("they have none") : "known: " + list) + ")");
     }
@@ -122,10 +121,10 @@ void validate_cases(const std::vector<CaseSpec>& cases, const Registry& registry
       const auto known = known_backend_names();
       if (!b && std::find(known.begin(), known.end(), c.backends[i]) != known.end()) continue;  // not built: SKIP later
       if (!b) {
-        std::string known;
-        for (const auto& r : registry.all()) known += (known.empty() ? "" : ", ") + r->name();
+        std::vector<std::string> built;
+        for (const auto& r : registry.all()) built.push_back(r->name());
         throw SuiteError(c.origin + ".backends[" + std::to_string(i) + "]: unknown backend \"" + c.backends[i] +
-                         "\" (this build has: " + known + ")");
+                         "\" (this build has: " + fmt::format("{}", fmt::join(built, ", ")) + ")");
       }
       for (Op op : {Op::forward, Op::backward}) {
         if ((op == Op::forward && !runs_forward(c.op)) || (op == Op::backward && !runs_backward(c.op))) continue;
