@@ -33,18 +33,21 @@ nlohmann::json summary_counts(const std::vector<CaseResult>& cases) {
   return s;
 }
 
+nlohmann::json report_tool_json() {
+  return {{"name", "vsa-bench"},
+          {"version", build::kVersion},
+          {"git_sha", build::git_sha()},
+          {"build_type", build::kBuildType},
+          {"cxx_compiler", build::kCxxCompiler},
+          {"cuda_compiler", build::kCudaCompiler},
+          {"cuda_toolkit", build::kCudaToolkit}};
+}
+
 nlohmann::json to_json(const Report& r) {
-  return {
+  nlohmann::json j = {
       {"schema", "vsa-bench/report"},
       {"schema_version", kReportSchemaVersion},
-      {"tool",
-       {{"name", "vsa-bench"},
-        {"version", build::kVersion},
-        {"git_sha", build::git_sha()},
-        {"build_type", build::kBuildType},
-        {"cxx_compiler", build::kCxxCompiler},
-        {"cuda_compiler", build::kCudaCompiler},
-        {"cuda_toolkit", build::kCudaToolkit}}},
+      {"tool", report_tool_json()},
       {"argv", r.argv},
       {"label", r.label},
       {"started_at", r.started_at},
@@ -60,6 +63,10 @@ nlohmann::json to_json(const Report& r) {
       {"complete", r.complete},
       {"exit_code", r.exit_code},
   };
+  // Only where there is something to say, so reports of runs that never resumed keep their bytes.
+  if (!r.planned_cases.empty()) j["planned_cases"] = r.planned_cases;
+  if (!r.resumed.empty()) j["resumed"] = r.resumed;
+  return j;
 }
 
 Report report_from_json(const nlohmann::json& j) {
@@ -80,6 +87,8 @@ Report report_from_json(const nlohmann::json& j) {
   r.backends = j.value("backends", nlohmann::json::array());
   r.probes = j.value("probes", nlohmann::json::object());
   r.cases = j.value("cases", std::vector<CaseResult>{});
+  r.planned_cases = j.value("planned_cases", std::vector<std::string>{});
+  r.resumed = j.value("resumed", nlohmann::json::array());
   r.complete = j.value("complete", false);
   r.exit_code = j.value("exit_code", 0);
   return r;
@@ -172,7 +181,9 @@ std::string render_markdown(const Report& r) {
 
 void write_report(const Report& report, const std::string& json_path) {
   spdlog::debug("writing {} ({} cases{})", json_path, report.cases.size(), report.complete ? ", complete" : "");
-  write_file_atomic(json_path, to_json(report).dump(2) + "\n");
+  // Text is made valid UTF-8 where it enters (util/printable.hpp); replacing here too
+  // means one overlooked source costs a U+FFFD, not the report (dump throws otherwise).
+  write_file_atomic(json_path, to_json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   std::string md_path = json_path;
   if (md_path.size() > 5 && md_path.compare(md_path.size() - 5, 5, ".json") == 0) md_path.resize(md_path.size() - 5);
   write_file_atomic(md_path + ".md", render_markdown(report));

@@ -24,11 +24,18 @@ struct Report {
   nlohmann::json backends = nlohmann::json::array();  // name, images, kernels, supported
   nlohmann::json probes = nlohmann::json::object();   // delay probes in force
   std::vector<CaseResult> cases;
+  // The names of the cases the run set out to run, in order: what an interrupted report
+  // lacks, and what `--resume` must run again (run/resume.hpp). Empty in older reports.
+  std::vector<std::string> planned_cases;
+  // One {"argv", "started_at"} per `--resume` that continued this report (argv stays the first run's).
+  nlohmann::json resumed = nlohmann::json::array();
   bool complete = false;  // false while running or when interrupted
   int exit_code = 0;
 };
 
 [[nodiscard]] nlohmann::json to_json(const Report& report);
+// The report's "tool" object: this binary's version, git sha, build type, compilers, toolkit.
+[[nodiscard]] nlohmann::json report_tool_json();
 // Reads a report written by to_json (for --resume, compare, fleet, repro).
 [[nodiscard]] Report report_from_json(const nlohmann::json& j);
 [[nodiscard]] nlohmann::json summary_counts(const std::vector<CaseResult>& cases);

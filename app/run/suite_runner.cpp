@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -22,6 +23,7 @@
 #include "model/exit_codes.hpp"
 #include "suite/suite.hpp"
 #include "run/gpu_expectation.hpp"
+#include "run/resume.hpp"
 #include "run/worker_process.hpp"
 #include "run/worker_supervisor.hpp"
 #include "telemetry/clock_sampler.hpp"
@@ -200,7 +202,8 @@ std::string report_path(const RunOptions& o, const json& node, int ordinal) {
   host = file_name_part(host);
   std::string base = (o.label.empty() ? "" : o.label + "-") + host + "-" +
                      (ordinal >= 0 ? "gpu" + std::to_string(ordinal) : std::string("cpu")) + "-" + stamp;
-  return (fs::path(o.out_dir) / (base + ".json")).string();
+  // Two runs in the same second with the same --out and --label: the second gets "-2".
+  return reserve_new_file((fs::path(o.out_dir) / base).string(), ".json");
 }
 
 // Runs cases for one target (a GPU, or the CPU when ordinal is -1) through
@@ -228,7 +231,7 @@ class TargetRun {
       CaseResult result = m_o.isolate ? m_supervisor.run(spec) : run_in_process(spec);
       m_report.cases.push_back(result);
       m_report.finished_at = utc_now_iso8601();
-      write_report(m_report, m_path);
+      save();
       print_progress(index, result);
     }
   }
@@ -242,6 +245,19 @@ class TargetRun {
       if (d.ordinal == m_ordinal) ctx.device = d;
     ctx.sample_clocks = make_clock_sampler(ctx.device);
     return run_case(spec, ctx).result;
+  }
+
+  // A report that cannot be written (the out dir went away, the disk is full) must not end
+  // the run: the cases go on, each retries the write, and run_suites has the last word.
+  void save() {
+    try {
+      write_report(m_report, m_path);
+      m_write_failed = false;
+    } catch (const std::exception& e) {
+      if (!m_write_failed)
+        spdlog::error("{}; the run goes on and the write is tried again after every case", printable(e.what()));
+      m_write_failed = true;
+    }
   }
 
   void print_progress(std::size_t index, const CaseResult& r) {
@@ -260,6 +276,7 @@ class TargetRun {
   int m_ordinal;
   std::size_t m_total;
   WorkerSupervisor m_supervisor;
+  bool m_write_failed = false;
 };
 
 int exit_code_of(const std::vector<CaseResult>& cases) {
@@ -327,6 +344,54 @@ void check_device_memory(const std::vector<CaseSpec>& cases, const Registry& reg
   }
 }
 
+// The last write of a report. Where its folder can no longer be written, the report goes
+// to the temp folder ($TMPDIR) under the same name and `path` becomes that copy. Returns
+// what went wrong, or "".
+std::string save_final(const Report& r, std::string& path) {
+  try {
+    write_report(r, path);
+    return "";
+  } catch (const std::exception& e) {
+    const std::string why = printable(e.what());
+    std::error_code ec;
+    const fs::path copy = fs::temp_directory_path(ec) / fs::path(path).filename();
+    try {
+      write_report(r, copy.string());
+    } catch (const std::exception& e2) {
+      return "not saved: " + path + " (" + why + "), nor " + copy.string() + " (" + printable(e2.what()) +
+             "): the results are only in this summary";
+    }
+    const std::string problem = "not saved where asked: " + path + " (" + why + "); saved as " + copy.string();
+    path = copy.string();
+    return problem;
+  }
+}
+
+// The one target a resumed report continues on: its GPU (by UUID) or the CPU; throws
+// SuiteError (exit 2) naming what differs when this run is not the report's (run/resume.hpp).
+int resume_target(const ReportFile& report, const RunOptions& o, const json& suites, const std::vector<CaseSpec>& cases,
+                  const json& node, const Registry& registry, const Discovery& d, const std::vector<int>& targets) {
+  ResumingRun run;
+  run.suites = suites;
+  run.cases = cases;
+  run.hostname = node.value("hostname", "");
+  run.tool = report_tool_json();
+  run.backends = backends_json(registry);
+  run.label = o.label;
+  std::vector<int> gpus;
+  for (const int t : targets) {
+    if (t < 0) continue;
+    json facts;
+    for (const auto& dev : d.devices)
+      if (dev.value("ordinal", -2) == t) facts = dev;
+    run.devices.push_back(collect_device_json(t, facts));
+    gpus.push_back(t);
+  }
+  const ResumePlan plan = plan_resume(report, run);
+  if (!plan.refusal.empty()) throw SuiteError(plan.refusal);
+  return plan.device_index < 0 ? -1 : gpus[std::size_t(plan.device_index)];
+}
+
 // --junit, --metrics, --jsonl: written once the reports are final.
 void write_exports(const RunOptions& o, const std::vector<Report>& reports) {
   if (!o.junit_path.empty()) write_file_atomic(o.junit_path, render_junit(reports));
@@ -386,10 +451,10 @@ RunSummary run_suites(const RunOptions& o) {
   for (auto& c : cases)
     for (const auto& [probe, ns] : o.probes) c.probes[probe] = ns;
 
-  std::vector<Report> resumed;
+  std::optional<ReportFile> resumed;
   if (!o.resume.empty()) {
     try {
-      resumed.push_back(load_report_file(o.resume).report);
+      resumed = load_report_file(o.resume);
     } catch (const ReportFileError& e) {
       throw SuiteError(std::string("--resume: ") + e.what());
     }
@@ -403,23 +468,30 @@ RunSummary run_suites(const RunOptions& o) {
   RunSummary summary;
   const std::string refusal = o.fail_closed ? fail_closed_reason(gpu_evidence(o, discovery)) : std::string();
   if (!refusal.empty()) return refused_run(o, refusal);
-  const std::vector<int> targets = select_targets(o, discovery);
+  std::vector<int> targets = select_targets(o, discovery);
+  // A resumed report keeps its label (and its argv and start, below).
+  const std::string label = resumed && o.label.empty() ? resumed->report.label : o.label;
+  const json node = collect_node_json(label);
+  if (resumed) targets = {resume_target(*resumed, o, suites_json, cases, node, registry, discovery, targets)};
   check_device_memory(cases, registry, discovery, targets);
   fs::create_directories(o.out_dir);
-  const json node = collect_node_json(o.label);
+  std::vector<std::string> planned;
+  for (const auto& c : cases) planned.push_back(c.name);
   std::vector<Report> reports(targets.size());
   std::vector<std::string> paths(targets.size());
   for (std::size_t i = 0; i < targets.size(); ++i) {
     Report& r = reports[i];
-    if (!resumed.empty() && i == 0) {
-      r = resumed.front();
+    if (resumed && i == 0) {
+      r = resumed->report;
       paths[i] = o.resume;
+      r.resumed.push_back({{"argv", o.argv}, {"started_at", utc_now_iso8601()}});
     } else {
       paths[i] = report_path(o, node, targets[i]);
       r.started_at = utc_now_iso8601();
+      r.argv = o.argv;
+      r.label = label;
     }
-    r.argv = o.argv;
-    r.label = o.label;
+    r.planned_cases = planned;
     r.node = node;
     r.suites = suites_json;
     r.backends = backends_json(registry);
@@ -436,24 +508,41 @@ RunSummary run_suites(const RunOptions& o) {
     }
     write_report(r, paths[i]);
   }
+  std::vector<std::string> target_errors(targets.size());
   std::vector<std::thread> threads;
   for (std::size_t i = 0; i < targets.size(); ++i)
-    threads.emplace_back([&, i] { TargetRun(o, cases, reports[i], paths[i], targets[i], cases.size()).run(); });
+    threads.emplace_back([&, i] {
+      // Nothing may leave a target's thread: std::terminate would end the run, every target's
+      // report unfinished (issue 20). The cases this target did not reach are simply missing.
+      try {
+        TargetRun(o, cases, reports[i], paths[i], targets[i], cases.size()).run();
+      } catch (const std::exception& e) {
+        target_errors[i] = printable(e.what());
+      }
+    });
   for (auto& t : threads) t.join();
 
   int code = kExitOk;
+  std::string problems;
   for (std::size_t i = 0; i < targets.size(); ++i) {
     Report& r = reports[i];
     r.exit_code = exit_code_of(r.cases);
-    r.complete = true;
+    r.complete = target_errors[i].empty();  // else `fleet` counts it INCOMPLETE
+    if (!r.complete) {
+      r.exit_code = kExitIncomplete;
+      problems += "stopped: " + paths[i] + ": " + target_errors[i] + "\n";
+    }
     r.finished_at = utc_now_iso8601();
-    write_report(r, paths[i]);
+    if (const std::string problem = save_final(r, paths[i]); !problem.empty()) {
+      r.exit_code = kExitIncomplete;
+      problems += problem + "\n";
+    }
     code = std::max(code, r.exit_code);
   }
   write_exports(o, reports);
   summary.exit_code = code;
   summary.report_paths = paths;
-  summary.table = summary_table(reports, paths);
+  summary.table = summary_table(reports, paths) + problems;
   if (targets.front() < 0)
     summary.table += "no GPU: GPU backends were skipped (" +
                      (discovery.note.empty() ? std::string("--devices none") : discovery.note) + ")\n";

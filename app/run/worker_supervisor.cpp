@@ -14,6 +14,18 @@ std::vector<std::string> worker_argv(int ordinal) {
 WorkerSupervisor::WorkerSupervisor(std::vector<std::string> worker_argv, int ordinal)
     : m_argv(std::move(worker_argv)), m_ordinal(ordinal) {}
 
+CaseResult WorkerSupervisor::case_error(const CaseSpec& spec, const std::string& message) {
+  CaseResult r;
+  r.name = spec.name;
+  r.spec = to_json(spec);
+  r.message = message;
+  r.verdict = kFail;
+  // Whatever the worker still sends for this case would be read as the next case's answer.
+  m_worker->terminate();
+  m_worker.reset();
+  return r;
+}
+
 void WorkerSupervisor::ensure_worker() {
   if (!m_worker) m_worker = std::make_unique<WorkerProcess>(m_argv);
 }
@@ -33,37 +45,35 @@ CaseResult WorkerSupervisor::attempt(const CaseSpec& spec, bool& worker_lost) {
   for (;;) {
     auto msg = m_worker->receive(spec.timeout_s);
     if (msg) {
-      const std::string ev = msg->value("event", "");
-      if (ev == "start") {
-        backend = msg->value("backend", backend);
-        phase = msg->value("phase", phase);
-        continue;
-      }
-      if (ev == "result") {
-        CaseResult r = msg->at("result").get<CaseResult>();
-        if (msg->value("context_lost", false)) {
-          spdlog::debug("{}: the CUDA context of device {} is lost; restarting its worker", spec.name, m_ordinal);
-          m_worker->terminate();
-          m_worker.reset();
-          worker_lost = true;
+      const std::string ev = msg->at("event").get<std::string>();  // receive() passes only string events
+      // A message of the protocol with a field missing or of the wrong type is the worker's
+      // failure, named in the case; it must not end the run (issue 20: an exception here
+      // escaped the target's thread and aborted the parent).
+      try {
+        if (ev == "start") {
+          backend = msg->value("backend", backend);
+          phase = msg->value("phase", phase);
+          continue;
         }
-        return r;
-      }
-      if (ev == "error") {
-        CaseResult r;
-        r.name = spec.name;
-        r.spec = to_json(spec);
-        r.message = msg->value("message", "worker error");
-        r.verdict = kFail;
-        // Whatever the worker still sends for this case would be read as the next case's answer.
-        m_worker->terminate();
-        m_worker.reset();
-        return r;
+        if (ev == "result") {
+          CaseResult r = msg->at("result").get<CaseResult>();
+          if (msg->value("context_lost", false)) {
+            spdlog::debug("{}: the CUDA context of device {} is lost; restarting its worker", spec.name, m_ordinal);
+            m_worker->terminate();
+            m_worker.reset();
+            worker_lost = true;
+          }
+          return r;
+        }
+        if (ev == "error") return case_error(spec, msg->value("message", "worker error"));
+      } catch (const std::exception& e) {  // nlohmann's type/out_of_range errors, an unknown verdict
+        return case_error(spec, "the worker sent a malformed \"" + ev + "\" message: " + e.what());
       }
       continue;
     }
     // Timed out or the worker died: the backend of the last start event is the culprit.
     const bool hung = m_worker->timed_out();
+    const bool overflowed = m_worker->overflowed();
     const std::string end = m_worker->terminate();
     const std::string tail = m_worker->stderr_tail();
     spdlog::debug("{}: worker for device {} lost during {} of {} ({}); a fresh one takes the next case", spec.name,
@@ -74,11 +84,13 @@ CaseResult WorkerSupervisor::attempt(const CaseSpec& spec, bool& worker_lost) {
     r.name = spec.name;
     r.spec = to_json(spec);
     const std::string why =
-        hung ? "no answer within " + std::to_string(int(spec.timeout_s)) + " s during " + phase + " (worker killed)"
-             : "worker " + end + " during " + phase + (tail.empty() ? "" : ": " + tail);
+        overflowed ? "the worker wrote more than " + std::to_string(kMaxWorkerLineBytes >> 20) +
+                         " MiB to stdout without a newline during " + phase + " (worker killed)"
+        : hung ? "no answer within " + std::to_string(int(spec.timeout_s)) + " s during " + phase + " (worker killed)"
+               : "worker " + end + " during " + phase + (tail.empty() ? "" : ": " + tail);
     BackendResult br;
     br.backend = backend;
-    br.verdict = hung ? kHang : kFault;
+    br.verdict = hung && !overflowed ? kHang : kFault;
     br.reason = why;
     r.backends.push_back(br);
     r.message = why;

@@ -28,6 +28,8 @@ class WorkerSupervisor {
 
  private:
   void ensure_worker();
+  // A case-level FAIL with `message`; the worker is ended (it may still answer for this case).
+  CaseResult case_error(const CaseSpec& spec, const std::string& message);
   // One attempt: returns the result, or a synthesised one naming the culprit.
   CaseResult attempt(const CaseSpec& spec, bool& worker_lost);
 
