@@ -18,9 +18,8 @@ std::string errno_text(int e) { return std::strerror(e); }
 // The folder holding `path`, synced so that a rename into it survives a power loss (the
 // rename is an entry of the folder: fsync(2) of the file does not cover it).
 void sync_folder_of(const std::string& path) {
-  std::string folder = std::filesystem::path(path).parent_path().string();
-  if (folder.empty()) folder = ".";
-  const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  const int fd = ::open(parent.empty() ? "." : parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return;  // a folder we cannot open cannot be synced; the rename stands
   ::fsync(fd);
   ::close(fd);

@@ -29,6 +29,8 @@ for sig in KILL INT TERM; do
     [ -n "$r" ] && [ "$(python3 -c "import json; print(len(json.load(open('$r'))['cases']))" 2>/dev/null)" = 2 ] && break
     sleep 0.05
   done
+  [ "$(python3 -c "import json; print(len(json.load(open('$r'))['cases']))" 2>/dev/null)" = 2 ] \
+    || fail "$sig: the report never showed the two finished cases while the run went on"
   [ "$(workers)" -ge 1 ] || fail "$sig: no worker running mid-run (the test does not interrupt a case)"
   if [ "$sig" = INT ]; then kill -s INT -- "-$pid"; else kill -s "$sig" "$pid"; fi
   wait "$pid" 2>/dev/null
