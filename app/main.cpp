@@ -11,8 +11,11 @@
 #include "commands/commands.hpp"
 #include "model/exit_codes.hpp"
 #include "suite/suite.hpp"
+#include "util/printable.hpp"
+#include "util/process.hpp"
 
 int main(int argc, char** argv) {
+  vsa::keep_standard_fds_open();
   // Logs and errors on stderr: stdout carries tables and JSON that scripts parse.
   spdlog::set_default_logger(spdlog::stderr_color_mt("vsa-bench"));
   spdlog::set_pattern("%^[%l]%$ %v");
@@ -43,7 +46,8 @@ int main(int argc, char** argv) {
       "-v,--verbose", [] { spdlog::set_level(spdlog::level::debug); }, "Debug logging (before or after the command)");
   // Options of the top level (-v) are accepted after the command too: `vsa-bench run smoke -v`.
   app.fallthrough();
-  vsa::cli::process_argv().assign(argv, argv + argc);
+  // Recorded in reports: as valid UTF-8 (a report write refuses anything else).
+  for (int i = 0; i < argc; ++i) vsa::cli::process_argv().push_back(vsa::valid_utf8(argv[i]));
   int exit_code = vsa::kExitOk;
   vsa::cli::register_info(app, exit_code);
   vsa::cli::register_list(app, exit_code);

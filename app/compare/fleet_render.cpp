@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <set>
 #include <sstream>
+#include <fmt/ranges.h>
 
 #include "compare/fleet.hpp"
 #include "report/markdown_table.hpp"
@@ -81,10 +82,10 @@ std::string grouping_table(const ConfigGrouping& g) {
     for (const std::string& v : {verdict_name(kPass), verdict_name(kFail), verdict_name(kFault), verdict_name(kHang),
                                  std::string(kIncomplete), verdict_name(kSkip)})
       cells.push_back(count_of(group.verdicts, v));
-    std::string problems;
+    std::vector<std::string> problems;
     for (const auto& [problem, count] : group.problem_cases)
-      problems += (problems.empty() ? "" : "; ") + problem + " (" + std::to_string(count) + ")";
-    cells.push_back(or_unknown(problems));
+      problems.push_back(problem + " (" + std::to_string(count) + ")");
+    cells.push_back(or_unknown(fmt::format("{}", fmt::join(problems, "; "))));
     t.add_row(cells);
   }
   return t.str();

@@ -85,12 +85,13 @@ CaseSpec find_case_in_suites(const std::vector<std::string>& suites, const std::
   for (const auto& c : all)
     if (c.name.find(name) != std::string::npos) matches.push_back(&c);
   if (matches.size() == 1) return *matches.front();
-  std::string listed;
-  for (const auto* c : matches) listed += (listed.empty() ? "" : ", ") + c->name;
+  std::vector<std::string> listed;
+  for (const auto* c : matches) listed.push_back(c->name);
   const std::string where = fmt::format("{}", fmt::join(names, ", "));
   if (matches.empty())
     throw SuiteError("no case named \"" + name + "\" in " + where + " (see `vsa-bench list cases SUITE`)");
-  throw SuiteError("\"" + name + "\" matches " + std::to_string(matches.size()) + " cases: " + listed);
+  throw SuiteError("\"" + name + "\" matches " + std::to_string(matches.size()) +
+                   " cases: " + fmt::format("{}", fmt::join(listed, ", ")));
 }
 
 std::string dump_case(const DumpOptions& o) {

@@ -1,6 +1,7 @@
 #include "lint/render.hpp"
 
 #include <map>
+#include <fmt/ranges.h>
 
 #include "sass/instruction.hpp"
 
@@ -9,8 +10,9 @@ namespace vsa::lint {
 std::string format_text(const LintResult& result) {
   std::map<std::string, int> per_arch;
   for (const auto& kernel : result.kernels) ++per_arch[kernel.arch];
-  std::string archs;
-  for (const auto& [arch, count] : per_arch) archs += (archs.empty() ? "" : ", ") + arch + ": " + std::to_string(count);
+  std::vector<std::string> arch_counts;
+  for (const auto& [arch, count] : per_arch) arch_counts.push_back(arch + ": " + std::to_string(count));
+  const std::string archs = fmt::format("{}", fmt::join(arch_counts, ", "));
 
   std::string out = "lint " + result.file + "\n  cuobjdump: " + result.cuobjdump + "\n  " +
                     std::to_string(result.kernels.size()) + " kernel images (" + archs + "), " +

@@ -70,6 +70,26 @@ void from_json(const nlohmann::json& j, Timing& t) {
   }
 }
 
+void to_json(nlohmann::json& j, const StabilityOutput& s) {
+  j = {{"tensor", s.tensor},
+       {"runs", s.runs},
+       {"mismatched_runs", s.mismatched_runs},
+       {"max_mismatched_elems", s.max_mismatched_elems},
+       {"worst_rel_dev", s.worst_rel_dev},
+       {"band", s.band},
+       {"pass", s.pass}};
+}
+
+void from_json(const nlohmann::json& j, StabilityOutput& s) {
+  j.at("tensor").get_to(s.tensor);
+  j.at("runs").get_to(s.runs);
+  j.at("mismatched_runs").get_to(s.mismatched_runs);
+  j.at("max_mismatched_elems").get_to(s.max_mismatched_elems);
+  s.worst_rel_dev = ratio_from_json(j, "worst_rel_dev");
+  j.at("band").get_to(s.band);
+  j.at("pass").get_to(s.pass);
+}
+
 void aggregate_verdict(CaseResult& r) {
   Verdict worst = r.message.empty() ? kSkip : kFail;
   for (const auto& b : r.backends)

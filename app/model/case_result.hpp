@@ -68,8 +68,10 @@ struct StabilityOutput {
   double band = 0;           // allowed worst_rel_dev (0: must be bitwise equal)
   bool pass = false;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(StabilityOutput, tensor, runs, mismatched_runs, max_mismatched_elems, worst_rel_dev,
-                                   band, pass)
+// worst_rel_dev is infinite where a run has a non-finite value the first did not: null in
+// JSON, +infinity when read back (model/metrics.hpp).
+void to_json(nlohmann::json& j, const StabilityOutput& s);
+void from_json(const nlohmann::json& j, StabilityOutput& s);
 
 // A backend that explores schedules (vsa/schedule_explorer.hpp): the seeds it ran under and
 // the one that exposed a finding (a race, deadlock, TMEM rule error, wrong or schedule-

@@ -61,6 +61,39 @@ struct Accumulator {
 
 }  // namespace
 
+double ratio_from_json(const nlohmann::json& j, const char* key) {
+  const nlohmann::json& v = j.at(key);
+  return v.is_null() ? INFINITY : v.get<double>();
+}
+
+void to_json(nlohmann::json& j, const TensorMetrics& m) {
+  j = {{"tensor", m.tensor},
+       {"elements", m.elements},
+       {"rel_max", m.rel_max},
+       {"rel_l2", m.rel_l2},
+       {"norm_ratio", m.norm_ratio},
+       {"max_abs_err", m.max_abs_err},
+       {"nan_count", m.nan_count},
+       {"inf_mismatch", m.inf_mismatch},
+       {"unwritten", m.unwritten},
+       {"pass", m.pass},
+       {"why", m.why}};
+}
+
+void from_json(const nlohmann::json& j, TensorMetrics& m) {
+  j.at("tensor").get_to(m.tensor);
+  j.at("elements").get_to(m.elements);
+  m.rel_max = ratio_from_json(j, "rel_max");
+  m.rel_l2 = ratio_from_json(j, "rel_l2");
+  m.norm_ratio = ratio_from_json(j, "norm_ratio");
+  m.max_abs_err = ratio_from_json(j, "max_abs_err");
+  j.at("nan_count").get_to(m.nan_count);
+  j.at("inf_mismatch").get_to(m.inf_mismatch);
+  j.at("unwritten").get_to(m.unwritten);
+  j.at("pass").get_to(m.pass);
+  j.at("why").get_to(m.why);
+}
+
 TensorMetrics compare_bf16(const std::string& tensor, const bf16_bits* got, const bf16_bits* ref, std::int64_t count,
                            const Tolerance& tol) {
   Accumulator acc;

@@ -23,8 +23,14 @@ struct TensorMetrics {
   bool pass = false;
   std::string why;  // first failed criterion, empty on pass
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TensorMetrics, tensor, elements, rel_max, rel_l2, norm_ratio, max_abs_err, nan_count,
-                                   inf_mismatch, unwritten, pass, why)
+// The ratios are infinite against an all-zero reference. JSON has no infinity: they are
+// written as null (nlohmann's form of a non-finite number; docs/report-schema.md) and a
+// null ratio reads back as +infinity, so a worker's result or a report that holds one
+// stays readable (issue 20: a null here threw in the parent and aborted the run).
+void to_json(nlohmann::json& j, const TensorMetrics& m);
+void from_json(const nlohmann::json& j, TensorMetrics& m);
+// A ratio field (>= 0) of `j`: its number, or +infinity where it is null.
+[[nodiscard]] double ratio_from_json(const nlohmann::json& j, const char* key);
 
 [[nodiscard]] TensorMetrics compare_bf16(const std::string& tensor, const bf16_bits* got, const bf16_bits* ref,
                                          std::int64_t count, const Tolerance& tol);

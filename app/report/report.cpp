@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <spdlog/spdlog.h>
+#include <fmt/ranges.h>
 
 #include "build_info.hpp"
 #include "report/timing_text.hpp"
@@ -40,18 +41,21 @@ nlohmann::json check_counts(const std::vector<NodeCheck>& checks) {
   return s;
 }
 
+nlohmann::json report_tool_json() {
+  return {{"name", "vsa-bench"},
+          {"version", build::kVersion},
+          {"git_sha", build::git_sha()},
+          {"build_type", build::kBuildType},
+          {"cxx_compiler", build::kCxxCompiler},
+          {"cuda_compiler", build::kCudaCompiler},
+          {"cuda_toolkit", build::kCudaToolkit}};
+}
+
 nlohmann::json to_json(const Report& r) {
-  return {
+  nlohmann::json j = {
       {"schema", "vsa-bench/report"},
       {"schema_version", kReportSchemaVersion},
-      {"tool",
-       {{"name", "vsa-bench"},
-        {"version", build::kVersion},
-        {"git_sha", build::git_sha()},
-        {"build_type", build::kBuildType},
-        {"cxx_compiler", build::kCxxCompiler},
-        {"cuda_compiler", build::kCudaCompiler},
-        {"cuda_toolkit", build::kCudaToolkit}}},
+      {"tool", report_tool_json()},
       {"argv", r.argv},
       {"label", r.label},
       {"started_at", r.started_at},
@@ -72,6 +76,10 @@ nlohmann::json to_json(const Report& r) {
       {"complete", r.complete},
       {"exit_code", r.exit_code},
   };
+  // Only where there is something to say, so reports of runs that never resumed keep their bytes.
+  if (!r.planned_cases.empty()) j["planned_cases"] = r.planned_cases;
+  if (!r.resumed.empty()) j["resumed"] = r.resumed;
+  return j;
 }
 
 Report report_from_json(const nlohmann::json& j) {
@@ -96,6 +104,8 @@ Report report_from_json(const nlohmann::json& j) {
   r.checks = j.value("checks", std::vector<NodeCheck>{});  // absent in reports before node checks
   r.health = j.value("health", nlohmann::json());
   r.backend_aliases = j.value("backend_aliases", nlohmann::json::array());
+  r.planned_cases = j.value("planned_cases", std::vector<std::string>{});
+  r.resumed = j.value("resumed", nlohmann::json::array());
   r.complete = j.value("complete", false);
   r.exit_code = j.value("exit_code", 0);
   return r;
@@ -136,16 +146,17 @@ std::string tflops_of(const BackendResult& b, const char* op) {
 // "dq 3/999 runs differ (band 0.01)" for outputs that moved; "bitwise x999" when none did.
 std::string stability_of(const BackendResult& b) {
   if (b.stability.empty()) return "";
-  std::string moved;
+  std::vector<std::string> moved;
   int runs = 0;
   for (const auto& s : b.stability) {
     runs = std::max(runs, s.runs - 1);
     if (s.mismatched_runs > 0)
-      moved += (moved.empty() ? "" : "; ") + s.tensor + " " + std::to_string(s.mismatched_runs) + "/" +
-               std::to_string(s.runs - 1) + " differ (worst " + fmt_num(s.worst_rel_dev, 2) +
-               (s.band > 0 ? ", band " + fmt_num(s.band, 2) : std::string(", must be bitwise")) + ")";
+      moved.push_back(s.tensor + " " + std::to_string(s.mismatched_runs) + "/" + std::to_string(s.runs - 1) +
+                      " differ (worst " + fmt_num(s.worst_rel_dev, 2) +
+                      (s.band > 0 ? ", band " + fmt_num(s.band, 2) : std::string(", must be bitwise")) + ")");
   }
-  return moved.empty() ? "bitwise equal over " + std::to_string(runs + 1) + " runs" : moved;
+  return moved.empty() ? "bitwise equal over " + std::to_string(runs + 1) + " runs"
+                       : fmt::format("{}", fmt::join(moved, "; "));
 }
 
 std::string escape_cell(const std::string& s) { return markdown_inline(s); }
@@ -236,7 +247,9 @@ std::string render_markdown(const Report& r) {
 
 void write_report(const Report& report, const std::string& json_path) {
   spdlog::debug("writing {} ({} cases{})", json_path, report.cases.size(), report.complete ? ", complete" : "");
-  write_file_atomic(json_path, to_json(report).dump(2) + "\n");
+  // Text is made valid UTF-8 where it enters (util/printable.hpp); replacing here too
+  // means one overlooked source costs a U+FFFD, not the report (dump throws otherwise).
+  write_file_atomic(json_path, to_json(report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
   std::string md_path = json_path;
   if (md_path.size() > 5 && md_path.compare(md_path.size() - 5, 5, ".json") == 0) md_path.resize(md_path.size() - 5);
   write_file_atomic(md_path + ".md", render_markdown(report));

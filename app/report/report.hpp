@@ -34,11 +34,18 @@ struct Report {
   std::vector<NodeCheck> checks;
   nlohmann::json health = nullptr;                           // NVML health facts before/after the run
   nlohmann::json backend_aliases = nlohmann::json::array();  // what "@fast" expanded to on this GPU
-  bool complete = false;                                     // false while running or when interrupted
+  // The names of the cases the run set out to run, in order: what an interrupted report
+  // lacks, and what `--resume` must run again (run/resume.hpp). Empty in older reports.
+  std::vector<std::string> planned_cases;
+  // One {"argv", "started_at"} per `--resume` that continued this report (argv stays the first run's).
+  nlohmann::json resumed = nlohmann::json::array();
+  bool complete = false;  // false while running or when interrupted
   int exit_code = 0;
 };
 
 [[nodiscard]] nlohmann::json to_json(const Report& report);
+// The report's "tool" object: this binary's version, git sha, build type, compilers, toolkit.
+[[nodiscard]] nlohmann::json report_tool_json();
 // Reads a report written by to_json (for --resume, compare, fleet, repro).
 [[nodiscard]] Report report_from_json(const nlohmann::json& j);
 [[nodiscard]] nlohmann::json summary_counts(const std::vector<CaseResult>& cases);

@@ -3,6 +3,7 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <fmt/ranges.h>
 
 #include "suite/suite.hpp"
 #include "run/suite_runner.hpp"
@@ -37,12 +38,12 @@ const json& find_case(const json& report, const std::string& path, const std::st
   for (const json& c : cases)
     if (c.value("name", "").find(wanted) != std::string::npos) matches.push_back(&c);
   if (matches.size() == 1) return *matches.front();
-  std::string names;
-  for (const json& c : cases) names += (names.empty() ? "" : ", ") + c.value("name", std::string("?"));
+  std::vector<std::string> names;
+  for (const json& c : cases) names.push_back(c.value("name", std::string("?")));
   throw SuiteError(path + ": " +
                    (matches.empty() ? "no case named \"" + wanted + "\""
                                     : "\"" + wanted + "\" matches " + std::to_string(matches.size()) + " cases") +
-                   " (cases: " + names + ")");
+                   " (cases: " + fmt::format("{}", fmt::join(names, ", ")) + ")");
 }
 
 std::string slug(const std::string& name) {

@@ -6,12 +6,14 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <thread>
 
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 #include <spdlog/spdlog.h>
 
@@ -26,7 +28,9 @@
 #include "run/plugin_inspection.hpp"
 #include "plugins/described_backend.hpp"
 #include "plugins/plugin_registry.hpp"
+#include "run/resume.hpp"
 #include "run/worker_process.hpp"
+#include "run/worker_supervisor.hpp"
 #include "telemetry/clock_sampler.hpp"
 #include "telemetry/node_fingerprint.hpp"
 #include "telemetry/nvml.hpp"
@@ -115,8 +119,7 @@ void check_probes(const CaseSpec& c, const Registry& registry) {
   if (!any_built) return;
   for (const auto& [probe, ns] : c.probes)
     if (!offered.count(probe_point_of(probe))) {
-      std::string list;
-      for (const auto& p : offered) list += (list.empty() ? "" : ", ") + p;
+      const std::string list = fmt::format("{}", fmt::join(offered, ", "));
       throw SuiteError(c.origin + ".probes." + probe + ": no backend of case \"" + c.name +
                        "\" has this probe point (" +
                        (list.empty() ? std::string("its backends have none") : "known: " + list) +
@@ -134,8 +137,7 @@ void check_cli_probes(const std::map<std::string, std::uint32_t>& probes, const 
         for (const auto& p : b->probe_points()) offered.insert(p);
   for (const auto& [probe, ns] : probes)
     if (!offered.count(probe_point_of(probe))) {
-      std::string list;
-      for (const auto& p : offered) list += (list.empty() ? "" : ", ") + p;
+      const std::string list = fmt::format("{}", fmt::join(offered, ", "));
       throw SuiteError("--probe " + probe + ": no backend of this run (in this build) has this probe point (" +
                        (list.empty() ? std::string("they have none") : "known: " + list) + ")");
     }
@@ -149,10 +151,10 @@ void validate_cases(const std::vector<CaseSpec>& cases, const Registry& registry
       const auto known = known_backend_names();
       if (!b && std::find(known.begin(), known.end(), c.backends[i]) != known.end()) continue;  // not built: SKIP later
       if (!b) {
-        std::string known;
-        for (const auto& r : registry.all()) known += (known.empty() ? "" : ", ") + r->name();
+        std::vector<std::string> built;
+        for (const auto& r : registry.all()) built.push_back(r->name());
         throw SuiteError(c.origin + ".backends[" + std::to_string(i) + "]: unknown backend \"" + c.backends[i] +
-                         "\" (this build has: " + known + ")");
+                         "\" (this build has: " + fmt::format("{}", fmt::join(built, ", ")) + ")");
       }
       for (Op op : {Op::forward, Op::backward}) {
         if ((op == Op::forward && !runs_forward(c.op)) || (op == Op::backward && !runs_backward(c.op))) continue;
@@ -228,12 +230,20 @@ std::string report_path(const RunOptions& o, const json& node, int ordinal) {
   host = file_name_part(host);
   std::string base = (o.label.empty() ? "" : o.label + "-") + host + "-" +
                      (ordinal >= 0 ? "gpu" + std::to_string(ordinal) : std::string("cpu")) + "-" + stamp;
-  return (fs::path(o.out_dir) / (base + ".json")).string();
+  // Two runs in the same second with the same --out and --label: the second gets "-2".
+  return reserve_new_file((fs::path(o.out_dir) / base).string(), ".json");
 }
 
 // Runs cases for one target (a GPU, or the CPU when ordinal is -1) through
 // isolated workers; restarts a worker after a fault or hang and re-runs the
 // backends the fault kept from running.
+// A target's worker: the plain worker command, and the plugins it loads before each case.
+std::vector<std::string> target_worker_argv(int ordinal, const std::vector<std::string>& plugins) {
+  std::vector<std::string> argv = worker_argv(ordinal);
+  for (const auto& a : plugin_worker_args(plugins)) argv.push_back(a);
+  return argv;
+}
+
 class TargetRun {
  public:
   TargetRun(const RunOptions& o, const std::vector<CaseSpec>& cases, Report& report, std::string path, int ordinal,
@@ -244,7 +254,8 @@ class TargetRun {
         m_path(std::move(path)),
         m_ordinal(ordinal),
         m_total(total_cases),
-        m_plugins(plugins) {}
+        m_plugins(plugins),
+        m_supervisor(target_worker_argv(ordinal, plugins), ordinal) {}
 
   void run() {
     std::set<std::string> done;
@@ -253,10 +264,10 @@ class TargetRun {
     for (const auto& spec : m_cases) {
       if (done.count(spec.name)) continue;
       ++index;
-      CaseResult result = m_o.isolate ? run_isolated(spec) : run_in_process(spec);
+      CaseResult result = m_o.isolate ? m_supervisor.run(spec) : run_in_process(spec);
       m_report.cases.push_back(result);
       m_report.finished_at = utc_now_iso8601();
-      write_report(m_report, m_path);
+      save();
       print_progress(index, result);
     }
   }
@@ -277,122 +288,17 @@ class TargetRun {
     return run_case(spec, ctx).result;
   }
 
-  void ensure_worker() {
-    if (!m_worker) {
-      std::vector<std::string> argv{self_executable(), "__worker", "--device", std::to_string(m_ordinal)};
-      for (const auto& a : plugin_worker_args(m_plugins)) argv.push_back(a);
-      m_worker = std::make_unique<WorkerProcess>(argv);
-    }
-  }
-
-  // One attempt: returns the result, or a synthesised one naming the culprit.
-  CaseResult attempt(const CaseSpec& spec, bool& worker_lost) {
-    ensure_worker();
-    worker_lost = false;
-    std::string backend = "worker", phase = "startup";
+  // A report that cannot be written (the out dir went away, the disk is full) must not end
+  // the run: the cases go on, each retries the write, and run_suites has the last word.
+  void save() {
     try {
-      m_worker->send({{"op", "case"}, {"case", to_json(spec)}});
-    } catch (const std::exception&) {
-      // The worker is gone (it died between cases); start over once.
-      m_worker.reset();
-      ensure_worker();
-      m_worker->send({{"op", "case"}, {"case", to_json(spec)}});
+      write_report(m_report, m_path);
+      m_write_failed = false;
+    } catch (const std::exception& e) {
+      if (!m_write_failed)
+        spdlog::error("{}; the run goes on and the write is tried again after every case", printable(e.what()));
+      m_write_failed = true;
     }
-    for (;;) {
-      auto msg = m_worker->receive(spec.timeout_s);
-      if (msg) {
-        const std::string ev = msg->value("event", "");
-        if (ev == "start") {
-          backend = msg->value("backend", backend);
-          phase = msg->value("phase", phase);
-          continue;
-        }
-        if (ev == "result") {
-          CaseResult r = msg->at("result").get<CaseResult>();
-          if (msg->value("context_lost", false)) {
-            spdlog::debug("{}: the CUDA context of device {} is lost; restarting its worker", spec.name, m_ordinal);
-            m_worker->terminate();
-            m_worker.reset();
-            worker_lost = true;
-          }
-          return r;
-        }
-        if (ev == "error") {
-          CaseResult r;
-          r.name = spec.name;
-          r.spec = to_json(spec);
-          r.message = msg->value("message", "worker error");
-          r.verdict = kFail;
-          // Whatever the worker still sends for this case would be read as the next case's answer.
-          m_worker->terminate();
-          m_worker.reset();
-          return r;
-        }
-        continue;
-      }
-      // Timed out or the worker died: the backend of the last start event is the culprit.
-      const bool hung = m_worker->timed_out();
-      const std::string end = m_worker->terminate();
-      const std::string tail = m_worker->stderr_tail();
-      spdlog::debug("{}: worker for device {} lost during {} of {} ({}); a fresh one takes the next case", spec.name,
-                    m_ordinal, phase, backend, hung ? "no answer, killed" : end);
-      m_worker.reset();
-      worker_lost = true;
-      CaseResult r;
-      r.name = spec.name;
-      r.spec = to_json(spec);
-      const std::string why =
-          hung ? "no answer within " + std::to_string(int(spec.timeout_s)) + " s during " + phase + " (worker killed)"
-               : "worker " + end + " during " + phase + (tail.empty() ? "" : ": " + tail);
-      BackendResult br;
-      br.backend = backend;
-      br.verdict = hung ? kHang : kFault;
-      br.reason = why;
-      r.backends.push_back(br);
-      r.message = why;
-      r.verdict = br.verdict;
-      return r;
-    }
-  }
-
-  CaseResult run_isolated(const CaseSpec& spec) {
-    bool lost = false;
-    CaseResult r = attempt(spec, lost);
-    // After a crash, hang or sticky fault: re-run the backends it kept from running.
-    for (int retry = 0; lost && retry < int(spec.backends.size()); ++retry) {
-      std::set<std::string> finished;
-      for (const auto& b : r.backends)
-        if (b.verdict != kPending) finished.insert(b.backend);
-      std::vector<std::string> remaining;
-      for (const auto& b : spec.backends)
-        if (!finished.count(b)) remaining.push_back(b);
-      const bool reference_failed = std::any_of(r.backends.begin(), r.backends.end(), [&](const BackendResult& b) {
-        return b.backend.find("(reference)") != std::string::npos || b.backend == r.reference ||
-               (b.backend == "worker");
-      });
-      if (remaining.empty() || reference_failed) break;
-      CaseSpec rest = spec;
-      rest.backends = remaining;
-      CaseResult more = attempt(rest, lost);
-      r.backends.erase(std::remove_if(r.backends.begin(), r.backends.end(),
-                                      [](const BackendResult& b) { return b.verdict == kPending; }),
-                       r.backends.end());
-      for (auto& b : more.backends) r.backends.push_back(b);
-      if (r.reference.empty()) r.reference = more.reference;
-      r.pairs = std::max(r.pairs, more.pairs);
-      r.flops_fwd = std::max(r.flops_fwd, more.flops_fwd);
-      r.flops_bwd = std::max(r.flops_bwd, more.flops_bwd);
-      r.seconds += more.seconds;
-    }
-    for (auto& b : r.backends)
-      if (b.verdict == kPending) {
-        b.verdict = kSkip;
-        b.reason = "not run: the worker was lost earlier in this case";
-      }
-    // A case-level message is a FAIL at least (as in-process, engine/case_runner.cpp):
-    // a worker loss is already a more severe FAULT/HANG in a backend.
-    aggregate_verdict(r);
-    return r;
   }
 
   void print_progress(std::size_t index, const CaseResult& r) {
@@ -413,7 +319,8 @@ class TargetRun {
   int m_ordinal;
   std::size_t m_total;
   const std::vector<std::string>& m_plugins;
-  std::unique_ptr<WorkerProcess> m_worker;
+  WorkerSupervisor m_supervisor;
+  bool m_write_failed = false;
 };
 
 int exit_code_of(const std::vector<CaseResult>& cases) {
@@ -492,6 +399,54 @@ void check_device_memory(const std::vector<CaseSpec>& cases, const Registry& reg
   }
 }
 
+// The last write of a report. Where its folder can no longer be written, the report goes
+// to the temp folder ($TMPDIR) under the same name and `path` becomes that copy. Returns
+// what went wrong, or "".
+std::string save_final(const Report& r, std::string& path) {
+  try {
+    write_report(r, path);
+    return "";
+  } catch (const std::exception& e) {
+    const std::string why = printable(e.what());
+    std::error_code ec;
+    const fs::path copy = fs::temp_directory_path(ec) / fs::path(path).filename();
+    try {
+      write_report(r, copy.string());
+    } catch (const std::exception& e2) {
+      return "not saved: " + path + " (" + why + "), nor " + copy.string() + " (" + printable(e2.what()) +
+             "): the results are only in this summary";
+    }
+    const std::string problem = "not saved where asked: " + path + " (" + why + "); saved as " + copy.string();
+    path = copy.string();
+    return problem;
+  }
+}
+
+// The one target a resumed report continues on: its GPU (by UUID) or the CPU; throws
+// SuiteError (exit 2) naming what differs when this run is not the report's (run/resume.hpp).
+int resume_target(const ReportFile& report, const RunOptions& o, const json& suites, const std::vector<CaseSpec>& cases,
+                  const json& node, const Registry& registry, const Discovery& d, const std::vector<int>& targets) {
+  ResumingRun run;
+  run.suites = suites;
+  run.cases = cases;
+  run.hostname = node.value("hostname", "");
+  run.tool = report_tool_json();
+  run.backends = backends_json(registry);
+  run.label = o.label;
+  std::vector<int> gpus;
+  for (const int t : targets) {
+    if (t < 0) continue;
+    json facts;
+    for (const auto& dev : d.devices)
+      if (dev.value("ordinal", -2) == t) facts = dev;
+    run.devices.push_back(collect_device_json(t, facts));
+    gpus.push_back(t);
+  }
+  const ResumePlan plan = plan_resume(report, run);
+  if (!plan.refusal.empty()) throw SuiteError(plan.refusal);
+  return plan.device_index < 0 ? -1 : gpus[std::size_t(plan.device_index)];
+}
+
 // --junit, --metrics, --jsonl: written once the reports are final.
 void write_exports(const RunOptions& o, const std::vector<Report>& reports) {
   if (!o.junit_path.empty()) write_file_atomic(o.junit_path, render_junit(reports));
@@ -559,10 +514,10 @@ RunSummary run_suites(const RunOptions& o) {
   for (auto& c : cases)
     for (const auto& [probe, ns] : o.probes) c.probes[probe] = ns;
 
-  std::vector<Report> resumed;
+  std::optional<ReportFile> resumed;
   if (!o.resume.empty()) {
     try {
-      resumed.push_back(load_report_file(o.resume).report);
+      resumed = load_report_file(o.resume);
     } catch (const ReportFileError& e) {
       throw SuiteError(std::string("--resume: ") + e.what());
     }
@@ -576,25 +531,32 @@ RunSummary run_suites(const RunOptions& o) {
   RunSummary summary;
   const std::string refusal = o.fail_closed ? fail_closed_reason(gpu_evidence(o, discovery)) : std::string();
   if (!refusal.empty()) return refused_run(o, refusal);
-  const std::vector<int> targets = select_targets(o, discovery);
+  std::vector<int> targets = select_targets(o, discovery);
+  // A resumed report keeps its label (and its argv and start, below).
+  const std::string label = resumed && o.label.empty() ? resumed->report.label : o.label;
+  const json node = collect_node_json(label);
+  if (resumed) targets = {resume_target(*resumed, o, suites_json, cases, node, registry, discovery, targets)};
   check_device_memory(checked, registry, discovery, targets);
   fs::create_directories(o.out_dir);
-  const json node = collect_node_json(o.label);
+  std::vector<std::string> planned;
+  for (const auto& c : cases) planned.push_back(c.name);
   std::vector<Report> reports(targets.size());
   std::vector<std::string> paths(targets.size());
   std::vector<std::vector<CaseSpec>> target_cases(targets.size());
   std::vector<std::unique_ptr<HealthMonitor>> monitors(targets.size());
   for (std::size_t i = 0; i < targets.size(); ++i) {
     Report& r = reports[i];
-    if (!resumed.empty() && i == 0) {
-      r = resumed.front();
+    if (resumed && i == 0) {
+      r = resumed->report;
       paths[i] = o.resume;
+      r.resumed.push_back({{"argv", o.argv}, {"started_at", utc_now_iso8601()}});
     } else {
       paths[i] = report_path(o, node, targets[i]);
       r.started_at = utc_now_iso8601();
+      r.argv = o.argv;
+      r.label = label;
     }
-    r.argv = o.argv;
-    r.label = o.label;
+    r.planned_cases = planned;
     r.node = node;
     r.suites = suites_json;
     r.backends = backends_json(registry);
@@ -614,26 +576,42 @@ RunSummary run_suites(const RunOptions& o) {
     monitors[i] = qualification.start_monitor(facts);
     write_report(r, paths[i]);
   }
+  std::vector<std::string> target_errors(targets.size());
   std::vector<std::thread> threads;
   for (std::size_t i = 0; i < targets.size(); ++i)
-    threads.emplace_back(
-        [&, i] { TargetRun(o, target_cases[i], reports[i], paths[i], targets[i], cases.size(), plugins.paths).run(); });
+    threads.emplace_back([&, i] {
+      // Nothing may leave a target's thread: std::terminate would end the run, every target's
+      // report unfinished (issue 20). The cases this target did not reach are simply missing.
+      try {
+        TargetRun(o, target_cases[i], reports[i], paths[i], targets[i], cases.size(), plugins.paths).run();
+      } catch (const std::exception& e) {
+        target_errors[i] = printable(e.what());
+      }
+    });
   for (auto& t : threads) t.join();
 
   int code = kExitOk;
+  std::string problems;
   for (std::size_t i = 0; i < targets.size(); ++i) {
     Report& r = reports[i];
     r.exit_code = exit_code_of(r.cases);
     qualification.finish(r, monitors[i].get());
-    r.complete = true;
+    r.complete = target_errors[i].empty();  // else `fleet` counts it INCOMPLETE
+    if (!r.complete) {
+      r.exit_code = kExitIncomplete;
+      problems += "stopped: " + paths[i] + ": " + target_errors[i] + "\n";
+    }
     r.finished_at = utc_now_iso8601();
-    write_report(r, paths[i]);
+    if (const std::string problem = save_final(r, paths[i]); !problem.empty()) {
+      r.exit_code = kExitIncomplete;
+      problems += problem + "\n";
+    }
     code = std::max(code, r.exit_code);
   }
   write_exports(o, reports);
   summary.exit_code = code;
   summary.report_paths = paths;
-  summary.table = summary_table(reports, paths);
+  summary.table = summary_table(reports, paths) + problems;
   if (targets.front() < 0)
     summary.table += "no GPU: GPU backends were skipped (" +
                      (discovery.note.empty() ? std::string("--devices none") : discovery.note) + ")\n";

@@ -10,12 +10,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "util/json_input.hpp"
+#include "util/printable.hpp"
+
 namespace vsa {
-namespace {
-
-constexpr std::size_t kStderrKeep = 4096;
-
-}  // namespace
 
 std::string self_executable() {
   char buf[4096];
@@ -51,7 +49,7 @@ void WorkerProcess::drain_stderr() {
     const ssize_t n = read(m_err, buf, sizeof buf);
     if (n <= 0) break;
     m_err_buffer.append(buf, std::size_t(n));
-    if (m_err_buffer.size() > 4 * kStderrKeep) m_err_buffer.erase(0, m_err_buffer.size() - kStderrKeep);
+    if (m_err_buffer.size() > 4 * kStderrTailBytes) m_err_buffer.erase(0, m_err_buffer.size() - kStderrTailBytes);
   }
 }
 
@@ -59,15 +57,18 @@ std::optional<nlohmann::json> WorkerProcess::receive(double timeout_s) {
   m_timed_out = false;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   for (;;) {
-    if (auto nl = m_out_buffer.find('\n'); nl != std::string::npos) {
-      std::string line = m_out_buffer.substr(0, nl);
-      m_out_buffer.erase(0, nl + 1);
+    while (auto line = m_lines.next_line()) {
+      // Stray output on stdout (a library print, a number, `null`) is not protocol. The
+      // nesting is bounded: a line of 10^5 '[' would overflow a recursive parser's stack.
+      nlohmann::json message;
       try {
-        return nlohmann::json::parse(line);
-      } catch (const nlohmann::json::parse_error&) {
-        continue;  // stray output on stdout (a library print): not protocol
+        message = parse_json_input(*line);
+      } catch (const JsonInputError&) {
+        continue;
       }
+      if (message.is_object() && message.contains("event") && message["event"].is_string()) return message;
     }
+    if (m_lines.overflowed()) return std::nullopt;
     const auto left =
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
@@ -82,7 +83,7 @@ std::optional<nlohmann::json> WorkerProcess::receive(double timeout_s) {
       char buf[65536];
       const ssize_t n = read(m_out, buf, sizeof buf);
       if (n <= 0) return std::nullopt;  // EOF: the worker exited
-      m_out_buffer.append(buf, std::size_t(n));
+      m_lines.append(std::string_view(buf, std::size_t(n)));
     } else if (fds[0].revents & (POLLHUP | POLLERR)) {
       return std::nullopt;
     }
@@ -114,8 +115,6 @@ std::string WorkerProcess::terminate() {
   return m_end;
 }
 
-std::string WorkerProcess::stderr_tail() const {
-  return m_err_buffer.size() > kStderrKeep ? m_err_buffer.substr(m_err_buffer.size() - kStderrKeep) : m_err_buffer;
-}
+std::string WorkerProcess::stderr_tail() const { return utf8_tail(m_err_buffer, kStderrTailBytes); }
 
 }  // namespace vsa

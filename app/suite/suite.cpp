@@ -374,9 +374,8 @@ Suite load_suite(const std::string& name_or_path) {
     }
   std::error_code ec;
   if (!std::filesystem::exists(name_or_path, ec)) {
-    std::string known;
-    for (const auto& n : builtin_suite_names()) known += (known.empty() ? "" : ", ") + n;
-    throw SuiteError(name_or_path + ": no such built-in suite or readable file (built-in: " + known + ")");
+    throw SuiteError(name_or_path + ": no such built-in suite or readable file (built-in: " +
+                     fmt::format("{}", fmt::join(builtin_suite_names(), ", ")) + ")");
   }
   spdlog::debug("suite {}: read from the file", name_or_path);
   Suite suite;

@@ -1,23 +1,81 @@
 #include "util/files.hpp"
 
-#include <cstdio>
-#include <fstream>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <stdexcept>
 
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 namespace vsa {
+namespace {
+
+std::string errno_text(int e) { return std::strerror(e); }
+
+// The folder holding `path`, synced so that a rename into it survives a power loss (the
+// rename is an entry of the folder: fsync(2) of the file does not cover it).
+void sync_folder_of(const std::string& path) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  const int fd = ::open(parent.empty() ? "." : parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;  // a folder we cannot open cannot be synced; the rename stands
+  ::fsync(fd);
+  ::close(fd);
+}
+
+void write_all(int fd, std::string_view data, const std::string& tmp) {
+  while (!data.empty()) {
+    const ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw std::runtime_error("write failed: " + tmp + ": " + errno_text(errno));
+    data.remove_prefix(std::size_t(n));
+  }
+}
+
+}  // namespace
 
 void write_file_atomic(const std::string& path, std::initializer_list<std::string_view> parts) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw std::runtime_error("cannot write " + tmp);
-    for (const auto part : parts) out.write(part.data(), std::streamsize(part.size()));
-    out.flush();
-    if (!out) throw std::runtime_error("write failed: " + tmp);
+  // A temp name of its own (mkstemp), so two runs writing the same report never share
+  // one (issue 20: one run's rename took the other's half-written file).
+  std::string tmp = path + ".tmp.XXXXXX";
+  const int fd = ::mkostemp(tmp.data(), O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error("cannot write " + path + ": " + errno_text(errno));
+  try {
+    for (const auto part : parts) write_all(fd, part, tmp);
+    // The content on disk before the rename makes it visible: a crash then leaves the old
+    // file or the new one, never an empty one.
+    if (::fsync(fd) != 0) throw std::runtime_error("fsync failed: " + tmp + ": " + errno_text(errno));
+    ::fchmod(fd, 0644);  // mkstemp's 0600 would hide reports from the fleet's reader
+  } catch (...) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw;
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error("cannot rename " + tmp + " to " + path);
+  ::close(fd);
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int e = errno;
+    ::unlink(tmp.c_str());
+    throw std::runtime_error("cannot rename " + tmp + " to " + path + ": " + errno_text(e));
+  }
+  sync_folder_of(path);
 }
 
 void write_file_atomic(const std::string& path, const std::string& content) { write_file_atomic(path, {content}); }
+
+std::string reserve_new_file(const std::string& stem, const std::string& extension) {
+  for (int n = 1; n < 10000; ++n) {
+    // fmt, not `"-" + std::to_string(n)`: that trips GCC 12's bogus -Wrestrict (GCC bug 105329).
+    const std::string path = n == 1 ? stem + extension : fmt::format("{}-{}{}", stem, n, extension);
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      ::close(fd);
+      return path;
+    }
+    if (errno != EEXIST) throw std::runtime_error("cannot create " + path + ": " + errno_text(errno));
+  }
+  throw std::runtime_error("cannot create " + stem + extension + ": 9999 files of that name exist");
+}
 
 }  // namespace vsa

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include <nlohmann/json.hpp>
+
 namespace vsa {
 namespace {
 
@@ -38,6 +40,22 @@ std::string markdown_inline(std::string_view text) {
     out += c;
   }
   return out;
+}
+
+std::string valid_utf8(std::string_view text) {
+  // The JSON library's own UTF-8 check, in its replacing mode: the rule a report write
+  // enforces, applied where the text enters.
+  const std::string quoted =
+      nlohmann::json(std::string(text)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return nlohmann::json::parse(quoted).get<std::string>();
+}
+
+std::string utf8_tail(std::string_view text, std::size_t max_bytes) {
+  if (text.size() > max_bytes) text.remove_prefix(text.size() - max_bytes);
+  // A UTF-8 character has at most 3 continuation bytes (10xxxxxx) after its lead byte.
+  for (int i = 0; i < 3 && !text.empty() && (static_cast<unsigned char>(text.front()) & 0xc0) == 0x80; ++i)
+    text.remove_prefix(1);
+  return valid_utf8(text);
 }
 
 std::string file_name_part(std::string_view text) {

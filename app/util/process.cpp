@@ -51,6 +51,17 @@ void close_fd(int& fd) {
 
 }  // namespace
 
+void keep_standard_fds_open() {
+  for (int fd = 0; fd < 3; ++fd) {
+    if (::fcntl(fd, F_GETFD) >= 0 || errno != EBADF) continue;
+    const int null_fd = ::open("/dev/null", O_RDWR);  // the lowest free number: fd itself
+    if (null_fd >= 0 && null_fd != fd) {
+      ::dup2(null_fd, fd);
+      ::close(null_fd);
+    }
+  }
+}
+
 int exit_code_of_status(int status) { return WIFEXITED(status) ? WEXITSTATUS(status) : -1; }
 
 ChildProcess::ChildProcess(const std::vector<std::string>& argv, SpawnStreams streams) {

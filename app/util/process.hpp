@@ -55,6 +55,12 @@ class ChildProcess {
   int m_in = -1, m_out = -1, m_err = -1;
 };
 
+// Opens /dev/null on whichever of fds 0, 1, 2 is closed (a run started with `<&-` or
+// `>&-`, or by a daemon). Otherwise the next file or pipe opened takes that number, and
+// a log line or the summary table meant for stderr/stdout lands in a report or in a
+// worker's pipe. Called first thing in main(), before any thread exists.
+void keep_standard_fds_open();
+
 // Exit code of a wait status; -1 when the process did not exit normally.
 [[nodiscard]] int exit_code_of_status(int status);
 

@@ -58,9 +58,9 @@ install_python_test_tools() {
     say "creating $VSA_TOOLS/venv"
     python3 -m venv "$VSA_TOOLS/venv"
   fi
-  if ! "$py" -c "import jsonschema, matplotlib, prometheus_client" 2>/dev/null; then
-    say "installing jsonschema, matplotlib and prometheus_client (PyPI) into $VSA_TOOLS/venv"
-    "$py" -m pip install -q --disable-pip-version-check "jsonschema>=4.18" matplotlib prometheus_client
+  if ! "$py" -c "import jsonschema, matplotlib, prometheus_client, yaml" 2>/dev/null; then
+    say "installing jsonschema, matplotlib, prometheus_client and pyyaml (PyPI) into $VSA_TOOLS/venv"
+    "$py" -m pip install -q --disable-pip-version-check "jsonschema>=4.18" matplotlib prometheus_client pyyaml
   fi
   export VSA_TOOLS_PYTHON="$py"
 }

@@ -41,6 +41,7 @@
 #include <optional>
 #include <set>
 #include <string_view>
+#include <fmt/ranges.h>
 
 #include "lint/checks.hpp"
 #include "sass/cfg.hpp"
@@ -391,10 +392,11 @@ std::string message_for(const sass::Instruction& arrive, const std::vector<Outst
   if (ops.size() > kListed) listed += "; and " + std::to_string(ops.size() - kListed) + " more";
   std::set<Kind> kinds;
   for (const auto& op : ops) kinds.insert(op.kind);
-  std::string remedies;
-  for (const auto kind : kinds) remedies += (remedies.empty() ? "" : "; ") + remedy(kind);
+  std::vector<std::string> remedies;
+  for (const auto kind : kinds) remedies.push_back(remedy(kind));
   return arrive.opcode + " releases a barrier while " + listed + (ops.size() == 1 ? " is" : " are") +
-         " still outstanding on some path to it: nothing between them waits for it (" + remedies + ")";
+         " still outstanding on some path to it: nothing between them waits for it (" +
+         fmt::format("{}", fmt::join(remedies, "; ")) + ")";
 }
 
 }  // namespace

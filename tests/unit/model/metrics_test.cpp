@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "model/case_result.hpp"
 #include "model/metrics.hpp"
 #include "engine/stability.hpp"
 #include "engine/timing.hpp"
@@ -86,6 +87,31 @@ TEST(Timing, SustainedPassesBatchEnoughLaunchesPerIteration) {
   EXPECT_EQ(launches_per_iteration(5, 20, 30.0), 1) << "one launch per iteration already lasts long enough";
   EXPECT_EQ(launches_per_iteration(60000, 1, 1e-9), kMaxLaunchesPerIteration) << "clamped";
   EXPECT_EQ(launches_per_iteration(1000, 20, 0.0), kMaxLaunchesPerIteration) << "a launch that took no time";
+}
+
+TEST(Metrics, InfiniteRatiosRoundTripThroughJson) {
+  // Against an all-zero reference the ratios are infinite: null in JSON (no infinity
+  // there), +infinity when read back; before, the read threw and aborted the run.
+  const auto zero = bf({0, 0});
+  const auto got = bf({1, 0});
+  const TensorMetrics m = compare_bf16("o", got.data(), zero.data(), 2, Tolerance{});
+  ASSERT_TRUE(std::isinf(m.rel_max));
+  const nlohmann::json j = nlohmann::json::parse(nlohmann::json(m).dump());
+  EXPECT_TRUE(j.at("rel_max").is_null());
+  const auto back = j.get<TensorMetrics>();
+  EXPECT_TRUE(std::isinf(back.rel_max) && back.rel_max > 0);
+  EXPECT_TRUE(std::isinf(back.rel_l2));
+  EXPECT_EQ(back.max_abs_err, m.max_abs_err);
+  EXPECT_FALSE(back.pass);
+  EXPECT_EQ(back.why, m.why);
+  StabilityOutput s;
+  s.tensor = "o";
+  s.runs = 3;
+  s.mismatched_runs = 1;
+  s.worst_rel_dev = INFINITY;
+  const auto s_back = nlohmann::json::parse(nlohmann::json(s).dump()).get<StabilityOutput>();
+  EXPECT_TRUE(std::isinf(s_back.worst_rel_dev));
+  EXPECT_EQ(s_back.mismatched_runs, 1);
 }
 
 }  // namespace

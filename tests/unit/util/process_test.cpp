@@ -9,7 +9,9 @@
 #include <thread>
 #include <vector>
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -109,6 +111,47 @@ TEST(ChildProcess, ExitStatusAndKill) {
   const int status = sleeper.kill_and_wait();
   EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
   EXPECT_EQ(exit_code_of_status(status), -1);
+}
+
+// Runs `body` in a child process whose fds 0, 1 and 2 are closed; true when it returns true.
+template <class Body>
+bool with_standard_fds_closed(Body body) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::close(0);
+    ::close(1);
+    ::close(2);
+    ::_exit(body() ? 0 : 1);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+TEST(ChildProcess, WorksWithTheParentsStandardFdsClosed) {
+  // The pipes then take fds 0 and 1 (issue 20: every case FAULTed): the child must still
+  // get them as its stdin and stdout.
+  EXPECT_TRUE(with_standard_fds_closed([] {
+    ChildProcess cat({"/bin/cat"}, SpawnStreams{.in = true, .out = true});
+    if (::write(cat.in_fd(), "line\n", 5) != 5) return false;
+    cat.close_in();
+    return read_all(cat.out_fd()) == "line\n" && exit_code_of_status(cat.wait()) == 0;
+  }));
+}
+
+TEST(KeepStandardFdsOpen, ClosedOnesBecomeDevNull) {
+  EXPECT_TRUE(with_standard_fds_closed([] {
+    keep_standard_fds_open();
+    struct stat null_stat {};
+    if (::stat("/dev/null", &null_stat) != 0) return false;
+    for (int fd = 0; fd < 3; ++fd) {
+      struct stat s {};
+      if (::fstat(fd, &s) != 0 || s.st_rdev != null_stat.st_rdev || !S_ISCHR(s.st_mode)) return false;
+    }
+    // The next file opened takes a number above the standard three.
+    const int fd = ::open("/dev/null", O_RDONLY);
+    return fd > 2;
+  }));
 }
 
 }  // namespace

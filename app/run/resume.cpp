@@ -1,0 +1,102 @@
+#include "run/resume.hpp"
+
+#include <map>
+
+#include <fmt/format.h>
+
+#include "util/printable.hpp"
+
+namespace vsa {
+namespace {
+
+using nlohmann::json;
+
+std::string text_of(const json& j, const char* key) {
+  return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+}
+
+// The same GPU: by UUID where both sides know it, else by PCI bus id and name.
+bool same_gpu(const json& a, const json& b) {
+  const std::string ua = text_of(a, "uuid"), ub = text_of(b, "uuid");
+  if (!ua.empty() || !ub.empty()) return ua == ub;
+  return text_of(a, "pci_bus_id") == text_of(b, "pci_bus_id") && text_of(a, "name") == text_of(b, "name");
+}
+
+std::string gpu_name(const json& d) {
+  const std::string uuid = text_of(d, "uuid");
+  return (text_of(d, "name").empty() ? std::string("GPU") : text_of(d, "name")) + " " +
+         (uuid.empty() ? "at PCI " + text_of(d, "pci_bus_id") : uuid);
+}
+
+std::string refuse(const ReportFile& f, const std::string& why) {
+  return "--resume " + f.path + ": " + why + "; start a new run instead";
+}
+
+}  // namespace
+
+ResumePlan plan_resume(const ReportFile& f, const ResumingRun& run) {
+  const Report& r = f.report;
+  ResumePlan plan;
+  if (r.complete) {
+    plan.refusal = refuse(f, "the report is complete already");
+    return plan;
+  }
+  if (r.suites != run.suites) {
+    plan.refusal =
+        refuse(f, "it ran suites " + printable(r.suites.dump()) + ", this run " + printable(run.suites.dump()));
+    return plan;
+  }
+  // The case list: the report's plan where it has one, else its finished cases must be
+  // this run's cases of those names, with the same specs.
+  std::map<std::string, const CaseSpec*> now;
+  for (const auto& c : run.cases) now[c.name] = &c;
+  if (!r.planned_cases.empty()) {
+    std::vector<std::string> names;
+    for (const auto& c : run.cases) names.push_back(c.name);
+    if (names != r.planned_cases) {
+      plan.refusal = refuse(f, fmt::format("it planned {} cases, this run has {} (another --case, --backends or suite "
+                                           "file?)",
+                                           r.planned_cases.size(), names.size()));
+      return plan;
+    }
+  }
+  for (const auto& c : r.cases) {
+    const auto it = now.find(c.name);
+    if (it == now.end()) {
+      plan.refusal = refuse(f, "its case \"" + printable(c.name) + "\" is not in this run");
+      return plan;
+    }
+    if (to_json(*it->second) != c.spec) {
+      plan.refusal = refuse(f, "its case \"" + printable(c.name) +
+                                   "\" is not this run's case of that name (the suite "
+                                   "or a --probe/--hang-watch-ms changed)");
+      return plan;
+    }
+  }
+  const std::string host = text_of(r.node, "hostname");
+  if (host != run.hostname) {
+    plan.refusal = refuse(f, "it ran on node \"" + printable(host) + "\", this is \"" + printable(run.hostname) + "\"");
+    return plan;
+  }
+  if (f.tool != run.tool || r.backends != run.backends) {
+    plan.refusal = refuse(f, "it was written by another vsa-bench binary (" + printable(f.tool.dump()) + ")");
+    return plan;
+  }
+  if (!run.label.empty() && run.label != r.label) {
+    plan.refusal = refuse(f, "its label is \"" + printable(r.label) + "\", not \"" + printable(run.label) + "\"");
+    return plan;
+  }
+  if (r.device.is_object()) {
+    for (std::size_t i = 0; i < run.devices.size(); ++i)
+      if (same_gpu(r.device, run.devices[i])) {
+        plan.device_index = int(i);
+        return plan;
+      }
+    plan.refusal = refuse(f, "its GPU, " + printable(gpu_name(r.device)) + ", is not one this run can use");
+    return plan;
+  }
+  if (!run.devices.empty()) plan.refusal = refuse(f, "it is a CPU-only report; resume it with --devices none");
+  return plan;
+}
+
+}  // namespace vsa

@@ -1,0 +1,141 @@
+#include "run/worker_supervisor.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include <spdlog/spdlog.h>
+
+namespace vsa {
+
+std::vector<std::string> worker_argv(int ordinal) {
+  return {self_executable(), "__worker", "--device", std::to_string(ordinal)};
+}
+
+WorkerSupervisor::WorkerSupervisor(std::vector<std::string> worker_argv, int ordinal)
+    : m_argv(std::move(worker_argv)), m_ordinal(ordinal) {}
+
+CaseResult WorkerSupervisor::case_error(const CaseSpec& spec, const std::string& message) {
+  CaseResult r;
+  r.name = spec.name;
+  r.spec = to_json(spec);
+  r.message = message;
+  r.verdict = kFail;
+  // Whatever the worker still sends for this case would be read as the next case's answer.
+  m_worker->terminate();
+  m_worker.reset();
+  return r;
+}
+
+void WorkerSupervisor::ensure_worker() {
+  if (!m_worker) m_worker = std::make_unique<WorkerProcess>(m_argv);
+}
+
+CaseResult WorkerSupervisor::attempt(const CaseSpec& spec, bool& worker_lost) {
+  ensure_worker();
+  worker_lost = false;
+  std::string backend = "worker", phase = "startup";
+  try {
+    m_worker->send({{"op", "case"}, {"case", to_json(spec)}});
+  } catch (const std::exception&) {
+    // The worker is gone (it died between cases); start over once.
+    m_worker.reset();
+    ensure_worker();
+    m_worker->send({{"op", "case"}, {"case", to_json(spec)}});
+  }
+  for (;;) {
+    auto msg = m_worker->receive(spec.timeout_s);
+    if (msg) {
+      const std::string ev = msg->at("event").get<std::string>();  // receive() passes only string events
+      // A message of the protocol with a field missing or of the wrong type is the worker's
+      // failure, named in the case; it must not end the run (issue 20: an exception here
+      // escaped the target's thread and aborted the parent).
+      try {
+        if (ev == "start") {
+          backend = msg->value("backend", backend);
+          phase = msg->value("phase", phase);
+          continue;
+        }
+        if (ev == "result") {
+          CaseResult r = msg->at("result").get<CaseResult>();
+          if (msg->value("context_lost", false)) {
+            spdlog::debug("{}: the CUDA context of device {} is lost; restarting its worker", spec.name, m_ordinal);
+            m_worker->terminate();
+            m_worker.reset();
+            worker_lost = true;
+          }
+          return r;
+        }
+        if (ev == "error") return case_error(spec, msg->value("message", "worker error"));
+      } catch (const std::exception& e) {  // nlohmann's type/out_of_range errors, an unknown verdict
+        return case_error(spec, "the worker sent a malformed \"" + ev + "\" message: " + e.what());
+      }
+      continue;
+    }
+    // Timed out or the worker died: the backend of the last start event is the culprit.
+    const bool hung = m_worker->timed_out();
+    const bool overflowed = m_worker->overflowed();
+    const std::string end = m_worker->terminate();
+    const std::string tail = m_worker->stderr_tail();
+    spdlog::debug("{}: worker for device {} lost during {} of {} ({}); a fresh one takes the next case", spec.name,
+                  m_ordinal, phase, backend, hung ? "no answer, killed" : end);
+    m_worker.reset();
+    worker_lost = true;
+    CaseResult r;
+    r.name = spec.name;
+    r.spec = to_json(spec);
+    const std::string why =
+        overflowed ? "the worker wrote more than " + std::to_string(kMaxWorkerLineBytes >> 20) +
+                         " MiB to stdout without a newline during " + phase + " (worker killed)"
+        : hung ? "no answer within " + std::to_string(int(spec.timeout_s)) + " s during " + phase + " (worker killed)"
+               : "worker " + end + " during " + phase + (tail.empty() ? "" : ": " + tail);
+    BackendResult br;
+    br.backend = backend;
+    br.verdict = hung && !overflowed ? kHang : kFault;
+    br.reason = why;
+    r.backends.push_back(br);
+    r.message = why;
+    r.verdict = br.verdict;
+    return r;
+  }
+}
+
+CaseResult WorkerSupervisor::run(const CaseSpec& spec) {
+  bool lost = false;
+  CaseResult r = attempt(spec, lost);
+  // After a crash, hang or sticky fault: re-run the backends it kept from running.
+  for (int retry = 0; lost && retry < int(spec.backends.size()); ++retry) {
+    std::set<std::string> finished;
+    for (const auto& b : r.backends)
+      if (b.verdict != kPending) finished.insert(b.backend);
+    std::vector<std::string> remaining;
+    for (const auto& b : spec.backends)
+      if (!finished.count(b)) remaining.push_back(b);
+    const bool reference_failed = std::any_of(r.backends.begin(), r.backends.end(), [&](const BackendResult& b) {
+      return b.backend.find("(reference)") != std::string::npos || b.backend == r.reference || (b.backend == "worker");
+    });
+    if (remaining.empty() || reference_failed) break;
+    CaseSpec rest = spec;
+    rest.backends = remaining;
+    CaseResult more = attempt(rest, lost);
+    r.backends.erase(std::remove_if(r.backends.begin(), r.backends.end(),
+                                    [](const BackendResult& b) { return b.verdict == kPending; }),
+                     r.backends.end());
+    for (auto& b : more.backends) r.backends.push_back(b);
+    if (r.reference.empty()) r.reference = more.reference;
+    r.pairs = std::max(r.pairs, more.pairs);
+    r.flops_fwd = std::max(r.flops_fwd, more.flops_fwd);
+    r.flops_bwd = std::max(r.flops_bwd, more.flops_bwd);
+    r.seconds += more.seconds;
+  }
+  for (auto& b : r.backends)
+    if (b.verdict == kPending) {
+      b.verdict = kSkip;
+      b.reason = "not run: the worker was lost earlier in this case";
+    }
+  // A case-level message is a FAIL at least (as in-process, engine/case_runner.cpp):
+  // a worker loss is already a more severe FAULT/HANG in a backend.
+  aggregate_verdict(r);
+  return r;
+}
+
+}  // namespace vsa

@@ -1,0 +1,102 @@
+// `run --resume` (run/resume.hpp): a report continues only on the run it came from.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "run/resume.hpp"
+
+namespace vsa {
+namespace {
+
+using nlohmann::json;
+
+CaseSpec case_named(const std::string& name) {
+  CaseSpec c;
+  c.name = name;
+  c.backends = {"cpu-ref"};
+  return c;
+}
+
+struct Fixture {
+  ReportFile file;
+  ResumingRun run;
+  Fixture() {
+    run.suites = json::array({{{"name", "qualify"}, {"source", "builtin:qualify"}, {"description", "d"}}});
+    run.cases = {case_named("q/a"), case_named("q/b"), case_named("q/c")};
+    run.hostname = "node7";
+    run.tool = {{"name", "vsa-bench"}, {"git_sha", "abc"}};
+    run.backends = json::array({{{"name", "cpu-ref"}}});
+    run.devices = {{{"uuid", "GPU-1"}, {"name", "NVIDIA H200"}, {"pci_bus_id", "0000:19:00.0"}},
+                   {{"uuid", "GPU-2"}, {"name", "NVIDIA H200"}, {"pci_bus_id", "0000:3b:00.0"}}};
+    file.path = "r.json";
+    file.tool = run.tool;
+    Report& r = file.report;
+    r.suites = run.suites;
+    r.planned_cases = {"q/a", "q/b", "q/c"};
+    r.node = {{"hostname", "node7"}};
+    r.backends = run.backends;
+    r.label = "rack1";
+    r.device = run.devices[1];
+    CaseResult done;
+    done.name = "q/a";
+    done.spec = to_json(run.cases[0]);
+    r.cases = {done};
+  }
+  [[nodiscard]] std::string refusal() const { return plan_resume(file, run).refusal; }
+};
+
+TEST(Resume, TheSameRunContinuesOnTheReportsGpu) {
+  Fixture f;
+  const ResumePlan plan = plan_resume(f.file, f.run);
+  EXPECT_EQ(plan.refusal, "");
+  EXPECT_EQ(plan.device_index, 1);  // GPU-2, whatever its ordinal now
+  f.run.label = "rack1";            // the same label given again is fine
+  EXPECT_EQ(f.refusal(), "");
+}
+
+TEST(Resume, RefusesAnotherSuiteOrCaseList) {
+  Fixture f;
+  f.run.suites[0]["name"] = "perf";
+  EXPECT_NE(f.refusal().find("it ran suites"), std::string::npos) << f.refusal();
+  Fixture g;
+  g.run.cases.pop_back();
+  EXPECT_NE(g.refusal().find("it planned 3 cases, this run has 2"), std::string::npos) << g.refusal();
+  Fixture h;  // an older report without a plan: the finished cases must match
+  h.file.report.planned_cases.clear();
+  h.run.cases[0].seed = 9;
+  EXPECT_NE(h.refusal().find("is not this run's case of that name"), std::string::npos) << h.refusal();
+}
+
+TEST(Resume, RefusesAnotherNodeGpuBinaryOrLabel) {
+  Fixture node;
+  node.run.hostname = "node8";
+  EXPECT_NE(node.refusal().find("it ran on node \"node7\", this is \"node8\""), std::string::npos) << node.refusal();
+  Fixture gpu;
+  gpu.run.devices.pop_back();
+  EXPECT_NE(gpu.refusal().find("its GPU, NVIDIA H200 GPU-2, is not one this run can use"), std::string::npos)
+      << gpu.refusal();
+  Fixture binary;
+  binary.run.tool["git_sha"] = "def";
+  EXPECT_NE(binary.refusal().find("another vsa-bench binary"), std::string::npos) << binary.refusal();
+  Fixture backends;
+  backends.run.backends.push_back({{"name", "sm90a"}});
+  EXPECT_NE(backends.refusal().find("another vsa-bench binary"), std::string::npos) << backends.refusal();
+  Fixture label;
+  label.run.label = "rack2";
+  EXPECT_NE(label.refusal().find("its label is \"rack1\", not \"rack2\""), std::string::npos) << label.refusal();
+}
+
+TEST(Resume, CpuOnlyReportsResumeOnlyCpuOnlyAndCompleteOnesNot) {
+  Fixture cpu;
+  cpu.file.report.device = nullptr;
+  EXPECT_NE(cpu.refusal().find("a CPU-only report; resume it with --devices none"), std::string::npos);
+  cpu.run.devices.clear();
+  EXPECT_EQ(plan_resume(cpu.file, cpu.run).refusal, "");
+  EXPECT_EQ(plan_resume(cpu.file, cpu.run).device_index, -1);
+  Fixture done;
+  done.file.report.complete = true;
+  EXPECT_NE(done.refusal().find("complete already"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace vsa
