@@ -8,6 +8,7 @@
 # the node, however many reports the run wrote).
 set -uo pipefail
 BUILD="${1:?build dir}"; OUT="${2:?output dir}"; LEVEL="${3:-quick}"
+BUILD="$(cd "$BUILD" && pwd)"  # absolute: suites written under OUT refer to its plugins
 BIN="$BUILD/vsa-bench"; mkdir -p "$OUT"
 step() { printf '\n===== %s\n' "$*"; }
 declare -A RC
