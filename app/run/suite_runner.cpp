@@ -104,43 +104,53 @@ std::string probe_point_of(const std::string& key) {
   return parse_probe_key(key, parsed, error) ? parsed.point : key;
 }
 
+// The probe points the built backends among `names` offer; `any_built` says whether any is built.
+std::set<std::string> offered_probe_points(const std::vector<std::string>& names, const Registry& registry,
+                                           bool& any_built) {
+  std::set<std::string> offered;
+  for (const auto& name : names)
+    if (const Backend* b = registry.find(name)) {
+      any_built = true;
+      for (const auto& p : b->probe_points()) offered.insert(p);
+    }
+  return offered;
+}
+
+// The first probe key whose point none of `offered` is, or null.
+const std::string* unknown_probe(const std::map<std::string, std::uint32_t>& probes,
+                                 const std::set<std::string>& offered) {
+  for (const auto& [probe, ns] : probes)
+    if (!offered.count(probe_point_of(probe))) return &probe;
+  return nullptr;
+}
+
 // A mistyped probe would run with no delay and PASS: the worst outcome for a race hunt.
 // Every probe must be a probe point of one of the case's backends in this build (a
 // case whose backends are all left out of this build is SKIPped, its probes unused).
 void check_probes(const CaseSpec& c, const Registry& registry) {
   if (c.probes.empty()) return;
-  std::set<std::string> offered;
   bool any_built = false;
-  for (const auto& name : c.backends)
-    if (const Backend* b = registry.find(name)) {
-      any_built = true;
-      for (const auto& p : b->probe_points()) offered.insert(p);
-    }
+  const std::set<std::string> offered = offered_probe_points(c.backends, registry, any_built);
   if (!any_built) return;
-  for (const auto& [probe, ns] : c.probes)
-    if (!offered.count(probe_point_of(probe))) {
-      const std::string list = fmt::format("{}", fmt::join(offered, ", "));
-      throw SuiteError(c.origin + ".probes." + probe + ": no backend of case \"" + c.name +
-                       "\" has this probe point (" +
-                       (list.empty() ? std::string("its backends have none") : "known: " + list) +
-                       "; --probe applies to every case)");
-    }
+  if (const std::string* probe = unknown_probe(c.probes, offered)) {
+    const std::string list = fmt::format("{}", fmt::join(offered, ", "));
+    throw SuiteError(c.origin + ".probes." + *probe + ": no backend of case \"" + c.name + "\" has this probe point (" +
+                     (list.empty() ? std::string("its backends have none") : "known: " + list) +
+                     "; --probe applies to every case)");
+  }
 }
 
 // --probe goes to every case: it must be a probe point of some backend the run has.
 void check_cli_probes(const std::map<std::string, std::uint32_t>& probes, const std::vector<CaseSpec>& cases,
                       const Registry& registry) {
   std::set<std::string> offered;
-  for (const auto& c : cases)
-    for (const auto& name : c.backends)
-      if (const Backend* b = registry.find(name))
-        for (const auto& p : b->probe_points()) offered.insert(p);
-  for (const auto& [probe, ns] : probes)
-    if (!offered.count(probe_point_of(probe))) {
-      const std::string list = fmt::format("{}", fmt::join(offered, ", "));
-      throw SuiteError("--probe " + probe + ": no backend of this run (in this build) has this probe point (" +
-                       (list.empty() ? std::string("they have none") : "known: " + list) + ")");
-    }
+  bool any_built = false;
+  for (const auto& c : cases) offered.merge(offered_probe_points(c.backends, registry, any_built));
+  if (const std::string* probe = unknown_probe(probes, offered)) {
+    const std::string list = fmt::format("{}", fmt::join(offered, ", "));
+    throw SuiteError("--probe " + *probe + ": no backend of this run (in this build) has this probe point (" +
+                     (list.empty() ? std::string("they have none") : "known: " + list) + ")");
+  }
 }
 
 // Refuses what no machine could run: unknown backends, shapes a named backend cannot take.
