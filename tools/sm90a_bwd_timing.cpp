@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "driver_checks.hpp"
+#include "event_timer.hpp"
 #include "launch.hpp"
 #include "portable_runs.hpp"
 #include "trace_summary.hpp"
@@ -147,21 +148,9 @@ void run() {
       const auto report = [&](const char* label, const auto& launch) {
         for (int i = 0; i < 3; ++i) tools::require(launch(), label);
         synchronize();
-        cudaEvent_t start, stop;
-        check_cuda(cudaEventCreate(&start), "cudaEventCreate");
-        check_cuda(cudaEventCreate(&stop), "cudaEventCreate");
+        EventTimer timer;
         std::vector<float> ms;
-        for (int i = 0; i < 20; ++i) {
-          check_cuda(cudaEventRecord(start), "cudaEventRecord");
-          tools::require(launch(), label);
-          check_cuda(cudaEventRecord(stop), "cudaEventRecord");
-          check_cuda(cudaEventSynchronize(stop), "cudaEventSynchronize");
-          float t = 0;
-          check_cuda(cudaEventElapsedTime(&t, start, stop), "cudaEventElapsedTime");
-          ms.push_back(t);
-        }
-        check_cuda(cudaEventDestroy(start), "cudaEventDestroy");
-        check_cuda(cudaEventDestroy(stop), "cudaEventDestroy");
+        for (int i = 0; i < 20; ++i) ms.push_back(timer.time_ms(nullptr, [&] { tools::require(launch(), label); }));
         std::sort(ms.begin(), ms.end());
         const double median = ms[ms.size() / 2];
         std::printf("TIMING %-17s S=%-6d k=%-4d pairs=%-8.0f median %.3f ms (min %.3f max %.3f)  %.1f TFLOPS\n", label,

@@ -162,10 +162,7 @@ Outlier classify_sample(double tflops, double spread, const Quartiles& stats, bo
 
 std::string fleet_gpu_name(const ReportIdentity& who) {
   if (who.uuid.empty()) return short_name(who);
-  std::string name;
-  for (const std::string& part : {who.label, who.hostname, who.uuid})
-    if (!part.empty()) name += (name.empty() ? "" : " ") + part;
-  return name;
+  return join_nonempty({who.label, who.hostname, who.uuid});
 }
 
 std::string scheduler_host_of(const Report& r) {

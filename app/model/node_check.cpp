@@ -10,7 +10,7 @@ void to_json(nlohmann::json& j, const NodeCheck& c) {
 void from_json(const nlohmann::json& j, NodeCheck& c) {
   c.name = j.value("name", "");
   c.kind = j.value("kind", "");
-  c.verdict = verdict_from_string(j.value("verdict", "SKIP"));
+  c.verdict = j.value("verdict", kSkip);
   c.code = j.value("code", "");
   c.reason = j.value("reason", "");
   c.value = j.value("value", nlohmann::json());

@@ -6,6 +6,8 @@
 #include <stdexcept>
 #include <tuple>
 
+#include <fmt/ranges.h>
+
 #include "compare/fleet_stats.hpp"
 #include "embedded_floors.hpp"
 #include "qualify/check_codes.hpp"
@@ -240,9 +242,7 @@ std::string sources_of(const Floor& f) {
   std::vector<std::string> files;
   for (const auto& s : f.samples)
     if (std::find(files.begin(), files.end(), s.report) == files.end()) files.push_back(s.report);
-  std::string text;
-  for (const auto& p : files) text += (text.empty() ? "" : ", ") + p;
-  return text;
+  return fmt::format("{}", fmt::join(files, ", "));
 }
 
 NodeCheck judge(std::string name, const char* kind, double value, const Floor& f, double margin,

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include <fmt/ranges.h>
+
 #include "qualify/check_codes.hpp"
 
 namespace vsa {
@@ -77,8 +79,7 @@ NodeCheck retired_pages(const HealthRecord& r) {
 NodeCheck xid(const HealthRecord& r) {
   if (!r.xid_watched && r.xids.empty())
     return unknown("xid", r.xid_note.empty() ? std::string("Xid events were not watched") : r.xid_note);
-  std::string list;
-  for (const auto x : r.xids) list += (list.empty() ? "" : ", ") + std::to_string(x);
+  const std::string list = fmt::format("{}", fmt::join(r.xids, ", "));
   const json value = {{"events", r.xids}, {"seconds", r.seconds}};
   if (!r.xids.empty())
     return make("xid", kFail, kCodeXid,
@@ -166,8 +167,7 @@ NodeCheck throttle(const Report& report) {
                 "NVML cannot say: no clock-event reasons were sampled during the sustained passes");
   const json value = {{"reasons", std::vector<std::string>(seen.begin(), seen.end())}, {"passes", sampled}};
   const json threshold = {{"forbidden", slowdown_reasons()}};
-  std::string list;
-  for (const auto& b : bad) list += (list.empty() ? "" : ", ") + b;
+  const std::string list = fmt::format("{}", fmt::join(bad, ", "));
   if (!bad.empty())
     return make("throttle", kFail, kCodeThrottled,
                 "hardware or thermal slowdown during sustained load: " + list + " (first in " + where +

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/exit_codes.hpp"
 #include "report/exports.hpp"
 #include "report/reason_codes.hpp"
 
@@ -88,10 +89,10 @@ std::string render_jsonl(const std::vector<Report>& reports) {
                 {"threshold", k.threshold}});
       out << j.dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
     }
-    if (r.cases.empty() && r.exit_code != 0) {
+    if (r.cases.empty() && r.exit_code != kExitOk) {
       json j = who;
       j.update({{"kind", "run"},
-                {"verdict", "FAULT"},
+                {"verdict", kFault},
                 {"code", run_reason_code(r)},
                 {"reason", r.devices_note.is_string() ? r.devices_note.get<std::string>() : ""}});
       out << j.dump(-1, ' ', false, json::error_handler_t::replace) << "\n";

@@ -1,5 +1,6 @@
 #include <sstream>
 
+#include "model/exit_codes.hpp"
 #include "report/exports.hpp"
 #include "report/reason_codes.hpp"
 #include "util/printable.hpp"
@@ -78,7 +79,7 @@ std::string render_junit(const std::vector<Report>& reports) {
       skipped += k.verdict == kSkip;
       testcase(body, suite, "check " + k.name, k.verdict, k.code, k.reason, 0);
     }
-    if (r.cases.empty() && r.exit_code != 0) {  // a refused run: one error case that says why
+    if (r.cases.empty() && r.exit_code != kExitOk) {  // a refused run: one error case that says why
       ++tests;
       ++errors;
       testcase(body, suite, "run", kFault, run_reason_code(r),

@@ -2,6 +2,7 @@
 #include <map>
 #include <sstream>
 
+#include "model/exit_codes.hpp"
 #include "report/exports.hpp"
 #include "report/reason_codes.hpp"
 
@@ -58,7 +59,7 @@ std::string render_prometheus(const std::vector<Report>& reports, double now_uni
     const std::string host = r.node.is_object() ? r.node.value("hostname", "host") : "host";
     const std::string gpu = "host=\"" + label(host) + "\",gpu_uuid=\"" + label(gpu_id_of(r)) + "\"";
     stamps << "vsa_last_run_timestamp_seconds{" << gpu << "} " << std::fixed << now_unix_s << std::defaultfloat << "\n";
-    if (r.cases.empty() && r.exit_code != 0)
+    if (r.cases.empty() && r.exit_code != kExitOk)
       verdicts << "vsa_verdict{" << gpu << ",case=\"run\",backend=\"\",verdict=\"FAULT\",code=\"" << run_reason_code(r)
                << "\"} 1\n";
     for (const auto& c : r.cases) {

@@ -183,9 +183,9 @@ std::string plugin_line(const nlohmann::json& p) {
   const nlohmann::json info = p.value("build_info", nlohmann::json::object());  // items() needs it alive
   for (const auto& [key, value] : info.items())
     build += (build.empty() ? "; " : ", ") + key + "=" + (value.is_string() ? value.get<std::string>() : value.dump());
-  std::string backends;
-  for (const auto& b : p.value("backends", nlohmann::json::array()))
-    backends += (backends.empty() ? "" : ", ") + b.value("name", std::string("?"));
+  std::vector<std::string> names;
+  for (const auto& b : p.value("backends", nlohmann::json::array())) names.push_back(b.value("name", std::string("?")));
+  const std::string backends = fmt::format("{}", fmt::join(names, ", "));
   return "- plugin " + escape_cell(p.value("plugin_name", std::string("?"))) + ": " +
          escape_cell(p.value("path", std::string("?"))) + " (" + std::to_string(p.value("size", 0ull)) +
          " bytes, sha256 " + p.value("sha256", std::string("?")) + ", ABI " +

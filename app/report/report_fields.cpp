@@ -1,6 +1,9 @@
 #include "report/report_fields.hpp"
 
 #include <algorithm>
+#include <iterator>
+
+#include <fmt/ranges.h>
 
 #include "telemetry/clock_summary.hpp"
 
@@ -58,13 +61,15 @@ ReportIdentity identity_of(const Report& r) {
   return who;
 }
 
+std::string join_nonempty(const std::vector<std::string>& parts) {
+  std::vector<std::string> kept;
+  std::copy_if(parts.begin(), parts.end(), std::back_inserter(kept), [](const std::string& p) { return !p.empty(); });
+  return fmt::format("{}", fmt::join(kept, " "));
+}
+
 std::string short_name(const ReportIdentity& who) {
-  std::string name;
-  for (const std::string& part :
-       {who.label, who.hostname,
-        who.gpu_index == "cpu" || who.gpu_index.empty() ? who.gpu_index : "gpu" + who.gpu_index})
-    if (!part.empty()) name += (name.empty() ? "" : " ") + part;
-  return name;
+  return join_nonempty({who.label, who.hostname,
+                        who.gpu_index == "cpu" || who.gpu_index.empty() ? who.gpu_index : "gpu" + who.gpu_index});
 }
 
 std::vector<ConfigValue> configuration_of(const ReportFile& file) {
@@ -127,12 +132,7 @@ std::string plugins_text(const Report& r) {
       items.push_back(json_text(p, "plugin_name") + " sha256:" + json_text(p, "sha256").substr(0, 12));
   if (items.empty()) return "none";
   std::sort(items.begin(), items.end());
-  std::string out;
-  for (const auto& item : items) {
-    if (!out.empty()) out += ", ";
-    out += item;
-  }
-  return out;
+  return fmt::format("{}", fmt::join(items, ", "));
 }
 
 ConfigKey config_key_of(const ReportFile& file) {

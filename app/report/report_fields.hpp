@@ -31,6 +31,8 @@ struct ReportIdentity {
 [[nodiscard]] ReportIdentity identity_of(const Report& report);
 // "label host gpuN" without the empty parts.
 [[nodiscard]] std::string short_name(const ReportIdentity& who);
+// The non-empty ones of `parts`, joined by single spaces (names made of optional parts).
+[[nodiscard]] std::string join_nonempty(const std::vector<std::string>& parts);
 
 // One configuration item. Identity items (host, UUID, serial) differ between any
 // two GPUs by nature: they are shown but never reported as a configuration difference.

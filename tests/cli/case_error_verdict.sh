@@ -20,9 +20,15 @@ expect_fail() {  # expect_fail NAME SUITE_FILE MESSAGE_PART [run args...]
 cat >"$WORK/alloc.json" <<'JSON'
 {"cases": [{"name": "alloc", "B": 2000, "H": 1000, "S": 128, "D": 1, "op": "fwd", "backends": ["cpu-ref"], "reference": "none"}]}
 JSON
-for isolate in "" --no-isolate; do
-  (ulimit -v 300000; expect_fail "alloc$isolate" "$WORK/alloc.json" "bad_alloc" $isolate) || exit 1
-done
+# Not under AddressSanitizer (the asan preset): it reserves terabytes of shadow address space
+# at start, so no sanitized process starts under an address-space limit.
+if nm -D --undefined-only "$BIN" 2>/dev/null | grep -q '__asan_init'; then
+  echo "part 1 (bad_alloc under ulimit -v) left out: $BIN is built with AddressSanitizer"
+else
+  for isolate in "" --no-isolate; do
+    (ulimit -v 300000; expect_fail "alloc$isolate" "$WORK/alloc.json" "bad_alloc" $isolate) || exit 1
+  done
+fi
 # 2. A stray error event on the worker's stdout (the planted backend writes one, then stalls).
 cat >"$WORK/stray.json" <<'JSON'
 {"cases": [{"name": "stray", "B": 1, "H": 1, "S": 128, "D": 32, "op": "fwd", "backends": ["selftest-stray-event"],

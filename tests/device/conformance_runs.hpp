@@ -25,43 +25,35 @@ struct RunOutputs {
   BackwardOutputs bwd;
 };
 
-inline void throw_run_error(const std::string& what, const Variant& v, const std::string& error) {
-  throw std::runtime_error(what + ": " + hang_fault_reason(v.watch, error));
+// A launch's status, then the device's: either failing throws, with the hang record's
+// message when the watch caught one.
+inline void check_run(const std::string& what, const Variant& v, const Status& launched) {
+  std::string error = launched.error;
+  if (launched.ok())
+    if (const cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess)
+      error = std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
+  if (!error.empty()) throw std::runtime_error(what + ": " + hang_fault_reason(v.watch, error));
+}
+
+// The probes and hang watch of a variant, on a call's arguments.
+template <class Args>
+void apply_variant(Args& args, const Variant& v) {
+  args.probes = v.probes;
+  if (v.watch) args.hang_watch = v.watch->watch();
 }
 
 inline ForwardOutputs run_forward(Backend& backend, const Problem& p, const DeviceInputs& in, const Variant& v) {
-  auto out = poisoned_bf16(p.q.size());
-  DeviceBuffer<float> lse(std::size_t(p.shape.row_elems()));
-  throw_if_failed(device::poison_f32(lse.get(), std::int64_t(lse.size()), kPoisonF32, nullptr));
-  DeviceBuffer<unsigned char> workspace(backend.workspace_bytes(p.shape, Op::forward));
-  ForwardArgs a;
-  a.shape = p.shape;
-  a.q = in.q.get();
-  a.k = in.k.get();
-  a.v = in.v.get();
-  a.q2k_idx = in.q2k_idx.get();
-  a.q2k_num = in.q2k_num.get();
-  a.vbs = in.vbs.get();
-  a.out = out.get();
-  a.lse = lse.get();
-  a.workspace = workspace.get();
-  a.probes = v.probes;
-  if (v.watch) a.hang_watch = v.watch->watch();
-  if (const Status st = backend.forward(a); !st.ok()) throw_run_error(backend.name() + " forward", v, st.error);
-  if (const cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess)
-    throw_run_error(backend.name() + " forward", v, std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e));
-  return {out.download(), lse.download()};
+  ForwardCall call(p, in, backend.workspace_bytes(p.shape, Op::forward));
+  apply_variant(call.args, v);
+  check_run(backend.name() + " forward", v, backend.forward(call.args));
+  return call.outputs();
 }
 
 inline BackwardOutputs run_backward(Backend& backend, const Problem& p, const DeviceInputs& in,
                                     const BackwardInputs& host, const Variant& v) {
   BackwardCall call(p, in, host, backend.workspace_bytes(backward_shape(p, host.k2q.max_q), Op::backward));
-  call.args.probes = v.probes;
-  if (v.watch) call.args.hang_watch = v.watch->watch();
-  if (const Status st = backend.backward(call.args); !st.ok())
-    throw_run_error(backend.name() + " backward", v, st.error);
-  if (const cudaError_t e = cudaDeviceSynchronize(); e != cudaSuccess)
-    throw_run_error(backend.name() + " backward", v, std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e));
+  apply_variant(call.args, v);
+  check_run(backend.name() + " backward", v, backend.backward(call.args));
   return call.outputs();
 }
 

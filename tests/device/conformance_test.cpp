@@ -10,7 +10,7 @@
 //                            declared nondeterministic outputs within their band
 // and per backend:
 //   SafeOnTwoStreams         two overlapping forwards on two streams (bug class 5;
-//                            harness/stream_safety, the selftest's check)
+//                            app/selftest/stream_safety, the selftest's check)
 //   RefusesWithAReason       (no GPU needed) supports() says no, with a reason, without a
 //                            device and for a shape nobody takes
 // A case a backend does not support skips with the backend's own reason, and a backend
@@ -19,7 +19,9 @@
 //
 // PlantedFaults runs the same check functions on the planted faulty kernels of
 // kernels/selftest and requires each to fire; DISABLED_Planted instantiates the whole
-// suite on them (run with --gtest_also_run_disabled_tests to see every check's verdict).
+// suite on them, a tool rather than a test (tests/CMakeLists.txt leaves it out of ctest):
+// `vsa_device_tests --gtest_also_run_disabled_tests --gtest_filter='DISABLED_Planted/*'`
+// shows every check's verdict on every planted kernel.
 #include <gtest/gtest.h>
 
 #include <cctype>

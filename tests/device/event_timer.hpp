@@ -1,6 +1,6 @@
 #pragma once
 // Device time of host-issued work, measured with a pair of CUDA events on one stream (the
-// way the harness times, app/harness/timing.cpp): the one timer of the device tests and
+// way the harness times, app/engine/timing.cpp): the one timer of the device tests and
 // drivers. Events are created once and destroyed with the timer.
 //
 //   EventTimer timer;

@@ -90,25 +90,43 @@ inline DeviceBuffer<bf16_bits> poisoned_bf16(std::size_t n) {
   return b;
 }
 
+// One forward call's device side: poisoned O and lse, a workspace, and the arguments
+// pointing at them and at the inputs. Tests adjust `args` (probes, a hang watch) and launch
+// it however they need (BackwardCall below is the same for backward).
+class ForwardCall {
+ public:
+  ForwardCall(const Problem& p, const DeviceInputs& in, std::size_t workspace_bytes)
+      : m_out(poisoned_bf16(p.q.size())), m_lse(std::size_t(p.shape.row_elems())), m_workspace(workspace_bytes) {
+    throw_if_failed(device::poison_f32(m_lse.get(), std::int64_t(m_lse.size()), kPoisonF32, nullptr));
+    args.shape = p.shape;
+    args.q = in.q.get();
+    args.k = in.k.get();
+    args.v = in.v.get();
+    args.q2k_idx = in.q2k_idx.get();
+    args.q2k_num = in.q2k_num.get();
+    args.vbs = in.vbs.get();
+    args.out = m_out.get();
+    args.lse = m_lse.get();
+    args.workspace = m_workspace.get();
+  }
+  ForwardArgs args;
+
+  // Waits for the device, then O and lse.
+  ForwardOutputs outputs() const {
+    synchronize();
+    return {m_out.download(), m_lse.download()};
+  }
+
+ private:
+  DeviceBuffer<bf16_bits> m_out;
+  DeviceBuffer<float> m_lse;
+  DeviceBuffer<unsigned char> m_workspace;
+};
+
 inline ForwardOutputs device_forward(Backend& backend, const Problem& p, const DeviceInputs& in) {
-  auto out = poisoned_bf16(p.q.size());
-  DeviceBuffer<float> lse(std::size_t(p.shape.row_elems()));
-  throw_if_failed(device::poison_f32(lse.get(), std::int64_t(lse.size()), kPoisonF32, nullptr));
-  DeviceBuffer<unsigned char> workspace(backend.workspace_bytes(p.shape, Op::forward));
-  ForwardArgs a;
-  a.shape = p.shape;
-  a.q = in.q.get();
-  a.k = in.k.get();
-  a.v = in.v.get();
-  a.q2k_idx = in.q2k_idx.get();
-  a.q2k_num = in.q2k_num.get();
-  a.vbs = in.vbs.get();
-  a.out = out.get();
-  a.lse = lse.get();
-  a.workspace = workspace.get();
-  throw_if_failed(backend.forward(a));
-  synchronize();
-  return {out.download(), lse.download()};
+  ForwardCall call(p, in, backend.workspace_bytes(p.shape, Op::forward));
+  throw_if_failed(backend.forward(call.args));
+  return call.outputs();
 }
 
 // The shape a backward of `p` takes: the problem's, with the k2q row length.

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "event_timer.hpp"
 #include "sm90a_fwd_problem.hpp"
 #include "vsa/registry.hpp"
 
@@ -121,22 +122,15 @@ inline std::vector<float> time_launches(const std::function<Status()>& launch, c
                                         int per_batch = 10, int warmup = 5) {
   for (int i = 0; i < warmup; ++i)
     if (Status st = launch(); !st.ok()) throw std::runtime_error(st.error);
-  cudaEvent_t start, stop;
-  check_cuda(cudaEventCreate(&start), "cudaEventCreate");
-  check_cuda(cudaEventCreate(&stop), "cudaEventCreate");
+  EventTimer timer;
   std::vector<float> ms;
   for (int b = 0; b < batches; ++b) {
-    check_cuda(cudaEventRecord(start, stream), "cudaEventRecord");
-    for (int i = 0; i < per_batch; ++i)
-      if (Status st = launch(); !st.ok()) throw std::runtime_error(st.error);
-    check_cuda(cudaEventRecord(stop, stream), "cudaEventRecord");
-    check_cuda(cudaEventSynchronize(stop), "cudaEventSynchronize");
-    float t = 0;
-    check_cuda(cudaEventElapsedTime(&t, start, stop), "cudaEventElapsedTime");
+    const float t = timer.time_ms(stream, [&] {
+      for (int i = 0; i < per_batch; ++i)
+        if (Status st = launch(); !st.ok()) throw std::runtime_error(st.error);
+    });
     ms.push_back(t / float(per_batch));
   }
-  (void)cudaEventDestroy(start);
-  (void)cudaEventDestroy(stop);
   std::sort(ms.begin(), ms.end());
   return ms;
 }

@@ -5,7 +5,7 @@
 // (cudaHostAlloc(..., cudaHostAllocMapped): still readable by the host after the sticky
 // error), and traps. The harness reads the record and turns the fault into a message
 // that names the barrier. Plain C++: shared by kernels (hang_watch.cuh) and the host
-// reader (app/harness/hang_report.*).
+// reader (app/engine/hang_report.*).
 #include <cstdint>
 
 namespace vsa {

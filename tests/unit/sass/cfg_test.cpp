@@ -1,4 +1,4 @@
-// The SASS control-flow graph (harness/sass_cfg.hpp): blocks and edges for the branch
+// The SASS control-flow graph (app/sass/cfg.hpp): blocks and edges for the branch
 // forms cuobjdump prints (sm_90a / sm_100a, CUDA 13).
 #include <gtest/gtest.h>
 
