@@ -77,7 +77,9 @@ json model_case(const std::string& name, const std::string& backend, const std::
 // What the model's report must say for each planted model backend: every one of these.
 std::vector<std::string> model_finding_texts(const std::string& backend) {
   if (backend == "selftest-model-expect-tx-short") return {"waits on mbarrier k_full"};
-  if (backend == "selftest-model-skip-wait-ld") return {"(before its wait::ld)"};
+  // The dq_reduce's tcgen05.ld, unwaited, against the next dQ MMA, each by its protocol op.
+  if (backend == "selftest-model-skip-wait-ld")
+    return {"(before its wait::ld)", "at protocol op \"dQ_i row", "at protocol op \"dQ_i = dS_n K"};
   if (backend == "selftest-model-tmem-overalloc") return {"tcgen05.alloc: 1024 columns"};
   if (backend == "selftest-model-dealloc-other-warp") return {"tcgen05.dealloc by warp"};
   // The two roles and operations and the TMEM cell: the dQ MMA's accumulator write over the
@@ -88,7 +90,9 @@ std::vector<std::string> model_finding_texts(const std::string& backend) {
             "tcgen05.ld read by",
             "(dsoftmax warp",
             "tcgen05.mma (D accumulator) write by",
-            "(mma warp 9"};
+            "(mma warp 9",
+            "at protocol op \"dP^T row",
+            "at protocol op \"dQ_i = dS_n K"};
   return {"(no model finding defined for " + backend + ")"};
 }
 

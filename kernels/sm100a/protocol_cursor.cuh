@@ -75,6 +75,17 @@ struct Cursor {
   static constexpr int index = kIndex;
   [[nodiscard]] static constexpr int size() { return kP.script(kRole).size(kSection); }
   [[nodiscard]] static constexpr Op op() { return kP.script(kRole).ops(kSection)[kIndex]; }
+#ifdef VSA_SM100A_MODEL
+  // Host builds on the execution model only (the device build has no constructor here, so
+  // its code is unchanged): a cursor made (Begin, or a step's advance) is the thread's place
+  // in its script, and the model's race and deadlock reports name the op by the table's text.
+  Cursor() {
+    if constexpr (kIndex < size())
+      ::vsa::sm100a::model_detail::at_protocol_op(op().what);
+    else
+      ::vsa::sm100a::model_detail::at_protocol_op(nullptr);
+  }
+#endif
   [[nodiscard]] static constexpr const Protocol& protocol() { return kP; }
   static constexpr WarpRole role = kRole;
   static constexpr bool watched = kWatched;

@@ -51,9 +51,10 @@ void Cta::mma_f16_ss(std::uint32_t d_tmem, std::uint64_t a_desc, std::uint64_t b
   what << "tcgen05.mma M" << id.m << " N" << id.n << " D lane " << lane_base << " col " << col << " A{" << describe(a)
        << (id.a_mn_major ? " MN" : " K") << "} B{" << describe(b) << (id.b_mn_major ? " MN" : " K") << "}";
   const int tid = me().tid;
+  const char* op = me().op;
   const VectorClock vc = m_race.issue_tensor(tid);
   m_sched.post({tensor_pipe(tid),
-                [this, id, a, b, lane_base, col, accumulate, tid, vc] {
+                [this, id, a, b, lane_base, col, accumulate, tid, vc, op] {
                   const std::uint32_t agent = m_race.tensor_agent(tid);
                   float av[128][16], bv[256][16];
                   for (int mn = 0; mn < std::max(id.m, id.n); ++mn)
@@ -62,20 +63,20 @@ void Cta::mma_f16_ss(std::uint32_t d_tmem, std::uint64_t a_desc, std::uint64_t b
                       if (mn < id.m) {
                         const std::uint32_t ea = operand_element_address(a, id.a_mn_major, mn, k);
                         std::memcpy(&x, smem_at(ea, 2, "A"), 2);
-                        m_race.access(Space::smem, ea, 2, false, Access::mma_read_a, tid, agent, vc);
+                        m_race.access(Space::smem, ea, 2, false, Access::mma_read_a, tid, agent, vc, op);
                         av[mn][k] = bf16_to_float(x);
                       }
                       if (mn < id.n) {
                         const std::uint32_t eb = operand_element_address(b, id.b_mn_major, mn, k);
                         std::memcpy(&x, smem_at(eb, 2, "B"), 2);
-                        m_race.access(Space::smem, eb, 2, false, Access::mma_read_b, tid, agent, vc);
+                        m_race.access(Space::smem, eb, 2, false, Access::mma_read_b, tid, agent, vc, op);
                         bv[mn][k] = bf16_to_float(x);
                       }
                     }
                   for (int r = 0; r < id.m; ++r) {
                     const int lane = d_row_lane(id.m, lane_base, r);
                     m_race.access(Space::tmem, std::uint32_t(lane * kTmemColumns + col), std::uint32_t(id.n), true,
-                                  Access::mma_write_d, tid, agent, vc);
+                                  Access::mma_write_d, tid, agent, vc, op);
                     for (int n = 0; n < id.n; ++n) {
                       std::uint32_t& cell = tmem_cell(lane, col + n);
                       float acc = 0.0f;
@@ -157,9 +158,10 @@ void Cta::tma_load_2d(std::uint32_t dst, const void* map, int x, int y, std::uin
   (void)smem_at(dst, box_bytes(m), "cp.async.bulk.tensor load");
   (void)mbar(bar, "cp.async.bulk.tensor load");
   const int tid = me().tid;
+  const char* op = me().op;
   post_bulk_untracked(
-      [this, m, dst, x, y, bar, tid](const VectorClock& vc) {
-        m_race.access(Space::smem, dst, box_bytes(m), true, Access::tma_load, tid, m_race.copy_agent(tid), vc);
+      [this, m, dst, x, y, bar, tid, op](const VectorClock& vc) {
+        m_race.access(Space::smem, dst, box_bytes(m), true, Access::tma_load, tid, m_race.copy_agent(tid), vc, op);
         for (std::uint32_t r = 0; r < m.box[1]; ++r)
           for (std::uint32_t c = 0; c < m.box[0]; ++c) {
             unsigned char* s = smem_at(box_address(m, dst, r, c), m.elem_bytes, "TMA load");
@@ -181,9 +183,10 @@ void Cta::tma_store_2d(const void* map, int x, int y, std::uint32_t src) {
   check_box_dst(m, src, "cp.async.bulk.tensor store");
   (void)smem_at(src, box_bytes(m), "cp.async.bulk.tensor store");
   const int tid = me().tid;
+  const char* op = me().op;
   post_bulk(
-      [this, m, src, x, y, tid](const VectorClock& vc) {
-        m_race.access(Space::smem, src, box_bytes(m), false, Access::tma_store, tid, m_race.copy_agent(tid), vc);
+      [this, m, src, x, y, tid, op](const VectorClock& vc) {
+        m_race.access(Space::smem, src, box_bytes(m), false, Access::tma_store, tid, m_race.copy_agent(tid), vc, op);
         for (std::uint32_t r = 0; r < m.box[1]; ++r)
           for (std::uint32_t c = 0; c < m.box[0]; ++c) {
             const long long gx = (long long)x + c, gy = (long long)y + r;
@@ -204,9 +207,10 @@ void Cta::bulk_load(std::uint32_t dst, const void* src, std::uint32_t bytes, std
   (void)smem_at(dst, bytes, "cp.async.bulk");
   (void)mbar(bar, "cp.async.bulk");
   const int tid = me().tid;
+  const char* op = me().op;
   post_bulk_untracked(
-      [this, dst, src, bytes, bar, tid](const VectorClock& vc) {
-        m_race.access(Space::smem, dst, bytes, true, Access::bulk_load, tid, m_race.copy_agent(tid), vc);
+      [this, dst, src, bytes, bar, tid, op](const VectorClock& vc) {
+        m_race.access(Space::smem, dst, bytes, true, Access::bulk_load, tid, m_race.copy_agent(tid), vc, op);
         std::memcpy(smem_at(dst, bytes, "cp.async.bulk"), src, bytes);
         mbar_complete_tx(bar, bytes, vc);
       },
@@ -220,9 +224,10 @@ void Cta::bulk_reduce_add_f32(float* dst, std::uint32_t src, std::uint32_t bytes
                      " and both addresses must be multiples of 16");
   (void)smem_at(src, bytes, "cp.reduce.async.bulk");
   const int tid = me().tid;
+  const char* op = me().op;
   post_bulk(
-      [this, dst, src, bytes, tid](const VectorClock& vc) {
-        m_race.access(Space::smem, src, bytes, false, Access::bulk_reduce, tid, m_race.copy_agent(tid), vc);
+      [this, dst, src, bytes, tid, op](const VectorClock& vc) {
+        m_race.access(Space::smem, src, bytes, false, Access::bulk_reduce, tid, m_race.copy_agent(tid), vc, op);
         const unsigned char* s = smem_at(src, bytes, "cp.reduce.async.bulk");
         for (std::uint32_t i = 0; i < bytes / 4; ++i) {
           float v;

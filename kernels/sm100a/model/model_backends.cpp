@@ -10,7 +10,7 @@
 //
 // What a PASS proves: the kernels' logic, layouts and synchronisation under the PTX ISA's
 // rules as the model reads them. Not: hardware timing, the silicon's own errata, anything
-// rack-specific. The sm100a hardware backends stay unvalidated until a Blackwell run.
+// rack-specific (the seed's fault). The sm100a hardware backends stay unvalidated until a Blackwell run.
 #include <memory>
 #include <string>
 #include <vector>
@@ -51,7 +51,7 @@ Support model_size_support(const Shape& s) {
 constexpr const char* kProves =
     "executes the sm100a role files (same source as the sm_100a image) on a host model of tcgen05/TMEM/TMA/mbarrier "
     "written from the PTX ISA: proves logic, layouts and synchronisation under the ISA as the model reads it, not "
-    "hardware timing or silicon errata";
+    "hardware timing, silicon errata or rack-specific faults; the sm100a hardware backends stay unvalidated";
 
 // dK and dV rows belong to one CTA each: schedule-independent. dQ sums bulk reductions in
 // completion order, so it may differ in the last bits between schedules.

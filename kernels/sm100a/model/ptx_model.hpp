@@ -18,6 +18,9 @@ namespace vsa::sm100a {
 namespace model_detail {
 inline ::vsa::model::Cta& cta() { return ::vsa::model::current_cta(); }
 inline std::uint32_t addr_of(const void* p) { return cta().smem_address(p); }
+// The protocol cursor (protocol_cursor.cuh) tells the model which op of its role's script the
+// calling thread is at, so race and deadlock reports name operations as the table does.
+inline void at_protocol_op(const char* what) { cta().me().op = what; }
 }  // namespace model_detail
 
 // The public part of sm100a_ptx.cuh (no synchronisation, no asynchronous operation).

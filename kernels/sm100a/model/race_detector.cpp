@@ -76,7 +76,7 @@ std::string RaceDetector::describe(const Epoch& e) const {
            : kind == 3 ? " (before its wait::ld)"
                        : " (before its wait::st)");
   }
-  os << " at step " << e.step;
+  os << Scheduler::describe_op(e.op) << " at step " << e.step;
   return os.str();
 }
 
@@ -104,14 +104,14 @@ void RaceDetector::report(Space space, std::uint32_t index, const Epoch& earlier
 }
 
 void RaceDetector::access(Space space, std::uint32_t first, std::uint32_t count, bool write, Access what, int tid,
-                          std::uint32_t agent, const VectorClock& vc) {
+                          std::uint32_t agent, const VectorClock& vc, const char* op) {
   std::vector<Shadow>& shadow = space == Space::smem ? m_smem : m_tmem;
   std::uint32_t lo = first, hi = first + count;  // cells
   if (space == Space::smem) {
     lo = (first - kSmemWindowBase) / 16;
     hi = (first - kSmemWindowBase + count + 15) / 16;
   }
-  const Epoch now{agent, vc[agent], std::uint32_t(m_sched.step()), std::uint16_t(tid), what, write};
+  const Epoch now{agent, vc[agent], std::uint32_t(m_sched.step()), std::uint16_t(tid), what, write, op};
   const bool async_read = !write && space == Space::smem &&
                           (what == Access::mma_read_a || what == Access::mma_read_b || what == Access::tma_store ||
                            what == Access::bulk_reduce);

@@ -12,8 +12,9 @@
 //
 // Every 16-byte shared-memory granule and every TMEM (lane, column) cell keeps its last write
 // and the reads since; a write not ordered after them, or a read not ordered after the last
-// write, is a race: ModelError naming both accesses (instruction, thread and role, the smem
-// offset or TMEM cell, the scheduler step) and the schedule seed.
+// write, is a race: ModelError naming both accesses (instruction, thread and role, the
+// protocol-script op the thread was at, the smem offset or TMEM cell, the scheduler step)
+// and the schedule seed.
 //
 // Proxies: an async-proxy read of a generic-proxy st.shared needs the writer's fence.proxy.async
 // ordered before it. Not modelled: the tcgen05 fences (an issue is taken
@@ -51,6 +52,7 @@ struct Epoch {
   std::uint16_t tid = 0;
   Access what = Access::st_shared;
   bool write = false;
+  const char* op = nullptr;  // the issuing thread's protocol-script op (FiberThread::op)
 };
 
 struct Shadow {
@@ -87,9 +89,10 @@ class RaceDetector {
   [[nodiscard]] VectorClock empty() const { return VectorClock(std::size_t(5 * m_threads), 0); }
 
   // smem: byte range [offset, offset + bytes) of the window; tmem: `cells` cells from lane,
-  // column (one lane).
+  // column (one lane). `op`: the protocol-script op of the issuing thread when it issued the
+  // access (for reports).
   void access(Space space, std::uint32_t first, std::uint32_t count, bool write, Access what, int tid,
-              std::uint32_t agent, const VectorClock& vc);
+              std::uint32_t agent, const VectorClock& vc, const char* op);
 
   void set_label(std::string label) { m_label = std::move(label); }
 

@@ -29,6 +29,10 @@ std::string Scheduler::describe(const FiberThread& t) const {
   return os.str();
 }
 
+std::string Scheduler::describe_op(const char* op) {
+  return op == nullptr || *op == 0 ? std::string() : std::string(" at protocol op \"") + op + "\"";
+}
+
 void Scheduler::yield() {
   FiberThread& t = *m_current;
   t.sink = std::move(t.sink).resume();
@@ -114,7 +118,9 @@ void Scheduler::report_deadlock() {
   // One line per warp and wait (a warp's lanes usually wait on the same thing).
   std::map<std::pair<int, std::string>, std::vector<int>> groups;
   for (auto& t : m_threads)
-    if (!t->done) groups[{t->warp, t->waits_on ? t->waits_on() : std::string("(running)")}].push_back(t->lane);
+    if (!t->done)
+      groups[{t->warp, (t->waits_on ? t->waits_on() : std::string("(running)")) + describe_op(t->op)}].push_back(
+          t->lane);
   for (const auto& [key, lanes] : groups) {
     os << "\n  " << role_of(key.first) << " warp " << key.first << " lane";
     if (lanes.size() == 1)

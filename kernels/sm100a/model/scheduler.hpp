@@ -36,6 +36,9 @@ struct FiberThread {
   bool done = false;
   std::function<bool()> ready;            // set while blocked: true once the fiber may continue
   std::function<std::string()> waits_on;  // what it is blocked on (its state now), for reports
+  // The protocol-script op the thread's cursor is at (protocol_cursor.cuh), for reports; null
+  // outside a script (the prologue).
+  const char* op = nullptr;
 };
 
 // Async work the scheduler completes at a point of its choosing. `order_key`: ops with the
@@ -88,6 +91,8 @@ class Scheduler {
   [[nodiscard]] std::string role_of(int warp) const { return m_role_of ? m_role_of(warp) : std::string("warp"); }
   // "thread 37 (softmax warp 1 lane 5)"
   [[nodiscard]] std::string describe(const FiberThread& t) const;
+  // ` at protocol op "what"`, or "" for none.
+  [[nodiscard]] static std::string describe_op(const char* op);
 
  private:
   void refresh_blocked();

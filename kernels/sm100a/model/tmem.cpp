@@ -82,9 +82,10 @@ void Cta::tmem_dealloc(std::uint32_t taddr, std::uint32_t columns) {
   });
 }
 
+// 9.7.16.7.1 tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned: warp-wide like
+// alloc and dealloc (every lane, same instruction); afterwards the CTA may not allocate.
 void Cta::tmem_relinquish() {
-  m_relinquished = true;
-  m_sched.yield();
+  warp_meet(0xffffffffu, "tcgen05.relinquish_alloc_permit", 0, 0, [&] { m_relinquished = true; });
 }
 
 void Cta::check_exit() const {
@@ -122,7 +123,7 @@ void Cta::tmem_ld_32x32b(std::uint32_t* regs, int count, std::uint32_t taddr) {
   for (int j = 0; j < count; ++j) regs[j] = kPoison;
   const int lane_read = lane_of(taddr) + t.lane;
   m_race.access(Space::tmem, std::uint32_t(lane_read * kTmemColumns + column_of(taddr)), std::uint32_t(count), false,
-                Access::tmem_ld, t.tid, m_race.ld_agent(t.tid), m_race.issue(t.tid, m_race.ld_agent(t.tid)));
+                Access::tmem_ld, t.tid, m_race.ld_agent(t.tid), m_race.issue(t.tid, m_race.ld_agent(t.tid)), t.op);
   m_pending_loads[std::size_t(t.tid)].push_back({regs, count, lane_of(taddr) + t.lane, column_of(taddr)});
 }
 
@@ -133,7 +134,7 @@ void Cta::tmem_st_32x32b(const std::uint32_t* regs, int count, std::uint32_t tad
   check_tmem_range(lane_of(taddr), 32, column_of(taddr), count, "tcgen05.st.32x32b");
   const int lane = lane_of(taddr) + t.lane;
   m_race.access(Space::tmem, std::uint32_t(lane * kTmemColumns + column_of(taddr)), std::uint32_t(count), true,
-                Access::tmem_st, t.tid, m_race.st_agent(t.tid), m_race.issue(t.tid, m_race.st_agent(t.tid)));
+                Access::tmem_st, t.tid, m_race.st_agent(t.tid), m_race.issue(t.tid, m_race.st_agent(t.tid)), t.op);
   for (int j = 0; j < count; ++j) tmem_cell(lane, column_of(taddr) + j) = regs[j];
 }
 
@@ -156,7 +157,7 @@ void Cta::tmem_wait_st() {
 void Cta::st_shared(std::uint32_t addr, const void* data, std::uint32_t bytes) {
   const int tid = me().tid;
   m_race.access(Space::smem, addr, bytes, true, Access::st_shared, tid, m_race.thread_agent(tid),
-                m_race.thread_clock(tid));
+                m_race.thread_clock(tid), me().op);
   std::memcpy(smem_at(addr, bytes, "st.shared"), data, bytes);
 }
 

@@ -145,15 +145,16 @@ TEST(SelftestResultExit, SkipsDoNotFailMissesDo) {
 }
 
 // The TMEM overlap row reads "detected" only for a race naming both roles, both operations
-// and the TMEM cell, and says the finding's seed.
+// (instruction and protocol-script op) and the TMEM cell, and says the finding's seed.
 TEST(SelftestCases, TmemOverlapNeedsTheWholeRaceReport) {
   const auto cases = planted_cases(SelftestOptions{});
   const PlantedCase& overlap = planted(cases, "selftest-model-tmem-overlap");
   const std::string race =
       "selftest-model-tmem-overlap backward: model: sm100a.bwd_blk64 CTA 0 (schedule seed 4): race in "
       "sm100a.bwd_blk64 CTA 0: TMEM lane 0 column 64: tcgen05.ld read by thread 0 (dsoftmax warp 0 lane 0) "
-      "(before its wait::ld) at step 4192, and tcgen05.mma (D accumulator) write by thread 288 (mma warp 9 lane 0) "
-      "via the tensor core at step 4396, with no happens-before order between them";
+      "(before its wait::ld) at protocol op \"dP^T row (64 fp32) -> registers\" at step 4192, and tcgen05.mma "
+      "(D accumulator) write by thread 288 (mma warp 9 lane 0) via the tensor core at protocol op \"dQ_i = dS_n K "
+      "(M=64, N=128, K=64)\" at step 4396, with no happens-before order between them";
   const CaseResult found = result_with(backend("selftest-model-tmem-overlap", kFault, race));
   const SelftestRow row = judge_planted_case(overlap, &found, nullptr);
   EXPECT_EQ(row.outcome, kDetected);
@@ -164,6 +165,10 @@ TEST(SelftestCases, TmemOverlapNeedsTheWholeRaceReport) {
                      "cp.async.bulk.tensor load write by thread 256 (producer warp 8");
   const CaseResult wrong = result_with(backend("selftest-model-tmem-overlap", kFault, other_race));
   EXPECT_EQ(judge_planted_case(overlap, &wrong, nullptr).outcome, kMissed) << other_race;
+  std::string other_op = race;
+  other_op.replace(other_op.find("dQ_i = dS_n K"), 13, "dV (+)= P^T_n dO");
+  const CaseResult wrong_op = result_with(backend("selftest-model-tmem-overlap", kFault, other_op));
+  EXPECT_EQ(judge_planted_case(overlap, &wrong_op, nullptr).outcome, kMissed) << other_op;
   const CaseResult passed = result_with(backend("selftest-model-tmem-overlap", kPass));
   EXPECT_EQ(judge_planted_case(overlap, &passed, nullptr).outcome, kMissed);
 }

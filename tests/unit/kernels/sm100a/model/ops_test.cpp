@@ -196,6 +196,23 @@ TEST(ModelTmem, AllocationRules) {
     });
     EXPECT_NE(err.find("dealloc by warp 1 of TMEM allocated by warp 0"), std::string::npos) << err;
   }
+  {
+    // relinquish_alloc_permit is .sync.aligned: one lane alone waits for the rest of its warp.
+    Rig rig(32);
+    const std::string err = rig.run([&](FiberThread& t) {
+      if (t.lane == 0) rig.cta.tmem_relinquish();
+    });
+    EXPECT_NE(err.find("deadlock"), std::string::npos) << err;
+    EXPECT_NE(err.find("waits on tcgen05.relinquish_alloc_permit"), std::string::npos) << err;
+  }
+  {
+    Rig rig(32);
+    const std::string err = rig.run([&](FiberThread&) {
+      rig.cta.tmem_relinquish();
+      rig.cta.tmem_alloc(kSmemWindowBase + 0, 32);
+    });
+    EXPECT_NE(err.find("tcgen05.alloc after tcgen05.relinquish_alloc_permit"), std::string::npos) << err;
+  }
 }
 
 TEST(ModelTmem, LaneQuarterRuleAndPoisonUntilWait) {

@@ -52,6 +52,8 @@ TEST(ModelPlants, ShortExpectTxIsADeadlockNamingTheBarrier) {
   EXPECT_NE(st.error.find("deadlock"), std::string::npos) << st.error;
   EXPECT_NE(st.error.find("mma warp 5 lane 0 waits on mbarrier k_full"), std::string::npos) << st.error;
   EXPECT_NE(st.error.find("tx-count -16"), std::string::npos) << st.error;  // 16 bytes more arrived than expected
+  // The waiting op by the forward table's own words (protocol_cursor.cuh tells the model).
+  EXPECT_NE(st.error.find("at protocol op \"K_{n+1} landed\""), std::string::npos) << st.error;
 }
 
 TEST(ModelPlants, TmemOverAllocationIsAnError) {
@@ -119,6 +121,9 @@ TEST(ModelPlants, DqAccumulatorOverTheDpBeingReadIsARace) {
   EXPECT_NE(st.error.find("TMEM lane "), std::string::npos) << st.error;
   EXPECT_NE(st.error.find("tcgen05.ld read by thread"), std::string::npos) << st.error;
   EXPECT_NE(st.error.find("(dsoftmax warp"), std::string::npos) << st.error;
+  // Both operations by the backward table's own words.
+  EXPECT_NE(st.error.find("at protocol op \"dP^T row (64 fp32) -> registers\""), std::string::npos) << st.error;
+  EXPECT_NE(st.error.find("at protocol op \"dQ_i = dS_n K (M=64, N=128, K=64)\""), std::string::npos) << st.error;
   EXPECT_NE(st.error.find("tcgen05.mma (D accumulator) write by thread 288 (mma warp 9 lane 0)"), std::string::npos)
       << st.error;
   // The cell is one of dP^T's columns, 64..127, which only the shifted dQ reaches.
