@@ -62,9 +62,10 @@ int run_render(const RenderOptions& o) {
 
 void register_render(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<RenderOptions>();
-  auto* cmd = app.add_subcommand("render",
-                                 "A report's Markdown rendering from its JSON (the .md that `run` writes beside it), or "
-                                 "reports as NVBench JSON for nvbench_compare; to stdout or --out");
+  auto* cmd =
+      app.add_subcommand("render",
+                         "A report's Markdown rendering from its JSON (the .md that `run` writes beside it), or "
+                         "reports as NVBench JSON for nvbench_compare; to stdout or --out");
   cmd->add_option("report", options->reports, "report JSON file(s): one for markdown, one per GPU for nvbench")
       ->required();
   cmd->add_option("--out", options->out, "write here (atomically) instead of stdout");

@@ -62,12 +62,13 @@ std::string what_the_clock_says(const Timing& t) {
     if (t.clocks.is_array() && i < t.clocks.size()) kept_clocks.push_back(t.clocks[i]);
     ++k;
   }
-  if (mhz.size() < 2 || mhz.size() != times.size()) return "no SM clock sample for every kept pass: the cause is not known";
+  if (mhz.size() < 2 || mhz.size() != times.size())
+    return "no SM clock sample for every kept pass: the cause is not known";
   const std::string at = clock_summary(kept_clocks);  // "at 1560-1695 MHz, sw_power_cap"
   if (relative_range(mhz) > kClockMoved) {
     const double cycle_spread = median_interval_spread(cycles);
-    std::string s = "the SM clock moved between passes (" + at + ") and pass time × SM clock spreads ±" +
-                    percent(cycle_spread);
+    std::string s =
+        "the SM clock moved between passes (" + at + ") and pass time × SM clock spreads ±" + percent(cycle_spread);
     return s + (cycle_spread <= spread_target(t) ? ": the clock accounts for the spread"
                                                  : ": the clock does not account for all of it");
   }

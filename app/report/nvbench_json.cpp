@@ -221,14 +221,14 @@ void add_time_summaries(ojson& out, const Timing& t, const std::vector<double>& 
   const double stdev = sorted.size() >= 2 ? std::sqrt(ss / (n - 1)) : kInfinity;
   const double median = t.median_ms * 1e-3;
   const double q1 = nearest_rank(sorted, 0.25), q3 = nearest_rank(sorted, 0.75);
-  add_int(out, "nv/cold/sample_size", "Samples", "sample_size", "Number of " + each, std::int64_t(sorted.size()), false);
+  add_int(out, "nv/cold/sample_size", "Samples", "sample_size", "Number of " + each, std::int64_t(sorted.size()),
+          false);
   add_float(out, "nv/cold/time/gpu/min", "Min GPU Time", "duration", "Fastest of the " + each, sorted.front());
   add_float(out, "nv/cold/time/gpu/max", "Max GPU Time", "duration", "Slowest of the " + each, sorted.back());
   add_float(out, "nv/cold/time/gpu/mean", "GPU Time", "duration", "Mean of the " + each, mean, false);
   add_float(out, "nv/cold/time/gpu/stdev/absolute", "Noise", "duration", "Standard deviation of the " + each, stdev);
-  add_float(out, "nv/cold/time/gpu/stdev/relative", "Noise", "percentage",
-            "Relative standard deviation of the " + each, std::isfinite(stdev) && mean > 0 ? stdev / mean : kInfinity,
-            false);
+  add_float(out, "nv/cold/time/gpu/stdev/relative", "Noise", "percentage", "Relative standard deviation of the " + each,
+            std::isfinite(stdev) && mean > 0 ? stdev / mean : kInfinity, false);
   add_float(out, "nv/cold/time/gpu/q1", "Q1 GPU Time", "duration", "First quartile of the " + each, q1);
   add_float(out, "nv/cold/time/gpu/median", "Median GPU Time", "duration",
             "Median of the " + each + ": vsa-bench's figure, its TFLOPS come from it", median);
@@ -254,7 +254,8 @@ void add_clock_summaries(ojson& out, const Timing& t, const Report& r) {
   const double peak_khz = r.device.is_object() ? r.device.value("sm_clock_peak_khz", 0.0) : 0.0;
   if (peak_khz > 0)
     add_float(out, "nv/cold/sm_clock_rate/scaling/percent", "Clock Scaling", "percentage",
-              "Mean SM clock of the kept passes as a fraction of the device's default clock", mean_hz / (peak_khz * 1e3));
+              "Mean SM clock of the kept passes as a fraction of the device's default clock",
+              mean_hz / (peak_khz * 1e3));
 }
 
 // What NVBench has no name for, under vsa/ tags.
@@ -285,8 +286,7 @@ void add_vsa_summaries(ojson& out, const Timing& t, const BackendResult& b) {
   const std::string reason = noise_reason(t);
   if (!reason.empty())
     add_string(out, "vsa/noise/reason", "Noise Reason", "Why the spread is above its target", reason, false);
-  add_string(out, "vsa/verdict", "Verdict", "The backend's verdict in the case (correctness)",
-             verdict_name(b.verdict));
+  add_string(out, "vsa/verdict", "Verdict", "The backend's verdict in the case (correctness)", verdict_name(b.verdict));
 }
 
 const Timing* timing_of(const BackendResult& b, const std::string& op) {
@@ -387,9 +387,11 @@ ojson device_json(const Report& r) {
   d["name"] = g.value("name", std::string("?"));
   if (g.contains("cc_major") && g.contains("cc_minor"))
     d["sm_version"] = g.value("cc_major", 0) * 100 + g.value("cc_minor", 0) * 10;
-  if (g.value("sm_clock_peak_khz", 0.0) > 0) d["sm_default_clock_rate"] = std::int64_t(g.value("sm_clock_peak_khz", 0.0)) * 1000;
+  if (g.value("sm_clock_peak_khz", 0.0) > 0)
+    d["sm_default_clock_rate"] = std::int64_t(g.value("sm_clock_peak_khz", 0.0)) * 1000;
   if (g.contains("sm_count")) d["number_of_sms"] = g.value("sm_count", 0);
-  if (g.contains("cuda_global_memory_bytes")) d["global_memory_size"] = g.value("cuda_global_memory_bytes", std::int64_t(0));
+  if (g.contains("cuda_global_memory_bytes"))
+    d["global_memory_size"] = g.value("cuda_global_memory_bytes", std::int64_t(0));
   const auto mem_hz = std::int64_t(g.value("mem_clock_peak_khz", 0.0)) * 1000;
   const auto width = g.value("memory_bus_width_bits", std::int64_t(0));
   if (mem_hz > 0) d["global_memory_bus_peak_clock_rate"] = mem_hz;

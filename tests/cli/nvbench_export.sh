@@ -68,7 +68,8 @@ if [ -x "$NVBENCH_COMPARE" ]; then
   "$NVBENCH_COMPARE" --no-color "$WORK/ref.json" "$WORK/cmp.json" >"$WORK/compare.md" 2>&1; rc=$?
   grep -q "Total Matches: 32" "$WORK/compare.md" || { tail -20 "$WORK/compare.md"; fail "nvbench_compare did not match 32 states"; }
   grep -q "WARNING" "$WORK/compare.md" && { grep -A3 WARNING "$WORK/compare.md"; fail "nvbench_compare warned about the file"; }
-  theirs="FAST=$(grep -c '🟢 FAST' "$WORK/compare.md") SAME=$(grep -c '🔵 SAME' "$WORK/compare.md") SLOW=$(grep -c '🔴 SLOW' "$WORK/compare.md") ????=$(grep -c '🟡 ????' "$WORK/compare.md")"
+  theirs="????=$(grep -c '🟡 ????' "$WORK/compare.md") FAST=$(grep -c '🟢 FAST' "$WORK/compare.md")"
+  theirs+=" SAME=$(grep -c '🔵 SAME' "$WORK/compare.md") SLOW=$(grep -c '🔴 SLOW' "$WORK/compare.md")"
   echo "nvbench_compare: $theirs (exit $rc)"
   [ "$theirs" = "$(cat "$WORK/ours.txt")" ] || fail "nvbench_compare ($theirs) and our reader ($(cat "$WORK/ours.txt")) disagree"
   failures="$(grep -o 'Failure (diff > min_noise): *[0-9]*' "$WORK/compare.md" | grep -o '[0-9]*$')"

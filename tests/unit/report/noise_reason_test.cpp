@@ -24,7 +24,8 @@ Timing sampled(std::vector<double> pass_ms, std::vector<double> clocks_mhz, doub
   t.clocks = nlohmann::json::array();
   const std::uint64_t power_cap = reasons.empty() ? 0 : 4;  // NVML's sw_power_cap bit
   for (std::size_t i = 0; i < clocks_mhz.size(); ++i)
-    t.clocks.push_back({{"pass", i}, {"after", {{"sm_clock_mhz", unsigned(clocks_mhz[i])}, {"event_reasons", power_cap}}}});
+    t.clocks.push_back(
+        {{"pass", i}, {"after", {{"sm_clock_mhz", unsigned(clocks_mhz[i])}, {"event_reasons", power_cap}}}});
   return t;
 }
 

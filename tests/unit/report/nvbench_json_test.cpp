@@ -37,7 +37,12 @@ Timing timing(const std::string& op, std::vector<double> pass_ms, std::vector<do
 CaseResult perf_case(const std::string& name, int S, double density) {
   CaseResult c;
   c.name = name;
-  c.spec = {{"mode", "perf"}, {"B", 1}, {"H", 8}, {"S", S}, {"D", 128}, {"op", "both"},
+  c.spec = {{"mode", "perf"},
+            {"B", 1},
+            {"H", 8},
+            {"S", S},
+            {"D", 128},
+            {"op", "both"},
             {"pattern", {{"kind", "random"}, {"density", density}}}};
   return c;
 }
@@ -46,10 +51,18 @@ Report h200_report(int ordinal = 0) {
   Report r;
   r.argv = {"vsa-bench", "run", "perf"};
   r.started_at = "2026-12-02T00:00:0" + std::to_string(ordinal) + "Z";
-  r.device = {{"name", "NVIDIA H200"}, {"cuda_ordinal", ordinal}, {"cc_major", 9}, {"cc_minor", 0},
-              {"sm_count", 132}, {"sm_clock_peak_khz", 1980000}, {"mem_clock_peak_khz", 3201000},
-              {"memory_bus_width_bits", 6016}, {"l2_cache_bytes", 62914560}, {"ecc_enabled", true},
-              {"uuid", "GPU-x"}, {"temperature_c", 40}};
+  r.device = {{"name", "NVIDIA H200"},
+              {"cuda_ordinal", ordinal},
+              {"cc_major", 9},
+              {"cc_minor", 0},
+              {"sm_count", 132},
+              {"sm_clock_peak_khz", 1980000},
+              {"mem_clock_peak_khz", 3201000},
+              {"memory_bus_width_bits", 6016},
+              {"l2_cache_bytes", 62914560},
+              {"ecc_enabled", true},
+              {"uuid", "GPU-x"},
+              {"temperature_c", 40}};
   for (const int S : {4096, 16384}) {
     CaseResult c = perf_case("perf/topk/S=" + std::to_string(S) + ",density=0.25", S, 0.25);
     BackendResult a;
@@ -99,9 +112,9 @@ TEST(NvbenchJson, TheFileHasNvbenchsLayout) {
   EXPECT_EQ(d["id"], 0);
   EXPECT_EQ(d["name"], "NVIDIA H200");
   EXPECT_EQ(d["sm_version"], 900);
-  EXPECT_EQ(d["sm_default_clock_rate"], 1980000000);                     // Hz, as NVBench
+  EXPECT_EQ(d["sm_default_clock_rate"], 1980000000);                      // Hz, as NVBench
   EXPECT_EQ(d["global_memory_bus_bandwidth"], 2LL * 3201000000LL * 752);  // bytes/s: DDR x bus bytes
-  EXPECT_FALSE(d.contains("uuid"));          // not an NVBench field: two H200s compare as NVBench's would
+  EXPECT_FALSE(d.contains("uuid"));           // not an NVBench field: two H200s compare as NVBench's would
   EXPECT_FALSE(d.contains("temperature_c"));  // a moving figure would make every pair of runs differ
 
   ASSERT_EQ(j["benchmarks"].size(), 1u);  // the check-only case is not a benchmark
@@ -135,7 +148,8 @@ TEST(NvbenchJson, AStateIsOneCaseBackendOpAndItsKeptPassesInSeconds) {
   EXPECT_NEAR(summary_value(*st, "nv/cold/time/gpu/mean"), 4.1625e-3, 1e-12);
   EXPECT_NEAR(summary_value(*st, "nv/cold/time/gpu/min"), 4.14e-3, 1e-12);
   EXPECT_NEAR(summary_value(*st, "nv/cold/time/gpu/median"), 4.165e-3, 1e-12);  // our median
-  const double stdev = std::sqrt(((0.0225 * 0.0225) + (0.0025 * 0.0025) + (0.0175 * 0.0175) + (0.0075 * 0.0075)) / 3) * 1e-3;
+  const double stdev =
+      std::sqrt(((0.0225 * 0.0225) + (0.0025 * 0.0025) + (0.0175 * 0.0175) + (0.0075 * 0.0075)) / 3) * 1e-3;
   EXPECT_NEAR(summary_value(*st, "nv/cold/time/gpu/stdev/absolute"), stdev, 1e-12);
   EXPECT_NEAR(summary_value(*st, "nv/cold/time/gpu/stdev/relative"), stdev / 4.1625e-3, 1e-9);
   EXPECT_NEAR(summary_value(*st, "nv/cold/time/gpu/q1"), 4.16e-3, 1e-12);  // rank round(0.25 x 3) = 1
