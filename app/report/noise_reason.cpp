@@ -64,17 +64,21 @@ std::string what_the_clock_says(const Timing& t) {
   }
   if (mhz.size() < 2 || mhz.size() != times.size())
     return "no SM clock sample for every kept pass: the cause is not known";
-  const std::string at = clock_summary(kept_clocks);  // "at 1560-1695 MHz, sw_power_cap"
+  // "at 1560-1695 MHz, sw_power_cap; sampled after each pass": a sustained pass's clock is
+  // the mean of samples taken while it ran, a short pass's one sample taken after it, which
+  // can miss a cap that acted inside the pass.
+  const bool during = t.launches_per_iteration > 1;
+  const std::string at =
+      clock_summary(kept_clocks) + (during ? "; sampled during each pass" : "; sampled after each pass");
   if (relative_range(mhz) > kClockMoved) {
     const double cycle_spread = median_interval_spread(cycles);
     std::string s =
         "the SM clock moved between passes (" + at + ") and pass time × SM clock spreads ±" + percent(cycle_spread);
     return s + (cycle_spread <= spread_target(t) ? ": the clock accounts for the spread"
-                                                 : ": the clock does not account for all of it");
+                                                 : ": the sampled clock does not account for all of it");
   }
   return "the SM clock held still across the kept passes (" + at +
-         (t.launches_per_iteration > 1 ? ", sampled during each pass" : ", sampled after each pass") +
-         "): the pass times vary at one clock (a cap acting inside a pass, memory or the host)";
+         "): the pass times vary at one sampled clock (a cap acting inside a pass, memory or the host)";
 }
 
 }  // namespace
