@@ -90,6 +90,9 @@ void register_run(CLI::App& app, int& exit_code) {
                   "Also write a Prometheus textfile (node-exporter textfile collector): verdict, TFLOPS, SM clock, "
                   "last-run time per GPU UUID, case and backend");
   cmd->add_option("--jsonl", opts->jsonl_path, "Also write JSON Lines: one row per measurement");
+  cmd->add_option("--nvbench", opts->nvbench_path,
+                  "Also write the timings as NVBench JSON, for nvbench_compare and NVBench's other readers "
+                  "(docs/report-schema.md, \"NVBench export\")");
   cmd->add_flag("!--quiet", opts->progress, "No per-case progress lines");
   cmd->callback([&exit_code, opts, suites, probes, target_spread] {
     if (!suites->empty()) opts->suites = *suites;

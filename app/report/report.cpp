@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include "build_info.hpp"
+#include "report/noise_reason.hpp"
 #include "report/timing_text.hpp"
 #include "telemetry/clock_summary.hpp"
 #include "util/files.hpp"
@@ -161,6 +162,21 @@ std::string stability_of(const BackendResult& b) {
 
 std::string escape_cell(const std::string& s) { return markdown_inline(s); }
 
+// One row per timing whose spread stayed above its target (report/noise_reason.hpp): the
+// figure and why, so a perf table states a reason for every figure it cannot vouch for.
+std::string noise_rows(const Report& r) {
+  std::string rows;
+  for (const auto& c : r.cases)
+    for (const auto& b : c.backends)
+      for (const auto& t : b.timings) {
+        const std::string reason = noise_reason(t);
+        if (reason.empty()) continue;
+        rows += "| " + escape_cell(c.name) + " | " + escape_cell(b.backend) + " | " + t.op + " | " +
+                fmt_num(t.tflops, 4) + " | " + escape_cell(reason) + " |\n";
+      }
+  return rows;
+}
+
 // A backend that explores schedules: what ran and the finding's seed, for the note column.
 std::string schedules_of(const BackendResult& b) {
   if (!b.schedules) return "";
@@ -227,6 +243,9 @@ std::string render_markdown(const Report& r) {
          << worst_error(b) << " | " << tflops_of(b, "fwd") << " | " << tflops_of(b, "bwd") << " | " << stability_of(b)
          << " | " << escape_cell(note_of(b)) << " |\n";
   }
+  const std::string noisy = noise_rows(r);
+  if (!noisy.empty())
+    md << "\n## Spread above the target\n\n| case | backend | op | TFLOPS | why |\n|---|---|---|---|---|\n" << noisy;
   if (!r.checks.empty()) {
     const auto k = check_counts(r.checks);
     md << "\n## Node checks\n\n- checks: " << k["checks"] << " — PASS " << k[verdict_name(kPass)] << ", FAIL "

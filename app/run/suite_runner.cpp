@@ -36,6 +36,7 @@
 #include "telemetry/nvml.hpp"
 #include "telemetry/pci_gpus.hpp"
 #include "report/exports.hpp"
+#include "report/nvbench_json.hpp"
 #include "report/report.hpp"
 #include "report/timing_text.hpp"
 #include "util/files.hpp"
@@ -457,7 +458,7 @@ int resume_target(const ReportFile& report, const RunOptions& o, const json& sui
   return plan.device_index < 0 ? -1 : gpus[std::size_t(plan.device_index)];
 }
 
-// --junit, --metrics, --jsonl: written once the reports are final.
+// --junit, --metrics, --jsonl, --nvbench: written once the reports are final.
 void write_exports(const RunOptions& o, const std::vector<Report>& reports) {
   if (!o.junit_path.empty()) write_file_atomic(o.junit_path, render_junit(reports));
   if (!o.metrics_path.empty())
@@ -466,6 +467,7 @@ void write_exports(const RunOptions& o, const std::vector<Report>& reports) {
                                                             std::chrono::system_clock::now().time_since_epoch())
                                                             .count())));
   if (!o.jsonl_path.empty()) write_file_atomic(o.jsonl_path, render_jsonl(reports));
+  if (!o.nvbench_path.empty()) write_file_atomic(o.nvbench_path, render_nvbench(reports, report_tool_json()));
 }
 
 GpuEvidence gpu_evidence(const RunOptions& o, const Discovery& d) {

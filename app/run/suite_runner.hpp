@@ -39,6 +39,7 @@ struct RunOptions {
   std::string node_checks = "auto";
   std::string floors_path;
   std::string junit_path, metrics_path, jsonl_path;  // standard outputs of the whole run (report/exports.hpp)
+  std::string nvbench_path;                          // the run as NVBench JSON (report/nvbench_json.hpp)
   std::vector<std::string> argv;
 };
 
