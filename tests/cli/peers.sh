@@ -1,12 +1,13 @@
 # scripts/peers/peers.py on a tiny dumped case: FlexAttention is checked against the dump's
 # CPU reference (on the CPU here: forward only, not timed), FastVideo is skipped with its
 # reason, the report is in our schema (`vsa-bench compare` and `fleet` read it), and a
-# corrupted reference makes the check fail (exit 1). Needs a python with torch
-# ($VSA_PYTHON, default python3); skipped (77) at once without it: CI never installs torch.
+# corrupted reference makes the check fail (exit 1). Needs a python with torch: $VSA_PYTHON,
+# else the venv scripts/test.sh installs (.tools/torch-venv, scripts/lib/common.sh), else
+# python3; skipped (77) at once without it.
 source "$(dirname "$0")/lib.sh"
-PY="${VSA_PYTHON:-python3}"
+PY="$(peer_python)"
 "$PY" -c "import torch" 2>/dev/null \
-  || { echo "SKIP: $PY cannot import torch (set VSA_PYTHON to a python that has it to test scripts/peers)"; exit 77; }
+  || { echo "SKIP: $PY cannot import torch (run scripts/test.sh, or set VSA_PYTHON to a python that has it)"; exit 77; }
 PEERS="$SRC/scripts/peers/peers.py"
 
 cat >"$WORK/tiny.json" <<'JSON'
