@@ -35,7 +35,8 @@ from dumped_case import OUTPUTS, DumpError, load_dump
 from fastvideo_peer import FastVideoTritonPeer
 from fingerprint import device_info, node_info
 from flashinfer_peer import FlashInferVsaPeer
-from flex_peer import FlexFlashPeer, FlexPeer
+from flex_flash_peer import FlexFlashPeer
+from flex_peer import FlexPeer
 from measure import time_interleaved
 from torch_reference import reference_outputs
 
