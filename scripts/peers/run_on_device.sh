@@ -26,7 +26,7 @@
 #   CASES       space-separated case names instead of the two above; NAME@noref dumps
 #               without CPU reference outputs
 set -uo pipefail
-[ $# -ge 2 ] || { sed -n '2,33p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,27p' "$0"; exit 2; }
 BIN="$(readlink -f "$1")"; OUT="$2"; shift 2
 HERE="$(cd "$(dirname "$0")" && pwd)"
 PY="${VSA_PYTHON:-python3}"
