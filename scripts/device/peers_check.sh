@@ -74,7 +74,7 @@ md="$OUT/h200-peers-$(date -u +%Y-%m-%d).md"
   echo "# Ours and peers on one H200, $(date -u +%Y-%m-%dT%H:%MZ)"
   echo
   echo "Made by \`scripts/device/peers_check.sh build \$OUT\` (one call; carried: \`build/vsa-bench\`, \`.peers\`)"
-  echo "with vsa-bench $("$BUILD/vsa-bench" --version 2>/dev/null | head -1); peers.py exit $rc."
+  echo "with $("$BUILD/vsa-bench" --version 2>/dev/null | head -1); peers.py exit $rc."
   echo "$versions."
   echo
   echo "B=1 H=8 D=128, random top-k (suites/perf.json perf/topk). TFLOPS are docs/spec.md FLOPs over the median"
