@@ -71,6 +71,49 @@ install_python_test_tools() {
       say "cuda-bench could not be installed: the NVBench export test uses its own reader only"
   fi
   export VSA_TOOLS_PYTHON="$py"
+  install_peer_python
+}
+
+# torch (and numpy) for tests/cli/peers.sh and dump.sh: scripts/peers checked on the CPU.
+# The H200 node's torch version, so the tests run the FlexAttention code the node runs.
+VSA_TORCH_VERSION="${VSA_TORCH_VERSION:-2.11.0}"
+# PyPI's only Linux x86-64 torch wheels are CUDA builds. Without their nvidia-* dependencies
+# `import torch` fails (libcufile.so.0 not found): libtorch links the CUDA libraries even where
+# nothing calls them. The full dependency set is ~4.6 GB and ~3 min to install here; this
+# machine's CUDA toolkit (/usr/local/cuda, on the loader path) already has cudart, cuBLAS,
+# cuFFT, cuSPARSE, NVRTC, cuDNN and NCCL, so the light route installs torch without
+# dependencies plus the three libraries the toolkit lacks (cuFile, cuSPARSELt, NVSHMEM, at the
+# versions torch 2.11.0 pins) and torch's pure-Python dependencies: ~1.6 GB, ~1.5 min. Where
+# that torch does not import (another toolkit), pip resolves torch's full dependencies instead.
+# The venv lives outside the clone (CI clones afresh each run; pip keeps no copy of these
+# downloads here), keyed by torch and Python versions, and is reused by later runs and
+# clones; .tools/torch-venv links to it so tests run by hand find it too.
+install_peer_python() {
+  if [ -n "${VSA_PYTHON:-}" ]; then return; fi  # the caller's own python with torch
+  local tag; tag="$(python3 -c 'import sys; print("cp%d%d" % sys.version_info[:2])')"
+  local cache="${VSA_CACHE_DIR:-${XDG_CACHE_HOME:-${HOME:-$VSA_TOOLS}/.cache}/vsa-bench}"
+  local venv="$cache/torch-$VSA_TORCH_VERSION-$tag"
+  local probe="import numpy, torch; from torch.nn.attention.flex_attention import flex_attention"
+  mkdir -p "$cache" "$VSA_TOOLS"
+  (
+    flock 9  # CI and developers' worktrees on one machine share the venv
+    if ! "$venv/bin/python" -c "$probe" 2>/dev/null; then
+      say "installing torch $VSA_TORCH_VERSION for the CPU (PyPI, ~1.6 GB) into $venv"
+      [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+      local pip=("$venv/bin/python" -m pip install -q --disable-pip-version-check)
+      "${pip[@]}" filelock "typing-extensions>=4.10" "setuptools<82" "sympy>=1.13.3" "networkx>=2.5.1" jinja2 \
+        "fsspec>=0.8.5" numpy
+      "${pip[@]}" --no-deps "torch==$VSA_TORCH_VERSION" nvidia-cufile==1.15.1.6 nvidia-cusparselt-cu13==0.8.0 \
+        nvidia-nvshmem-cu13==3.4.5
+      if ! "$venv/bin/python" -c "$probe" 2>/dev/null; then
+        say "torch does not import with this machine's CUDA libraries: installing its full dependencies (~3 GB more)"
+        "${pip[@]}" "torch==$VSA_TORCH_VERSION" numpy
+      fi
+      "$venv/bin/python" -c "$probe"
+    fi
+  ) 9>"$cache/torch.lock"
+  ln -sfn "$venv" "$VSA_TOOLS/torch-venv"
+  export VSA_PYTHON="$VSA_TOOLS/torch-venv/bin/python"
 }
 
 configure_and_build() {

@@ -57,3 +57,13 @@ def case_tensors(case: DumpedCase, device: torch.device) -> CaseTensors:
         softmax_scale=float(case.meta.get("softmax_scale", 1.0 / math.sqrt(case.shape["D"]))),
         **index,
     )
+
+
+def selected_blocks(t: CaseTensors) -> torch.Tensor:
+    """[B, H, nb q blocks, nb key blocks] bool: the key blocks each query block's q2k list selects."""
+    nb = t.num_blocks
+    ids = t.q2k_idx.long().clamp(min=0)
+    valid = torch.arange(ids.shape[-1], device=ids.device) < t.q2k_num.long()[..., None]
+    selected = torch.zeros(*ids.shape[:-1], nb + 1, dtype=torch.bool, device=ids.device)
+    selected.scatter_(-1, torch.where(valid, ids, nb), True)  # unused slots write to a spare last column
+    return selected[..., :nb].contiguous()

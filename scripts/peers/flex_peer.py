@@ -24,7 +24,7 @@ import warnings
 
 import torch
 
-from case_tensors import CaseTensors
+from case_tensors import CaseTensors, selected_blocks
 
 try:
     from torch._inductor.choices import InductorChoices
@@ -84,10 +84,7 @@ def build_block_mask(t: CaseTensors):
     full_block = (t.vbs == blk)[ids]
     kv_num, kv_idx = _ordered_lists(ids, valid & ~full_block, nb)
     full_num, full_idx = _ordered_lists(ids, valid & full_block, nb)
-    # [B, H, nb q blocks, nb kv blocks]; unused slots write to a spare last column
-    selected = torch.zeros(*ids.shape[:-1], nb + 1, dtype=torch.bool, device=ids.device)
-    selected.scatter_(-1, torch.where(valid, ids, nb), True)
-    selected = selected[..., :nb].contiguous()
+    selected = selected_blocks(t)
     vbs = t.vbs
 
     def selected_valid_key(b, h, q_idx, kv_idx):
@@ -104,6 +101,7 @@ def build_block_mask(t: CaseTensors):
 
 class FlexPeer:
     name = NAME
+    kernel_options: dict | None = None  # flex_attention's kernel_options (None: inductor's Triton kernels)
 
     def __init__(self):
         self.t: CaseTensors | None = None
@@ -145,7 +143,8 @@ class FlexPeer:
         self._graph_out = None
 
     def _run(self, q, k, v):
-        out, aux = self.compiled(q, k, v, block_mask=self.mask, scale=self.t.softmax_scale, return_aux=self.aux)
+        out, aux = self.compiled(q, k, v, block_mask=self.mask, scale=self.t.softmax_scale, return_aux=self.aux,
+                                 kernel_options=self.kernel_options)
         return out, aux.lse
 
     def forward(self) -> tuple[torch.Tensor, torch.Tensor]:

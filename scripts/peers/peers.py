@@ -34,11 +34,15 @@ from check import compare
 from dumped_case import OUTPUTS, DumpError, load_dump
 from fastvideo_peer import FastVideoTritonPeer
 from fingerprint import device_info, node_info
+from flashinfer_peer import FlashInferVsaPeer
+from flex_flash_peer import FlexFlashPeer
 from flex_peer import FlexPeer
 from measure import time_interleaved
 from torch_reference import reference_outputs
 
-PEERS = ("flex-attention", "fastvideo-triton")
+PEER_CLASSES = {"flex-attention": FlexPeer, "flex-attention-flash": FlexFlashPeer,
+                "flashinfer-vsa": FlashInferVsaPeer, "fastvideo-triton": FastVideoTritonPeer}
+PEERS = tuple(PEER_CLASSES)
 
 
 def parse_args(argv):
@@ -76,11 +80,8 @@ def make_peers(args):
     unknown = [p for p in wanted if p not in PEERS]
     if unknown:
         usage_error(f"unknown peer(s) {', '.join(unknown)} (known: {', '.join(PEERS)})")
-    peers = []
-    for name in wanted:
-        peers.append(FlexPeer() if name == "flex-attention"
-                     else FastVideoTritonPeer(args.fastvideo_triton))
-    return peers
+    return [FastVideoTritonPeer(args.fastvideo_triton) if name == "fastvideo-triton" else PEER_CLASSES[name]()
+            for name in wanted]
 
 
 def pick_device(text: str) -> torch.device:
@@ -93,20 +94,32 @@ def pick_device(text: str) -> torch.device:
 
 
 def check_peer(peer, t, ref, tol, backward):
-    """(verdict, reason, metrics, backward_checked)."""
-    metrics = []
+    """(verdict, reason, metrics, backward_checked). A peer whose forward returns no lse
+    (lse None) is checked on O alone and the reason says so; a peer with no backward here
+    (backward_unavailable) is checked and timed forward only."""
+    metrics, notes = [], []
     o, lse = peer.forward()
     metrics.append(compare("o", o, ref["o"], *tol))
-    metrics.append(compare("lse", lse, ref["lse"], *tol))
+    if lse is None:
+        notes.append(getattr(peer, "lse_unavailable", "lse not returned"))
+    else:
+        metrics.append(compare("lse", lse, ref["lse"], *tol))
     no_backward = backward and getattr(peer, "backward_unavailable", lambda d: None)(t.q.device)
+    if no_backward:
+        notes.append(no_backward)
     if backward and not no_backward:
         dq, dk, dv = peer.backward()
         for name, got in (("dq", dq), ("dk", dk), ("dv", dv)):
             metrics.append(compare(name, got, ref[name], *tol))
     failed = [m for m in metrics if not m["pass"]]
+    backward_checked = backward and not no_backward
     if failed:
-        return "FAIL", f"{failed[0]['tensor']}: {failed[0]['why']}", metrics, not no_backward
-    return "PASS", no_backward or "", metrics, not no_backward
+        return "FAIL", f"{failed[0]['tensor']}: {failed[0]['why']}", metrics, backward_checked
+    return "PASS", "; ".join(notes), metrics, backward_checked
+
+
+def add_note(result: dict, note: str) -> None:
+    result["reason"] = "; ".join(x for x in (result["reason"], note) if x)
 
 
 def pick_reference(case, t, args, backward, tol):
@@ -138,9 +151,10 @@ def run_case(path, peers, device, args):
     backward = case.runs_backward
     tol = (case.spec["tolerance"]["rel_max"], case.spec["tolerance"]["rel_l2"])
     ref, reference, results = pick_reference(case, t, args, backward, tol)
-    passed = []
+    passed = []  # (peer, its result, whether its backward was checked and so is timed)
     for peer in peers:
-        reason = peer.unavailable(device)
+        # unavailable: the peer cannot run here at all; case_unsupported: not this case's shape
+        reason = peer.unavailable(device) or getattr(peer, "case_unsupported", lambda t: None)(t)
         if reason:
             results.append(peer_report.backend_result(peer.name, "SKIP", reason))
             continue
@@ -148,17 +162,17 @@ def run_case(path, peers, device, args):
             peer.prepare(t)
             verdict, why, metrics, backward_checked = check_peer(peer, t, ref, tol, backward)
             results.append(peer_report.backend_result(peer.name, verdict, why, metrics))
-            if verdict == "PASS" and backward_checked:
-                passed.append((peer, results[-1]))
+            if verdict == "PASS":
+                passed.append((peer, results[-1], backward_checked))
         except Exception as e:  # a peer that raises is a FAULT of that peer, the run goes on
             traceback.print_exc()
             results.append(peer_report.backend_result(peer.name, "FAULT", f"{type(e).__name__}: {e}"))
     if args.no_timing:
-        for _, r in passed:
-            r["reason"] = "not timed (--no-timing)"
+        for _, r, _ in passed:
+            add_note(r, "not timed (--no-timing)")
     elif device.type != "cuda":
-        for _, r in passed:
-            r["reason"] = "not timed: no CUDA device (timing uses CUDA events)"
+        for _, r, _ in passed:
+            add_note(r, "not timed: no CUDA device (timing uses CUDA events)")
     elif passed and (case.spec.get("mode") == "perf" or args.time_all):
         time_case(case, passed, backward, args)
     for peer in peers:
@@ -176,20 +190,22 @@ def time_case(case, passed, backward, args):
     warmup = args.warmup if args.warmup is not None else timing["warmup"]
     iterations = args.iterations if args.iterations is not None else timing["iterations"]
     passes = args.passes if args.passes is not None else timing["passes"]
-    ops = [("fwd", "forward_launcher", case.meta["flops_fwd"])]
-    if backward:
-        ops.append(("bwd", "backward_launcher", case.meta["flops_bwd"]))
-    for op, launcher, flops in ops:
+    ops = [("fwd", "forward_launcher", case.meta["flops_fwd"], passed)]
+    if backward:  # only the peers whose backward was checked
+        ops.append(("bwd", "backward_launcher", case.meta["flops_bwd"], [p for p in passed if p[2]]))
+    for op, launcher, flops, timed in ops:
+        if not timed:
+            continue
         try:
-            launchers = {peer.name: getattr(peer, launcher)() for peer, _ in passed}
+            launchers = {peer.name: getattr(peer, launcher)() for peer, _, _ in timed}
             measured = time_interleaved(launchers, warmup, iterations, passes)
         except Exception as e:  # as in our runner: every backend timed together is marked
             traceback.print_exc()
-            for _, result in passed:
+            for _, result, _ in timed:
                 result["verdict"] = "FAULT"
                 result["reason"] = f"during {op} timing: {type(e).__name__}: {e}"
             return
-        for peer, result in passed:
+        for peer, result, _ in timed:
             result["timings"].append(peer_report.timing_entry(op, measured[peer.name], flops))
 
 

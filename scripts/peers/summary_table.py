@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """A short TFLOPS table from a peers report and, optionally, one of our reports:
 one row per (case, backend) over the cases of the peers report, forward and
-backward TFLOPS with their spread, worst rel_max and verdict.
+backward TFLOPS with their spread, worst rel_max and verdict; with --markdown, a
+Markdown table that also gives each row's reason (why skipped, what was not checked).
 
-    python3 scripts/peers/summary_table.py peers-report.json [ours.json]
+    python3 scripts/peers/summary_table.py [--markdown] peers-report.json [ours.json]
 """
 from __future__ import annotations
 
@@ -21,11 +22,13 @@ def rows(report: dict, cases: set[str] | None) -> list[tuple]:
             worst = max(b["metrics"], key=lambda m: m["rel_max"], default=None)
             out.append((c["name"], b["backend"], b["verdict"], tf.get("fwd", "-"), tf.get("bwd", "-"),
                         f"{worst['tensor']} {worst['rel_max']:.1e}" if worst else "-",
-                        c.get("reference", "")))
+                        c.get("reference", ""), b.get("reason", "")))
     return out
 
 
 def main(argv: list[str]) -> int:
+    markdown = "--markdown" in argv
+    argv = [a for a in argv if a != "--markdown"]
     if not argv or len(argv) > 2:
         print(__doc__, file=sys.stderr)
         return 2
@@ -35,7 +38,14 @@ def main(argv: list[str]) -> int:
     if len(argv) == 2:
         table += rows(json.load(open(argv[1])), names)
     table.sort(key=lambda r: (r[0], r[1]))
-    header = ("case", "backend", "verdict", "fwd TFLOPS", "bwd TFLOPS", "worst rel_max", "checked against")
+    header = ("case", "backend", "verdict", "fwd TFLOPS", "bwd TFLOPS", "worst rel_max", "checked against", "note")
+    if markdown:
+        print("| " + " | ".join(header) + " |")
+        print("|" + "---|" * len(header))
+        for r in table:
+            print("| " + " | ".join(str(x).replace("|", "/").replace("\n", " ") for x in r) + " |")
+        return 0
+    header, table = header[:-1], [r[:-1] for r in table]
     widths = [max(len(str(r[i])) for r in table + [header]) for i in range(len(header))]
     for r in [header] + table:
         print("  ".join(str(x).ljust(w) for x, w in zip(r, widths)).rstrip())

@@ -1,9 +1,9 @@
 # `vsa-bench dump`: a smoke case becomes .npy files + case.json (headers checked with the
 # standard library); bad names and oversized cases exit 2 with the reason; --no-reference
-# leaves the outputs out. Where python has numpy ($VSA_PYTHON, default python3), the files
-# are loaded and O and lse are recomputed from the dumped inputs and index lists.
+# leaves the outputs out. Where python has numpy ($VSA_PYTHON, else .tools/torch-venv, else
+# python3), the files are loaded and O and lse are recomputed from the dumped inputs and index lists.
 source "$(dirname "$0")/lib.sh"
-PY="${VSA_PYTHON:-python3}"
+PY="$(peer_python)"
 CASE="smoke/cpu-ref"  # B=1 H=2 S=512 D=64, top-k 50%
 
 "$BIN" dump --case "$CASE" --out "$WORK/d" >"$WORK/out" 2>"$WORK/err"; rc=$?

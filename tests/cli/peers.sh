@@ -1,22 +1,26 @@
 # scripts/peers/peers.py on a tiny dumped case: FlexAttention is checked against the dump's
 # CPU reference (on the CPU here: forward only, not timed), FastVideo is skipped with its
 # reason, the report is in our schema (`vsa-bench compare` and `fleet` read it), and a
-# corrupted reference makes the check fail (exit 1). Needs a python with torch
-# ($VSA_PYTHON, default python3); skipped (77) at once without it: CI never installs torch.
+# corrupted reference makes the check fail (exit 1). Needs a python with torch: $VSA_PYTHON,
+# else the venv scripts/test.sh installs (.tools/torch-venv, scripts/lib/common.sh), else
+# python3; skipped (77) at once without it.
 source "$(dirname "$0")/lib.sh"
-PY="${VSA_PYTHON:-python3}"
+PY="$(peer_python)"
 "$PY" -c "import torch" 2>/dev/null \
-  || { echo "SKIP: $PY cannot import torch (set VSA_PYTHON to a python that has it to test scripts/peers)"; exit 77; }
+  || { echo "SKIP: $PY cannot import torch (run scripts/test.sh, or set VSA_PYTHON to a python that has it)"; exit 77; }
 PEERS="$SRC/scripts/peers/peers.py"
 
 cat >"$WORK/tiny.json" <<'JSON'
 {"name": "tiny", "defaults": {"B": 1, "H": 2, "D": 64, "seed": 3, "backends": ["cpu-ref"]},
  "cases": [
-   {"name": "ragged", "S": 384, "pattern": {"kind": "ragged", "density": 0.5, "zero_rows": 0.2}, "vbs": {"kind": "random"}}
+   {"name": "ragged", "S": 384, "pattern": {"kind": "ragged", "density": 0.5, "zero_rows": 0.2}, "vbs": {"kind": "random"}},
+   {"name": "topk", "S": 384, "D": 128, "pattern": {"kind": "topk", "density": 0.5}}
  ]}
 JSON
 "$BIN" dump "$WORK/tiny.json" --case tiny/ragged --out "$WORK/d" >"$WORK/out" 2>"$WORK/err" \
   || { cat "$WORK/err"; fail "dump"; }
+"$BIN" dump "$WORK/tiny.json" --case tiny/topk --out "$WORK/full" >"$WORK/out" 2>"$WORK/err" \
+  || { cat "$WORK/err"; fail "dump tiny/topk"; }
 
 "$PY" "$PEERS" "$WORK/d" --device cpu --out "$WORK/peers/peers-report.json" >"$WORK/out" 2>"$WORK/err"; rc=$?
 cat "$WORK/out"
@@ -30,9 +34,50 @@ flex="[b for b in d['cases'][0]['backends'] if b['backend']=='flex-attention'][0
 [ "$(json_get "$R" "sorted(m['tensor'] for m in $flex['metrics'])")" = "['lse', 'o']" ] || fail "flex metrics"
 [ "$(json_get "$R" "max(m['rel_max'] for m in $flex['metrics']) < 1e-2")" = "True" ] || fail "flex rel_max"
 json_get "$R" "$flex['reason']" | grep -q "no CPU backward" || fail "the unchecked backward is not stated"
-fv="[b for b in d['cases'][0]['backends'] if b['backend']=='fastvideo-triton'][0]"
-[ "$(json_get "$R" "$fv['verdict']")" = "SKIP" ] || fail "fastvideo-triton not skipped"
-[ -n "$(json_get "$R" "$fv['reason']")" ] || fail "fastvideo-triton skipped without a reason"
+for peer in fastvideo-triton flashinfer-vsa flex-attention-flash; do  # GPU-only peers: skipped, with the reason
+  b="[b for b in d['cases'][0]['backends'] if b['backend']=='$peer'][0]"
+  [ "$(json_get "$R" "$b['verdict']")" = "SKIP" ] || fail "$peer not skipped on the CPU"
+  [ -n "$(json_get "$R" "$b['reason']")" ] || fail "$peer skipped without a reason"
+done
+
+# The library's rules, on the dumped tensors: a forward-only peer returning no lse is checked
+# on O alone with both omissions stated; FlashInfer's backend takes only full 64-token
+# blocks, head_dim 128 and 1..64 selected blocks per row, and names what a case breaks.
+(cd "$SRC/scripts/peers" && "$PY" - "$WORK/d" "$WORK/full") >"$WORK/out" 2>"$WORK/err" <<'PY' || { cat "$WORK/out" "$WORK/err"; fail "peer rules"; }
+import sys
+import torch
+import peers
+from case_tensors import case_tensors, to_tensor
+from dumped_case import load_dump
+from flashinfer_peer import FlashInferVsaPeer
+from flex_peer import FlexPeer
+
+class OutputOnly(FlexPeer):
+    lse_unavailable = "lse not returned (test peer)"
+    def forward(self):
+        return super().forward()[0], None
+    def backward_unavailable(self, device):
+        return "forward only (test peer)"
+
+cpu = torch.device("cpu")
+ragged, full = (load_dump(p) for p in sys.argv[1:])
+t = case_tensors(full, cpu)
+ref = {n: to_tensor(full.arrays[n], cpu) for n in ("o", "lse")}
+tol = (full.spec["tolerance"]["rel_max"], full.spec["tolerance"]["rel_l2"])
+p = OutputOnly(); p.prepare(t)
+verdict, why, metrics, backward_checked = peers.check_peer(p, t, ref, tol, True)
+assert verdict == "PASS" and [m["tensor"] for m in metrics] == ["o"] and not backward_checked, (verdict, metrics)
+assert "lse not returned" in why and "forward only" in why, why
+
+fi = FlashInferVsaPeer()
+assert fi.case_unsupported(t) is None, fi.case_unsupported(t)
+assert "head_dim 128" in fi.case_unsupported(case_tensors(ragged, cpu))
+t.vbs[-1] = 17
+assert "1 of the case's 6 key blocks are padded" in fi.case_unsupported(t), fi.case_unsupported(t)
+t.vbs[-1] = 64; t.q2k_num[0, 1, 2] = 0
+assert "1..64 selected key blocks" in fi.case_unsupported(t), fi.case_unsupported(t)
+print("peer rules ok")
+PY
 
 # Our tools read it: compare next to a vsa-bench report of the same case, fleet over both.
 "$BIN" run "$WORK/tiny.json" --devices none --out "$WORK/ours" --label ours --quiet >"$WORK/out" 2>"$WORK/err" \

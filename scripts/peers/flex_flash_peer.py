@@ -1,0 +1,61 @@
+"""FlexAttention with its FLASH backend: the same BlockMask and mask_mod as flex_peer,
+compiled with kernel_options={"BACKEND": "FLASH"}.
+
+torch 2.11's inductor lowers such a call to FlashAttention-4's CuTe DSL kernels
+(torch/_inductor/kernel/flex/flex_flash_attention.py: forward and backward templates
+that call flash_attn.cute with the BlockMask's block lists) instead of its Triton
+kernels. FLASH is never chosen by "AUTO"; asked for explicitly, torch raises when it
+cannot be used. It needs `flash_attn.cute` importable: PyPI flash-attn-4, which needs
+nvidia-cutlass-dsl (the CuTe DSL compiler, whose cu13 library wheel alone is 92 MB),
+quack-kernels, apache-tvm-ffi and torch-c-dlpack-ext. Skipped with the reason where
+any of that is missing.
+"""
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+
+import torch
+
+from flex_peer import FlexPeer
+
+NAME = "flex-attention-flash"
+TORCH_FLASH_MODULE = "torch._inductor.kernel.flex.flex_flash_attention"
+
+
+def _found(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ImportError:  # a parent package is missing
+        return False
+
+
+def _version(distribution: str) -> str:
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return "not installed"
+
+
+class FlexFlashPeer(FlexPeer):
+    name = NAME
+    kernel_options = {"BACKEND": "FLASH"}
+
+    @property
+    def description(self) -> str:
+        return (f"torch.nn.attention.flex_attention {torch.__version__} with kernel_options BACKEND=FLASH "
+                f"(flash-attn-4 {_version('flash-attn-4')}, nvidia-cutlass-dsl {_version('nvidia-cutlass-dsl')}), "
+                "the flex-attention BlockMask, torch.compile (default mode)")
+
+    def unavailable(self, device: torch.device) -> str | None:
+        reason = super().unavailable(device)
+        if reason:
+            return reason
+        if device.type != "cuda":
+            return "the FLASH backend runs CuTe DSL kernels: it needs a CUDA device"
+        if not _found(TORCH_FLASH_MODULE):
+            return f"torch {torch.__version__} has no FLASH backend for flex_attention ({TORCH_FLASH_MODULE})"
+        if not _found("flash_attn.cute"):
+            return ("flash_attn.cute is not importable: the FLASH backend needs PyPI flash-attn-4 with "
+                    "nvidia-cutlass-dsl (CuTe DSL), quack-kernels, apache-tvm-ffi and torch-c-dlpack-ext")
+        return None
