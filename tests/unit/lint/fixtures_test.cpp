@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "lint/lint.hpp"
+#include "lint/render.hpp"
 
 #ifndef VSA_LINT_FIXTURE_DIR
 #error "VSA_LINT_FIXTURE_DIR must name the directory of the compiled lint fixtures (tests/fixtures/CMakeLists.txt)"
@@ -186,6 +187,43 @@ TEST_F(LintFixtures, LocalSpillOnlyInHotKernels) {
   const auto opcode = opcode_at("lint_spill.cubin", finding);
   EXPECT_TRUE(opcode.starts_with("LDL") || opcode.starts_with("STL")) << opcode;
   EXPECT_NE(finding.message.find("STACK:"), std::string::npos) << finding.message;
+  // A family of our own: the spill is an error and fails lint, strict or not.
+  EXPECT_EQ(finding.severity, Severity::error);
+  EXPECT_FALSE(result.passed(false));
+  EXPECT_FALSE(result.passed(true));
+}
+
+TEST_F(LintFixtures, LocalSpillIsAWarningInAPluginFamily) {
+  // The same spilling kernel in a family a plugin declares (lint --plugin): someone else's
+  // kernel that computes the right values; listed as a warning, failing only under --strict.
+  auto rules = default_rule_table();
+  rules.families.push_back(
+      {"plugin::fixture", "_ZN3vsa12lint_fixture", "sm_90a", "", "", true, {}, Severity::warning});
+  const auto result = lint("lint_spill.cubin", rules);
+  ASSERT_EQ(result.findings.size(), 1U) << dump(result.findings);
+  EXPECT_EQ(result.findings[0].rule, kRuleLocalSpill);
+  EXPECT_EQ(result.findings[0].severity, Severity::warning);
+  EXPECT_EQ(result.count(Severity::warning), 1U);
+  EXPECT_EQ(result.count(Severity::error), 0U);
+  EXPECT_TRUE(result.passed(false));
+  EXPECT_FALSE(result.passed(true));
+  const auto json = to_json(result);
+  EXPECT_EQ(json.at("warnings"), 1);
+  EXPECT_EQ(json.at("errors"), 0);
+  EXPECT_EQ(json.at("findings").at(0).at("severity"), "warning");
+  EXPECT_NE(format_text(result).find("local-spill (warning)"), std::string::npos) << format_text(result);
+}
+
+TEST_F(LintFixtures, CorrectnessRulesStayErrorsInAPluginFamily) {
+  // A plugin family's kernel without its MMA is still an error: warnings are for the
+  // performance rules only.
+  auto rules = default_rule_table();
+  for (auto& family : rules.families) family.performance = Severity::warning;
+  const auto result = lint("lint_mma_sm90a.cubin", rules);
+  ASSERT_EQ(result.findings.size(), 1U) << dump(result.findings);
+  EXPECT_EQ(result.findings[0].rule, kRuleMissingMma);
+  EXPECT_EQ(result.findings[0].severity, Severity::error);
+  EXPECT_FALSE(result.passed(false));
 }
 
 TEST_F(LintFixtures, BadInputIsAToolError) {
