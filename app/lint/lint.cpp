@@ -20,8 +20,8 @@ const KernelFamily* family_of(const std::string& name, const RuleTable& rules) {
 }  // namespace
 
 std::size_t LintResult::count(Severity severity) const {
-  return std::size_t(std::count_if(findings.begin(), findings.end(),
-                                   [severity](const Finding& f) { return f.severity == severity; }));
+  return std::size_t(
+      std::count_if(findings.begin(), findings.end(), [severity](const Finding& f) { return f.severity == severity; }));
 }
 
 LintResult lint_listing(const sass::Listing& listing, const RuleTable& rules) {

@@ -24,8 +24,7 @@ std::string format_text(const LintResult& result) {
   out += "\n";
   for (const auto& finding : result.findings) {
     out += "\n" + finding.rule + (finding.severity == Severity::warning ? " (warning)" : "") + "  " + finding.arch +
-           "  " +
-           (finding.offset ? sass::format_offset(*finding.offset) : std::string("-")) + "  " +
+           "  " + (finding.offset ? sass::format_offset(*finding.offset) : std::string("-")) + "  " +
            sass::demangle(finding.kernel) + "\n    " + finding.message + "\n";
   }
   return out;

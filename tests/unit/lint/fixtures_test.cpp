@@ -197,8 +197,7 @@ TEST_F(LintFixtures, LocalSpillIsAWarningInAPluginFamily) {
   // The same spilling kernel in a family a plugin declares (lint --plugin): someone else's
   // kernel that computes the right values; listed as a warning, failing only under --strict.
   auto rules = default_rule_table();
-  rules.families.push_back(
-      {"plugin::fixture", "_ZN3vsa12lint_fixture", "sm_90a", "", "", true, {}, Severity::warning});
+  rules.families.push_back({"plugin::fixture", "_ZN3vsa12lint_fixture", "sm_90a", "", "", true, {}, Severity::warning});
   const auto result = lint("lint_spill.cubin", rules);
   ASSERT_EQ(result.findings.size(), 1U) << dump(result.findings);
   EXPECT_EQ(result.findings[0].rule, kRuleLocalSpill);
