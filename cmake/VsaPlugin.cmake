@@ -5,8 +5,8 @@
 #   vsa_add_plugin(my_kernels SOURCES my_plugin.cu [CUDA_ARCHITECTURES 90a 100a] [LINK other_targets])
 #
 # makes my_kernels.so: a module with vsa/plugin.h and vsa/probe.cuh on its include path,
-# only vsa_plugin_entry exported (hidden visibility for everything else, so two plugins
-# never interpose symbols), unresolved symbols an error at link time instead of at load
+# only vsa_plugin_entry exported (hidden visibility and a linker version script for everything
+# else, so two plugins never interpose symbols), unresolved symbols an error at link time instead of at load
 # time, and the CUDA runtime linked statically, so the .so runs wherever vsa-bench runs
 # (a driver, no toolkit). Load it with `vsa-bench run --plugin my_kernels.so`.
 
@@ -45,6 +45,15 @@ function(vsa_add_plugin name)
   endif()
   if(NOT APPLE)
     target_link_options(${name} PRIVATE "LINKER:--no-undefined")
+    # Hidden visibility alone does not hide everything: nvcc gets no -fvisibility-inlines-hidden
+    # from CMake, so a .cu file that uses <iostream> exports libstdc++'s inline functions
+    # (e.g. std::ctype<char>::do_widen) as weak symbols. The version script keeps the promise.
+    set(map "${CMAKE_BINARY_DIR}/vsa_plugin_exports.map")
+    if(NOT EXISTS "${map}")
+      file(WRITE "${map}" "{\n  global: vsa_plugin_entry;\n  local: *;\n};\n")
+    endif()
+    target_link_options(${name} PRIVATE "LINKER:--version-script=${map}")
+    set_property(TARGET ${name} APPEND PROPERTY LINK_DEPENDS "${map}")
   endif()
   if(ARG_LINK)
     target_link_libraries(${name} PRIVATE ${ARG_LINK})

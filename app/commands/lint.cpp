@@ -1,5 +1,6 @@
-// `vsa-bench lint [--format text|json] [--cuobjdump PATH] [FILE]`: disassembles kernels and
-// checks them (lint/lint.hpp). Exit 0 clean, 1 findings, 2 bad input / no tool.
+// `vsa-bench lint [--format text|json] [--strict] [--cuobjdump PATH] [FILE]`: disassembles kernels
+// and checks them (lint/lint.hpp). Exit 0 no error finding (warnings allowed unless --strict),
+// 1 an error finding, 2 bad input / no tool.
 #include <iostream>
 #include <memory>
 #include <string>
@@ -26,10 +27,13 @@ struct LintCommandOptions {
   std::string against;
   std::string format;  // text | json
   bool counts = false;
+  bool strict = false;
   std::vector<std::string> plugins;
 };
 
-// The rule table with the lint families a plugin's backends declare (vsa/plugin.h).
+// The rule table with the lint families a plugin's backends declare (vsa/plugin.h). Their
+// kernels are someone else's: the performance rules (local-spill, wgmma-serialized) report
+// warnings there, the correctness rules errors (app/lint/README.md, "Severity").
 lint::RuleTable rules_for_plugin(const nlohmann::json& plugin) {
   lint::RuleTable rules = lint::default_rule_table();
   for (const auto& b : plugin.at("backends"))
@@ -37,7 +41,7 @@ lint::RuleTable rules_for_plugin(const nlohmann::json& plugin) {
       rules.families.push_back({f.at("label").get<std::string>(), f.at("mangled_prefix").get<std::string>(),
                                 f.at("arch").get<std::string>(), f.at("mma_pattern").get<std::string>(),
                                 f.at("mma_description").get<std::string>(), f.at("hot").get<bool>(),
-                                f.at("mma_exempt").get<std::vector<std::string>>()});
+                                f.at("mma_exempt").get<std::vector<std::string>>(), lint::Severity::warning});
   return rules;
 }
 
@@ -45,14 +49,14 @@ lint::RuleTable rules_for_plugin(const nlohmann::json& plugin) {
 int lint_plugins(const LintCommandOptions& options) {
   const PluginInspection inspection = inspect_plugins(options.plugins);
   nlohmann::json docs = nlohmann::json::array();
-  bool clean = true;
+  bool passed = true;
   for (const auto& plugin : inspection.plugins) {
     lint::LintOptions lint_options;
     lint_options.file = plugin.at("path").get<std::string>();
     lint_options.cuobjdump = options.cuobjdump;
     lint_options.rules = rules_for_plugin(plugin);
     const auto result = lint::lint_file(lint_options);
-    clean = clean && result.clean();
+    passed = passed && result.passed(options.strict);
     if (options.format == "json") {
       auto doc = lint::to_json(result);
       doc["plugin"] = plugin;
@@ -66,14 +70,18 @@ int lint_plugins(const LintCommandOptions& options) {
     }
   }
   if (options.format == "json") std::cout << nlohmann::json{{"plugins", docs}}.dump(2) << "\n";
-  return clean ? kExitOk : kExitCheckFailed;
+  return passed ? kExitOk : kExitCheckFailed;
 }
 
 std::string rules_help() {
   std::string text = "Rules (each finding names rule, arch, instruction offset, kernel and a reason):\n";
   for (const auto& rule : lint::rule_descriptions()) text += "  " + rule.id + ": " + rule.meaning + "\n";
   text +=
-      "Exit codes: 0 clean, 1 findings, 2 bad input or cuobjdump missing.\n"
+      "Severity: the correctness rules (empty-body, missing-mma, arrive-before-wait) are errors; the "
+      "performance rules (local-spill, wgmma-serialized) are errors on vsa-bench's own kernels and warnings "
+      "on the families a plugin declares (someone else's working kernel).\n"
+      "Exit codes: 0 no error (warnings allowed; --strict: no finding at all), 1 a failing finding, 2 bad "
+      "input or cuobjdump missing.\n"
       "Model and limits: app/lint/README.md.";
   return text;
 }
@@ -98,6 +106,8 @@ void register_lint(CLI::App& app, int& exit_code) {
                   "counts differ, e.g. `divergent 26 -> 42 (+16)`; a change that moves no arithmetic should move "
                   "none of them")
       ->check(CLI::ExistingFile);
+  cmd->add_flag("--strict", options->strict,
+                "fail (exit 1) on warnings too: e.g. a plugin author who wants their own kernels' spills to fail CI");
   cmd->add_option("--plugin", options->plugins,
                   "lint this plugin library instead (repeatable): its kernels under the same rules, plus the lint "
                   "families its backends declare (vsa/plugin.h); JSON: {\"plugins\": [one result per library]}");
@@ -132,7 +142,7 @@ void register_lint(CLI::App& app, int& exit_code) {
           std::cout << "\nSASS counts against " << options->against << " (A) -> " << result.file << " (B)\n"
                     << sass::format_changes(changes);
       }
-      exit_code = result.clean() ? kExitOk : kExitCheckFailed;
+      exit_code = result.passed(options->strict) ? kExitOk : kExitCheckFailed;
     } catch (const sass::ToolError& error) {
       std::cerr << "vsa-bench lint: " << error.what() << "\n";
       exit_code = kExitUsage;

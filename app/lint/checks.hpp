@@ -19,13 +19,16 @@ void check_family_images(const sass::Listing& listing, const RuleTable& rules, s
 // The kernel (in its family's arch image) contains no instruction matching the family's MMA pattern.
 void check_missing_mma(const sass::Kernel& kernel, const KernelFamily& family, std::vector<Finding>& out);
 
+// The two performance rules below report with the severity their family gives them
+// (KernelFamily::performance: error for our kernels, warning for a plugin's).
+
 // LDL/STL instructions or nonzero stack/local bytes; one finding per kernel image.
-void check_local_spill(const sass::Kernel& kernel, std::vector<Finding>& out);
+void check_local_spill(const sass::Kernel& kernel, Severity severity, std::vector<Finding>& out);
 
 // Every HGMMA of the kernel completes (WARPGROUP.DEPBAR.LE gsb0, 0x0) before the next
 // HGMMA issues, with at least kMinHgmma of them: ptxas serialised the wgmma pipeline.
 inline constexpr int kWgmmaSerializedMinHgmma = 4;
-void check_wgmma_serialized(const sass::Kernel& kernel, std::vector<Finding>& out);
+void check_wgmma_serialized(const sass::Kernel& kernel, Severity severity, std::vector<Finding>& out);
 
 // Outstanding asynchronous reads tracked through the control-flow graph (lint/README.md explains the model).
 void check_arrive_before_wait(const sass::Kernel& kernel, const ArriveRule& rule, std::vector<Finding>& out);

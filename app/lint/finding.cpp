@@ -17,6 +17,7 @@ bool finding_less(const Finding& a, const Finding& b) {
 nlohmann::json to_json(const Finding& finding) {
   return {
       {"rule", finding.rule},
+      {"severity", to_string(finding.severity)},
       {"kernel", sass::demangle(finding.kernel)},
       {"mangled", finding.kernel},
       {"arch", finding.arch},

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "lint/severity.hpp"
+
 namespace vsa::lint {
 
 struct Finding {
@@ -14,6 +16,7 @@ struct Finding {
   std::string arch;                     // "sm_90a"
   std::optional<std::uint32_t> offset;  // the instruction the finding points at; none for whole-kernel findings
   std::string message;
+  Severity severity = Severity::error;
 
   friend bool operator==(const Finding&, const Finding&) = default;
 };
@@ -21,7 +24,8 @@ struct Finding {
 // Orders by arch, kernel, offset, rule: stable output for diffs and tests.
 [[nodiscard]] bool finding_less(const Finding& a, const Finding& b);
 
-// {"rule", "kernel" (demangled), "mangled", "arch", "offset" ("0x01d0" or null), "message"}
+// {"rule", "severity" ("error" | "warning"), "kernel" (demangled), "mangled", "arch",
+//  "offset" ("0x01d0" or null), "message"}
 [[nodiscard]] nlohmann::json to_json(const Finding& finding);
 
 }  // namespace vsa::lint

@@ -19,6 +19,11 @@ const KernelFamily* family_of(const std::string& name, const RuleTable& rules) {
 
 }  // namespace
 
+std::size_t LintResult::count(Severity severity) const {
+  return std::size_t(
+      std::count_if(findings.begin(), findings.end(), [severity](const Finding& f) { return f.severity == severity; }));
+}
+
 LintResult lint_listing(const sass::Listing& listing, const RuleTable& rules) {
   LintResult result;
   std::set<std::pair<std::string, std::string>> summarised;
@@ -33,8 +38,8 @@ LintResult lint_listing(const sass::Listing& listing, const RuleTable& rules) {
     check_empty_body(kernel, result.findings);
     // An empty body has no MMA by definition; one root cause, one finding.
     if (family && !empty) check_missing_mma(kernel, *family, result.findings);
-    if (family && family->hot) check_local_spill(kernel, result.findings);
-    if (family && family->hot) check_wgmma_serialized(kernel, result.findings);
+    if (family && family->hot) check_local_spill(kernel, family->performance, result.findings);
+    if (family && family->hot) check_wgmma_serialized(kernel, family->performance, result.findings);
     check_arrive_before_wait(kernel, rules.arrive, result.findings);
   }
   check_family_images(listing, rules, result.findings);

@@ -28,6 +28,9 @@ struct LintResult {
   std::vector<Finding> findings;           // sorted (finding_less), duplicates removed
   std::vector<sass::KernelCounts> counts;  // per (kernel, arch): `lint --counts`
   [[nodiscard]] bool clean() const { return findings.empty(); }
+  [[nodiscard]] std::size_t count(Severity severity) const;
+  // What the exit code says: no error; under `strict`, no warning either.
+  [[nodiscard]] bool passed(bool strict) const { return count(Severity::error) == 0 && (!strict || clean()); }
 };
 
 struct LintOptions {

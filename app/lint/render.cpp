@@ -14,13 +14,17 @@ std::string format_text(const LintResult& result) {
   for (const auto& [arch, count] : per_arch) arch_counts.push_back(arch + ": " + std::to_string(count));
   const std::string archs = fmt::format("{}", fmt::join(arch_counts, ", "));
 
+  const std::size_t warnings = result.count(Severity::warning);
   std::string out = "lint " + result.file + "\n  cuobjdump: " + result.cuobjdump + "\n  " +
                     std::to_string(result.kernels.size()) + " kernel images (" + archs + "), " +
-                    std::to_string(result.findings.size()) + (result.findings.size() == 1 ? " finding" : " findings") +
-                    "\n";
+                    std::to_string(result.findings.size()) + (result.findings.size() == 1 ? " finding" : " findings");
+  if (warnings > 0)
+    out += " (" + std::to_string(result.count(Severity::error)) + " errors, " + std::to_string(warnings) +
+           " warnings: a warning fails lint only under --strict)";
+  out += "\n";
   for (const auto& finding : result.findings) {
-    out += "\n" + finding.rule + "  " + finding.arch + "  " +
-           (finding.offset ? sass::format_offset(*finding.offset) : std::string("-")) + "  " +
+    out += "\n" + finding.rule + (finding.severity == Severity::warning ? " (warning)" : "") + "  " + finding.arch +
+           "  " + (finding.offset ? sass::format_offset(*finding.offset) : std::string("-")) + "  " +
            sass::demangle(finding.kernel) + "\n    " + finding.message + "\n";
   }
   return out;
@@ -82,8 +86,14 @@ nlohmann::json to_json(const LintResult& result) {
   nlohmann::json findings = nlohmann::json::array();
   for (const auto& finding : result.findings) findings.push_back(to_json(finding));
 
-  return {{"file", result.file}, {"cuobjdump", result.cuobjdump}, {"clean", result.clean()}, {"rules", rules},
-          {"kernels", kernels},  {"findings", findings}};
+  return {{"file", result.file},
+          {"cuobjdump", result.cuobjdump},
+          {"clean", result.clean()},
+          {"errors", result.count(Severity::error)},
+          {"warnings", result.count(Severity::warning)},
+          {"rules", rules},
+          {"kernels", kernels},
+          {"findings", findings}};
 }
 
 }  // namespace vsa::lint

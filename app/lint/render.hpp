@@ -13,7 +13,8 @@ namespace vsa::lint {
 //       SYNCS.ARRIVE... releases a barrier while ...
 [[nodiscard]] std::string format_text(const LintResult& result);
 
-// {"file", "cuobjdump", "clean", "rules": [{id, meaning}], "kernels": [...], "findings": [...]}
+// {"file", "cuobjdump", "clean" (no finding at all), "errors", "warnings" (counts by severity),
+//  "rules": [{id, meaning}], "kernels": [...], "findings": [...]}
 [[nodiscard]] nlohmann::json to_json(const LintResult& result);
 // `lint --against FILE --json`: the kernels whose SASS counts differ (A = FILE, B = linted).
 [[nodiscard]] nlohmann::json changes_to_json(const std::string& against_file,

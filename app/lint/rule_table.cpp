@@ -12,7 +12,8 @@ std::vector<RuleDescription> rule_descriptions() {
        "vsa::sm100a kernels a tcgen05 MMA (UTCHMMA/UTCQMMA/UTCIMMA...) on sm_100a"},
       {kRuleLocalSpill,
        "a hot (fast-family) kernel that touches local memory: LDL/STL instructions or a nonzero "
-       "stack/local size in the resource usage (register spills)"},
+       "stack/local size in the resource usage (register spills); performance: an error on vsa-bench's "
+       "kernels, a warning on a plugin's"},
       {kRuleArriveBeforeWait,
        "a barrier arrive (SYNCS.ARRIVE*, BAR.ARV) that may issue, on some path through the kernel's control "
        "flow, while an asynchronous read is outstanding: a tcgen05.ld (LDTM) not yet waited by tcgen05.wait::ld, "
@@ -22,7 +23,8 @@ std::vector<RuleDescription> rule_descriptions() {
       {kRuleWgmmaSerialized,
        "a hot kernel with 4 or more HGMMA in which every HGMMA is waited on (WARPGROUP.DEPBAR.LE gsb0, 0x0) "
        "before the next one issues: ptxas serialised the wgmma pipeline (sometimes silently), usually because "
-       "of a branch or call between a wgmma and its wait; the kernel runs correctly but far slower"},
+       "of a branch or call between a wgmma and its wait; the kernel runs correctly but far slower; performance: "
+       "an error on vsa-bench's kernels, a warning on a plugin's"},
   };
 }
 

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "lint/severity.hpp"
+
 namespace vsa::lint {
 
 // Rule ids, as they appear in findings.
@@ -29,6 +31,9 @@ struct KernelFamily {
   std::string mma_description;          // "HGMMA (wgmma.mma_async)", for messages
   bool hot = true;                      // local-memory traffic is a finding
   std::vector<std::string> mma_exempt;  // substrings of mangled names of helper kernels without MMA
+  // The weight of the performance rules (local-spill, wgmma-serialized) on this family's kernels:
+  // error for our own families, warning for the families a plugin declares.
+  Severity performance = Severity::error;
 };
 
 // A named barrier that only orders instruction issue between warp groups (a ping-pong

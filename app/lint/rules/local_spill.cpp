@@ -4,7 +4,7 @@
 
 namespace vsa::lint {
 
-void check_local_spill(const sass::Kernel& kernel, std::vector<Finding>& out) {
+void check_local_spill(const sass::Kernel& kernel, Severity severity, std::vector<Finding>& out) {
   int loads = 0;
   int stores = 0;
   std::optional<std::uint32_t> first;
@@ -32,7 +32,7 @@ void check_local_spill(const sass::Kernel& kernel, std::vector<Finding>& out) {
   }
   if (kernel.resources) message += " (REG:" + std::to_string(kernel.resources->registers) + ")";
   message += ": register spills or a dynamically indexed local array";
-  out.push_back({kRuleLocalSpill, kernel.name, kernel.arch, first, message});
+  out.push_back({kRuleLocalSpill, kernel.name, kernel.arch, first, message, severity});
 }
 
 }  // namespace vsa::lint

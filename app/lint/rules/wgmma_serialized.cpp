@@ -20,7 +20,7 @@ bool is_full_wgmma_wait(const sass::Instruction& inst) {
 
 }  // namespace
 
-void check_wgmma_serialized(const sass::Kernel& kernel, std::vector<Finding>& out) {
+void check_wgmma_serialized(const sass::Kernel& kernel, Severity severity, std::vector<Finding>& out) {
   int hgmma = 0;
   bool open = false;  // an HGMMA issued since the last full wait
   std::uint32_t first = 0;
@@ -39,7 +39,8 @@ void check_wgmma_serialized(const sass::Kernel& kernel, std::vector<Finding>& ou
                  "all " + std::to_string(hgmma) +
                      " HGMMA are each waited on (WARPGROUP.DEPBAR.LE gsb0, 0x0) before the next issues: ptxas "
                      "serialised the wgmma pipeline; look for a branch or call between a "
-                     "wgmma and its wait_group"});
+                     "wgmma and its wait_group",
+                 severity});
 }
 
 }  // namespace vsa::lint

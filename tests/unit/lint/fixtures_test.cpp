@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "lint/lint.hpp"
+#include "lint/render.hpp"
 
 #ifndef VSA_LINT_FIXTURE_DIR
 #error "VSA_LINT_FIXTURE_DIR must name the directory of the compiled lint fixtures (tests/fixtures/CMakeLists.txt)"
@@ -186,6 +187,70 @@ TEST_F(LintFixtures, LocalSpillOnlyInHotKernels) {
   const auto opcode = opcode_at("lint_spill.cubin", finding);
   EXPECT_TRUE(opcode.starts_with("LDL") || opcode.starts_with("STL")) << opcode;
   EXPECT_NE(finding.message.find("STACK:"), std::string::npos) << finding.message;
+  // A family of our own: the spill is an error and fails lint, strict or not.
+  EXPECT_EQ(finding.severity, Severity::error);
+  EXPECT_FALSE(result.passed(false));
+  EXPECT_FALSE(result.passed(true));
+}
+
+TEST_F(LintFixtures, LocalSpillIsAWarningInAPluginFamily) {
+  // The same spilling kernel in a family a plugin declares (lint --plugin): someone else's
+  // kernel that computes the right values; listed as a warning, failing only under --strict.
+  auto rules = default_rule_table();
+  rules.families.push_back({"plugin::fixture", "_ZN3vsa12lint_fixture", "sm_90a", "", "", true, {}, Severity::warning});
+  const auto result = lint("lint_spill.cubin", rules);
+  ASSERT_EQ(result.findings.size(), 1U) << dump(result.findings);
+  EXPECT_EQ(result.findings[0].rule, kRuleLocalSpill);
+  EXPECT_EQ(result.findings[0].severity, Severity::warning);
+  EXPECT_EQ(result.count(Severity::warning), 1U);
+  EXPECT_EQ(result.count(Severity::error), 0U);
+  EXPECT_TRUE(result.passed(false));
+  EXPECT_FALSE(result.passed(true));
+  const auto json = to_json(result);
+  EXPECT_EQ(json.at("warnings"), 1);
+  EXPECT_EQ(json.at("errors"), 0);
+  EXPECT_EQ(json.at("findings").at(0).at("severity"), "warning");
+  EXPECT_NE(format_text(result).find("local-spill (warning)"), std::string::npos) << format_text(result);
+}
+
+TEST_F(LintFixtures, CorrectnessRulesStayErrorsInAPluginFamily) {
+  // A plugin family's kernel without its MMA is still an error: warnings are for the
+  // performance rules only.
+  auto rules = default_rule_table();
+  for (auto& family : rules.families) family.performance = Severity::warning;
+  const auto result = lint("lint_mma_sm90a.cubin", rules);
+  ASSERT_EQ(result.findings.size(), 1U) << dump(result.findings);
+  EXPECT_EQ(result.findings[0].rule, kRuleMissingMma);
+  EXPECT_EQ(result.findings[0].severity, Severity::error);
+  EXPECT_FALSE(result.passed(false));
+}
+
+TEST_F(LintFixtures, LocalSpillPlantedInTheRealForward) {
+#ifndef VSA_LINT_PLANTED_SPILL
+  GTEST_SKIP() << "built without the sm_90a image: the planted forward is not compiled";
+#else
+  // kernels/sm90a/fwd_launch.cu with ptxas -O0: both forward_kernel instantiations use local
+  // memory. In our own family (default rule table) that is an error and fails lint.
+  const auto result = lint_file({VSA_LINT_PLANTED_SPILL, m_cuobjdump, default_rule_table()});
+  int spills = 0;
+  for (const auto& f : result.findings) {
+    if (f.rule != kRuleLocalSpill) continue;
+    ++spills;
+    EXPECT_TRUE(f.kernel.starts_with("_ZN3vsa5sm90a3fwd14forward_kernel")) << f.kernel;
+    EXPECT_EQ(f.severity, Severity::error) << f.kernel;
+  }
+  EXPECT_EQ(spills, 2) << dump(result.findings);
+  EXPECT_FALSE(result.passed(false));
+  // The same image as a plugin's family would see it: warnings only (the correctness rules
+  // find nothing in it), so lint passes unless --strict.
+  auto plugin_rules = default_rule_table();
+  for (auto& family : plugin_rules.families) family.performance = Severity::warning;
+  const auto as_plugin = lint_file({VSA_LINT_PLANTED_SPILL, m_cuobjdump, plugin_rules});
+  EXPECT_EQ(as_plugin.count(Severity::error), 0U) << dump(as_plugin.findings);
+  EXPECT_GE(as_plugin.count(Severity::warning), 2U) << dump(as_plugin.findings);
+  EXPECT_TRUE(as_plugin.passed(false));
+  EXPECT_FALSE(as_plugin.passed(true));
+#endif
 }
 
 TEST_F(LintFixtures, BadInputIsAToolError) {

@@ -17,7 +17,7 @@ std::vector<Finding> check(const std::string& body) {
   const auto listing = sass::parse_listing(
       "\tcode for sm_90a\n\t\tFunction : _ZN3vsa5sm90a3bwd15backward_kernelILb0ELb0EEEvNS1_9BwdParamsE\n" + body);
   std::vector<Finding> findings;
-  check_wgmma_serialized(listing.kernels.at(0), findings);
+  check_wgmma_serialized(listing.kernels.at(0), Severity::error, findings);
   return findings;
 }
 
