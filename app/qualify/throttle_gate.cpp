@@ -67,13 +67,12 @@ std::set<std::string> ignored_reasons(const std::string& text) {
                                               mask, rest, known_names()));
     return out;
   }
-  if (all.back() == ',')
-    throw std::invalid_argument("\"" + all + "\" ends with a comma; known: " + known_names());
+  if (all.back() == ',') throw std::invalid_argument("\"" + all + "\" ends with a comma; known: " + known_names());
   std::stringstream ss(all);
   for (std::string item; std::getline(ss, item, ',');) {
     const std::string name = lower(trim(item));
-    const bool known = std::any_of(std::begin(kMaskable), std::end(kMaskable),
-                                   [&](const Maskable& m) { return name == m.name; });
+    const bool known =
+        std::any_of(std::begin(kMaskable), std::end(kMaskable), [&](const Maskable& m) { return name == m.name; });
     if (!known)
       throw std::invalid_argument("\"" + trim(item) + "\" is not a reason the gate fails on; known: " + known_names() +
                                   ", or their sum as an integer");
@@ -217,8 +216,9 @@ ThrottlePolicy throttle_policy(const std::string& ignore, double max_fraction) {
     throw std::invalid_argument(fmt::format("{} is not a fraction in [0, 1] (e.g. 5% or 0.05)", max_fraction));
   ThrottlePolicy p;
   const std::set<std::string> drop = ignored_reasons(ignore);
-  p.fail_on.erase(std::remove_if(p.fail_on.begin(), p.fail_on.end(), [&](const std::string& r) { return drop.count(r); }),
-                  p.fail_on.end());
+  p.fail_on.erase(
+      std::remove_if(p.fail_on.begin(), p.fail_on.end(), [&](const std::string& r) { return drop.count(r); }),
+      p.fail_on.end());
   p.ignored.assign(drop.begin(), drop.end());
   p.sw_thermal_max_fraction = max_fraction;
   return p;
@@ -272,10 +272,11 @@ NodeCheck throttle_check(const Report& report, const HealthRecord& health, const
                  {"sw_thermal_max_fraction", policy.sw_thermal_max_fraction}};
 
   const std::string heat = temperatures(e, s);
-  const std::string held =
-      share.fraction ? fmt::format("{:.0f}% of the sustained time ({})", *share.fraction * 100, share.source)
-                     : std::string("an unknown share of the sustained time (no thermal violation counter, no "
-                                   "per-sample reasons)");
+  const std::string held = share.fraction
+                               ? fmt::format("{:.0f}% of the sustained time ({})", *share.fraction * 100, share.source)
+                               : std::string(
+                                     "an unknown share of the sustained time (no thermal violation counter, no "
+                                     "per-sample reasons)");
   std::vector<std::string> failing;  // reasons that fail the gate, each with why
   bool sw_thermal_tolerated = false;
   for (const auto& reason : policy.fail_on) {
@@ -290,8 +291,7 @@ NodeCheck throttle_check(const Report& report, const HealthRecord& health, const
     else if (*share.fraction > policy.sw_thermal_max_fraction)
       failing.push_back(fmt::format("sw_thermal for {} > {:g}%{}", held, policy.sw_thermal_max_fraction * 100, where));
     else if (!slow_floors.empty())
-      failing.push_back(fmt::format("sw_thermal for {}{} while {} failed", held, where,
-                                    fmt::join(slow_floors, ", ")));
+      failing.push_back(fmt::format("sw_thermal for {}{} while {} failed", held, where, fmt::join(slow_floors, ", ")));
     else
       sw_thermal_tolerated = true;
   }

@@ -595,7 +595,8 @@ RunSummary run_suites(const RunOptions& o) {
   const json node = collect_node_json(label);
   if (resumed) targets = {resume_target(*resumed, o, suites_json, cases, node, registry, discovery, targets)};
   check_device_memory(checked, registry, discovery, targets);
-  if (o.jobs > 1 && !o.isolate) throw SuiteError("--jobs " + std::to_string(o.jobs) + " runs cases in parallel workers: drop --no-isolate");
+  if (o.jobs > 1 && !o.isolate)
+    throw SuiteError("--jobs " + std::to_string(o.jobs) + " runs cases in parallel workers: drop --no-isolate");
   if (o.jobs > 1 && targets.front() >= 0)
     throw SuiteError("--jobs " + std::to_string(o.jobs) +
                      " runs CPU cases in parallel workers; cases on a GPU run one at a time (they would time each "

@@ -29,8 +29,8 @@ struct RunOptions {
   // `schedule_seed`); they matter to the backends that explore schedules only.
   std::optional<int> schedules;
   std::optional<std::uint64_t> schedule_seed;
-  std::string resume;              // a report to continue (its finished cases are kept)
-  bool isolate = true;             // false: run in-process (debugging)
+  std::string resume;   // a report to continue (its finished cases are kept)
+  bool isolate = true;  // false: run in-process (debugging)
   // --jobs: workers running the CPU target's cases side by side (1: one case at a time). GPU
   // targets always run one case at a time, so a case's timing has its GPU alone.
   int jobs = 1;

@@ -17,7 +17,7 @@ struct ClockSample {
   std::optional<unsigned> mem_clock_mhz;
   std::optional<unsigned> temperature_c;
   std::optional<double> power_w;
-  std::optional<std::uint64_t> event_reasons;  // raw NVML bit mask; absent when NVML cannot say
+  std::optional<std::uint64_t> event_reasons;         // raw NVML bit mask; absent when NVML cannot say
   std::optional<unsigned> memory_temperature_c;       // HBM (NVML_FI_DEV_MEMORY_TEMP)
   std::optional<std::uint64_t> thermal_violation_ns;  // cumulative (nvmlDeviceGetViolationStatus, THERMAL)
 

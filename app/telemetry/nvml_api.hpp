@@ -208,8 +208,7 @@ using nvmlDeviceGetRetiredPagesPendingStatus_fn = nvmlReturn_t (*)(nvmlDevice_t,
 // Curr/Max PcieLinkGeneration and Curr/Max PcieLinkWidth; "max" is what this GPU and this
 // system's slot allow together (a Gen5 GPU in a Gen4 slot reports 4).
 using nvmlDeviceGetPcie_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*);
-using nvmlDeviceGetTemperatureThreshold_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlTemperatureThresholds_t,
-                                                             unsigned int*);
+using nvmlDeviceGetTemperatureThreshold_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlTemperatureThresholds_t, unsigned int*);
 using nvmlDeviceGetViolationStatus_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlPerfPolicyType_t, nvmlViolationTime_t*);
 using nvmlDeviceGetFieldValues_fn = nvmlReturn_t (*)(nvmlDevice_t, int valuesCount, nvmlFieldValue_t* values);
 using nvmlEventSetCreate_fn = nvmlReturn_t (*)(nvmlEventSet_t*);

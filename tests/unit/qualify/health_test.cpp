@@ -16,6 +16,7 @@
 #include "qualify/check_codes.hpp"
 #include "qualify/health_gates.hpp"
 #include "qualify/health_monitor.hpp"
+#include "synthetic_reports.hpp"
 #include "telemetry/nvml_api.hpp"
 
 namespace vsa {
@@ -42,7 +43,7 @@ struct State {
   }
   std::atomic<int> waits{0};
   int sets_open = 0;
-  std::map<std::string, bool> hidden;  // symbols this "driver" lacks
+  std::map<std::string, bool> hidden;        // symbols this "driver" lacks
   unsigned threshold[4] = {97, 92, 95, 87};  // shutdown, slowdown, memory max, GPU max (nvml_api order)
   nvmlReturn_t threshold_status = NVML_SUCCESS;
   unsigned long long thermal_violation_ns = 7'000'000'000ULL;
@@ -195,22 +196,7 @@ const NodeCheck& check_of(const std::vector<NodeCheck>& checks, const std::strin
 }
 
 Report report_with_sustained(const std::vector<std::string>& reasons) {
-  Report r;
-  r.device = {{"name", "Fake GPU"}};
-  CaseResult c;
-  c.name = "qualify/fast/sustained-16k";
-  c.spec = {{"timing", {{"min_pass_ms", 3000}}}};
-  BackendResult b;
-  b.backend = "sm90a";
-  b.verdict = kPass;
-  Timing t;
-  t.op = "fwd";
-  t.tflops = 500;
-  t.clocks = nlohmann::json::array({{{"pass", 0}, {"during", {{"reasons", reasons}}}}});
-  b.timings.push_back(t);
-  c.backends.push_back(b);
-  r.cases.push_back(c);
-  return r;
+  return testing::sustained_report(nlohmann::json::array({{{"pass", 0}, {"during", {{"reasons", reasons}}}}}));
 }
 
 TEST(HealthGates, HealthyGpuPassesEveryGate) {
@@ -343,7 +329,8 @@ TEST(HealthGates, ThermalEvidenceIsReadThroughTheNvmlLayer) {
   EXPECT_EQ(*nvml.sample(device).thermal_violation_ns, 7'000'000'000ULL);
   // Each piece missing or unsupported is a stated reason, never a number.
   s.memory_field_status = nvml_api::NVML_ERROR_NOT_SUPPORTED;
-  EXPECT_EQ(nvml.memory_temperature(device).why, "nvmlDeviceGetFieldValues(NVML_FI_DEV_MEMORY_TEMP): Not Supported (3)");
+  EXPECT_EQ(nvml.memory_temperature(device).why,
+            "nvmlDeviceGetFieldValues(NVML_FI_DEV_MEMORY_TEMP): Not Supported (3)");
   EXPECT_FALSE(nvml.sample(device).memory_temperature_c);
   s.threshold_status = nvml_api::NVML_ERROR_NOT_SUPPORTED;
   EXPECT_EQ(nvml.temperature_threshold(device, TemperatureThreshold::gpu_max).why,

@@ -11,11 +11,13 @@
 
 #include "qualify/check_codes.hpp"
 #include "qualify/throttle_gate.hpp"
+#include "synthetic_reports.hpp"
 
 namespace vsa {
 namespace {
 
 using nlohmann::json;
+using testing::sustained_report;
 
 // One sustained pass of `seconds`, sw_thermal in `hot` of its 20 during samples, the thermal
 // violation counter grown by `violation_s`, the GPU at `gpu_c` and the HBM at `memory_c`.
@@ -37,25 +39,6 @@ json pass(int index, double seconds, int hot, double violation_s, double gpu_c =
             {"reason_sampled", 20},
             {"temperature_c", {{"min", gpu_c - 4}, {"mean", gpu_c - 2}, {"max", gpu_c}}},
             {"memory_temperature_c", {{"min", memory_c - 4}, {"mean", memory_c - 2}, {"max", memory_c}}}}}};
-}
-
-Report sustained_report(const json& passes) {
-  Report r;
-  r.device = {{"name", "Fake GPU"}};
-  CaseResult c;
-  c.name = "qualify/fast/sustained-16k";
-  c.spec = {{"timing", {{"min_pass_ms", 5000}}}};
-  BackendResult b;
-  b.backend = "sm90a";
-  b.verdict = kPass;
-  Timing t;
-  t.op = "fwd";
-  t.tflops = 475;
-  t.clocks = passes;
-  b.timings.push_back(t);
-  c.backends.push_back(b);
-  r.cases.push_back(c);
-  return r;
 }
 
 // NVML's thresholds as an H100/H200-class part might report them (values for the fixture only).
