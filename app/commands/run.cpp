@@ -72,6 +72,12 @@ void register_run(CLI::App& app, int& exit_code) {
           "UINT64"));
   cmd->add_option("--resume", opts->resume, "Continue an interrupted run: keep the finished cases of this report");
   cmd->add_flag("!--no-isolate", opts->isolate, "Run cases in this process (debugging; a fault ends the run)");
+  cmd->add_option("--jobs,-j", opts->jobs,
+                  "CPU cases (--devices none, or a host without GPU) in N worker processes side by side, e.g. the "
+                  "model suite on a many-core node; the report lists cases in suite order. GPU cases always run one "
+                  "at a time")
+      ->check(CLI::Range(1, kMaxJobs))
+      ->capture_default_str();
   cmd->add_flag("--require-gpu", opts->require_gpu,
                 "Exit 4 when no GPU is found instead of skipping GPU cases (also the default where PCI or NVML shows "
                 "NVIDIA GPUs)");
@@ -85,6 +91,16 @@ void register_run(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--floors", opts->floors_path,
                   "Speed-floor table made by `vsa-bench floors` (default: the built-in suites/floors/floors.json)");
+  cmd->add_option("--throttle-ignore", opts->throttle_ignore,
+                  "Clock-event reasons health.throttle does not fail on, like `dcgmi diag --clocksevent-mask`: a "
+                  "comma list of hw_slowdown, sw_thermal, hw_thermal, hw_power_brake, or the sum of their NVML bits "
+                  "(8, 32, 64, 128), e.g. sw_thermal or 32 (docs/qualify.md, \"Throttle\")")
+      ->type_name("REASONS");
+  auto sw_thermal_max = std::make_shared<std::string>();
+  cmd->add_option("--sw-thermal-max", *sw_thermal_max,
+                  "health.throttle: the share of the sustained time sw_thermal may hold the clock before the node "
+                  "fails, e.g. 5% or 0.05 (default 5%); it fails at any share when a sustained floor failed")
+      ->type_name("PERCENT");
   cmd->add_option("--junit", opts->junit_path, "Also write JUnit XML: one testcase per case and backend");
   cmd->add_option("--metrics", opts->metrics_path,
                   "Also write a Prometheus textfile (node-exporter textfile collector): verdict, TFLOPS, SM clock, "
@@ -94,8 +110,15 @@ void register_run(CLI::App& app, int& exit_code) {
                   "Also write the timings as NVBench JSON, for nvbench_compare and NVBench's other readers "
                   "(docs/report-schema.md, \"NVBench export\")");
   cmd->add_flag("!--quiet", opts->progress, "No per-case progress lines");
-  cmd->callback([&exit_code, opts, suites, probes, target_spread] {
+  cmd->callback([&exit_code, opts, suites, probes, target_spread, sw_thermal_max] {
     if (!suites->empty()) opts->suites = *suites;
+    if (!sw_thermal_max->empty()) {
+      try {
+        opts->sw_thermal_max_fraction = parse_fraction(*sw_thermal_max);
+      } catch (const std::invalid_argument& e) {
+        throw CLI::ValidationError("--sw-thermal-max", e.what());
+      }
+    }
     if (!target_spread->empty()) {
       try {
         opts->target_spread = parse_fraction(*target_spread);

@@ -152,6 +152,7 @@ void time_backends(const std::vector<BackendSession*>& sessions, const std::vect
       const std::size_t i = eligible[pos];
       nlohmann::json sample = {{"pass", pass}};
       if (sample_clocks) sample["before"] = sample_clocks();
+      const auto started = std::chrono::steady_clock::now();
       // Only sustained passes are watched while they run: a sampling thread beside a
       // burst of a few launches would compete with the thread that queues them.
       std::unique_ptr<PassMonitor> monitor;
@@ -172,7 +173,12 @@ void time_backends(const std::vector<BackendSession*>& sessions, const std::vect
                    "cudaEventElapsedTime");
         ms.push_back(double(elapsed) / batch[i]);
       }
-      if (sample_clocks) sample["after"] = sample_clocks();
+      if (sample_clocks) {
+        sample["after"] = sample_clocks();
+        // Wall time from the before sample to the after sample: what a counter read in both
+        // (the thermal violation time, health.throttle) grew over.
+        sample["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      }
       return {median(ms), std::move(sample)};
     };
     const auto now_s = [] {

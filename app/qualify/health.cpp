@@ -12,6 +12,11 @@ HealthSnapshot take_health_snapshot(const Nvml& nvml, NvmlDevice device) {
   s.ecc_uncorrected = nvml.ecc_volatile(device, false);
   s.pcie_link = nvml.pcie_link(device);
   s.pcie_link_max = nvml.pcie_link_max(device);
+  s.temperature_shutdown_c = nvml.temperature_threshold(device, TemperatureThreshold::shutdown);
+  s.temperature_slowdown_c = nvml.temperature_threshold(device, TemperatureThreshold::slowdown);
+  s.temperature_gpu_max_c = nvml.temperature_threshold(device, TemperatureThreshold::gpu_max);
+  s.temperature_memory_max_c = nvml.temperature_threshold(device, TemperatureThreshold::memory_max);
+  s.thermal_violation_ns = nvml.thermal_violation_ns(device);
   return s;
 }
 
@@ -42,7 +47,12 @@ json snapshot(const HealthSnapshot& s) {
           {"ecc_corrected_volatile", answer(s.ecc_corrected, [](auto v) { return plain(v); })},
           {"ecc_uncorrected_volatile", answer(s.ecc_uncorrected, [](auto v) { return plain(v); })},
           {"pcie_link", answer(s.pcie_link, link)},
-          {"pcie_link_max", answer(s.pcie_link_max, link)}};
+          {"pcie_link_max", answer(s.pcie_link_max, link)},
+          {"temperature_shutdown_c", answer(s.temperature_shutdown_c, [](auto v) { return plain(v); })},
+          {"temperature_slowdown_c", answer(s.temperature_slowdown_c, [](auto v) { return plain(v); })},
+          {"temperature_gpu_max_c", answer(s.temperature_gpu_max_c, [](auto v) { return plain(v); })},
+          {"temperature_memory_max_c", answer(s.temperature_memory_max_c, [](auto v) { return plain(v); })},
+          {"thermal_violation_ns", answer(s.thermal_violation_ns, [](auto v) { return plain(v); })}};
 }
 
 }  // namespace

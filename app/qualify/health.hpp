@@ -20,6 +20,9 @@ struct HealthSnapshot {
   NvmlAnswer<bool> retired_pages_pending;
   NvmlAnswer<std::uint64_t> ecc_corrected, ecc_uncorrected;  // volatile counts
   NvmlAnswer<PcieLink> pcie_link, pcie_link_max;
+  // What health.throttle weighs a thermal slowdown against (docs/qualify.md, "Throttle").
+  NvmlAnswer<unsigned> temperature_shutdown_c, temperature_slowdown_c, temperature_gpu_max_c, temperature_memory_max_c;
+  NvmlAnswer<std::uint64_t> thermal_violation_ns;  // cumulative, since the driver loaded
 };
 
 [[nodiscard]] HealthSnapshot take_health_snapshot(const Nvml& nvml, NvmlDevice device);

@@ -1,10 +1,5 @@
 #include "qualify/health_gates.hpp"
 
-#include <algorithm>
-#include <set>
-
-#include <fmt/ranges.h>
-
 #include "qualify/check_codes.hpp"
 
 namespace vsa {
@@ -79,7 +74,8 @@ NodeCheck retired_pages(const HealthRecord& r) {
 NodeCheck xid(const HealthRecord& r) {
   if (!r.xid_watched && r.xids.empty())
     return unknown("xid", r.xid_note.empty() ? std::string("Xid events were not watched") : r.xid_note);
-  const std::string list = fmt::format("{}", fmt::join(r.xids, ", "));
+  std::string list;
+  for (const auto x : r.xids) list += (list.empty() ? "" : ", ") + std::to_string(x);
   const json value = {{"events", r.xids}, {"seconds", r.seconds}};
   if (!r.xids.empty())
     return make("xid", kFail, kCodeXid,
@@ -129,66 +125,10 @@ NodeCheck ecc_growth(const HealthRecord& r) {
   return make("ecc_growth", kPass, kCodeCheckOk, counts, value, {{"uncorrected_growth", 0}});
 }
 
-bool sustained(const json& spec) {
-  const auto t = spec.find("timing");
-  return t != spec.end() && t->is_object() && t->value("min_pass_ms", 0.0) > 0;
-}
-
-NodeCheck throttle(const Report& report) {
-  std::set<std::string> seen, bad;
-  int passes = 0, sampled = 0;
-  std::string where;
-  for (const auto& c : report.cases) {
-    if (!sustained(c.spec)) continue;
-    for (const auto& b : c.backends)
-      for (const auto& t : b.timings) {
-        if (!t.clocks.is_array()) continue;
-        for (const auto& pass : t.clocks) {
-          ++passes;
-          if (!pass.is_object() || !pass.contains("during") || !pass["during"].is_object()) continue;
-          const auto& reasons = pass["during"].value("reasons", json());
-          if (!reasons.is_array()) continue;
-          ++sampled;
-          for (const auto& name : reasons) {
-            if (!name.is_string()) continue;
-            seen.insert(name.get<std::string>());
-            const auto& slow = slowdown_reasons();
-            if (std::find(slow.begin(), slow.end(), name.get<std::string>()) != slow.end()) {
-              if (bad.insert(name.get<std::string>()).second && where.empty())
-                where = c.name + " " + b.backend + " " + t.op;
-            }
-          }
-        }
-      }
-  }
-  if (passes == 0) return make("throttle", kSkip, kCodeHealthUnknown, "no sustained pass ran: nothing to judge");
-  if (sampled == 0)
-    return make("throttle", kSkip, kCodeHealthUnknown,
-                "NVML cannot say: no clock-event reasons were sampled during the sustained passes");
-  const json value = {{"reasons", std::vector<std::string>(seen.begin(), seen.end())}, {"passes", sampled}};
-  const json threshold = {{"forbidden", slowdown_reasons()}};
-  const std::string list = fmt::format("{}", fmt::join(bad, ", "));
-  if (!bad.empty())
-    return make("throttle", kFail, kCodeThrottled,
-                "hardware or thermal slowdown during sustained load: " + list + " (first in " + where +
-                    "): check cooling, power delivery, the GPU's thermals",
-                value, threshold);
-  std::string all;
-  for (const auto& s : seen) all += (all.empty() ? "" : ", ") + s;
-  return make("throttle", kPass, kCodeCheckOk,
-              "no hardware or thermal slowdown in " + std::to_string(sampled) + " sustained pass(es)" +
-                  (all.empty() ? std::string() : " (reasons seen: " + all + ")"),
-              value, threshold);
-}
-
 }  // namespace
 
-const std::vector<std::string>& slowdown_reasons() {
-  static const std::vector<std::string> names = {"hw_slowdown", "sw_thermal", "hw_thermal", "hw_power_brake"};
-  return names;
-}
-
-std::vector<NodeCheck> health_checks(const HealthRecord& record, const Report& report) {
+std::vector<NodeCheck> health_checks(const HealthRecord& record, const Report& report,
+                                     const std::vector<NodeCheck>& floors, const ThrottlePolicy& policy) {
   std::vector<NodeCheck> checks;
   if (!record.monitored) {
     for (const char* kind : {"remapped_rows", "retired_pages", "xid", "pcie_link", "ecc_growth"})
@@ -200,7 +140,7 @@ std::vector<NodeCheck> health_checks(const HealthRecord& record, const Report& r
     checks.push_back(pcie_link(record));
     checks.push_back(ecc_growth(record));
   }
-  checks.push_back(throttle(report));
+  checks.push_back(throttle_check(report, record, floors, policy));
   return checks;
 }
 

@@ -6,17 +6,16 @@
 
 #include "model/node_check.hpp"
 #include "qualify/health.hpp"
+#include "qualify/throttle_gate.hpp"
 #include "report/report.hpp"
 
 namespace vsa {
 
-// Clock-event reasons that mean the hardware or its thermals held the clock down, as
-// named by telemetry/clock_sample.hpp. sw_power_cap is the card holding its power
-// limit, expected under sustained load (docs/design.md, "Timing"), and not a fault.
-[[nodiscard]] const std::vector<std::string>& slowdown_reasons();
-
 // remapped_rows, retired_pages, xid, pcie_link, ecc_growth (from the record) and
-// throttle (from the report's sustained timings), in that order.
-[[nodiscard]] std::vector<NodeCheck> health_checks(const HealthRecord& record, const Report& report);
+// throttle (qualify/throttle_gate.hpp: the report's sustained timings, the record's
+// temperature thresholds, and the floor checks made before), in that order.
+[[nodiscard]] std::vector<NodeCheck> health_checks(const HealthRecord& record, const Report& report,
+                                                   const std::vector<NodeCheck>& floors = {},
+                                                   const ThrottlePolicy& policy = {});
 
 }  // namespace vsa

@@ -15,10 +15,11 @@ bool node_checks_wanted(const std::string& mode, const std::vector<std::string>&
   return std::find(suites.begin(), suites.end(), "qualify") != suites.end();
 }
 
-std::vector<NodeCheck> node_checks(const Report& report, const FloorTable& floors, const HealthRecord& health) {
+std::vector<NodeCheck> node_checks(const Report& report, const FloorTable& floors, const HealthRecord& health,
+                                   const ThrottlePolicy& throttle) {
   if (!report.device.is_object()) return {};
   std::vector<NodeCheck> checks = floor_checks(report, floors);
-  for (auto& c : health_checks(health, report)) checks.push_back(std::move(c));
+  for (auto& c : health_checks(health, report, checks, throttle)) checks.push_back(std::move(c));
   return checks;
 }
 

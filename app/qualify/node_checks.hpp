@@ -7,6 +7,7 @@
 #include "model/node_check.hpp"
 #include "qualify/floors.hpp"
 #include "qualify/health.hpp"
+#include "qualify/throttle_gate.hpp"
 #include "report/report.hpp"
 
 namespace vsa {
@@ -16,7 +17,7 @@ namespace vsa {
 
 // Floors, then health (for a GPU report; a CPU-only report has none).
 [[nodiscard]] std::vector<NodeCheck> node_checks(const Report& report, const FloorTable& floors,
-                                                 const HealthRecord& health);
+                                                 const HealthRecord& health, const ThrottlePolicy& throttle = {});
 
 // The report's exit code with its checks: a FAIL makes a passing run exit 1.
 [[nodiscard]] int exit_code_with_checks(int cases_exit_code, const std::vector<NodeCheck>& checks);

@@ -35,6 +35,16 @@ NodeQualification::NodeQualification(const RunOptions& o) {
   } catch (const std::invalid_argument& e) {
     throw SuiteError(e.what());
   }
+  try {  // checked even with the checks off: a mistyped option is refused, not ignored
+    m_throttle = throttle_policy(o.throttle_ignore, 0.05);
+  } catch (const std::invalid_argument& e) {
+    throw SuiteError(std::string("--throttle-ignore: ") + e.what());
+  }
+  try {
+    m_throttle = throttle_policy(o.throttle_ignore, o.sw_thermal_max_fraction);
+  } catch (const std::invalid_argument& e) {
+    throw SuiteError(std::string("--sw-thermal-max: ") + e.what());
+  }
   if (!m_enabled) return;
   if (o.floors_path.empty()) {
     m_floors = builtin_floors();
@@ -71,7 +81,7 @@ void NodeQualification::finish(Report& report, HealthMonitor* monitor) const {
   else
     record.why_not = "not monitored";
   report.health = to_json(record);
-  report.checks = node_checks(report, m_floors, record);
+  report.checks = node_checks(report, m_floors, record, m_throttle);
   report.exit_code = exit_code_with_checks(report.exit_code, report.checks);
 }
 

@@ -11,6 +11,7 @@
 #include "model/case_spec.hpp"
 #include "qualify/floors.hpp"
 #include "qualify/health_monitor.hpp"
+#include "qualify/throttle_gate.hpp"
 #include "report/report.hpp"
 #include "run/suite_runner.hpp"
 #include "vsa/registry.hpp"
@@ -38,6 +39,7 @@ class NodeQualification {
  private:
   bool m_enabled = false;
   FloorTable m_floors;
+  ThrottlePolicy m_throttle;
 };
 
 }  // namespace vsa

@@ -5,10 +5,12 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <set>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 
 #include <cuda_runtime_api.h>
@@ -271,19 +273,63 @@ class TargetRun {
   void run() {
     std::set<std::string> done;
     for (const auto& c : m_report.cases) done.insert(c.name);
-    std::size_t index = done.size();
-    for (const auto& spec : m_cases) {
-      if (done.count(spec.name)) continue;
-      ++index;
-      CaseResult result = m_o.isolate ? m_supervisor.run(spec) : run_in_process(spec);
-      m_report.cases.push_back(result);
-      m_report.finished_at = utc_now_iso8601();
-      save();
-      print_progress(index, result);
-    }
+    std::vector<const CaseSpec*> todo;
+    for (const auto& spec : m_cases)
+      if (!done.count(spec.name)) todo.push_back(&spec);
+    m_index = done.size();
+    if (m_o.jobs > 1 && m_o.isolate) return run_parallel(todo);
+    for (const CaseSpec* spec : todo) finish(m_o.isolate ? m_supervisor.run(*spec) : run_in_process(*spec));
   }
 
  private:
+  // --jobs N (CPU target only, run_suites checks): N threads, each with its own worker
+  // (spawned and reaped by that thread: the worker's PR_SET_PDEATHSIG follows the thread,
+  // util/process.hpp), take the next case in suite order. Every finished case is written
+  // at once, so kill -9 keeps it, and --resume skips it.
+  void run_parallel(const std::vector<const CaseSpec*>& todo) {
+    std::mutex next_mutex;
+    std::size_t next = 0;
+    std::string error;
+    auto take = [&]() -> const CaseSpec* {
+      std::lock_guard lock(next_mutex);
+      return next < todo.size() && error.empty() ? todo[next++] : nullptr;
+    };
+    std::vector<std::thread> threads;
+    const std::size_t n = std::min(std::size_t(m_o.jobs), todo.size());
+    for (std::size_t j = 0; j < n; ++j)
+      threads.emplace_back([&] {
+        try {  // nothing may leave a thread (issue 20): the first error stops the dispatch
+          WorkerSupervisor supervisor(target_worker_argv(m_ordinal, m_plugins), m_ordinal);
+          while (const CaseSpec* spec = take()) finish(supervisor.run(*spec));
+        } catch (const std::exception& e) {
+          std::lock_guard lock(next_mutex);
+          if (error.empty()) error = e.what();
+        }
+      });
+    for (auto& t : threads) t.join();
+    if (!error.empty()) throw std::runtime_error(error);
+  }
+
+  // One finished case into the report, in the suite's order whatever order the jobs finish
+  // in (a serial run and a --jobs run of the same suite list their cases alike), then written.
+  void finish(CaseResult result) {
+    std::lock_guard lock(m_report_mutex);
+    m_report.cases.push_back(result);
+    if (m_o.jobs > 1) {
+      std::map<std::string, std::size_t> position;
+      for (std::size_t i = 0; i < m_cases.size(); ++i) position.emplace(m_cases[i].name, i);
+      auto rank = [&](const CaseResult& c) {
+        const auto it = position.find(c.name);
+        return it == position.end() ? std::size_t(0) : it->second + 1;  // a case of no plan keeps its place first
+      };
+      std::stable_sort(m_report.cases.begin(), m_report.cases.end(),
+                       [&](const CaseResult& a, const CaseResult& b) { return rank(a) < rank(b); });
+    }
+    m_report.finished_at = utc_now_iso8601();
+    save();
+    print_progress(++m_index, result);
+  }
+
   CaseResult run_in_process(const CaseSpec& spec) {
     // In-process (debugging, compute-sanitizer) the plugins load here: validated already.
     static const Registry registry = [this] {
@@ -332,6 +378,8 @@ class TargetRun {
   const std::vector<std::string>& m_plugins;
   WorkerSupervisor m_supervisor;
   bool m_write_failed = false;
+  std::mutex m_report_mutex;  // --jobs: finished cases, the report's writes, the progress count
+  std::size_t m_index = 0;
 };
 
 int exit_code_of(const std::vector<CaseResult>& cases) {
@@ -549,6 +597,12 @@ RunSummary run_suites(const RunOptions& o) {
   const json node = collect_node_json(label);
   if (resumed) targets = {resume_target(*resumed, o, suites_json, cases, node, registry, discovery, targets)};
   check_device_memory(checked, registry, discovery, targets);
+  if (o.jobs > 1 && !o.isolate)
+    throw SuiteError("--jobs " + std::to_string(o.jobs) + " runs cases in parallel workers: drop --no-isolate");
+  if (o.jobs > 1 && targets.front() >= 0)
+    throw SuiteError("--jobs " + std::to_string(o.jobs) +
+                     " runs CPU cases in parallel workers; cases on a GPU run one at a time (they would time each "
+                     "other): add --devices none");
   fs::create_directories(o.out_dir);
   std::vector<std::string> planned;
   for (const auto& c : cases) planned.push_back(c.name);

@@ -10,6 +10,9 @@
 
 namespace vsa {
 
+// --jobs: more workers than this would only queue on the cores (and file descriptors) of one node.
+inline constexpr int kMaxJobs = 256;
+
 struct RunOptions {
   std::vector<std::string> suites{"qualify"};
   std::string out_dir = "results";
@@ -26,8 +29,11 @@ struct RunOptions {
   // `schedule_seed`); they matter to the backends that explore schedules only.
   std::optional<int> schedules;
   std::optional<std::uint64_t> schedule_seed;
-  std::string resume;              // a report to continue (its finished cases are kept)
-  bool isolate = true;             // false: run in-process (debugging)
+  std::string resume;   // a report to continue (its finished cases are kept)
+  bool isolate = true;  // false: run in-process (debugging)
+  // --jobs: workers running the CPU target's cases side by side (1: one case at a time). GPU
+  // targets always run one case at a time, so a case's timing has its GPU alone.
+  int jobs = 1;
   bool require_gpu = false;        // no GPU -> exit 4
   std::optional<int> expect_gpus;  // CUDA must use exactly this many GPUs, else exit 4
   // GPUs asked for or present (PCI, NVML) but unusable by CUDA -> exit 4 (run/gpu_expectation.hpp).
@@ -38,6 +44,11 @@ struct RunOptions {
   // speed-floor table (empty: the built-in suites/floors/floors.json).
   std::string node_checks = "auto";
   std::string floors_path;
+  // health.throttle (docs/qualify.md, "Throttle"): reasons that do not fail it (names or an
+  // NVML bit mask, as `dcgmi diag --clocksevent-mask`), and the share of the sustained time
+  // sw_thermal may hold the clock before it fails.
+  std::string throttle_ignore;
+  double sw_thermal_max_fraction = 0.05;
   std::string junit_path, metrics_path, jsonl_path;  // standard outputs of the whole run (report/exports.hpp)
   std::string nvbench_path;                          // the run as NVBench JSON (report/nvbench_json.hpp)
   std::vector<std::string> argv;

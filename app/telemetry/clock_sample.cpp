@@ -85,6 +85,8 @@ void to_json(nlohmann::json& j, const ClockSample& sample) {
   j["event_reasons"] = json_or_null(sample.event_reasons);
   j["reasons"] = sample.event_reasons ? nlohmann::json(sample.reason_names()) : nlohmann::json();
   j["slowed_down"] = sample.event_reasons ? nlohmann::json(sample.slowed_down()) : nlohmann::json();
+  j["memory_temperature_c"] = json_or_null(sample.memory_temperature_c);
+  j["thermal_violation_ns"] = json_or_null(sample.thermal_violation_ns);
 }
 
 }  // namespace vsa

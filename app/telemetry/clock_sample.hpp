@@ -17,7 +17,9 @@ struct ClockSample {
   std::optional<unsigned> mem_clock_mhz;
   std::optional<unsigned> temperature_c;
   std::optional<double> power_w;
-  std::optional<std::uint64_t> event_reasons;  // raw NVML bit mask; absent when NVML cannot say
+  std::optional<std::uint64_t> event_reasons;         // raw NVML bit mask; absent when NVML cannot say
+  std::optional<unsigned> memory_temperature_c;       // HBM (NVML_FI_DEV_MEMORY_TEMP)
+  std::optional<std::uint64_t> thermal_violation_ns;  // cumulative (nvmlDeviceGetViolationStatus, THERMAL)
 
   [[nodiscard]] std::vector<std::string> reason_names() const;
   // True when a reason that holds clocks below what was asked for is active

@@ -45,6 +45,9 @@ struct Nvml::Symbols {
   nvmlDeviceGetRetiredPages_fn retired_pages = nullptr;
   nvmlDeviceGetRetiredPagesPendingStatus_fn retired_pending = nullptr;
   nvmlDeviceGetPcie_fn pcie_gen = nullptr, pcie_gen_max = nullptr, pcie_width = nullptr, pcie_width_max = nullptr;
+  nvmlDeviceGetTemperatureThreshold_fn temperature_threshold = nullptr;
+  nvmlDeviceGetViolationStatus_fn violation_status = nullptr;
+  nvmlDeviceGetFieldValues_fn field_values = nullptr;
   nvmlEventSetCreate_fn event_set_create = nullptr;
   nvmlDeviceRegisterEvents_fn register_events = nullptr;
   nvmlEventSetWait_fn event_set_wait = nullptr;  // _v2, else the original
@@ -162,6 +165,9 @@ void Nvml::load(const SymbolLookup& lookup, const std::string& origin) {
   resolve("nvmlDeviceGetMaxPcieLinkGeneration", s.pcie_gen_max, false);
   resolve("nvmlDeviceGetCurrPcieLinkWidth", s.pcie_width, false);
   resolve("nvmlDeviceGetMaxPcieLinkWidth", s.pcie_width_max, false);
+  resolve("nvmlDeviceGetTemperatureThreshold", s.temperature_threshold, false);
+  resolve("nvmlDeviceGetViolationStatus", s.violation_status, false);
+  resolve("nvmlDeviceGetFieldValues", s.field_values, false);
   resolve("nvmlEventSetCreate", s.event_set_create, false);
   resolve("nvmlDeviceRegisterEvents", s.register_events, false);
   resolve("nvmlEventSetWait_v2", s.event_set_wait, false);
@@ -434,6 +440,74 @@ NvmlAnswer<std::uint64_t> Nvml::ecc_volatile(NvmlDevice device, bool corrected) 
 }
 
 namespace {
+nvmlTemperatureThresholds_t threshold_type(TemperatureThreshold which) {
+  switch (which) {
+    case TemperatureThreshold::shutdown:
+      return NVML_TEMPERATURE_THRESHOLD_SHUTDOWN;
+    case TemperatureThreshold::slowdown:
+      return NVML_TEMPERATURE_THRESHOLD_SLOWDOWN;
+    case TemperatureThreshold::memory_max:
+      return NVML_TEMPERATURE_THRESHOLD_MEM_MAX;
+    case TemperatureThreshold::gpu_max:
+      return NVML_TEMPERATURE_THRESHOLD_GPU_MAX;
+  }
+  return NVML_TEMPERATURE_THRESHOLD_GPU_MAX;
+}
+}  // namespace
+
+NvmlAnswer<unsigned> Nvml::temperature_threshold(NvmlDevice device, TemperatureThreshold which) const {
+  // nvmlDeviceGetTemperatureThreshold ("Device Queries", Kepler or newer). NVML notes that Ada
+  // and newer parts prefer the NVML_FI_DEV_TEMPERATURE_*_TLIMIT fields; an answer of
+  // NOT_SUPPORTED there is stated, not guessed.
+  VSA_NVML_PRECONDITION(m_symbols->temperature_threshold, "nvmlDeviceGetTemperatureThreshold");
+  unsigned celsius = 0;
+  const nvmlReturn_t status = m_symbols->temperature_threshold(as_nvml(device), threshold_type(which), &celsius);
+  if (status != NVML_SUCCESS) return {std::nullopt, "nvmlDeviceGetTemperatureThreshold: " + error_text(status)};
+  return {celsius, ""};
+}
+
+NvmlAnswer<unsigned> Nvml::memory_temperature(NvmlDevice device) const {
+  // nvmlDeviceGetFieldValues with NVML_FI_DEV_MEMORY_TEMP: the call can succeed while the
+  // field itself fails (its own nvmlReturn), so both are checked.
+  VSA_NVML_PRECONDITION(m_symbols->field_values, "nvmlDeviceGetFieldValues");
+  nvmlFieldValue_t field{};
+  field.fieldId = NVML_FI_DEV_MEMORY_TEMP;
+  const nvmlReturn_t status = m_symbols->field_values(as_nvml(device), 1, &field);
+  if (status != NVML_SUCCESS) return {std::nullopt, "nvmlDeviceGetFieldValues: " + error_text(status)};
+  if (field.nvmlReturn != NVML_SUCCESS)
+    return {std::nullopt, "nvmlDeviceGetFieldValues(NVML_FI_DEV_MEMORY_TEMP): " + error_text(field.nvmlReturn)};
+  switch (field.valueType) {
+    case NVML_VALUE_TYPE_DOUBLE:
+      return {unsigned(field.value.dVal < 0 ? 0 : field.value.dVal), ""};
+    case NVML_VALUE_TYPE_UNSIGNED_INT:
+      return {field.value.uiVal, ""};
+    case NVML_VALUE_TYPE_UNSIGNED_LONG:
+      return {unsigned(field.value.ulVal), ""};
+    case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG:
+      return {unsigned(field.value.ullVal), ""};
+    case NVML_VALUE_TYPE_SIGNED_LONG_LONG:
+      return {unsigned(field.value.sllVal < 0 ? 0 : field.value.sllVal), ""};
+    case NVML_VALUE_TYPE_SIGNED_INT:
+      return {unsigned(field.value.siVal < 0 ? 0 : field.value.siVal), ""};
+    case NVML_VALUE_TYPE_UNSIGNED_SHORT:
+      return {field.value.usVal, ""};
+    default:
+      return {std::nullopt, "NVML_FI_DEV_MEMORY_TEMP has value type " + std::to_string(field.valueType)};
+  }
+}
+
+NvmlAnswer<std::uint64_t> Nvml::thermal_violation_ns(NvmlDevice device) const {
+  // nvmlDeviceGetViolationStatus(NVML_PERF_POLICY_THERMAL): "how long did thermal violations
+  // cause the GPU to be below application clocks", cumulative nanoseconds.
+  VSA_NVML_PRECONDITION(m_symbols->violation_status, "nvmlDeviceGetViolationStatus");
+  nvmlViolationTime_t time{};
+  const nvmlReturn_t status = m_symbols->violation_status(as_nvml(device), NVML_PERF_POLICY_THERMAL, &time);
+  if (status != NVML_SUCCESS)
+    return {std::nullopt, "nvmlDeviceGetViolationStatus(NVML_PERF_POLICY_THERMAL): " + error_text(status)};
+  return {static_cast<std::uint64_t>(time.violationTime), ""};
+}
+
+namespace {
 template <typename Error>
 NvmlAnswer<PcieLink> read_link(nvmlDeviceGetPcie_fn gen, const char* gen_symbol, nvmlDeviceGetPcie_fn width,
                                const char* width_symbol, nvmlDevice_t device, Error&& error_text) {
@@ -524,6 +598,8 @@ ClockSample Nvml::sample(NvmlDevice device) const {
   sample.temperature_c = temperature_c(device);
   sample.power_w = power_usage_w(device);
   sample.event_reasons = clock_event_reasons(device);
+  sample.memory_temperature_c = memory_temperature(device).value;
+  sample.thermal_violation_ns = thermal_violation_ns(device).value;
   return sample;
 }
 

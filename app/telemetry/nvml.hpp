@@ -64,6 +64,10 @@ struct XidWait {
 };
 enum class InforomObject { oem, ecc, power };
 
+// nvmlTemperatureThresholds_t: where the GPU shuts down, begins hardware slowdown, begins
+// software slowdown for its memory temperature, may be throttled below base clock.
+enum class TemperatureThreshold { shutdown, slowdown, memory_max, gpu_max };
+
 class Nvml {
  public:
   // Resolves a symbol name to its address, or nullptr. Tests pass fakes.
@@ -120,6 +124,12 @@ class Nvml {
   [[nodiscard]] NvmlAnswer<bool> retired_pages_pending(NvmlDevice device) const;
   // ECC error counts since the driver loaded (volatile).
   [[nodiscard]] NvmlAnswer<std::uint64_t> ecc_volatile(NvmlDevice device, bool corrected) const;
+  // Thermal evidence for the throttle gate (docs/qualify.md, "Throttle"): a threshold in degrees C,
+  // the memory (HBM) temperature, and NVML's cumulative thermal violation time (how long thermal
+  // policy held the GPU below application clocks since the driver loaded), in nanoseconds.
+  [[nodiscard]] NvmlAnswer<unsigned> temperature_threshold(NvmlDevice device, TemperatureThreshold which) const;
+  [[nodiscard]] NvmlAnswer<unsigned> memory_temperature(NvmlDevice device) const;
+  [[nodiscard]] NvmlAnswer<std::uint64_t> thermal_violation_ns(NvmlDevice device) const;
   [[nodiscard]] NvmlAnswer<PcieLink> pcie_link(NvmlDevice device) const;      // current generation and width
   [[nodiscard]] NvmlAnswer<PcieLink> pcie_link_max(NvmlDevice device) const;  // the most this GPU and slot allow
   // An event set recording this GPU's critical Xid errors from now on; free it with close_xid_events.
@@ -127,7 +137,7 @@ class Nvml {
   [[nodiscard]] XidWait wait_xid(void* event_set, unsigned timeout_ms) const;
   void close_xid_events(void* event_set) const;
 
-  // Five NVML calls, about 32 us per sample on an H200 (driver 580): cheap around each timed pass.
+  // Seven NVML calls (five took about 32 us per sample on an H200, driver 580): cheap around each timed pass.
   [[nodiscard]] ClockSample sample(NvmlDevice device) const;
 
  private:

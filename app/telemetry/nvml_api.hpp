@@ -41,6 +41,58 @@ inline constexpr nvmlClockType_t NVML_CLOCK_MEM = 2;
 using nvmlTemperatureSensors_t = int;
 inline constexpr nvmlTemperatureSensors_t NVML_TEMPERATURE_GPU = 0;
 
+// nvmlTemperatureThresholds_t ("Device Enums"): SHUTDOWN, the temperature at which the GPU shuts
+// down for hardware protection; SLOWDOWN, where hardware slowdown begins; MEM_MAX, the memory
+// temperature at which software slowdown begins; GPU_MAX, the GPU temperature at which it may be
+// throttled below base clock (nvmlDeviceGetTemperatureThreshold, Kepler or newer).
+using nvmlTemperatureThresholds_t = int;
+inline constexpr nvmlTemperatureThresholds_t NVML_TEMPERATURE_THRESHOLD_SHUTDOWN = 0;
+inline constexpr nvmlTemperatureThresholds_t NVML_TEMPERATURE_THRESHOLD_SLOWDOWN = 1;
+inline constexpr nvmlTemperatureThresholds_t NVML_TEMPERATURE_THRESHOLD_MEM_MAX = 2;
+inline constexpr nvmlTemperatureThresholds_t NVML_TEMPERATURE_THRESHOLD_GPU_MAX = 3;
+
+// nvmlPerfPolicyType_t and nvmlViolationTime_t (nvmlDeviceGetViolationStatus, "Device Queries"):
+// how long a policy held the GPU below application clocks; violationTime in nanoseconds,
+// cumulative, referenceTime a CPU timestamp in microseconds.
+using nvmlPerfPolicyType_t = int;
+inline constexpr nvmlPerfPolicyType_t NVML_PERF_POLICY_POWER = 0;
+inline constexpr nvmlPerfPolicyType_t NVML_PERF_POLICY_THERMAL = 1;
+struct nvmlViolationTime_t {
+  unsigned long long referenceTime;
+  unsigned long long violationTime;
+};
+
+// Field values (nvmlDeviceGetFieldValues, "Field Value Queries"): the memory (HBM) temperature has
+// no getter of its own, only NVML_FI_DEV_MEMORY_TEMP (82, since driver 418).
+inline constexpr unsigned NVML_FI_DEV_MEMORY_TEMP = 82;
+using nvmlValueType_t = int;
+inline constexpr nvmlValueType_t NVML_VALUE_TYPE_DOUBLE = 0;
+inline constexpr nvmlValueType_t NVML_VALUE_TYPE_UNSIGNED_INT = 1;
+inline constexpr nvmlValueType_t NVML_VALUE_TYPE_UNSIGNED_LONG = 2;
+inline constexpr nvmlValueType_t NVML_VALUE_TYPE_UNSIGNED_LONG_LONG = 3;
+inline constexpr nvmlValueType_t NVML_VALUE_TYPE_SIGNED_LONG_LONG = 4;
+inline constexpr nvmlValueType_t NVML_VALUE_TYPE_SIGNED_INT = 5;
+inline constexpr nvmlValueType_t NVML_VALUE_TYPE_UNSIGNED_SHORT = 6;
+union nvmlValue_t {
+  double dVal;
+  unsigned int uiVal;
+  unsigned long ulVal;
+  unsigned long long ullVal;
+  long long sllVal;
+  int siVal;
+  unsigned short usVal;
+};
+struct nvmlFieldValue_t {
+  unsigned int fieldId;
+  unsigned int scopeId;
+  long long timestamp;
+  long long latencyUsec;
+  nvmlValueType_t valueType;
+  nvmlReturn_t nvmlReturn;  // per field: value is undefined unless NVML_SUCCESS
+  nvmlValue_t value;
+};
+static_assert(sizeof(nvmlFieldValue_t) == 40, "nvmlFieldValue_t layout (nvml.h)");
+
 // nvmlInforomObject_t
 using nvmlInforomObject_t = int;
 inline constexpr nvmlInforomObject_t NVML_INFOROM_OEM = 0;
@@ -156,6 +208,9 @@ using nvmlDeviceGetRetiredPagesPendingStatus_fn = nvmlReturn_t (*)(nvmlDevice_t,
 // Curr/Max PcieLinkGeneration and Curr/Max PcieLinkWidth; "max" is what this GPU and this
 // system's slot allow together (a Gen5 GPU in a Gen4 slot reports 4).
 using nvmlDeviceGetPcie_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*);
+using nvmlDeviceGetTemperatureThreshold_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlTemperatureThresholds_t, unsigned int*);
+using nvmlDeviceGetViolationStatus_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlPerfPolicyType_t, nvmlViolationTime_t*);
+using nvmlDeviceGetFieldValues_fn = nvmlReturn_t (*)(nvmlDevice_t, int valuesCount, nvmlFieldValue_t* values);
 using nvmlEventSetCreate_fn = nvmlReturn_t (*)(nvmlEventSet_t*);
 using nvmlDeviceRegisterEvents_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned long long eventTypes, nvmlEventSet_t);
 using nvmlEventSetWait_fn = nvmlReturn_t (*)(nvmlEventSet_t, nvmlEventData_t*, unsigned int timeoutms);

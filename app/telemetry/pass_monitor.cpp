@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <string>
 #include <utility>
 
@@ -69,18 +70,23 @@ void add_statistic(nlohmann::json& out, const std::vector<nlohmann::json>& sampl
 
 nlohmann::json summarize_pass_samples(const std::vector<nlohmann::json>& samples) {
   nlohmann::json out = {{"samples", samples.size()}};
-  for (const char* field : {"sm_clock_mhz", "power_w", "temperature_c"}) add_statistic(out, samples, field);
+  for (const char* field : {"sm_clock_mhz", "power_w", "temperature_c", "memory_temperature_c"})
+    add_statistic(out, samples, field);
   std::uint64_t reasons = 0;
-  bool known = false;
+  int known = 0;
+  std::map<std::string, int> seen_in;  // reason -> samples that had it: how much of the pass it held
   for (const auto& s : samples) {
     const auto mask = event_reasons_of(s);
     if (!mask) continue;
     reasons |= *mask;
-    known = true;
+    ++known;
+    for (const auto& name : decode_clock_event_reasons(*mask)) ++seen_in[name];
   }
-  if (known) {
+  if (known > 0) {
     out["event_reasons"] = reasons;
     out["reasons"] = decode_clock_event_reasons(reasons);
+    out["reason_samples"] = seen_in;
+    out["reason_sampled"] = known;
   }
   return out;
 }

@@ -43,8 +43,9 @@ class PassMonitor {
 };
 
 // {"samples": n, "sm_clock_mhz": {"min", "mean", "max"}, "power_w": {...},
-//  "temperature_c": {...}, "reasons": [every reason seen]}; a statistic no sample
-// carries is left out (no NVML: only "samples").
+//  "temperature_c": {...}, "memory_temperature_c": {...}, "reasons": [every reason seen],
+//  "reason_samples": {reason: samples that had it}, "reason_sampled": samples with a reason
+//  mask}; a statistic no sample carries is left out (no NVML: only "samples").
 [[nodiscard]] nlohmann::json summarize_pass_samples(const std::vector<nlohmann::json>& samples);
 
 }  // namespace vsa

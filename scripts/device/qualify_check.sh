@@ -30,9 +30,47 @@ for path in sys.argv[1:]:
 PY
 }
 
+throttle() {  # throttle REPORT...: health.throttle's evidence (docs/qualify.md, "Throttle"), per report and per pass
+  python3 - "$@" <<'PY'
+import json, sys
+def n(v, f="{:.0f}"):
+    return "-" if v is None else f.format(v)
+for path in sys.argv[1:]:
+    d = json.load(open(path))
+    t = next((c for c in d.get("checks", []) if c["name"] == "health.throttle"), None)
+    if t is None:
+        print(f"{path.split('/')[-1]}: no health.throttle"); continue
+    v, th = t.get("value") or {}, t.get("threshold") or {}
+    lim = v.get("temperature_thresholds_c") or {}
+    print(f"{path.split('/')[-1]}: health.throttle {t['verdict']} {t['code']}")
+    print(f"  reasons {v.get('reasons')}  thermal share {n(v.get('thermal_fraction'), '{:.1%}')} ({v.get('thermal_fraction_source')})"
+          f"  violation {n(v.get('thermal_violation_seconds'), '{:.2f}')} s of {n(v.get('sustained_seconds'), '{:.2f}')} s sustained"
+          f"  per-sample {v.get('reason_sample_fraction')}")
+    print(f"  GPU max {n(v.get('gpu_temperature_max_c'))} C (max operating {n(lim.get('gpu_max'))}, slowdown {n(lim.get('slowdown'))},"
+          f" shutdown {n(lim.get('shutdown'))})  memory max {n(v.get('memory_temperature_max_c'))} C (max operating {n(lim.get('memory_max'))})"
+          f"  slow sustained floors {v.get('slow_sustained_floors')}  policy {th}")
+    print(f"  reason: {t['reason']}")
+    for c in d["cases"]:
+        if not (c.get("spec", {}).get("timing", {}).get("min_pass_ms", 0) > 0): continue
+        for b in c["backends"]:
+            for tm in b.get("timings", []):
+                for p in tm.get("clocks") or []:
+                    if not isinstance(p, dict): continue
+                    bf, af, du = p.get("before") or {}, p.get("after") or {}, p.get("during") or {}
+                    viol = None
+                    if bf.get("thermal_violation_ns") is not None and af.get("thermal_violation_ns") is not None:
+                        viol = (af["thermal_violation_ns"] - bf["thermal_violation_ns"]) / 1e9
+                    print(f"    {c['name'][-16:]:16s} {b['backend']:10s} {tm['op']} pass {p.get('pass')}: {n(p.get('seconds'), '{:.2f}')} s,"
+                          f" thermal violation {n(viol, '{:.2f}')} s, GPU max {n((du.get('temperature_c') or {}).get('max'))} C,"
+                          f" memory max {n((du.get('memory_temperature_c') or {}).get('max'))} C,"
+                          f" SM {n((du.get('sm_clock_mhz') or {}).get('mean'))} MHz, {n((du.get('power_w') or {}).get('mean'))} W,"
+                          f" samples with reason {du.get('reason_samples')} of {du.get('reason_sampled')}")
+PY
+}
+
 step "nvidia-smi: the facts the health gates read, for comparison"
-nvidia-smi -q -d ROW_REMAPPER,PAGE_RETIREMENT,ECC,PCIE,PERFORMANCE >"$OUT/nvidia-smi-q.txt" 2>&1; RC[nvidia_smi]=$?
-grep -iE "remap|pending|retire|Link|Gen|Width|Uncorr|Volatile|Slowdown|Thermal" "$OUT/nvidia-smi-q.txt" | head -60
+nvidia-smi -q -d ROW_REMAPPER,PAGE_RETIREMENT,ECC,PCIE,PERFORMANCE,TEMPERATURE >"$OUT/nvidia-smi-q.txt" 2>&1; RC[nvidia_smi]=$?
+grep -iE "remap|pending|retire|Link|Gen|Width|Uncorr|Volatile|Slowdown|Thermal|Temp|Shutdown" "$OUT/nvidia-smi-q.txt" | head -80
 
 step "qualify with node checks (expect exit 0; a FAIL names its code)"
 "$BIN" run --out "$OUT/q" --label qualify --quiet --junit "$OUT/q.junit.xml" --metrics "$OUT/q.prom" --jsonl "$OUT/q.jsonl"
@@ -44,6 +82,22 @@ for path in sys.argv[1:]:
     print(json.dumps(json.load(open(path))["health"], indent=1)[:3000])
 PY
 grep -c "^vsa_check{" "$OUT/q.prom" | sed 's/^/prometheus vsa_check series: /'
+throttle "$OUT"/q/qualify-*.json | tee "$OUT/throttle.txt"
+expect throttle_evidence yes "$(python3 -c "
+import json, sys
+ok = False
+for p in sys.argv[1:]:
+    t = [c for c in json.load(open(p)).get('checks', []) if c['name'] == 'health.throttle']
+    v = (t[0].get('value') or {}) if t else {}
+    ok = ok or (v.get('thermal_fraction') is not None and (v.get('temperature_thresholds_c') or {}).get('gpu_max') is not None)
+print('yes' if ok else 'no')" "$OUT"/q/qualify-*.json)"
+nvidia-smi -q -d TEMPERATURE,PERFORMANCE >"$OUT/nvidia-smi-after.txt" 2>&1
+grep -iE "Temp|Thermal|Slowdown" "$OUT/nvidia-smi-after.txt" | head -30
+
+step "the sustained case with sw_thermal ignored (--throttle-ignore, as dcgmi diag --clocksevent-mask; expect exit 0)"
+"$BIN" run --case sustained-16k --throttle-ignore sw_thermal --out "$OUT/ign" --label ign --quiet
+RC[throttle_ignore]=$?; expect throttle_ignore_exit 0 "${RC[throttle_ignore]}"
+throttle "$OUT"/ign/ign-*.json
 if [ -x "$SRC/.tools/venv/bin/python" ] && "$SRC/.tools/venv/bin/python" -c "import jsonschema" 2>/dev/null; then
   "$SRC/.tools/venv/bin/python" "$SRC/scripts/check_schema.py" "$OUT"/q/qualify-*.json; RC[schema]=$?
 else
@@ -83,10 +137,12 @@ PY
 
 step "unit tests of the checks (host-only; the same binary CI runs)"
 [ -x "$BUILD/tests/vsa_unit_tests" ] && { "$BUILD/tests/vsa_unit_tests" --gtest_brief=1 \
-  --gtest_filter='HealthGates*:Floors*:BackendAlias*:Fleet*' 2>&1 | tail -5; RC[unit]=${PIPESTATUS[0]}; }
+  --gtest_filter='HealthGates*:ThrottleGate*:Floors*:BackendAlias*:Fleet*' 2>&1 | tail -5; RC[unit]=${PIPESTATUS[0]}; }
 
 step "summary"
 for k in "${!RC[@]}"; do printf '%-24s %s\n' "$k" "${RC[$k]}"; done | sort
+printf '\nthrottle evidence of the qualify run (docs/qualify.md, "Throttle"):\n'
+grep -v "^    " "$OUT/throttle.txt"
 printf '\n%-32s %-6s %-6s %s\n' expectation want got ok
 for k in "${!GOT[@]}"; do
   ok=no; [ "${GOT[$k]}" = "${WANT[$k]}" ] && ok=yes

@@ -100,4 +100,25 @@ inline void add_timing(Report& r, const std::string& case_name, const std::strin
   aggregate_verdict(c);
 }
 
+// A GPU report with one sustained case (qualify/fast/sustained-16k, sm90a fwd) whose
+// timing has these per-pass clock records (health.throttle's input).
+inline Report sustained_report(const nlohmann::json& pass_clocks) {
+  Report r;
+  r.device = {{"name", "Fake GPU"}};
+  CaseResult c;
+  c.name = "qualify/fast/sustained-16k";
+  c.spec = {{"timing", {{"min_pass_ms", 5000}}}};
+  BackendResult b;
+  b.backend = "sm90a";
+  b.verdict = kPass;
+  Timing t;
+  t.op = "fwd";
+  t.tflops = 475;
+  t.clocks = pass_clocks;
+  b.timings.push_back(t);
+  c.backends.push_back(b);
+  r.cases.push_back(c);
+  return r;
+}
+
 }  // namespace vsa::testing

@@ -16,6 +16,7 @@
 #include "qualify/check_codes.hpp"
 #include "qualify/health_gates.hpp"
 #include "qualify/health_monitor.hpp"
+#include "synthetic_reports.hpp"
 #include "telemetry/nvml_api.hpp"
 
 namespace vsa {
@@ -42,7 +43,12 @@ struct State {
   }
   std::atomic<int> waits{0};
   int sets_open = 0;
-  std::map<std::string, bool> hidden;  // symbols this "driver" lacks
+  std::map<std::string, bool> hidden;        // symbols this "driver" lacks
+  unsigned threshold[4] = {97, 92, 95, 87};  // shutdown, slowdown, memory max, GPU max (nvml_api order)
+  nvmlReturn_t threshold_status = NVML_SUCCESS;
+  unsigned long long thermal_violation_ns = 7'000'000'000ULL;
+  unsigned memory_c = 71;
+  nvmlReturn_t memory_field_status = NVML_SUCCESS;  // the field's own return, the call succeeds
 };
 State* state = nullptr;
 int device_tag = 0;
@@ -110,6 +116,27 @@ nvmlReturn_t set_wait(nvmlEventSet_t, nvmlEventData_t* data, unsigned timeout_ms
   return NVML_SUCCESS;
 }
 
+nvmlReturn_t temperature_threshold(nvmlDevice_t, nvmlTemperatureThresholds_t which, unsigned* c) {
+  if (state->threshold_status != NVML_SUCCESS) return state->threshold_status;
+  if (which < 0 || which > 3) return 2;
+  *c = state->threshold[which];
+  return NVML_SUCCESS;
+}
+nvmlReturn_t violation(nvmlDevice_t, nvmlPerfPolicyType_t policy, nvmlViolationTime_t* t) {
+  if (policy != NVML_PERF_POLICY_THERMAL) return 2;
+  t->referenceTime = 1;
+  t->violationTime = state->thermal_violation_ns;
+  return NVML_SUCCESS;
+}
+nvmlReturn_t field_values(nvmlDevice_t, int count, nvmlFieldValue_t* values) {
+  for (int i = 0; i < count; ++i) {
+    values[i].nvmlReturn = values[i].fieldId == NVML_FI_DEV_MEMORY_TEMP ? state->memory_field_status : 3;
+    values[i].valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
+    values[i].value.uiVal = state->memory_c;
+  }
+  return NVML_SUCCESS;
+}
+
 void* lookup(const char* symbol) {
   const std::map<std::string, void*> table = {
       {"nvmlInit_v2", reinterpret_cast<void*>(&init)},
@@ -128,6 +155,9 @@ void* lookup(const char* symbol) {
       {"nvmlEventSetFree", reinterpret_cast<void*>(&set_free)},
       {"nvmlDeviceRegisterEvents", reinterpret_cast<void*>(&register_events)},
       {"nvmlEventSetWait_v2", reinterpret_cast<void*>(&set_wait)},
+      {"nvmlDeviceGetTemperatureThreshold", reinterpret_cast<void*>(&temperature_threshold)},
+      {"nvmlDeviceGetViolationStatus", reinterpret_cast<void*>(&violation)},
+      {"nvmlDeviceGetFieldValues", reinterpret_cast<void*>(&field_values)},
   };
   if (state->hidden.count(symbol)) return nullptr;
   const auto it = table.find(symbol);
@@ -166,22 +196,7 @@ const NodeCheck& check_of(const std::vector<NodeCheck>& checks, const std::strin
 }
 
 Report report_with_sustained(const std::vector<std::string>& reasons) {
-  Report r;
-  r.device = {{"name", "Fake GPU"}};
-  CaseResult c;
-  c.name = "qualify/fast/sustained-16k";
-  c.spec = {{"timing", {{"min_pass_ms", 3000}}}};
-  BackendResult b;
-  b.backend = "sm90a";
-  b.verdict = kPass;
-  Timing t;
-  t.op = "fwd";
-  t.tflops = 500;
-  t.clocks = nlohmann::json::array({{{"pass", 0}, {"during", {{"reasons", reasons}}}}});
-  b.timings.push_back(t);
-  c.backends.push_back(b);
-  r.cases.push_back(c);
-  return r;
+  return testing::sustained_report(nlohmann::json::array({{{"pass", 0}, {"during", {{"reasons", reasons}}}}}));
 }
 
 TEST(HealthGates, HealthyGpuPassesEveryGate) {
@@ -294,6 +309,41 @@ TEST(HealthGates, MissingEntryPointsAndNotSupportedAreStatedSkips) {
   const auto c = check_of(health_checks(monitored_run(n), {}), "xid");
   EXPECT_EQ(c.verdict, kSkip);
   EXPECT_NE(c.reason.find("Not Supported"), std::string::npos) << c.reason;
+}
+
+TEST(HealthGates, ThermalEvidenceIsReadThroughTheNvmlLayer) {
+  fake::State s;
+  HealthRecord r = monitored_run(s);
+  EXPECT_EQ(*r.before.temperature_gpu_max_c.value, 87u);
+  EXPECT_EQ(*r.before.temperature_memory_max_c.value, 95u);
+  EXPECT_EQ(*r.before.temperature_slowdown_c.value, 92u);
+  EXPECT_EQ(*r.before.temperature_shutdown_c.value, 97u);
+  EXPECT_EQ(*r.before.thermal_violation_ns.value, 7'000'000'000ULL);
+  const nlohmann::json j = to_json(r);
+  EXPECT_EQ(j["before"]["temperature_memory_max_c"], 95);
+  fake::state = &s;
+  const Nvml nvml(fake::lookup, "fake-nvml");
+  const NvmlDevice device{fake::the_device()};
+  EXPECT_EQ(*nvml.memory_temperature(device).value, 71u);
+  EXPECT_EQ(*nvml.sample(device).memory_temperature_c, 71u);
+  EXPECT_EQ(*nvml.sample(device).thermal_violation_ns, 7'000'000'000ULL);
+  // Each piece missing or unsupported is a stated reason, never a number.
+  s.memory_field_status = nvml_api::NVML_ERROR_NOT_SUPPORTED;
+  EXPECT_EQ(nvml.memory_temperature(device).why,
+            "nvmlDeviceGetFieldValues(NVML_FI_DEV_MEMORY_TEMP): Not Supported (3)");
+  EXPECT_FALSE(nvml.sample(device).memory_temperature_c);
+  s.threshold_status = nvml_api::NVML_ERROR_NOT_SUPPORTED;
+  EXPECT_EQ(nvml.temperature_threshold(device, TemperatureThreshold::gpu_max).why,
+            "nvmlDeviceGetTemperatureThreshold: Not Supported (3)");
+  fake::State hidden;
+  for (const char* symbol :
+       {"nvmlDeviceGetTemperatureThreshold", "nvmlDeviceGetViolationStatus", "nvmlDeviceGetFieldValues"})
+    hidden.hidden[symbol] = true;
+  r = monitored_run(hidden);
+  EXPECT_EQ(r.before.thermal_violation_ns.why, "nvmlDeviceGetViolationStatus is missing from this NVML");
+  EXPECT_EQ(r.before.temperature_gpu_max_c.why, "nvmlDeviceGetTemperatureThreshold is missing from this NVML");
+  EXPECT_EQ(to_json(r)["before"]["temperature_gpu_max_c"]["unavailable"],
+            "nvmlDeviceGetTemperatureThreshold is missing from this NVML");
 }
 
 TEST(HealthGates, NoNvmlDeviceSkipsEveryNvmlGate) {

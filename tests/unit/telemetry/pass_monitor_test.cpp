@@ -30,6 +30,19 @@ TEST(PassMonitor, SummaryHasMinMeanMaxOfEachField) {
   EXPECT_EQ(s["reasons"], nlohmann::json({"gpu_idle", "sw_power_cap"}));
 }
 
+TEST(PassMonitor, SummaryCountsTheSamplesOfEachReasonAndTheMemoryTemperature) {
+  // health.throttle weighs sw_thermal by how much of the pass it held (docs/qualify.md, "Throttle").
+  const std::vector<nlohmann::json> samples = {
+      {{"event_reasons", 0x24}, {"memory_temperature_c", 90}},  // sw_power_cap | sw_thermal
+      {{"event_reasons", 0x4}, {"memory_temperature_c", 94}},
+      {{"event_reasons", nullptr}, {"memory_temperature_c", nullptr}},
+      {{"event_reasons", 0x4}}};
+  const nlohmann::json s = summarize_pass_samples(samples);
+  EXPECT_EQ(s["reason_samples"], (nlohmann::json{{"sw_power_cap", 3}, {"sw_thermal", 1}}));
+  EXPECT_EQ(s["reason_sampled"], 3) << "a sample without a mask says nothing about the reasons";
+  EXPECT_EQ(s["memory_temperature_c"]["max"], 94.0);
+}
+
 TEST(PassMonitor, SummaryWithoutNvmlOnlyCounts) {
   const nlohmann::json s = summarize_pass_samples({{{"sm_clock_mhz", nullptr}, {"event_reasons", nullptr}}});
   EXPECT_EQ(s, (nlohmann::json{{"samples", 1}}));
