@@ -23,14 +23,8 @@ for sig in KILL INT TERM; do
   setsid env --default-signal=INT,TERM "$BIN" run "$WORK/s.json" --devices none --quiet --out "$out" --label lab \
     >/dev/null 2>&1 &
   pid=$!
-  r=""
-  for _ in $(seq 200); do  # until a and b are in the report (the stall case is running)
-    r="$(ls "$out"/*.json 2>/dev/null | head -1)"
-    [ -n "$r" ] && [ "$(python3 -c "import json; print(len(json.load(open('$r'))['cases']))" 2>/dev/null)" = 2 ] && break
-    sleep 0.05
-  done
-  [ "$(python3 -c "import json; print(len(json.load(open('$r'))['cases']))" 2>/dev/null)" = 2 ] \
-    || fail "$sig: the report never showed the two finished cases while the run went on"
+  # until a and b are in the report (the stall case is running)
+  r="$(wait_for_cases "$out" 2 200)" || fail "$sig: the report never showed the two finished cases while the run went on"
   [ "$(workers)" -ge 1 ] || fail "$sig: no worker running mid-run (the test does not interrupt a case)"
   if [ "$sig" = INT ]; then kill -s INT -- "-$pid"; else kill -s "$sig" "$pid"; fi
   wait "$pid" 2>/dev/null

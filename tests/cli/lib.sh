@@ -4,6 +4,18 @@ BIN="$1"; SRC="$2"
 WORK="$(mktemp -d)"; trap 'rm -rf "$WORK"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 json_get() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$1" "$2"; }
+# wait_for_cases DIR N TRIES: polls each 50 ms until the report a run is rewriting under DIR lists
+# N cases; prints its path (as far as it got) and fails (returns 1) if it never did.
+wait_for_cases() {
+  local r="" n=""
+  for _ in $(seq "$3"); do
+    r="$(ls "$1"/*.json 2>/dev/null | head -1)"
+    n="$([ -n "$r" ] && python3 -c "import json; print(len(json.load(open('$r'))['cases']))" 2>/dev/null)"
+    [ "$n" = "$2" ] && { echo "$r"; return 0; }
+    sleep 0.05
+  done
+  echo "$r"; return 1
+}
 # The python with torch and numpy for scripts/peers: $VSA_PYTHON, else the venv that
 # scripts/test.sh installs (scripts/lib/common.sh: install_peer_python), else python3.
 peer_python() {

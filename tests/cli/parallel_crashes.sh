@@ -54,14 +54,8 @@ JSON
 serial="$(ls "$WORK"/serial/*.json)"
 setsid "$BIN" run "$WORK/mix.json" --devices none --jobs 3 --quiet --out "$WORK/killed" >/dev/null 2>&1 &
 pid=$!
-r=""
-for _ in $(seq 400); do  # until every case but the stall is in (the stall holds one worker)
-  r="$(ls "$WORK"/killed/*.json 2>/dev/null | head -1)"
-  [ -n "$r" ] && [ "$(python3 -c "import json; print(len(json.load(open('$r'))['cases']))" 2>/dev/null)" = 6 ] && break
-  sleep 0.05
-done
-[ "$(python3 -c "import json; print(len(json.load(open('$r'))['cases']))" 2>/dev/null)" = 6 ] \
-  || fail "--jobs: the report never showed the six finished cases while the stall ran"
+# until every case but the stall is in (the stall holds one worker)
+r="$(wait_for_cases "$WORK/killed" 6 400)" || fail "--jobs: the report never showed the six finished cases while the stall ran"
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null
 for _ in $(seq 50); do pgrep -f "$BIN __worker" >/dev/null || break; sleep 0.1; done

@@ -34,11 +34,12 @@ json.dump(d, open(sys.argv[2], "w"))
 PY
 }
 
-# Committed files: reports and the one-case bundles `repro --bundle` writes.
+# Committed files: reports and the one-case bundles `repro --bundle` writes (NVBench exports,
+# *.nvbench.json, are NVBench's format: tests/cli/nvbench_export.sh reads those).
 shopt -s nullglob
 reports=(); bundles=()
 for f in "$SRC"/results/baselines/*.json; do
-  case "$f" in *-bundle.json) bundles+=("$f") ;; *) reports+=("$f") ;; esac
+  case "$f" in *-bundle.json) bundles+=("$f") ;; *.nvbench.json) ;; *) reports+=("$f") ;; esac
 done
 [ "${#reports[@]}" -ge 10 ] || fail "expected the committed baseline reports, found ${#reports[@]}"
 [ "${#bundles[@]}" -ge 1 ] || fail "expected a committed repro bundle"
