@@ -2,10 +2,11 @@
 # Copies what the device scripts run from a build folder into a slim one that fits a
 # device call's 64 MiB carry limit: the self-contained vsa-bench, the GPU and unit test
 # binaries, the tools, and the example plugins. Host symbols are stripped (the kernels'
-# images and the SASS that `lint` reads stay).
-#   scripts/device/pack_build.sh BUILD_DIR SLIM_DIR     (e.g. build build-carry; /build*/ is git-ignored)
+# images and the SASS that `lint` reads stay). The unit tests and the tools (trace.sh) take
+# another ~40 MB: only with --all, and then carry little else.
+#   scripts/device/pack_build.sh BUILD_DIR SLIM_DIR [--all]   (e.g. build build-carry; /build*/ is git-ignored)
 set -euo pipefail
-BUILD="${1:?build dir}"; SLIM="${2:?slim dir}"
+BUILD="${1:?build dir}"; SLIM="${2:?slim dir}"; ALL="${3:-}"
 rm -rf "$SLIM"; mkdir -p "$SLIM/tests" "$SLIM/tools" "$SLIM/plugins"
 copy() {  # copy [-s] SRC DST: -s strips host debug symbols
   local strip=0; [ "$1" = -s ] && { strip=1; shift; }
@@ -14,8 +15,11 @@ copy() {  # copy [-s] SRC DST: -s strips host debug symbols
   [ "$strip" = 1 ] && strip --strip-debug "$2/$(basename "$1")" 2>/dev/null || true
 }
 copy -s "$BUILD/vsa-bench" "$SLIM"
-for t in vsa_device_tests vsa_unit_tests; do copy -s "$BUILD/tests/$t" "$SLIM/tests"; done
-for t in "$BUILD"/tools/*; do [ -f "$t" ] && [ -x "$t" ] && copy -s "$t" "$SLIM/tools"; done
+copy -s "$BUILD/tests/vsa_device_tests" "$SLIM/tests"
+if [ "$ALL" = --all ]; then
+  copy -s "$BUILD/tests/vsa_unit_tests" "$SLIM/tests"
+  for t in "$BUILD"/tools/*; do [ -f "$t" ] && [ -x "$t" ] && copy -s "$t" "$SLIM/tools"; done
+fi
 for p in "$BUILD"/plugins/*.so; do copy -s "$p" "$SLIM/plugins"; done
 du -sh "$SLIM" | awk '{print "slim build: " $1}'
 du -a "$SLIM" | sort -rn | head -6
