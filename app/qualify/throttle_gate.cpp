@@ -14,6 +14,7 @@
 
 #include "qualify/check_codes.hpp"
 #include "telemetry/nvml_api.hpp"
+#include "util/strings.hpp"
 
 namespace vsa {
 namespace {
@@ -37,12 +38,6 @@ std::string lower(std::string s) {
   return s;
 }
 
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t");
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
-}
-
 std::string known_names() {
   std::string list;
   for (const auto& m : kMaskable) list += (list.empty() ? "" : ", ") + fmt::format("{} ({})", m.name, m.bit);
@@ -51,7 +46,7 @@ std::string known_names() {
 
 std::set<std::string> ignored_reasons(const std::string& text) {
   std::set<std::string> out;
-  const std::string all = trim(text);
+  const std::string all(trim(text));
   if (all.empty() || lower(all) == "none") return out;
   std::uint64_t mask = 0;
   const auto [end, ec] = std::from_chars(all.data(), all.data() + all.size(), mask);
@@ -70,11 +65,11 @@ std::set<std::string> ignored_reasons(const std::string& text) {
   if (all.back() == ',') throw std::invalid_argument("\"" + all + "\" ends with a comma; known: " + known_names());
   std::stringstream ss(all);
   for (std::string item; std::getline(ss, item, ',');) {
-    const std::string name = lower(trim(item));
+    const std::string name = lower(std::string(trim(item)));
     const bool known =
         std::any_of(std::begin(kMaskable), std::end(kMaskable), [&](const Maskable& m) { return name == m.name; });
     if (!known)
-      throw std::invalid_argument("\"" + trim(item) + "\" is not a reason the gate fails on; known: " + known_names() +
+      throw std::invalid_argument("\"" + std::string(trim(item)) + "\" is not a reason the gate fails on; known: " + known_names() +
                                   ", or their sum as an integer");
     out.insert(name);
   }
