@@ -69,8 +69,8 @@ std::set<std::string> ignored_reasons(const std::string& text) {
     const bool known =
         std::any_of(std::begin(kMaskable), std::end(kMaskable), [&](const Maskable& m) { return name == m.name; });
     if (!known)
-      throw std::invalid_argument("\"" + std::string(trim(item)) + "\" is not a reason the gate fails on; known: " + known_names() +
-                                  ", or their sum as an integer");
+      throw std::invalid_argument("\"" + std::string(trim(item)) + "\" is not a reason the gate fails on; known: " +
+                                  known_names() + ", or their sum as an integer");
     out.insert(name);
   }
   return out;
