@@ -93,6 +93,16 @@ std::vector<std::string> model_finding_texts(const std::string& backend) {
             "(mma warp 9",
             "at protocol op \"dP^T row",
             "at protocol op \"dQ_i = dS_n K"};
+  // The fences are happens-before edges: without the after-fence the softmax's S load is not
+  // ordered after the S MMA it waited for; without the before-fence the dsoftmax's S^T load is
+  // not ordered before the next S MMA that its release lets in.
+  if (backend == "selftest-model-skip-fence-after")
+    return {"race in sm100a.fwd_blk64", "tcgen05.ld read by", "(softmax warp", "tcgen05.mma (D accumulator) write by"};
+  if (backend == "selftest-model-skip-fence-before")
+    return {"race in sm100a.bwd_blk64", "tcgen05.ld read by", "(dsoftmax warp", "tcgen05.mma (D accumulator) write by"};
+  // A plain C++ shared-memory load (ld_shared) against the producer's bulk copy of that stage.
+  if (backend == "selftest-model-stat-next-stage")
+    return {"race in sm100a.bwd_blk64", "ld.shared read by", "(dsoftmax warp", "cp.async.bulk load write by"};
   return {"(no model finding defined for " + backend + ")"};
 }
 
@@ -180,6 +190,15 @@ std::vector<PlantedCase> planted_cases(const SelftestOptions& o) {
        nullptr},
       {"sm100a on the model: dQ accumulator over the dP^T being read", "race reported", "selftest-model-tmem-overlap",
        Expectation::model_finding, model_case("model-tmem-overlap", "selftest-model-tmem-overlap", "bwd"), nullptr},
+      {"sm100a on the model: softmax loads S with no tcgen05.fence::after_thread_sync", "race reported",
+       "selftest-model-skip-fence-after", Expectation::model_finding,
+       model_case("model-skip-fence-after", "selftest-model-skip-fence-after", "fwd"), nullptr},
+      {"sm100a on the model: dsoftmax releases S^T with no tcgen05.fence::before_thread_sync", "race reported",
+       "selftest-model-skip-fence-before", Expectation::model_finding,
+       model_case("model-skip-fence-before", "selftest-model-skip-fence-before", "bwd"), nullptr},
+      {"sm100a on the model: lse / Delta read from the stage being filled", "race reported",
+       "selftest-model-stat-next-stage", Expectation::model_finding,
+       model_case("model-stat-next-stage", "selftest-model-stat-next-stage", "bwd"), nullptr},
   };
 }
 

@@ -50,8 +50,8 @@ __device__ __forceinline__ void dsoftmax_row(std::uint32_t (&s)[Config::kBlock],
                                              std::uint32_t (&p_packed)[32], std::uint32_t (&ds_packed)[32]) {
 #pragma unroll
   for (int c = 0; c < Config::kBlock / 4; ++c) {
-    const float4 l = reinterpret_cast<const float4*>(lse)[c];
-    const float4 d = reinterpret_cast<const float4*>(delta)[c];
+    const float4 l = ld_shared(reinterpret_cast<const float4*>(lse) + c);
+    const float4 d = ld_shared(reinterpret_cast<const float4*>(delta) + c);
     const float lv[4] = {l.x, l.y, l.z, l.w};
     const float dv[4] = {d.x, d.y, d.z, d.w};
 #pragma unroll
@@ -93,7 +93,10 @@ __device__ void dsoftmax_steps(SharedStorage& smem, const WorkItem& w, std::uint
     if constexpr (kProbe) probe_delay(p, kProbeReadStat);
     std::uint32_t p_packed[32], ds_packed[32];
     {
-      const int stage = buffer_instance<decltype(c8), Buf::stat>(n);
+      // The stat_next_stage plant (model only, plants.hpp): the next step's stage, which the
+      // producer may be filling now.
+      const int stage = VSA_PLANT(stat_next_stage, (buffer_instance<decltype(c8), Buf::stat>(n)),
+                                  (buffer_instance<decltype(c8), Buf::stat>(n) + 1) % Config::kStages);
       dsoftmax_row(s, dp, smem.lse[stage], smem.delta[stage], me.valid, p.scale_log2, p_packed, ds_packed);
     }
     auto c9 = expect<OpKind::smem_load>(c8);

@@ -56,7 +56,7 @@ __device__ __forceinline__ std::uint32_t kernel_prologue(std::uint64_t* bars, st
   detail::tc_fence_before_sync();
   __syncthreads();
   detail::tc_fence_after_sync();
-  return *tmem_base;
+  return ld_shared(tmem_base);
 }
 
 }  // namespace vsa::sm100a

@@ -257,11 +257,26 @@ __device__ __forceinline__ bool active(C, int iteration, int steps) {
 
 // ---- fences ------------------------------------------------------------------------------
 
+// Two model-only plants (model/plants.hpp) for the race detector's fence edges: the forward's
+// softmax warps without their tcgen05.fence::after_thread_sync (their S / O tcgen05.ld issued
+// under no fence after the wait), and the backward's dsoftmax warps without their
+// tcgen05.fence::before_thread_sync (S^T / dP^T released while their loads are unfenced).
+// Normal builds fold both to false.
+__device__ __forceinline__ bool planted_missing_fence_after(WarpRole role) {
+  (void)role;
+  return VSA_PLANT(skip_fence_after, false, role == WarpRole::softmax);
+}
+__device__ __forceinline__ bool planted_missing_fence_before(WarpRole role) {
+  (void)role;
+  return VSA_PLANT(skip_fence_before, false, role == WarpRole::dsoftmax);
+}
+
 // tcgen05.fence::after_thread_sync: the role's later tcgen05 ops after the preceding wait.
 template <class C>
 __device__ __forceinline__ typename C::Next fence_after(C c, int iteration, int steps) {
   static_assert(C::op().kind == OpKind::fence_after, "kernel fences (after) where the table has another op");
-  if (C::op().active(iteration, steps)) ::vsa::sm100a::detail::tc_fence_after_sync();
+  if (C::op().active(iteration, steps) && !planted_missing_fence_after(role_of(C{})))
+    ::vsa::sm100a::detail::tc_fence_after_sync();
   return detail::advance<OpKind::fence_after>(c);
 }
 
@@ -269,7 +284,8 @@ __device__ __forceinline__ typename C::Next fence_after(C c, int iteration, int 
 template <class C>
 __device__ __forceinline__ typename C::Next fence_before(C c, int iteration, int steps) {
   static_assert(C::op().kind == OpKind::fence_before, "kernel fences (before) where the table has another op");
-  if (C::op().active(iteration, steps)) ::vsa::sm100a::detail::tc_fence_before_sync();
+  if (C::op().active(iteration, steps) && !planted_missing_fence_before(role_of(C{})))
+    ::vsa::sm100a::detail::tc_fence_before_sync();
   return detail::advance<OpKind::fence_before>(c);
 }
 

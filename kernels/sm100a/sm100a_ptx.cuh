@@ -69,6 +69,14 @@ __device__ __forceinline__ void st_shared_v4(std::uint32_t addr, std::uint32_t x
   asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\n" ::"r"(addr), "r"(x), "r"(y), "r"(z), "r"(w) : "memory");
 }
 
+// A plain C++ load of shared memory (generic proxy), the role files' only kind besides the
+// PTX surface: on the device exactly `*p`; on the execution model a load the race detector
+// tracks (ptx_model.hpp), so every shared-memory byte the kernels touch is checked.
+template <class V>
+__device__ __forceinline__ V ld_shared(const V* p) {
+  return *p;
+}
+
 // Registers written by tcgen05.ld are undefined until tcgen05.wait::ld, but the compiler
 // does not know that the wait guards them: pass them through this after the wait so no
 // use is hoisted above it (the cursor's wait_ld step does, for the registers it is given).

@@ -30,7 +30,8 @@ def timing_entry(op: str, measured: dict, flops: float) -> dict:
     ms = measured["median_ms"]
     return {"op": op, "median_ms": ms, "spread": measured["spread"], "pass_medians_ms": measured["pass_medians_ms"],
             "tflops": flops / (ms * 1e-3) / 1e12 if ms > 0 else 0.0, "iterations": measured["iterations"],
-            "passes": measured["passes"], "l2_flush": False, "clocks": None}
+            "passes": measured["passes"], "launches_per_iteration": measured.get("launches_per_iteration", 1),
+            "l2_flush": False, "clocks": None}
 
 
 def aggregate_verdict(backends: list[dict], message: str) -> str:

@@ -66,6 +66,9 @@ def parse_args(argv):
     p.add_argument("--warmup", type=int, help="override the case's timing.warmup")
     p.add_argument("--iterations", type=int, help="override the case's timing.iterations")
     p.add_argument("--passes", type=int, help="override the case's timing.passes")
+    p.add_argument("--min-pass-ms", type=float,
+                   help="override the case's timing.min_pass_ms: sustained passes of at least this many ms "
+                        "(batches of back-to-back launches, as `vsa-bench run` times a case with min_pass_ms)")
     return p.parse_args(argv)
 
 
@@ -190,6 +193,7 @@ def time_case(case, passed, backward, args):
     warmup = args.warmup if args.warmup is not None else timing["warmup"]
     iterations = args.iterations if args.iterations is not None else timing["iterations"]
     passes = args.passes if args.passes is not None else timing["passes"]
+    min_pass_ms = args.min_pass_ms if args.min_pass_ms is not None else timing.get("min_pass_ms", 0.0)
     ops = [("fwd", "forward_launcher", case.meta["flops_fwd"], passed)]
     if backward:  # only the peers whose backward was checked
         ops.append(("bwd", "backward_launcher", case.meta["flops_bwd"], [p for p in passed if p[2]]))
@@ -198,7 +202,7 @@ def time_case(case, passed, backward, args):
             continue
         try:
             launchers = {peer.name: getattr(peer, launcher)() for peer, _, _ in timed}
-            measured = time_interleaved(launchers, warmup, iterations, passes)
+            measured = time_interleaved(launchers, warmup, iterations, passes, min_pass_ms)
         except Exception as e:  # as in our runner: every backend timed together is marked
             traceback.print_exc()
             for _, result, _ in timed:
@@ -212,6 +216,8 @@ def time_case(case, passed, backward, args):
 def main(argv=None) -> int:
     argv = list(argv if argv is not None else sys.argv[1:])
     args = parse_args(argv)
+    if args.min_pass_ms is not None and not args.min_pass_ms >= 0:
+        usage_error(f"--min-pass-ms must be 0 (bursts) or more (sustained passes), not {args.min_pass_ms}")
     device = pick_device(args.device)
     peers = make_peers(args)
     started = peer_report.utc_now()

@@ -103,6 +103,21 @@ PY
 [ "$rc" -eq 1 ] || { cat "$WORK/out" "$WORK/err"; fail "corrupted reference: exit $rc, expected 1"; }
 json_get "$WORK/bad.json" "d['cases'][0]['backends'][0]['reason']" | grep -q "^o: rel_max" || fail "FAIL reason"
 
+# Sustained peer timing sizes its batches as app/engine/timing.cpp does (the values of
+# tests/unit/model/metrics_test.cpp's SustainedPassesBatchEnoughLaunchesPerIteration).
+(cd "$SRC/scripts/peers" && "$PY" - ) >"$WORK/out" 2>"$WORK/err" <<'PY' || { cat "$WORK/out" "$WORK/err"; fail "sustained sizing"; }
+from measure import launches_per_iteration as n, MAX_LAUNCHES_PER_ITERATION as cap
+assert n(0, 20, 0.5) == 1
+assert n(2000, 20, 0.5) == 200
+assert n(2001, 20, 0.5) == 201
+assert n(5, 20, 30.0) == 1
+assert n(2000, 20, 0.0) == cap
+assert n(1e12, 20, 1e-9) == cap
+PY
+"$PY" "$PEERS" "$WORK/d" --device cpu --peers flex-attention --min-pass-ms -1 --out "$WORK/x.json" \
+  >"$WORK/out" 2>"$WORK/err"; rc=$?
+[ "$rc" -eq 2 ] && grep -q -- "--min-pass-ms" "$WORK/err" || { cat "$WORK/err"; fail "negative --min-pass-ms: exit $rc"; }
+
 "$PY" "$PEERS" "$WORK/nowhere" --device cpu --out "$WORK/x.json" >"$WORK/out" 2>"$WORK/err"; rc=$?
 [ "$rc" -eq 2 ] || fail "missing dump: exit $rc, expected 2"
 "$PY" "$PEERS" "$WORK/d" --device cpu --peers nope --out "$WORK/x.json" >"$WORK/out" 2>"$WORK/err"; rc=$?

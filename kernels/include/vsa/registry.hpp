@@ -62,7 +62,10 @@ void register_selftest_gpu_backends(Registry& registry);  // kernels/selftest/: 
           "selftest-model-skip-wait-ld",
           "selftest-model-tmem-overalloc",
           "selftest-model-dealloc-other-warp",
-          "selftest-model-tmem-overlap"};
+          "selftest-model-tmem-overlap",
+          "selftest-model-skip-fence-after",
+          "selftest-model-skip-fence-before",
+          "selftest-model-stat-next-stage"};
 }
 
 // All families, in a stable order (CPU first, then CUDA reference, then fast kernels).

@@ -52,9 +52,13 @@ void Cta::mma_f16_ss(std::uint32_t d_tmem, std::uint64_t a_desc, std::uint64_t b
        << (id.a_mn_major ? " MN" : " K") << "} B{" << describe(b) << (id.b_mn_major ? " MN" : " K") << "}";
   const int tid = me().tid;
   const char* op = me().op;
+  // Tensor Memory under the tcgen05 view (the fences); the shared-memory operands under the
+  // thread's generic view as well (race_detector.hpp says why). One tensor-pipe epoch for both.
   const VectorClock vc = m_race.issue_tensor(tid);
+  VectorClock smem_vc = vc;
+  join(smem_vc, m_race.thread_clock(tid));
   m_sched.post({tensor_pipe(tid),
-                [this, id, a, b, lane_base, col, accumulate, tid, vc, op] {
+                [this, id, a, b, lane_base, col, accumulate, tid, vc, smem_vc, op] {
                   const std::uint32_t agent = m_race.tensor_agent(tid);
                   float av[128][16], bv[256][16];
                   for (int mn = 0; mn < std::max(id.m, id.n); ++mn)
@@ -63,13 +67,13 @@ void Cta::mma_f16_ss(std::uint32_t d_tmem, std::uint64_t a_desc, std::uint64_t b
                       if (mn < id.m) {
                         const std::uint32_t ea = operand_element_address(a, id.a_mn_major, mn, k);
                         std::memcpy(&x, smem_at(ea, 2, "A"), 2);
-                        m_race.access(Space::smem, ea, 2, false, Access::mma_read_a, tid, agent, vc, op);
+                        m_race.access(Space::smem, ea, 2, false, Access::mma_read_a, tid, agent, smem_vc, op);
                         av[mn][k] = bf16_to_float(x);
                       }
                       if (mn < id.n) {
                         const std::uint32_t eb = operand_element_address(b, id.b_mn_major, mn, k);
                         std::memcpy(&x, smem_at(eb, 2, "B"), 2);
-                        m_race.access(Space::smem, eb, 2, false, Access::mma_read_b, tid, agent, vc, op);
+                        m_race.access(Space::smem, eb, 2, false, Access::mma_read_b, tid, agent, smem_vc, op);
                         bv[mn][k] = bf16_to_float(x);
                       }
                     }

@@ -112,7 +112,7 @@ void Cta::mbar_arrive(std::uint32_t addr, std::uint32_t count, const VectorClock
   if (release != nullptr) {
     join(b.acc, *release);
   } else {
-    join(b.acc, m_race.thread_clock(me().tid));
+    join(b.acc, m_race.released(me().tid));
     m_race.tick(me().tid);
   }
   b.pending -= count;
@@ -170,7 +170,7 @@ void Cta::bar_sync(int id, int count) {
                      " differs from the " + std::to_string(b.count) + " of the threads already waiting");
   const std::uint64_t gen = b.generation;
   const int tid = me().tid;
-  join(b.acc, m_race.thread_clock(tid));
+  join(b.acc, m_race.released(tid));
   m_race.tick(tid);
   if (++b.arrived == b.count) {
     b.arrived = 0;
@@ -211,7 +211,7 @@ const WarpCollective& Cta::warp_meet(std::uint32_t mask, const char* kind, std::
   w.value[t.lane] = value;
   const std::uint64_t gen = w.generation;
   const int members = __builtin_popcount(mask);
-  join(w.acc, m_race.thread_clock(t.tid));
+  join(w.acc, m_race.released(t.tid));
   m_race.tick(t.tid);
   if (++w.arrived == members) {
     for (int i = 0; i < 32; ++i) w.result[i] = w.value[i];

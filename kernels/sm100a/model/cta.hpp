@@ -130,6 +130,8 @@ class Cta {
   void tmem_wait_ld();
   void tmem_wait_st();
   void st_shared(std::uint32_t addr, const void* data, std::uint32_t bytes);
+  // A plain C++ load of `bytes` at window address `addr` (the kernels' ld_shared): tracked only.
+  void ld_shared(std::uint32_t addr, std::uint32_t bytes);
   [[nodiscard]] std::uint32_t& tmem_cell(int lane, int column) {
     return m_tmem[std::size_t(lane) * kTmemColumns + column];
   }

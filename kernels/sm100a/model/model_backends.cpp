@@ -173,6 +173,16 @@ void register_sm100a_model_backends(Registry& registry) {
       "selftest-model-tmem-overlap", model::Plant::tmem_overlap,
       "the backward's dQ MMA accumulates into TMEM columns 64..191 (dP^T's 64..127 included) instead of 128..255, "
       "over the dP^T the dsoftmax warps are still reading"));
+  registry.add(std::make_unique<PlantedModelBackend>(
+      "selftest-model-skip-fence-after", model::Plant::skip_fence_after,
+      "the forward's softmax warps read S and O from TMEM with no tcgen05.fence::after_thread_sync after their waits"));
+  registry.add(std::make_unique<PlantedModelBackend>(
+      "selftest-model-skip-fence-before", model::Plant::skip_fence_before,
+      "the backward's dsoftmax warps release S^T / dP^T with no tcgen05.fence::before_thread_sync after their loads"));
+  registry.add(std::make_unique<PlantedModelBackend>(
+      "selftest-model-stat-next-stage", model::Plant::stat_next_stage,
+      "the backward's dsoftmax warps read lse / Delta (plain C++ shared-memory loads) from the next step's stage, "
+      "which the producer may be filling"));
 }
 
 }  // namespace vsa

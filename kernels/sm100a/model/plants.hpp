@@ -15,6 +15,9 @@ enum class Plant {
   tmem_overalloc,      // kernel_prologue.cuh: tcgen05.alloc of 1024 columns
   dealloc_other_warp,  // kernel_prologue.cuh: the producer warp allocates, the MMA warp frees
   tmem_overlap,        // bwd_mma.cuh: the dQ MMA's accumulator at dP^T's columns (64..191, not 128..255)
+  skip_fence_after,    // protocol_cursor.cuh: the forward's softmax warps issue no tcgen05.fence::after_thread_sync
+  skip_fence_before,   // protocol_cursor.cuh: the backward's dsoftmax warps issue no tcgen05.fence::before_thread_sync
+  stat_next_stage,     // bwd_dsoftmax.cuh: lse / Delta read (plain C++ loads) from the next step's stat stage
 };
 
 // A shared-memory descriptor with its stride byte offset (bits 32-45, in 16-byte units,

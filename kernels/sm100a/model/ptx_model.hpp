@@ -32,6 +32,11 @@ inline void st_shared_v4(std::uint32_t addr, std::uint32_t x, std::uint32_t y, s
 }
 template <int N>
 inline void keep_after_wait(std::uint32_t (&)[N]) {}
+template <class V>
+inline V ld_shared(const V* p) {
+  model_detail::cta().ld_shared(smem_addr(p), sizeof(V));
+  return *p;
+}
 
 // The detail part: what role code reaches only through the protocol cursor.
 namespace detail {
@@ -102,8 +107,18 @@ inline void tmem_store_32cols(std::uint32_t taddr, const std::uint32_t (&r)[32])
 }
 inline void tmem_wait_ld() { model_detail::cta().tmem_wait_ld(); }
 inline void tmem_wait_st() { model_detail::cta().tmem_wait_st(); }
-inline void tc_fence_before_sync() { model_detail::cta().scheduler().yield(); }
-inline void tc_fence_after_sync() { model_detail::cta().scheduler().yield(); }
+// tcgen05.fence::before_thread_sync / ::after_thread_sync (9.7.16.6.3): edges in the race
+// detector (race_detector.hpp).
+inline void tc_fence_before_sync() {
+  auto& c = model_detail::cta();
+  c.races().fence_before_thread_sync(c.me().tid);
+  c.scheduler().yield();
+}
+inline void tc_fence_after_sync() {
+  auto& c = model_detail::cta();
+  c.races().fence_after_thread_sync(c.me().tid);
+  c.scheduler().yield();
+}
 
 inline void named_barrier_sync(int id, int threads) { model_detail::cta().bar_sync(id, threads); }
 

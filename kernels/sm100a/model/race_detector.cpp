@@ -1,5 +1,6 @@
 #include "race_detector.hpp"
 
+#include <algorithm>
 #include <sstream>
 
 #include "cta.hpp"
@@ -28,6 +29,12 @@ const char* access_name(Access a) {
       return "tcgen05.ld";
     case Access::tmem_st:
       return "tcgen05.st";
+    case Access::tmem_dealloc:
+      return "tcgen05.dealloc";
+    case Access::ld_shared:
+      return "ld.shared";
+    case Access::tmem_alloc:
+      return "tcgen05.alloc (its address write to shared memory)";
   }
   return "?";
 }
@@ -44,6 +51,9 @@ RaceDetector::RaceDetector(int threads, std::size_t smem_bytes, Scheduler& sched
       m_sched(sched),
       m_thread_vc(std::size_t(threads), VectorClock(std::size_t(5 * threads), 0)),
       m_pipe_vc(std::size_t(threads), VectorClock(std::size_t(5 * threads), 0)),
+      m_tc_view(std::size_t(threads), VectorClock(std::size_t(5 * threads), 0)),
+      m_fenced_ld(std::size_t(threads), 0),
+      m_fenced_st(std::size_t(threads), 0),
       m_agent_clock(std::size_t(5 * threads), 0),
       m_smem((smem_bytes + 15) / 16),
       m_tmem(std::size_t(kTmemLanes) * kTmemColumns),
@@ -57,11 +67,39 @@ VectorClock RaceDetector::issue(int t, std::uint32_t agent) {
   return vc;
 }
 
+VectorClock RaceDetector::tcgen05_view(int t) const {
+  VectorClock vc = m_tc_view[std::size_t(t)];
+  const VectorClock& own = m_thread_vc[std::size_t(t)];
+  for (const std::uint32_t a : {thread_agent(t), ld_agent(t), st_agent(t)}) vc[a] = std::max(vc[a], own[a]);
+  return vc;
+}
+
+VectorClock RaceDetector::issue_tcgen05(int t, std::uint32_t agent) {
+  VectorClock vc = tcgen05_view(t);
+  vc[agent] = ++m_agent_clock[agent];
+  return vc;
+}
+
 VectorClock RaceDetector::issue_tensor(int t) {
   VectorClock& pipe = m_pipe_vc[std::size_t(t)];
-  join(pipe, m_thread_vc[std::size_t(t)]);
+  join(pipe, tcgen05_view(t));
   pipe[tensor_agent(t)] = ++m_agent_clock[tensor_agent(t)];
   return pipe;
+}
+
+// Only the loads and stores already completed (wait::ld / wait::st) travel: as we read
+// 9.7.16.6, an asynchronous tcgen05 op is complete at its wait, and the fence orders it from
+// there. An unwaited tcgen05.ld stays unordered even behind a fence (the seed review's bug).
+void RaceDetector::fence_before_thread_sync(int t) {
+  m_fenced_ld[std::size_t(t)] = m_thread_vc[std::size_t(t)][ld_agent(t)];
+  m_fenced_st[std::size_t(t)] = m_thread_vc[std::size_t(t)][st_agent(t)];
+}
+
+VectorClock RaceDetector::released(int t) const {
+  VectorClock vc = m_thread_vc[std::size_t(t)];
+  vc[ld_agent(t)] = m_fenced_ld[std::size_t(t)];
+  vc[st_agent(t)] = m_fenced_st[std::size_t(t)];
+  return vc;
 }
 
 std::string RaceDetector::describe(const Epoch& e) const {

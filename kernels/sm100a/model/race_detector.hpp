@@ -17,9 +17,25 @@
 // and the schedule seed.
 //
 // Proxies: an async-proxy read of a generic-proxy st.shared needs the writer's fence.proxy.async
-// ordered before it. Not modelled: the tcgen05 fences (an issue is taken
-// to see everything its thread acquired), plain C++ loads and stores of shared memory in the
-// kernels (only the PTX surface is tracked), global memory.
+// ordered before it.
+//
+// tcgen05 fences (PTX ISA 9.7.16.6.3, "Specialized inter-thread synchronization for tcgen05
+// instructions"): the asynchronous tcgen05 ops (mma, ld, st) are not ordered by a thread
+// synchronisation on their own. Each thread has a second view, the one its tcgen05 ops are
+// issued under: it takes what the thread acquired only at tcgen05.fence::after_thread_sync.
+// A release (mbarrier arrive, bar.sync, warp rendezvous) carries the thread's own tcgen05.ld /
+// tcgen05.st only as far as its last tcgen05.fence::before_thread_sync, and of those only the
+// ones its wait::ld / wait::st had completed by then. tcgen05.commit carries
+// the tensor pipe's clock (its implicit before-fence). As we read the ISA, the fences order
+// tcgen05 ops against Tensor Memory hazards; the shared-memory operands an mma reads are
+// ordered by the waited mbarrier like every async-proxy consumer (the generic view), which is
+// what public known-good sm_100 pipelines rely on. tcgen05.dealloc, a synchronous op, writes
+// every cell it frees under the generic view: a reader whose loads were not fenced before the
+// teardown sync races with it.
+//
+// Plain C++ loads of shared memory go through ld_shared (sm100a_ptx.cuh) and are tracked like
+// the PTX surface; the role files have no plain C++ stores to shared memory. Not modelled:
+// global memory.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -39,6 +55,9 @@ enum class Access : std::uint8_t {
   mma_write_d,
   tmem_ld,
   tmem_st,
+  tmem_dealloc,
+  ld_shared,
+  tmem_alloc,
 };
 [[nodiscard]] const char* access_name(Access a);
 
@@ -82,8 +101,22 @@ class RaceDetector {
   // A fresh clock for an async operation of `agent` issued by thread t: the thread's clock
   // (everything it has seen), the agent's component advanced.
   [[nodiscard]] VectorClock issue(int t, std::uint32_t agent);
-  // The tensor pipe of t: ordered after its previous op and after everything t has seen.
+  // The tensor pipe of t: ordered after its previous op and after t's tcgen05 view.
   [[nodiscard]] VectorClock issue_tensor(int t);
+  // A fresh clock for t's tcgen05.ld (ld_agent) or tcgen05.st (st_agent): t's tcgen05 view.
+  [[nodiscard]] VectorClock issue_tcgen05(int t, std::uint32_t agent);
+  // What t's asynchronous tcgen05 ops are ordered after: everything t had acquired at its last
+  // tcgen05.fence::after_thread_sync, plus t's own program order (its own accesses, its
+  // completed tcgen05.ld / st).
+  [[nodiscard]] VectorClock tcgen05_view(int t) const;
+  // tcgen05.fence::after_thread_sync by t: its later tcgen05 ops see what it acquired so far.
+  void fence_after_thread_sync(int t) { join(m_tc_view[std::size_t(t)], m_thread_vc[std::size_t(t)]); }
+  // tcgen05.fence::before_thread_sync by t: its tcgen05.ld / st completed so far (waited)
+  // travel with its next releases.
+  void fence_before_thread_sync(int t);
+  // What t publishes when it releases (arrive, bar.sync, warp rendezvous): its clock, with its
+  // own tcgen05.ld / st components only as far as its last before-fence.
+  [[nodiscard]] VectorClock released(int t) const;
   // Thread t's pending ops of `agent` (its tcgen05.ld or .st) have completed: t has seen them.
   void complete(int t, std::uint32_t agent) { m_thread_vc[std::size_t(t)][agent] = m_agent_clock[agent]; }
   [[nodiscard]] VectorClock empty() const { return VectorClock(std::size_t(5 * m_threads), 0); }
@@ -110,6 +143,8 @@ class RaceDetector {
   Scheduler& m_sched;
   std::vector<VectorClock> m_thread_vc;
   std::vector<VectorClock> m_pipe_vc;
+  std::vector<VectorClock> m_tc_view;                   // per thread: acquired as of its last after-fence
+  std::vector<std::uint32_t> m_fenced_ld, m_fenced_st;  // per thread: its ld / st agent clock at its last before-fence
   std::vector<std::uint32_t> m_agent_clock;
   std::vector<Shadow> m_smem, m_tmem;
   std::vector<std::vector<std::uint32_t>> m_unfenced;  // per thread: granules it wrote since its last proxy fence

@@ -54,6 +54,11 @@ void Cta::tmem_alloc(std::uint32_t dst_addr, std::uint32_t columns) {
         m_allocs.push_back({start, columns, warp});
         std::uint32_t* dst = reinterpret_cast<std::uint32_t*>(smem_at(dst_addr, 4, "tcgen05.alloc"));
         *dst = start;  // lane 0, column `start`
+        // The address write keeps same-address order with the thread's generic accesses
+        // (9.7.16.6.1): tracked as that thread's write.
+        const int tid = me().tid;
+        m_race.access(Space::smem, dst_addr, 4, true, Access::tmem_alloc, tid, m_race.thread_agent(tid),
+                      m_race.thread_clock(tid), me().op);
         return;
       }
     }
@@ -75,6 +80,12 @@ void Cta::tmem_dealloc(std::uint32_t taddr, std::uint32_t columns) {
       if (it->warp != warp)
         throw ModelError("tcgen05.dealloc by warp " + std::to_string(warp) + " of TMEM allocated by warp " +
                          std::to_string(it->warp) + " (the allocating warp must free it)");
+      // A write of every freed cell under the generic view (dealloc is synchronous, 9.7.16.6.1):
+      // a tcgen05.ld / st / mma not ordered before the teardown sync races with it.
+      const int tid = me().tid;
+      for (int lane = 0; lane < kTmemLanes; ++lane)
+        m_race.access(Space::tmem, std::uint32_t(lane * kTmemColumns) + it->column, it->columns, true,
+                      Access::tmem_dealloc, tid, m_race.thread_agent(tid), m_race.thread_clock(tid), me().op);
       m_allocs.erase(it);
       return;
     }
@@ -123,7 +134,8 @@ void Cta::tmem_ld_32x32b(std::uint32_t* regs, int count, std::uint32_t taddr) {
   for (int j = 0; j < count; ++j) regs[j] = kPoison;
   const int lane_read = lane_of(taddr) + t.lane;
   m_race.access(Space::tmem, std::uint32_t(lane_read * kTmemColumns + column_of(taddr)), std::uint32_t(count), false,
-                Access::tmem_ld, t.tid, m_race.ld_agent(t.tid), m_race.issue(t.tid, m_race.ld_agent(t.tid)), t.op);
+                Access::tmem_ld, t.tid, m_race.ld_agent(t.tid), m_race.issue_tcgen05(t.tid, m_race.ld_agent(t.tid)),
+                t.op);
   m_pending_loads[std::size_t(t.tid)].push_back({regs, count, lane_of(taddr) + t.lane, column_of(taddr)});
 }
 
@@ -134,7 +146,8 @@ void Cta::tmem_st_32x32b(const std::uint32_t* regs, int count, std::uint32_t tad
   check_tmem_range(lane_of(taddr), 32, column_of(taddr), count, "tcgen05.st.32x32b");
   const int lane = lane_of(taddr) + t.lane;
   m_race.access(Space::tmem, std::uint32_t(lane * kTmemColumns + column_of(taddr)), std::uint32_t(count), true,
-                Access::tmem_st, t.tid, m_race.st_agent(t.tid), m_race.issue(t.tid, m_race.st_agent(t.tid)), t.op);
+                Access::tmem_st, t.tid, m_race.st_agent(t.tid), m_race.issue_tcgen05(t.tid, m_race.st_agent(t.tid)),
+                t.op);
   for (int j = 0; j < count; ++j) tmem_cell(lane, column_of(taddr) + j) = regs[j];
 }
 
@@ -152,6 +165,13 @@ void Cta::tmem_wait_ld() {
 void Cta::tmem_wait_st() {
   warp_meet(0xffffffffu, "tcgen05.wait::st", 0, 0);
   m_race.complete(me().tid, m_race.st_agent(me().tid));
+}
+
+void Cta::ld_shared(std::uint32_t addr, std::uint32_t bytes) {
+  const int tid = me().tid;
+  (void)smem_at(addr, bytes, "ld.shared");
+  m_race.access(Space::smem, addr, bytes, false, Access::ld_shared, tid, m_race.thread_agent(tid),
+                m_race.thread_clock(tid), me().op);
 }
 
 void Cta::st_shared(std::uint32_t addr, const void* data, std::uint32_t bytes) {

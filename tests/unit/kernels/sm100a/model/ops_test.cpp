@@ -232,7 +232,11 @@ TEST(ModelTmem, LaneQuarterRuleAndPoisonUntilWait) {
       rig.cta.tmem_wait_ld();
       if (t.lane == 3) after = l[5];
     }
+    // The teardown as the kernels do it (9.7.16.6.3): the loads and stores fenced before the
+    // sync, the dealloc after it.
+    rig.cta.races().fence_before_thread_sync(t.tid);
     rig.cta.bar_sync(0, 64);
+    rig.cta.races().fence_after_thread_sync(t.tid);
     if (t.warp == 0) rig.cta.tmem_dealloc(0, 32);
   });
   ASSERT_EQ(err, "");

@@ -134,5 +134,42 @@ TEST(ModelPlants, DqAccumulatorOverTheDpBeingReadIsARace) {
   EXPECT_LT(column, 128) << st.error;
 }
 
+// The tcgen05 fences as happens-before edges (PTX ISA 9.7.16.6.3), each left out of the real
+// role files by a plant: the forward's softmax loads S under no after-fence, the backward's
+// dsoftmax releases S^T under no before-fence.
+TEST(ModelPlants, SoftmaxLoadWithoutAfterFenceIsARace) {
+  const PlantGuard g(model::Plant::skip_fence_after);
+  Status st;
+  (void)forward_error(Case(64, 4, 1), st);
+  EXPECT_NE(st.error.find("race in sm100a.fwd_blk64"), std::string::npos) << st.error;
+  EXPECT_NE(st.error.find("tcgen05.mma (D accumulator) write by thread 160 (mma warp 5 lane 0)"), std::string::npos)
+      << st.error;
+  EXPECT_NE(st.error.find("(softmax warp"), std::string::npos) << st.error;
+  EXPECT_NE(st.error.find("at protocol op \"S_n row (64 fp32) -> registers\""), std::string::npos) << st.error;
+}
+
+TEST(ModelPlants, DsoftmaxReleaseWithoutBeforeFenceIsARace) {
+  {
+    const Status st = planted_backward(Case(64, 4, 1));
+    EXPECT_TRUE(st.ok()) << "the same case with no fault selected: " << st.error;
+  }
+  const PlantGuard g(model::Plant::skip_fence_before);
+  const Status st = planted_backward(Case(64, 4, 1));
+  EXPECT_NE(st.error.find("race in sm100a.bwd_blk64"), std::string::npos) << st.error;
+  EXPECT_NE(st.error.find("at protocol op \"S^T row (64 fp32) -> registers\""), std::string::npos) << st.error;
+  EXPECT_NE(st.error.find("at protocol op \"S^T_{n+1} = K Q^T (M=64, N=64, K=128)\""), std::string::npos) << st.error;
+}
+
+// A plain C++ shared-memory load (ld_shared) in the real dsoftmax, pointed at the stage the
+// producer fills for the next step.
+TEST(ModelPlants, StatReadFromTheStageBeingFilledIsARace) {
+  const PlantGuard g(model::Plant::stat_next_stage);
+  const Status st = planted_backward(Case(64, 4, 1));
+  EXPECT_NE(st.error.find("cp.async.bulk load write by thread 256 (producer warp 8 lane 0)"), std::string::npos)
+      << st.error;
+  EXPECT_NE(st.error.find("ld.shared read by thread"), std::string::npos) << st.error;
+  EXPECT_NE(st.error.find("at protocol op \"lse_i, Delta_i (broadcast reads)\""), std::string::npos) << st.error;
+}
+
 }  // namespace
 }  // namespace vsa

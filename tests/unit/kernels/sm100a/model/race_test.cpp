@@ -105,5 +105,102 @@ TEST(ModelRace, AsyncProxyReadOfAnUnfencedGenericWriteIsReported) {
   }
 }
 
+// PTX ISA 9.7.16.6.3: a thread synchronisation orders asynchronous tcgen05 ops only with the
+// fences. Warp 1 stores TMEM lanes 32..63 and hands them to warp 5 (same lane quarter) over a
+// named barrier; warp 5 loads them. Without the before-fence (warp 1) or the after-fence
+// (warp 5) the store and the load race; an unfenced load races with the teardown's dealloc.
+TEST(ModelRace, Tcgen05FencesOrderTmemAccessesAcrossAThreadSync) {
+  struct Variant {
+    bool before, after, teardown_fence;
+    const char* expect;  // "" or a part of the report
+  };
+  for (const Variant v : {Variant{true, true, true, ""}, Variant{false, true, true, "tcgen05.st write by thread"},
+                          Variant{true, false, true, "tcgen05.st write by thread"},
+                          Variant{true, true, false, "tcgen05.dealloc write by thread"}}) {
+    const std::string err = run_cta(192, 3, [&](Cta& cta, FiberThread& t) {
+      if (t.warp == 0) cta.tmem_alloc(kSmemWindowBase + 0, 32);
+      cta.races().fence_before_thread_sync(t.tid);
+      cta.bar_sync(0, 192);
+      cta.races().fence_after_thread_sync(t.tid);
+      std::uint32_t r[32] = {};
+      if (t.warp == 1) {
+        cta.tmem_st_32x32b(r, 32, 32u << 16);
+        cta.tmem_wait_st();
+        if (v.before) cta.races().fence_before_thread_sync(t.tid);
+        cta.bar_sync(1, 64);
+      }
+      if (t.warp == 5) {
+        cta.bar_sync(1, 64);
+        if (v.after) cta.races().fence_after_thread_sync(t.tid);
+        cta.tmem_ld_32x32b(r, 32, 32u << 16);
+        cta.tmem_wait_ld();
+      }
+      if (v.teardown_fence) cta.races().fence_before_thread_sync(t.tid);
+      cta.bar_sync(0, 192);
+      cta.races().fence_after_thread_sync(t.tid);
+      if (t.warp == 0) cta.tmem_dealloc(0, 32);
+    });
+    if (*v.expect == 0) {
+      EXPECT_EQ(err, "") << "before " << v.before << " after " << v.after;
+    } else {
+      EXPECT_NE(err.find("race"), std::string::npos) << err;
+      EXPECT_NE(err.find(v.expect), std::string::npos) << err;
+    }
+  }
+}
+
+// A tcgen05.ld that was fenced but never waited for is not complete: the release does not
+// carry it (the seed review's bug), and the next writer races with it.
+TEST(ModelRace, AnUnwaitedLoadStaysUnorderedBehindABeforeFence) {
+  for (bool waited : {true, false}) {
+    const std::string err = run_cta(192, 4, [&](Cta& cta, FiberThread& t) {
+      if (t.warp == 0) cta.tmem_alloc(kSmemWindowBase + 0, 32);
+      cta.races().fence_before_thread_sync(t.tid);
+      cta.bar_sync(0, 192);
+      cta.races().fence_after_thread_sync(t.tid);
+      std::uint32_t r[32] = {};
+      if (t.warp == 1) {
+        cta.tmem_ld_32x32b(r, 32, 32u << 16);
+        if (waited) cta.tmem_wait_ld();
+        cta.races().fence_before_thread_sync(t.tid);
+        cta.bar_sync(1, 64);
+        if (!waited) cta.tmem_wait_ld();
+      }
+      if (t.warp == 5) {
+        cta.bar_sync(1, 64);
+        cta.races().fence_after_thread_sync(t.tid);
+        cta.tmem_st_32x32b(r, 32, 32u << 16);
+        cta.tmem_wait_st();
+      }
+      cta.races().fence_before_thread_sync(t.tid);
+      cta.bar_sync(0, 192);
+      cta.races().fence_after_thread_sync(t.tid);
+      if (t.warp == 0) cta.tmem_dealloc(0, 32);
+    });
+    if (waited) {
+      EXPECT_EQ(err, "");
+    } else {
+      EXPECT_NE(err.find("tcgen05.ld read by thread"), std::string::npos) << err;
+      EXPECT_NE(err.find("(before its wait::ld)"), std::string::npos) << err;
+    }
+  }
+}
+
+// Plain C++ shared-memory loads (ld_shared) are tracked: one against an unordered store races.
+TEST(ModelRace, PlainSharedLoadIsTracked) {
+  const std::uint32_t v[4] = {1, 2, 3, 4};
+  for (bool ordered : {true, false}) {
+    const std::string err = run_cta(64, 5, [&](Cta& cta, FiberThread& t) {
+      if (t.tid == 0) cta.st_shared(kData, v, 16);
+      if (ordered) cta.bar_sync(0, 64);
+      if (t.tid == 32) cta.ld_shared(kData + 4, 4);
+    });
+    if (ordered)
+      EXPECT_EQ(err, "");
+    else
+      EXPECT_NE(err.find("ld.shared read by thread 32"), std::string::npos) << err;
+  }
+}
+
 }  // namespace
 }  // namespace vsa::model
