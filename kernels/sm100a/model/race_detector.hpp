@@ -29,7 +29,7 @@
 // the tensor pipe's clock (its implicit before-fence). As we read the ISA, the fences order
 // tcgen05 ops against Tensor Memory hazards; the shared-memory operands an mma reads are
 // ordered by the waited mbarrier like every async-proxy consumer (the generic view), which is
-// what public known-good sm_100 pipelines rely on. tcgen05.dealloc, a synchronous op, writes
+// what CUTLASS's sm100 TMA -> UMMA pipeline relies on (model/README.md). tcgen05.dealloc, a synchronous op, writes
 // every cell it frees under the generic view: a reader whose loads were not fenced before the
 // teardown sync races with it.
 //
