@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds everything (sm_90a and sm_100a images
 # included: compiling them is a test) with warnings as errors and runs every test
-# through CTest; with VSA_ASAN=1 the host code again under AddressSanitizer + UBSan (the asan
-# preset: unit and CLI tests); then the format check. GPU tests skip with a visible
+# through CTest; then the host code again under AddressSanitizer + UBSan (the asan preset:
+# the unit and CLI tests; VSA_ASAN=0 leaves it out); then the format check. GPU tests skip with a visible
 # reason where there is no GPU. Extra arguments go to the first ctest.
 source "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 install_debian_packages
@@ -15,11 +15,12 @@ status=0
 
 # The host code again under AddressSanitizer + UBSan (the asan preset, build-asan: no
 # sm_90a/sm_100a images): the unit and CLI tests. A finding ends the test that hit it
-# (halt_on_error), with the stack in its output. Opt-in (VSA_ASAN=1) until one whole run of it
-# has passed: its build never finished on the overloaded machine of the session that made it
-# the default, so CI would have been its first run (issue 21's note).
+# (halt_on_error), with the stack in its output. About 25 minutes on 2 cores: the build
+# (~20, no kernel images) and ~6 of tests; cli.sm100a_deletions (nvcc front-end compiles,
+# nothing sanitized) is left out by the preset. Tests that need a backend this build lacks
+# (the sm_90a / sm_100a kernels, the sm100a model) skip with that reason.
 cd "$VSA_ROOT"
-if [ "${VSA_ASAN:-0}" = 1 ]; then
+if [ "${VSA_ASAN:-1}" != 0 ]; then
   say "host code under AddressSanitizer + UBSan (build-asan)"
   cmake --preset asan -DCMAKE_CUDA_COMPILER="$(find_nvcc)" >/dev/null
   cmake --build --preset asan -j "$VSA_JOBS"

@@ -22,7 +22,7 @@ cat >"$WORK/alloc.json" <<'JSON'
 JSON
 # Not under AddressSanitizer (the asan preset): it reserves terabytes of shadow address space
 # at start, so no sanitized process starts under an address-space limit.
-if nm -D --undefined-only "$BIN" 2>/dev/null | grep -q '__asan_init'; then
+if sanitized; then
   echo "part 1 (bad_alloc under ulimit -v) left out: $BIN is built with AddressSanitizer"
 else
   for isolate in "" --no-isolate; do

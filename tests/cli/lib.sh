@@ -23,3 +23,13 @@ peer_python() {
   elif [ -x "$SRC/.tools/torch-venv/bin/python" ]; then echo "$SRC/.tools/torch-venv/bin/python"
   else echo python3; fi
 }
+# sanitized: the binary is built with AddressSanitizer (the asan preset). grep without -q
+# reads all of nm's output: with pipefail, an early exit of grep -q fails the pipeline (SIGPIPE).
+sanitized() { nm -D --undefined-only "$BIN" 2>/dev/null | grep '__asan_init' >/dev/null; }
+# need_backend NAME: skip (77) with the reason unless this build has backend NAME (the asan
+# preset builds neither the sm_90a nor the sm_100a kernels, nor the model that runs the latter).
+need_backend() {
+  "$BIN" list backends --json 2>/dev/null \
+    | python3 -c "import json, sys; sys.exit(0 if any(b['name'] == sys.argv[1] for b in json.load(sys.stdin)['backends']) else 1)" "$1" \
+    || { echo "SKIP: backend $1 is not in this build (VSA_BUILD_SM90A / VSA_BUILD_SM100A off, e.g. the asan preset)"; exit 77; }
+}

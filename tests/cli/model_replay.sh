@@ -4,6 +4,7 @@
 # `schedules`; `repro` replays exactly that schedule: the same race, the same scheduler
 # steps. A different seed gives other steps, so equal steps mean the same schedule.
 source "$(dirname "$0")/lib.sh"
+need_backend selftest-model-tmem-overlap
 cat >"$WORK/overlap.json" <<'JSON'
 {"name": "replay", "cases": [
   {"name": "tmem-overlap", "op": "bwd", "B": 1, "H": 1, "S": 256, "D": 128, "blk": 64, "seed": 11,

@@ -1,6 +1,7 @@
 # The built-in `model` suite: the sm100a kernels on the host execution model PASS against
 # cpu-ref on a machine without GPUs, every case, both model backends.
 source "$(dirname "$0")/lib.sh"
+need_backend sm100a-blk64@model
 # The suite's three schedules per op (seeds 1..3): interleavings and async completion points differ.
 "$BIN" run model --devices none --out "$WORK/out" --label ci >"$WORK/stdout" 2>"$WORK/stderr"
 rc=$?

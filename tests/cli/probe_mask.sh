@@ -5,6 +5,7 @@
 # tests/unit/probe_spec_test.cpp, ProbeSpec.MaskRefusal.) sm100a-blk64 is in the case because
 # a probe must be a probe point of one of the case's backends; without a Blackwell GPU it SKIPs.
 source "$(dirname "$0")/lib.sh"
+need_backend sm100a-blk64
 cat >"$WORK/small.json" <<'JSON'
 {"name": "small", "defaults": {"B": 1, "H": 1, "D": 128, "op": "fwd", "backends": ["cpu-ref", "sm100a-blk64"]},
  "cases": [{"name": "dense", "S": 128, "pattern": {"kind": "dense"}}]}

@@ -25,7 +25,7 @@ assert [r["fault"] for r in d["rows"]] == expected, [r["fault"] for r in d["rows
 for r in d["rows"]:
     assert r["outcome"] in ("detected", "SKIP"), r
     assert r["observed"], r
-for host in ["host abort", "host hang"] + [m for m in model if "not built" not in rows[m]["observed"]]:
+for host in ["host abort", "host hang"] + [m for m in model if "not compiled into this build" not in rows[m]["observed"]]:
     assert rows[host]["outcome"] == "detected", rows[host]
 assert "signal" in rows["host abort"]["observed"], rows["host abort"]
 gpu_rows = [r for r in d["rows"] if r["planted"].startswith("selftest-") and not r["fault"].startswith("host")]
