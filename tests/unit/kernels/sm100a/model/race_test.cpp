@@ -105,6 +105,22 @@ TEST(ModelRace, AsyncProxyReadOfAnUnfencedGenericWriteIsReported) {
   }
 }
 
+// The kernels' TMEM prologue and teardown for a CTA of 192 threads: warp 0 allocates 32
+// columns, everyone syncs between the two fences; at the end the same, then warp 0 frees them
+// (without the before-fence when `fence` is false).
+void allocate_32_columns(Cta& cta, FiberThread& t) {
+  if (t.warp == 0) cta.tmem_alloc(kSmemWindowBase + 0, 32);
+  cta.races().fence_before_thread_sync(t.tid);
+  cta.bar_sync(0, 192);
+  cta.races().fence_after_thread_sync(t.tid);
+}
+void free_32_columns(Cta& cta, FiberThread& t, bool fence) {
+  if (fence) cta.races().fence_before_thread_sync(t.tid);
+  cta.bar_sync(0, 192);
+  cta.races().fence_after_thread_sync(t.tid);
+  if (t.warp == 0) cta.tmem_dealloc(0, 32);
+}
+
 // PTX ISA 9.7.16.6.3: a thread synchronisation orders asynchronous tcgen05 ops only with the
 // fences. Warp 1 stores TMEM lanes 32..63 and hands them to warp 5 (same lane quarter) over a
 // named barrier; warp 5 loads them. Without the before-fence (warp 1) or the after-fence
@@ -118,10 +134,7 @@ TEST(ModelRace, Tcgen05FencesOrderTmemAccessesAcrossAThreadSync) {
                           Variant{true, false, true, "tcgen05.st write by thread"},
                           Variant{true, true, false, "tcgen05.dealloc write by thread"}}) {
     const std::string err = run_cta(192, 3, [&](Cta& cta, FiberThread& t) {
-      if (t.warp == 0) cta.tmem_alloc(kSmemWindowBase + 0, 32);
-      cta.races().fence_before_thread_sync(t.tid);
-      cta.bar_sync(0, 192);
-      cta.races().fence_after_thread_sync(t.tid);
+      allocate_32_columns(cta, t);
       std::uint32_t r[32] = {};
       if (t.warp == 1) {
         cta.tmem_st_32x32b(r, 32, 32u << 16);
@@ -135,10 +148,7 @@ TEST(ModelRace, Tcgen05FencesOrderTmemAccessesAcrossAThreadSync) {
         cta.tmem_ld_32x32b(r, 32, 32u << 16);
         cta.tmem_wait_ld();
       }
-      if (v.teardown_fence) cta.races().fence_before_thread_sync(t.tid);
-      cta.bar_sync(0, 192);
-      cta.races().fence_after_thread_sync(t.tid);
-      if (t.warp == 0) cta.tmem_dealloc(0, 32);
+      free_32_columns(cta, t, v.teardown_fence);
     });
     if (*v.expect == 0) {
       EXPECT_EQ(err, "") << "before " << v.before << " after " << v.after;
@@ -154,10 +164,7 @@ TEST(ModelRace, Tcgen05FencesOrderTmemAccessesAcrossAThreadSync) {
 TEST(ModelRace, AnUnwaitedLoadStaysUnorderedBehindABeforeFence) {
   for (bool waited : {true, false}) {
     const std::string err = run_cta(192, 4, [&](Cta& cta, FiberThread& t) {
-      if (t.warp == 0) cta.tmem_alloc(kSmemWindowBase + 0, 32);
-      cta.races().fence_before_thread_sync(t.tid);
-      cta.bar_sync(0, 192);
-      cta.races().fence_after_thread_sync(t.tid);
+      allocate_32_columns(cta, t);
       std::uint32_t r[32] = {};
       if (t.warp == 1) {
         cta.tmem_ld_32x32b(r, 32, 32u << 16);
@@ -172,10 +179,7 @@ TEST(ModelRace, AnUnwaitedLoadStaysUnorderedBehindABeforeFence) {
         cta.tmem_st_32x32b(r, 32, 32u << 16);
         cta.tmem_wait_st();
       }
-      cta.races().fence_before_thread_sync(t.tid);
-      cta.bar_sync(0, 192);
-      cta.races().fence_after_thread_sync(t.tid);
-      if (t.warp == 0) cta.tmem_dealloc(0, 32);
+      free_32_columns(cta, t, true);
     });
     if (waited) {
       EXPECT_EQ(err, "");
