@@ -78,7 +78,8 @@ md="$OUT/h200-peers-$(date -u +%Y-%m-%d).md"
   echo "$versions."
   echo
   echo "B=1 H=8 D=128, random top-k (suites/perf.json perf/topk). TFLOPS are docs/spec.md FLOPs over the median"
-  echo "of pass medians, ± the spread of pass medians. Ours: \`vsa-bench run perf\`, checked against cuda-ref."
+  echo "of pass medians, ± the spread of pass medians. Ours: \`vsa-bench run perf --target-spread 0\` (the case's"
+  echo "fixed warm-up, iterations and passes, as the peers are timed), checked against cuda-ref."
   echo "Peers: scripts/peers/peers.py, each checked before it is timed, against the dump's CPU reference at"
   echo "S=4096 and torch fp32 on the GPU above (\"checked against\")."
   echo

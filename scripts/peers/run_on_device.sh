@@ -62,8 +62,10 @@ fi
 if [ "$ours" = "run" ]; then
   filters=(); for c in "${names[@]}"; do filters+=(--case "$c"); done
   start=$(date +%s)
-  "$BIN" run perf "${filters[@]}" --backends "${OURS_BACKENDS:-sm90a}" --out "$OUT/ours" --label ours --quiet \
-    >"$OUT/ours.log" 2>&1
+  # --target-spread 0: the case's fixed warm-up, iterations and passes, as peers.py times the
+  # peers; adaptive sampling would run ours longer, on a hotter card (notes/runs.md run 32).
+  "$BIN" run perf "${filters[@]}" --backends "${OURS_BACKENDS:-sm90a}" --target-spread 0 --out "$OUT/ours" \
+    --label ours --quiet >"$OUT/ours.log" 2>&1
   echo "ours (vsa-bench run perf, ${OURS_BACKENDS:-sm90a}): exit $? in $(( $(date +%s) - start )) s"
   ours="$(ls "$OUT"/ours/*.json 2>/dev/null | head -1)"
 fi
