@@ -101,7 +101,7 @@ std::vector<PerfRow> perf_rows(const std::vector<ReportFile>& reports, const Com
                                std::vector<bool>(n, false),
                                std::vector<bool>(n, false)};
               })
-          .cells[i] = PerfCell{s.tflops, s.spread, s.clocks, s.passes};
+          .cells[i] = PerfCell{s.tflops, s.spread, s.clocks, s.passes, s.method};
   std::vector<PerfRow> all = rows.take();
   const Report& base_report = reports[options.baseline].report;
   for (auto& row : all) {
@@ -113,6 +113,12 @@ std::vector<PerfRow> perf_rows(const std::vector<ReportFile>& reports, const Com
       const CaseResult* this_case = find_case(reports[i].report, row.case_name);
       if (base_case && this_case && comparable_spec(*base_case) != comparable_spec(*this_case)) {
         row.notes[i] = "spec differs";
+        continue;
+      }
+      // Two timing methods put the card in two clock states (notes/runs.md run 32: the same
+      // kernel 7-9% apart): no ratio, and the gate counts it as data it could not compare.
+      if (row.cells[i]->method != base->method) {
+        row.notes[i] = "timed differently: " + base->method + " (baseline), " + row.cells[i]->method;
         continue;
       }
       row.ratios[i] = row.cells[i]->tflops / base->tflops;

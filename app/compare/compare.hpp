@@ -47,6 +47,7 @@ struct PerfCell {
   double spread = 0;   // relative: (max - min) / median of the pass medians
   std::string clocks;  // "at 1395-1620 MHz, sw_power_cap" (telemetry/clock_summary.hpp), or empty
   int passes = 0;      // 1: the spread is unmeasured, not zero
+  std::string method;  // timing_method() (report_fields.hpp)
 };
 struct PerfRow {
   std::string case_name, op, backend;

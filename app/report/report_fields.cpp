@@ -148,14 +148,19 @@ std::optional<WorstError> worst_error(const BackendResult& backend) {
   return worst;
 }
 
+std::string timing_method(const Timing& t) {
+  return std::string(t.launches_per_iteration > 1 ? "sustained" : "bursts") + (t.l2_flush ? ", cold L2" : "") +
+         (t.sampling.target_spread > 0 ? ", adaptive passes" : ", fixed passes");
+}
+
 std::vector<PerfSample> perf_samples(const Report& report) {
   std::vector<PerfSample> samples;
   for (const auto& c : report.cases)
     for (const auto& b : c.backends)
       for (const auto& t : b.timings)
         if (t.tflops > 0)
-          samples.push_back(
-              {c.name, b.backend, t.op, t.tflops, t.median_ms, t.spread, clock_summary(t.clocks), t.passes});
+          samples.push_back({c.name, b.backend, t.op, t.tflops, t.median_ms, t.spread, clock_summary(t.clocks),
+                             t.passes, timing_method(t)});
   return samples;
 }
 

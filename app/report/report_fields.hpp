@@ -72,7 +72,12 @@ struct PerfSample {
   double spread = 0;   // (max - min) / median of the pass medians
   std::string clocks;  // clock_summary of the timing: "at 1395-1620 MHz, sw_power_cap", or empty
   int passes = 0;      // 1: no spread was measured (shown as "(1 pass)", not "±0%")
+  std::string method;  // timing_method(): how it was timed, which decides the card's clock state
 };
+// How a timing was taken, as far as it changes the clock the card ran at: bursts or sustained
+// passes (min_pass_ms), warm or cold L2, a fixed pass count or adaptive sampling (which runs
+// until the spread settles, so a long run on a hotter card). E.g. "bursts, fixed passes".
+[[nodiscard]] std::string timing_method(const Timing& t);
 // Every timing with a positive TFLOPS figure, in report order.
 [[nodiscard]] std::vector<PerfSample> perf_samples(const Report& report);
 

@@ -140,6 +140,30 @@ TEST(ComparePerf, NoRatioWhenTheCaseSpecDiffers) {
   EXPECT_TRUE(c.regressions.empty());
 }
 
+// Bursts against sustained passes, or fixed passes against adaptive sampling, put the card in
+// two clock states (the same kernel 7-9% apart on the H200, notes/runs.md run 32): no ratio,
+// and the gate fails closed (exit 4) with the reason instead of reading a clock as a speed.
+TEST(ComparePerf, NoRatioWhenTheTimingMethodsDiffer) {
+  CompareOptions gate;
+  gate.gate = true;
+  for (int variant = 0; variant < 3; ++variant) {
+    auto reports = pair_with_tflops(400, 430);
+    Timing& now = reports[1].report.cases[0].backends[0].timings[0];
+    if (variant == 0) now.launches_per_iteration = 40;
+    if (variant == 1) now.sampling.target_spread = 0.02;
+    if (variant == 2) now.l2_flush = true;
+    const Comparison c = compare_reports(reports, gate);
+    const PerfRow* row = perf_row(c, "perf/S=16384", "fwd", "sm90a");
+    ASSERT_NE(row, nullptr);
+    EXPECT_FALSE(row->ratios[1].has_value()) << variant;
+    EXPECT_EQ(row->notes[1].rfind("timed differently: bursts, fixed passes (baseline), ", 0), 0u) << row->notes[1];
+    EXPECT_EQ(c.exit_code(), kExitIncomplete) << variant;
+    ASSERT_EQ(c.missing.size(), 1u);
+    EXPECT_NE(c.missing[0].why.find("timed differently"), std::string::npos) << c.missing[0].why;
+  }
+  EXPECT_EQ(compare_reports(pair_with_tflops(400, 430), gate).exit_code(), kExitOk) << "same method: compared";
+}
+
 TEST(ComparePerf, ARunSlowedByADelayProbeIsComparedAndGated) {
   auto reports = pair_with_tflops(400, 200);
   reports[1].report.cases[0].spec["probes"] = {{"bwd.release_q", 2000}};
