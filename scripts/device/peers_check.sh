@@ -6,8 +6,9 @@
 # are checked there against torch fp32 on the GPU (scripts/peers/README.md).
 # Ours: `vsa-bench run perf` on those cases with sm90a and sm90a-det (BUILD_DIR/vsa-bench,
 # made elsewhere). Peers: scripts/peers/peers.py (each checked before it is timed):
-#   flex-attention, flex-attention-flash (skipped with the reason where flash_attn.cute is
-#   missing), flashinfer-vsa (when .peers/flashinfer holds scripts/peers/pack_flashinfer.py's
+#   flex-attention, flex-attention-flash (when .peers/flash_attn4 holds the manifest of
+#   scripts/peers/pack_flash_attn4.py and its parts are carried or stashed: see that script;
+#   else skipped with the reason), flashinfer-vsa (when .peers/flashinfer holds scripts/peers/pack_flashinfer.py's
 #   output: unpacked to /tmp/peer-site, its kernels compiled by nvcc on the node) and
 #   fastvideo-triton (when .peers/fastvideo_triton/block_sparse_attn_triton.py exists).
 # Writes into OUT_DIR (at most 8 files): h200-peers-DATE.md (the table for results/baselines,
@@ -33,6 +34,18 @@ if [ -n "$fi_archive" ]; then
     && export PYTHONPATH="$SITE${PYTHONPATH:+:$PYTHONPATH}" && echo "flashinfer: $fi_archive -> $SITE"
 else
   echo "flashinfer: not carried (python3 scripts/peers/pack_flashinfer.py writes .peers/flashinfer)"
+fi
+how="one call; carried: \`build/vsa-bench\`, \`.peers\`"
+fa4_manifest="$SRC/.peers/flash_attn4/flash-attn4-site.parts"
+if [ -f "$fa4_manifest" ]; then
+  # Parts carried by this call or stashed by earlier ones (scripts/device/stash.sh). The CuTe
+  # DSL reaches its own packages through a .pth file, which PYTHONPATH folders do not read.
+  "$SRC/scripts/peers/join_parts.sh" "$fa4_manifest" "$SITE" \
+    && export PYTHONPATH="$SITE:$SITE/nvidia_cutlass_dsl/dsl_packages${PYTHONPATH:+:$PYTHONPATH}" \
+    && echo "flash-attn-4: $fa4_manifest -> $SITE" \
+    && how="$how; flash-attn-4's parts carried by this call or stashed by the one before (scripts/peers/pack_flash_attn4.py)"
+else
+  echo "flash-attn-4: not carried (python3 scripts/peers/pack_flash_attn4.py writes .peers/flash_attn4)"
 fi
 [ -d /usr/local/cuda/bin ] && export PATH="/usr/local/cuda/bin:$PATH"  # nvcc for FlashInfer's JIT
 extra=()
@@ -73,7 +86,7 @@ md="$OUT/h200-peers-$(date -u +%Y-%m-%d).md"
 {
   echo "# Ours and peers on one H200, $(date -u +%Y-%m-%dT%H:%MZ)"
   echo
-  echo "Made by \`scripts/device/peers_check.sh build \$OUT\` (one call; carried: \`build/vsa-bench\`, \`.peers\`)"
+  echo "Made by \`scripts/device/peers_check.sh build \$OUT\` ($how)"
   echo "with $("$BUILD/vsa-bench" --version 2>/dev/null | head -1); peers.py exit $rc."
   echo "$versions."
   echo

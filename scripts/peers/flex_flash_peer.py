@@ -37,6 +37,12 @@ def _version(distribution: str) -> str:
         return "not installed"
 
 
+# What FlashAttention-4 raises when its block-sparse kernels cannot take a BlockMask's block
+# sizes (flash_attn.cute.block_sparsity; 4.0.0b36's SM90 backward, for one, takes only key
+# blocks of its 128-token tile, so our 64-token blocks are refused there).
+REFUSAL = "Block sparsity"
+
+
 class FlexFlashPeer(FlexPeer):
     name = NAME
     kernel_options = {"BACKEND": "FLASH"}
@@ -59,3 +65,12 @@ class FlexFlashPeer(FlexPeer):
             return ("flash_attn.cute is not importable: the FLASH backend needs PyPI flash-attn-4 with "
                     "nvidia-cutlass-dsl (CuTe DSL), quack-kernels, apache-tvm-ffi and torch-c-dlpack-ext")
         return None
+
+    def backward_refused(self, error: Exception) -> str | None:
+        """FA4 refusing the case's block sizes in the backward: not a crash; the forward stands."""
+        message = str(error)
+        if REFUSAL not in message:
+            return None
+        what = message[message.index(REFUSAL):].splitlines()[0][:200]
+        return (f"backward not run: FlashAttention-4 {_version('flash-attn-4')} refused the case's "
+                f"{self.t.blk}-token blocks ({type(error).__name__}: {what})")

@@ -154,8 +154,13 @@ class FlexPeer:
         return out, lse / math.log(2.0)
 
     def _forward_with_graph(self):
+        # O alone, no lse: the backward is of a loss on O (docs/spec.md: dO in, dQ/dK/dV out).
+        # With lse among the graph's outputs, inductor's backward also takes an lse tangent,
+        # which the FLASH backend refuses ("does not support differentiating through
+        # logsumexp") even where that tangent is unused.
         if self._graph_out is None:
-            self._graph_out, _ = self._run(self.q, self.k, self.v)
+            self._graph_out = self.compiled(self.q, self.k, self.v, block_mask=self.mask, scale=self.t.softmax_scale,
+                                            kernel_options=self.kernel_options)
         return self._graph_out
 
     def backward(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:

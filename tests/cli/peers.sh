@@ -50,6 +50,7 @@ import peers
 from case_tensors import case_tensors, to_tensor
 from dumped_case import load_dump
 from flashinfer_peer import FlashInferVsaPeer
+from flex_flash_peer import FlexFlashPeer
 from flex_peer import FlexPeer
 
 class OutputOnly(FlexPeer):
@@ -68,6 +69,28 @@ p = OutputOnly(); p.prepare(t)
 verdict, why, metrics, backward_checked = peers.check_peer(p, t, ref, tol, True)
 assert verdict == "PASS" and [m["tensor"] for m in metrics] == ["o"] and not backward_checked, (verdict, metrics)
 assert "lse not returned" in why and "forward only" in why, why
+
+# A backward that refuses the case (the peer's backward_refused names it): the forward stands,
+# checked, and the reason carries the refusal; any other error is the peer's FAULT.
+class Refusing(FlexPeer):
+    def backward_unavailable(self, device):
+        return None
+    def backward(self):
+        raise self.error
+    def backward_refused(self, error):
+        return FlexFlashPeer.backward_refused(self, error)
+
+p = Refusing(); p.prepare(t)
+p.error = ValueError("Block sparsity expects sparse_block_size[1]=128 for kv_subtile_factor=1.")
+verdict, why, metrics, backward_checked = peers.check_peer(p, t, ref, tol, True)
+assert verdict == "PASS" and [m["tensor"] for m in metrics] == ["o", "lse"] and not backward_checked, (verdict, metrics)
+assert "refused the case's 64-token blocks (ValueError: Block sparsity expects" in why, why
+p.error = RuntimeError("illegal memory access")
+try:
+    peers.check_peer(p, t, ref, tol, True)
+    raise AssertionError("a crash in the backward was taken for a refusal")
+except RuntimeError:
+    pass
 
 fi = FlashInferVsaPeer()
 assert fi.case_unsupported(t) is None, fi.case_unsupported(t)
