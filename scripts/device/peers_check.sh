@@ -35,7 +35,7 @@ if [ -n "$fi_archive" ]; then
 else
   echo "flashinfer: not carried (python3 scripts/peers/pack_flashinfer.py writes .peers/flashinfer)"
 fi
-how="one call; carried: \`build/vsa-bench\`, \`.peers\`"
+how="carried: \`build/vsa-bench\`, \`.peers\`"
 fa4_manifest="$SRC/.peers/flash_attn4/flash-attn4-site.parts"
 if [ -f "$fa4_manifest" ]; then
   # Parts carried by this call or stashed by earlier ones (scripts/device/stash.sh). The CuTe
@@ -43,7 +43,7 @@ if [ -f "$fa4_manifest" ]; then
   "$SRC/scripts/peers/join_parts.sh" "$fa4_manifest" "$SITE" \
     && export PYTHONPATH="$SITE:$SITE/nvidia_cutlass_dsl/dsl_packages${PYTHONPATH:+:$PYTHONPATH}" \
     && echo "flash-attn-4: $fa4_manifest -> $SITE" \
-    && how="$how; flash-attn-4's parts carried by this call or stashed by the one before (scripts/peers/pack_flash_attn4.py)"
+    && how="$how; flash-attn-4 in parts, the first stashed by the call before (scripts/peers/README.md)"
 else
   echo "flash-attn-4: not carried (python3 scripts/peers/pack_flash_attn4.py writes .peers/flash_attn4)"
 fi

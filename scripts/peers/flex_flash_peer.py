@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
+import math
 
 import torch
 
@@ -42,6 +43,20 @@ def _version(distribution: str) -> str:
 # blocks of its 128-token tile, so our 64-token blocks are refused there).
 REFUSAL = "Block sparsity"
 
+# torch before 2.12 returns the FLASH backend's lse multiplied by ln 2 once too often: FA4
+# gives natural-log lse and flex_attention's finalizer scales it as if it were base 2
+# (pytorch/pytorch#181645, fixed by #181824). Seen here first: every lse element of every
+# case off by exactly 1 - ln 2 = 0.3069 relative, O correct (H200, torch 2.11.0+cu130).
+# The peer undoes it for those versions and says so; should a version outside this rule
+# carry the bug (or one inside lack it), lse fails the check by that same factor.
+LSE_FIXED_IN = (2, 12)
+
+
+def lse_scaled_by_ln2(torch_version: str) -> bool:
+    """Whether this torch's FLASH lse comes back multiplied by ln 2 (pytorch/pytorch#181645)."""
+    major, minor = (int(x) for x in torch_version.split("+")[0].split(".")[:2])
+    return (major, minor) < LSE_FIXED_IN
+
 
 class FlexFlashPeer(FlexPeer):
     name = NAME
@@ -65,6 +80,19 @@ class FlexFlashPeer(FlexPeer):
             return ("flash_attn.cute is not importable: the FLASH backend needs PyPI flash-attn-4 with "
                     "nvidia-cutlass-dsl (CuTe DSL), quack-kernels, apache-tvm-ffi and torch-c-dlpack-ext")
         return None
+
+    @property
+    def forward_note(self) -> str | None:
+        if not lse_scaled_by_ln2(torch.__version__):
+            return None
+        return (f"lse divided by ln 2 before the check: torch {torch.__version__} returns the FLASH lse scaled "
+                "by ln 2 once too often (pytorch/pytorch#181645)")
+
+    def forward(self) -> tuple[torch.Tensor, torch.Tensor]:
+        out, lse = super().forward()
+        if lse_scaled_by_ln2(torch.__version__):
+            lse = lse / math.log(2.0)
+        return out, lse
 
     def backward_refused(self, error: Exception) -> str | None:
         """FA4 refusing the case's block sizes in the backward: not a crash; the forward stands."""

@@ -103,6 +103,8 @@ def check_peer(peer, t, ref, tol, backward):
     and timed forward only."""
     metrics, notes = [], []
     o, lse = peer.forward()
+    if getattr(peer, "forward_note", None):  # what the peer did to its outputs before the check
+        notes.append(peer.forward_note)
     metrics.append(compare("o", o, ref["o"], *tol))
     if lse is None:
         notes.append(getattr(peer, "lse_unavailable", "lse not returned"))

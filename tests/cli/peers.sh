@@ -92,6 +92,11 @@ try:
 except RuntimeError:
     pass
 
+# FLASH's lse in torch < 2.12 is scaled by ln 2 once too often (pytorch/pytorch#181645).
+from flex_flash_peer import lse_scaled_by_ln2
+assert lse_scaled_by_ln2("2.11.0+cu130") and lse_scaled_by_ln2("2.9.1")
+assert not lse_scaled_by_ln2("2.12.0") and not lse_scaled_by_ln2("3.0.0a0+git1234")
+
 fi = FlashInferVsaPeer()
 assert fi.case_unsupported(t) is None, fi.case_unsupported(t)
 assert "head_dim 128" in fi.case_unsupported(case_tensors(ragged, cpu))
