@@ -32,7 +32,8 @@ RuleTable default_rule_table() {
   RuleTable table;
   table.families = {
       // Helpers without MMA by design: order_longest_first (fwd_schedule.cuh, device-side
-      // work sort), backward_preprocess (Delta, dQ tile zeroing, the backward's sort) and
+      // work sort), reset_ticket_counter (the same file: the forward's counter reset when
+      // the work is taken in natural order), backward_preprocess (Delta, dQ tile zeroing, the backward's sort) and
       // dq_postprocess_kernel (fp32 dQ partials -> bf16).
       {"vsa::sm90a",
        "_ZN3vsa5sm90a",
@@ -40,7 +41,7 @@ RuleTable default_rule_table() {
        "HGMMA",
        "HGMMA (wgmma.mma_async)",
        true,
-       {"order_longest_first", "backward_preprocess", "dq_postprocess"}},
+       {"order_longest_first", "reset_ticket_counter", "backward_preprocess", "dq_postprocess"}},
       {"vsa::sm100a",
        "_ZN3vsa6sm100a",
        "sm_100a",

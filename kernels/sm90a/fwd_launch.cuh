@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <string>
 
 #include "fwd_kernel.cuh"
@@ -39,6 +40,13 @@ inline constexpr std::size_t kCounterBytes = 256;
     return Status::failure("null tensor or workspace pointer");
   if (s.max_kv > 0 && !a.q2k_idx) return Status::failure("null q2k_idx");
   return Status::success();
+}
+
+// Experiment switch (issue 22, "no order kernel below a crossover"): natural work order,
+// no sort, when VSA_SM90A_FWD_NATURAL_ORDER=1 (scripts/device/ab_switch.sh).
+[[nodiscard]] inline bool natural_order(const ForwardArgs&) {
+  const char* v = std::getenv("VSA_SM90A_FWD_NATURAL_ORDER");
+  return v != nullptr && v[0] == '1';
 }
 
 template <class Cfg, bool kProbe>
@@ -107,9 +115,15 @@ template <class Cfg>
   params.trace = a.trace;
   params.hang_watch = a.hang_watch;
 
-  order_longest_first<kOrderThreads>
-      <<<1, kOrderThreads, 0, stream>>>(a.q2k_num, n_items, s.max_kv, order, order_counts, params.next_work);
-  if (Status st = cuda_status(cudaGetLastError(), "launch order_longest_first"); !st.ok()) return st;
+  if (natural_order(a)) {
+    params.order = params.order_counts = nullptr;
+    reset_ticket_counter<<<1, 32, 0, stream>>>(params.next_work);
+    if (Status st = cuda_status(cudaGetLastError(), "launch reset_ticket_counter"); !st.ok()) return st;
+  } else {
+    order_longest_first<kOrderThreads>
+        <<<1, kOrderThreads, 0, stream>>>(a.q2k_num, n_items, s.max_kv, order, order_counts, params.next_work);
+    if (Status st = cuda_status(cudaGetLastError(), "launch order_longest_first"); !st.ok()) return st;
+  }
 
   const int grid = std::max(1, std::min(sm_count, (n_items + Cfg::kConsumers - 1) / Cfg::kConsumers));
   // The timeline is recorded, and waits are bounded by a hang watch, by the probe variant only.

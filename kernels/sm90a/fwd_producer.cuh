@@ -35,15 +35,23 @@ __device__ void run_producer(SharedStorage<Cfg>& smem, int slot, const CUtensorM
   const std::uint64_t q_policy = Cfg::kL2Hints ? l2_policy_evict_first() : 0;
   const std::uint64_t kv_policy = Cfg::kL2Hints ? l2_policy_evict_last() : 0;
 
-  // The order kernel before us wrote `order`, `order_counts` and reset `next_work`.
-  grid_dependency_wait();
-  stamp<Cfg, kProbe>(p, slot, kTraceDependency, lane == 0);
+  // Longest-first: the order kernel before us wrote `order`, `order_counts` and reset
+  // `next_work`, so nothing is read before it is done. Natural order (`order` null): ticket t
+  // is item t and the kernel before us only resets `next_work`, so the fixed first tickets
+  // start at once and only the counter waits for it (fwd_schedule.cuh).
+  const bool natural = p.order == nullptr;
+  bool waited = false;
+  if (!natural) {
+    grid_dependency_wait();
+    stamp<Cfg, kProbe>(p, slot, kTraceDependency, lane == 0);
+    waited = true;
+  }
   for (int ticket = first_ticket<Cfg::kConsumers>(slot);;) {
     // Item and count in one round trip (two independent loads).
     int item = -1, count = 0;
     if (ticket < p.n_items) {
-      item = p.order[ticket];
-      count = min(max(p.order_counts[ticket], 0), p.max_kv);
+      item = natural ? ticket : p.order[ticket];
+      count = min(max(natural ? p.q2k_num[ticket] : p.order_counts[ticket], 0), p.max_kv);
     }
 
     constexpr HangSite kQEmpty = hang_site("producer", "q_empty");
@@ -100,6 +108,11 @@ __device__ void run_producer(SharedStorage<Cfg>& smem, int slot, const CUtensorM
         __syncwarp();
         kv_state.advance();
       }
+    }
+    if (!waited) {  // natural order: the counter is reset by the kernel before us
+      grid_dependency_wait();
+      stamp<Cfg, kProbe>(p, slot, kTraceDependency, lane == 0);
+      waited = true;
     }
     ticket = next_ticket<Cfg::kConsumers>(p.next_work, lane);
   }

@@ -33,6 +33,14 @@ __global__ void __launch_bounds__(kThreads)
   sort_longest_first<kThreads>(ItemCounts{counts, n_items, nullptr}, n_items, max_count, order, scratch, order_counts);
 }
 
+// Natural order's kernel before the forward: resets the scheduler counter, nothing else.
+// The forward (programmatic dependent launch) waits for it only before its first counter
+// access, after its fixed first items (fwd_producer.cuh).
+__global__ void __launch_bounds__(32) reset_ticket_counter(std::int32_t* next_work) {
+  grid_launch_dependents();
+  if (threadIdx.x == 0) *next_work = 0;
+}
+
 // Scheduler tickets: ticket t is the t-th item of the longest-first order. Each producer's
 // first ticket is fixed by its CTA and slot, so the first item of a launch costs no round
 // trip to the counter; later tickets come from the counter, numbered after the fixed ones

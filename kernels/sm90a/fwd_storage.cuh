@@ -16,7 +16,7 @@ struct Params {
   const std::int32_t* vbs;           // [nb]
   bf16_bits* out;                    // [B, H, S, D]
   float* lse;                        // [B, H, S], M format
-  const std::int32_t* order;         // work items, longest first (fwd_schedule.cuh)
+  const std::int32_t* order;         // work items, longest first (fwd_schedule.cuh); null: natural order
   const std::int32_t* order_counts;  // q2k_num of order[k], written beside it by the order kernel
   std::int32_t* next_work;           // scheduler counter, zeroed by the order kernel
   int n_items;                       // B * H * nb
