@@ -42,11 +42,20 @@ inline constexpr std::size_t kCounterBytes = 256;
   return Status::success();
 }
 
-// Experiment switch (issue 22, "no order kernel below a crossover"): natural work order,
-// no sort, when VSA_SM90A_FWD_NATURAL_ORDER=1 (scripts/device/ab_switch.sh).
-[[nodiscard]] inline bool natural_order(const ForwardArgs&) {
-  const char* v = std::getenv("VSA_SM90A_FWD_NATURAL_ORDER");
+// Experiment switches of the work order (issue 22, run 33; scripts/device/ab_switch.sh), read
+// per launch: VSA_SM90A_FWD_NATURAL_ORDER=1 (no sort), VSA_SM90A_FWD_FIRST_WAVE=1 (the first
+// wave in natural order, the rest sorted), VSA_SM90A_FWD_HEAD_SEGMENTS=1 (the sort keeps heads
+// in natural order). Default: every item sorted longest first.
+struct WorkOrder {
+  bool natural = false, first_wave = false, head_segments = false;
+};
+[[nodiscard]] inline bool switch_on(const char* name) {
+  const char* v = std::getenv(name);
   return v != nullptr && v[0] == '1';
+}
+[[nodiscard]] inline WorkOrder work_order() {
+  return {switch_on("VSA_SM90A_FWD_NATURAL_ORDER"), switch_on("VSA_SM90A_FWD_FIRST_WAVE"),
+          switch_on("VSA_SM90A_FWD_HEAD_SEGMENTS")};
 }
 
 template <class Cfg, bool kProbe>
@@ -115,17 +124,36 @@ template <class Cfg>
   params.trace = a.trace;
   params.hang_watch = a.hang_watch;
 
-  if (natural_order(a)) {
+  const int grid = std::max(1, std::min(sm_count, (n_items + Cfg::kConsumers - 1) / Cfg::kConsumers));
+  // Which items skip the sort (run 33): none by default, all in natural order, or the first
+  // wave (the fixed first tickets, fwd_schedule.cuh).
+  const WorkOrder work = work_order();
+  params.natural_first = work.natural ? n_items
+                         : work.first_wave ? std::min(n_items, grid * Cfg::kConsumers)
+                                           : 0;
+  const int n_sorted = n_items - params.natural_first;
+  if (n_sorted == 0) {
     params.order = params.order_counts = nullptr;
     reset_ticket_counter<<<1, 32, 0, stream>>>(params.next_work);
     if (Status st = cuda_status(cudaGetLastError(), "launch reset_ticket_counter"); !st.ok()) return st;
   } else {
+    ItemCounts counts{a.q2k_num + params.natural_first, n_sorted, nullptr};
+    int max_count = s.max_kv;
+    if (work.head_segments) {
+      // Heads in natural order, longest first inside each (the det backward's key, run 23);
+      // the sort then writes keys, not counts, so the producer reads counts from q2k_num.
+      counts.per_segment = s.num_blocks;
+      counts.segments = (n_sorted + s.num_blocks - 1) / s.num_blocks;
+      counts.key_stride = s.max_kv + 1;
+      max_count = counts.segments * (s.max_kv + 1) - 1;
+      params.order_counts = nullptr;
+    }
     order_longest_first<kOrderThreads>
-        <<<1, kOrderThreads, 0, stream>>>(a.q2k_num, n_items, s.max_kv, order, order_counts, params.next_work);
+        <<<1, kOrderThreads, 0, stream>>>(counts, n_sorted, max_count, order,
+                                          work.head_segments ? nullptr : order_counts, params.next_work);
     if (Status st = cuda_status(cudaGetLastError(), "launch order_longest_first"); !st.ok()) return st;
   }
 
-  const int grid = std::max(1, std::min(sm_count, (n_items + Cfg::kConsumers - 1) / Cfg::kConsumers));
   // The timeline is recorded, and waits are bounded by a hang watch, by the probe variant only.
   return a.probes.any() || a.trace != nullptr || a.hang_watch.on()
              ? launch_persistent<Cfg, true>(tm_q, tm_k, tm_v, params, grid, stream)

@@ -35,23 +35,30 @@ __device__ void run_producer(SharedStorage<Cfg>& smem, int slot, const CUtensorM
   const std::uint64_t q_policy = Cfg::kL2Hints ? l2_policy_evict_first() : 0;
   const std::uint64_t kv_policy = Cfg::kL2Hints ? l2_policy_evict_last() : 0;
 
-  // Longest-first: the order kernel before us wrote `order`, `order_counts` and reset
-  // `next_work`, so nothing is read before it is done. Natural order (`order` null): ticket t
-  // is item t and the kernel before us only resets `next_work`, so the fixed first tickets
-  // start at once and only the counter waits for it (fwd_schedule.cuh).
-  const bool natural = p.order == nullptr;
+  // Tickets below natural_first are items in natural order: the kernel before us (the sort
+  // of the items after them, or only the counter reset) is waited for only before the first
+  // ticket past them or the first counter access (fwd_schedule.cuh). Longest-first alone
+  // (natural_first 0) waits at once.
+  const int first = first_ticket<Cfg::kConsumers>(slot);
   bool waited = false;
-  if (!natural) {
+  if (first >= p.natural_first && first < p.n_items) {
     grid_dependency_wait();
     stamp<Cfg, kProbe>(p, slot, kTraceDependency, lane == 0);
     waited = true;
   }
-  for (int ticket = first_ticket<Cfg::kConsumers>(slot);;) {
-    // Item and count in one round trip (two independent loads).
+  for (int ticket = first;;) {
     int item = -1, count = 0;
     if (ticket < p.n_items) {
-      item = natural ? ticket : p.order[ticket];
-      count = min(max(natural ? p.q2k_num[ticket] : p.order_counts[ticket], 0), p.max_kv);
+      if (ticket < p.natural_first) {
+        item = ticket;
+        count = p.q2k_num[item];
+      } else {
+        // Item and count in one round trip (two independent loads) where the sort wrote both.
+        const int k = ticket - p.natural_first;
+        item = p.natural_first + p.order[k];
+        count = p.order_counts != nullptr ? p.order_counts[k] : p.q2k_num[item];
+      }
+      count = min(max(count, 0), p.max_kv);
     }
 
     constexpr HangSite kQEmpty = hang_site("producer", "q_empty");
@@ -109,7 +116,7 @@ __device__ void run_producer(SharedStorage<Cfg>& smem, int slot, const CUtensorM
         kv_state.advance();
       }
     }
-    if (!waited) {  // natural order: the counter is reset by the kernel before us
+    if (!waited) {  // the counter and the order come from the kernel before us
       grid_dependency_wait();
       stamp<Cfg, kProbe>(p, slot, kTraceDependency, lane == 0);
       waited = true;

@@ -23,17 +23,19 @@ using device::sort_longest_first;
 // start its prologue at once; it reads `order` only after griddepcontrol.wait. (A
 // template only so that every translation unit that includes this header may define it.)
 // `order_counts[k]` is the count of item `order[k]`, so the producer reads both at once.
+// `counts` may start past item 0 (Params::natural_first) and carry head segments; the
+// order then holds indices relative to its first item.
 template <int kThreads = kOrderThreads>
 __global__ void __launch_bounds__(kThreads)
-    order_longest_first(const std::int32_t* counts, int n_items, int max_count, std::int32_t* order,
+    order_longest_first(ItemCounts counts, int n_items, int max_count, std::int32_t* order,
                         std::int32_t* order_counts, std::int32_t* next_work) {
   grid_launch_dependents();
   __shared__ OrderScratch scratch;
   if (threadIdx.x == 0) *next_work = 0;
-  sort_longest_first<kThreads>(ItemCounts{counts, n_items, nullptr}, n_items, max_count, order, scratch, order_counts);
+  sort_longest_first<kThreads>(counts, n_items, max_count, order, scratch, order_counts);
 }
 
-// Natural order's kernel before the forward: resets the scheduler counter, nothing else.
+// The kernel before the forward when nothing is sorted: resets the scheduler counter.
 // The forward (programmatic dependent launch) waits for it only before its first counter
 // access, after its fixed first items (fwd_producer.cuh).
 __global__ void __launch_bounds__(32) reset_ticket_counter(std::int32_t* next_work) {

@@ -16,8 +16,9 @@ struct Params {
   const std::int32_t* vbs;           // [nb]
   bf16_bits* out;                    // [B, H, S, D]
   float* lse;                        // [B, H, S], M format
-  const std::int32_t* order;         // work items, longest first (fwd_schedule.cuh); null: natural order
-  const std::int32_t* order_counts;  // q2k_num of order[k], written beside it by the order kernel
+  const std::int32_t* order;         // items after natural_first, longest first (fwd_schedule.cuh), relative
+  const std::int32_t* order_counts;  // q2k_num of order[k], written beside it; null: read q2k_num
+  int natural_first;                 // tickets below it are items in natural order (no sort needed)
   std::int32_t* next_work;           // scheduler counter, zeroed by the order kernel
   int n_items;                       // B * H * nb
   int num_blocks;                    // nb
