@@ -45,17 +45,19 @@ inline constexpr std::size_t kCounterBytes = 256;
 // Experiment switches of the work order (issue 22, run 33; scripts/device/ab_switch.sh), read
 // per launch: VSA_SM90A_FWD_NATURAL_ORDER=1 (no sort), VSA_SM90A_FWD_FIRST_WAVE=1 (the first
 // wave in natural order, the rest sorted), VSA_SM90A_FWD_HEAD_SEGMENTS=1 (the sort keeps heads
-// in natural order). Default: every item sorted longest first.
+// in natural order), VSA_SM90A_FWD_ORDER_RULE=1 (run 33b's proposal: the first wave below
+// kRuleWaves waves of work, head segments above). Default: every item sorted longest first.
 struct WorkOrder {
-  bool natural = false, first_wave = false, head_segments = false;
+  bool natural = false, first_wave = false, head_segments = false, rule = false;
 };
+inline constexpr int kRuleWaves = 4;
 [[nodiscard]] inline bool switch_on(const char* name) {
   const char* v = std::getenv(name);
   return v != nullptr && v[0] == '1';
 }
 [[nodiscard]] inline WorkOrder work_order() {
   return {switch_on("VSA_SM90A_FWD_NATURAL_ORDER"), switch_on("VSA_SM90A_FWD_FIRST_WAVE"),
-          switch_on("VSA_SM90A_FWD_HEAD_SEGMENTS")};
+          switch_on("VSA_SM90A_FWD_HEAD_SEGMENTS"), switch_on("VSA_SM90A_FWD_ORDER_RULE")};
 }
 
 template <class Cfg, bool kProbe>
@@ -127,7 +129,11 @@ template <class Cfg>
   const int grid = std::max(1, std::min(sm_count, (n_items + Cfg::kConsumers - 1) / Cfg::kConsumers));
   // Which items skip the sort (run 33): none by default, all in natural order, or the first
   // wave (the fixed first tickets, fwd_schedule.cuh).
-  const WorkOrder work = work_order();
+  WorkOrder work = work_order();
+  if (work.rule) {
+    work.first_wave = n_items <= kRuleWaves * grid * Cfg::kConsumers;
+    work.head_segments = !work.first_wave;
+  }
   params.natural_first = work.natural ? n_items
                          : work.first_wave ? std::min(n_items, grid * Cfg::kConsumers)
                                            : 0;
