@@ -45,10 +45,11 @@ REFUSAL = "Block sparsity"
 
 # torch before 2.12 returns the FLASH backend's lse multiplied by ln 2 once too often: FA4
 # gives natural-log lse and flex_attention's finalizer scales it as if it were base 2
-# (pytorch/pytorch#181645, fixed by #181824). Seen here first: every lse element of every
-# case off by exactly 1 - ln 2 = 0.3069 relative, O correct (H200, torch 2.11.0+cu130).
-# The peer undoes it for those versions and says so; should a version outside this rule
-# carry the bug (or one inside lack it), lse fails the check by that same factor.
+# (pytorch/pytorch#181645; pull request #181824 fixes it upstream, after 2.11: that 2.12 has
+# the fix is assumed, not seen). Seen here: every lse element of every case off by exactly
+# 1 - ln 2 = 0.3069 relative, O correct (H200, torch 2.11.0+cu130). The peer undoes it for
+# those versions and says so; should a version outside this rule carry the bug (or one
+# inside lack it), lse fails the check by that same factor: fail-closed, not silent.
 LSE_FIXED_IN = (2, 12)
 
 
