@@ -134,9 +134,7 @@ template <class Cfg>
     work.first_wave = n_items <= kRuleWaves * grid * Cfg::kConsumers;
     work.head_segments = !work.first_wave;
   }
-  params.natural_first = work.natural ? n_items
-                         : work.first_wave ? std::min(n_items, grid * Cfg::kConsumers)
-                                           : 0;
+  params.natural_first = work.natural ? n_items : work.first_wave ? std::min(n_items, grid * Cfg::kConsumers) : 0;
   const int n_sorted = n_items - params.natural_first;
   if (n_sorted == 0) {
     params.order = params.order_counts = nullptr;
@@ -154,9 +152,8 @@ template <class Cfg>
       max_count = counts.segments * (s.max_kv + 1) - 1;
       params.order_counts = nullptr;
     }
-    order_longest_first<kOrderThreads>
-        <<<1, kOrderThreads, 0, stream>>>(counts, n_sorted, max_count, order,
-                                          work.head_segments ? nullptr : order_counts, params.next_work);
+    order_longest_first<kOrderThreads><<<1, kOrderThreads, 0, stream>>>(
+        counts, n_sorted, max_count, order, work.head_segments ? nullptr : order_counts, params.next_work);
     if (Status st = cuda_status(cudaGetLastError(), "launch order_longest_first"); !st.ok()) return st;
   }
 

@@ -27,8 +27,8 @@ using device::sort_longest_first;
 // order then holds indices relative to its first item.
 template <int kThreads = kOrderThreads>
 __global__ void __launch_bounds__(kThreads)
-    order_longest_first(ItemCounts counts, int n_items, int max_count, std::int32_t* order,
-                        std::int32_t* order_counts, std::int32_t* next_work) {
+    order_longest_first(ItemCounts counts, int n_items, int max_count, std::int32_t* order, std::int32_t* order_counts,
+                        std::int32_t* next_work) {
   grid_launch_dependents();
   __shared__ OrderScratch scratch;
   if (threadIdx.x == 0) *next_work = 0;
