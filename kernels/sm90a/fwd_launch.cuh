@@ -55,9 +55,11 @@ inline constexpr int kRuleWaves = 4;
   const char* v = std::getenv(name);
   return v != nullptr && v[0] == '1';
 }
+// Read once per process (an A/B sets them before the run starts), not on every launch.
 [[nodiscard]] inline WorkOrder work_order() {
-  return {switch_on("VSA_SM90A_FWD_NATURAL_ORDER"), switch_on("VSA_SM90A_FWD_FIRST_WAVE"),
-          switch_on("VSA_SM90A_FWD_HEAD_SEGMENTS"), switch_on("VSA_SM90A_FWD_ORDER_RULE")};
+  static const WorkOrder switches{switch_on("VSA_SM90A_FWD_NATURAL_ORDER"), switch_on("VSA_SM90A_FWD_FIRST_WAVE"),
+                                  switch_on("VSA_SM90A_FWD_HEAD_SEGMENTS"), switch_on("VSA_SM90A_FWD_ORDER_RULE")};
+  return switches;
 }
 
 template <class Cfg, bool kProbe>

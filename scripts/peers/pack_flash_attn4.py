@@ -31,6 +31,8 @@ import sys
 import tempfile
 import zipfile
 
+from pack_flashinfer import node_platform
+
 # flash-attn-4's newest pre-release and the versions its requirements resolve to (2026-12).
 WHEELS = [
     "flash-attn-4==4.0.0b36",
@@ -44,13 +46,6 @@ WHEELS = [
 ]
 STEM = "flash-attn4-site.tar.xz"
 MANIFEST = "flash-attn4-site.parts"
-
-
-def node_platform(python_version: str) -> list[str]:
-    args = ["--python-version", python_version, "--implementation", "cp", "--only-binary=:all:"]
-    for tag in ("manylinux_2_28_x86_64", "manylinux_2_24_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64"):
-        args += ["--platform", tag]
-    return args
 
 
 def unpack_wheel(wheel: pathlib.Path, site: pathlib.Path) -> int:
@@ -105,7 +100,8 @@ def main(argv=None) -> int:
         wheels.mkdir()
         for req in WHEELS:
             subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--pre",
-                            *node_platform(args.python_version), "-d", str(wheels), req], check=True)
+                            "--only-binary=:all:", *node_platform(args.python_version), "-d", str(wheels), req],
+                           check=True)
         files = 0
         for wheel in sorted(wheels.glob("*.whl")):
             files += unpack_wheel(wheel, site)

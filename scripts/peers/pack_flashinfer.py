@@ -46,6 +46,14 @@ def keep(member: str) -> bool:
     return member.endswith(".py") or member.count("/") == 1
 
 
+def node_platform(python_version: str) -> list[str]:
+    """pip download's arguments for wheels of the GPU node's CPython on x86-64 Linux."""
+    args = ["--python-version", python_version, "--implementation", "cp"]
+    for tag in ("manylinux_2_28_x86_64", "manylinux_2_24_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64"):
+        args += ["--platform", tag]
+    return args
+
+
 def pip_download(requirement: str, into: pathlib.Path, platform_args: list[str]) -> pathlib.Path:
     subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
                     *platform_args, "-d", str(into), requirement], check=True)
@@ -66,9 +74,7 @@ def main(argv=None) -> int:
     for old in list(out.glob("flashinfer-*-vsa.tar.gz")) + list(out.glob("apache_tvm_ffi-*.whl")):
         old.unlink()
     tag = "cp" + args.python_version.replace(".", "")
-    node = ["--python-version", args.python_version, "--implementation", "cp"] + [
-        a for p in ("manylinux_2_28_x86_64", "manylinux_2_24_x86_64", "manylinux_2_17_x86_64",
-                    "manylinux2014_x86_64") for a in ("--platform", p)]
+    node = node_platform(args.python_version)
     with tempfile.TemporaryDirectory() as tmp:
         wheel = pip_download(FLASHINFER, pathlib.Path(tmp), [])
         version = wheel.name.split("-")[1]
