@@ -12,7 +12,7 @@ check '"S": 100' "bad.json: \$.cases[0].S: must be a multiple of blk (64), got 1
 check '"S": 512, "pattern": {"density": 2}' "\$.cases[0].pattern.density: must be in (0, 1]"
 check '"S": 512, "colour": 1' "\$.cases[0].colour: unknown field"
 check '"S": 128, "pattern": {"kind": "explicit", "rows": [[5], []]}' "\$.cases[0].pattern.rows[0][0]: kv block 5 out of range"
-if "$BIN" list backends | grep -q '^  sm90a '; then  # built with VSA_BUILD_SM90A (the default)
+if grep -q '^  sm90a ' <<< "$("$BIN" list backends)"; then  # built with VSA_BUILD_SM90A (the default)
   printf '{"cases": [{"name": "x", "S": 512, "backends": ["sm90a"], "D": 96}]}' >"$WORK/bad.json"
   "$BIN" run "$WORK/bad.json" --devices none --out "$WORK/out" 2>"$WORK/stderr"; rc=$?
   [ "$rc" -eq 2 ] || fail "unsupported D for sm90a: exit $rc"

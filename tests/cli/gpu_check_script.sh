@@ -20,7 +20,9 @@ bash "$SRC/scripts/device/gpu_check.sh" "$WORK/build" "$WORK/quick" quick > "$WO
 grep -q "^correctness  *0" "$WORK/log" || { cat "$WORK/log"; fail "quick: the summary lacks the correctness step"; }
 grep -q "run perf" "$WORK/calls" && fail "quick must not run perf"
 [ -s "$WORK/quick.tgz" ] || fail "quick: no archive beside OUT_DIR"
-tar tzf "$WORK/quick.tgz" | grep -q "^quick/smoke.json$" || fail "quick: the archive lacks what the run wrote"
+# Listed to a file first: with pipefail, grep -q quitting early can SIGPIPE tar and fail the test.
+tar tzf "$WORK/quick.tgz" > "$WORK/listing" || fail "quick: the archive does not list"
+grep -q "^quick/smoke.json$" "$WORK/listing" || fail "quick: the archive lacks what the run wrote"
 grep -q "^archive: $WORK/quick.tgz" "$WORK/log" || fail "quick: the archive's path is not printed"
 : > "$WORK/calls"
 bash "$SRC/scripts/device/gpu_check.sh" "$WORK/build" "$WORK/full/" full > "$WORK/log" 2>&1 || fail "full: exit $?"
