@@ -6,11 +6,11 @@
 #include <cuda_runtime.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <string>
 
 #include "fwd_kernel.cuh"
 #include "fwd_schedule.cuh"
+#include "fwd_work_order.hpp"
 #include "vsa/backend.hpp"
 
 namespace vsa::sm90a::fwd {
@@ -40,26 +40,6 @@ inline constexpr std::size_t kCounterBytes = 256;
     return Status::failure("null tensor or workspace pointer");
   if (s.max_kv > 0 && !a.q2k_idx) return Status::failure("null q2k_idx");
   return Status::success();
-}
-
-// Experiment switches of the work order (issue 22, run 33; scripts/device/ab_switch.sh), read
-// per launch: VSA_SM90A_FWD_NATURAL_ORDER=1 (no sort), VSA_SM90A_FWD_FIRST_WAVE=1 (the first
-// wave in natural order, the rest sorted), VSA_SM90A_FWD_HEAD_SEGMENTS=1 (the sort keeps heads
-// in natural order), VSA_SM90A_FWD_ORDER_RULE=1 (run 33b's proposal: the first wave below
-// kRuleWaves waves of work, head segments above). Default: every item sorted longest first.
-struct WorkOrder {
-  bool natural = false, first_wave = false, head_segments = false, rule = false;
-};
-inline constexpr int kRuleWaves = 4;
-[[nodiscard]] inline bool switch_on(const char* name) {
-  const char* v = std::getenv(name);
-  return v != nullptr && v[0] == '1';
-}
-// Read once per process (an A/B sets them before the run starts), not on every launch.
-[[nodiscard]] inline WorkOrder work_order() {
-  static const WorkOrder switches{switch_on("VSA_SM90A_FWD_NATURAL_ORDER"), switch_on("VSA_SM90A_FWD_FIRST_WAVE"),
-                                  switch_on("VSA_SM90A_FWD_HEAD_SEGMENTS"), switch_on("VSA_SM90A_FWD_ORDER_RULE")};
-  return switches;
 }
 
 template <class Cfg, bool kProbe>
@@ -129,14 +109,9 @@ template <class Cfg>
   params.hang_watch = a.hang_watch;
 
   const int grid = std::max(1, std::min(sm_count, (n_items + Cfg::kConsumers - 1) / Cfg::kConsumers));
-  // Which items skip the sort (run 33): none by default, all in natural order, or the first
-  // wave (the fixed first tickets, fwd_schedule.cuh).
-  WorkOrder work = work_order();
-  if (work.rule) {
-    work.first_wave = n_items <= kRuleWaves * grid * Cfg::kConsumers;
-    work.head_segments = !work.first_wave;
-  }
-  params.natural_first = work.natural ? n_items : work.first_wave ? std::min(n_items, grid * Cfg::kConsumers) : 0;
+  // Which items skip the sort and how the rest is sorted (fwd_work_order.hpp).
+  const WorkOrder work = choose_work_order(order_kind_from_env(), n_items, grid * Cfg::kConsumers);
+  params.natural_first = work.natural_first;
   const int n_sorted = n_items - params.natural_first;
   if (n_sorted == 0) {
     params.order = params.order_counts = nullptr;
