@@ -8,7 +8,8 @@
 # summary: build (peers/fastvideo_tk/build.sh, into /tmp/tk-plugin-build), list backends --plugin,
 # lint --plugin, one run of tk-correctness tk-stability tk-perf with
 # --backends fastvideo-tk-h100,sm90a,sm90a-det, and tk-perf-kernels-only with
-# TK_PLUGIN_KERNELS_ONLY=1 (the TK kernels alone: what the adapter's conversions cost). Prints
+# TK_PLUGIN_KERNELS_ONLY=1 (the TK kernels alone; a second run, so its ratio to the first mixes
+# the conversions' cost with the card's state: the first run heats it). Prints
 # a short table last. Writes the log, the reports (JSON + Markdown) and the build log to OUT_DIR.
 # About 2-3 minutes on an H200 (each run is also cut off by `timeout`, so a hang cannot hold the node).
 set -uo pipefail
