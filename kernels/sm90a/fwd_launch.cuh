@@ -67,6 +67,8 @@ template <class Cfg, bool kProbe>
 template <class Cfg>
 [[nodiscard]] Status launch(const ForwardArgs& a) {
   if (Status st = check_args(a); !st.ok()) return st;
+  const OrderChoice& order_choice = order_choice_from_env();
+  if (!order_choice.error.empty()) return Status::failure(order_choice.error);
   const Shape& s = a.shape;
   const int n_items = int(s.count_elems());
   if (n_items == 0) return Status::success();
@@ -108,9 +110,9 @@ template <class Cfg>
   params.trace = a.trace;
   params.hang_watch = a.hang_watch;
 
-  const int grid = std::max(1, std::min(sm_count, (n_items + Cfg::kConsumers - 1) / Cfg::kConsumers));
+  const int grid = forward_grid(sm_count, n_items, Cfg::kConsumers);
   // Which items skip the sort and how the rest is sorted (fwd_work_order.hpp).
-  const WorkOrder work = choose_work_order(order_kind_from_env(), n_items, grid * Cfg::kConsumers);
+  const WorkOrder work = work_order_for(order_choice.kind, n_items, grid, Cfg::kConsumers);
   params.natural_first = work.natural_first;
   const int n_sorted = n_items - params.natural_first;
   if (n_sorted == 0) {
@@ -122,7 +124,7 @@ template <class Cfg>
     int max_count = s.max_kv;
     if (work.head_segments) {
       // Heads in natural order, longest first inside each (the det backward's key, run 23);
-      // the sort then writes keys, not counts, so the producer reads counts from q2k_num.
+      // the sort then has keys, not counts, so it writes no counts and the producer reads q2k_num.
       counts.per_segment = s.num_blocks;
       counts.segments = (n_sorted + s.num_blocks - 1) / s.num_blocks;
       counts.key_stride = s.max_kv + 1;

@@ -14,28 +14,72 @@
 // The default rule takes the first wave up to kRuleWaves waves of work and head segments above.
 #include <algorithm>
 #include <cstdlib>
+#include <string>
 
 namespace vsa::sm90a::fwd {
 
 enum class OrderKind { kRule, kLongestFirst, kFirstWave, kHeadSegments };
 
-// Environment overrides for A/B runs (scripts/device/ab_switch.sh), first set wins:
-// VSA_SM90A_FWD_LONGEST_FIRST=1 (every item sorted longest first; the default before run 34),
-// VSA_SM90A_FWD_FIRST_WAVE=1, VSA_SM90A_FWD_HEAD_SEGMENTS=1. Read once per process.
-[[nodiscard]] inline bool env_switch_on(const char* name) {
-  const char* v = std::getenv(name);
-  return v != nullptr && v[0] == '1';
+// Environment overrides for A/B runs (scripts/device/ab_switch.sh): VSA_SM90A_FWD_LONGEST_FIRST=1
+// (every item sorted longest first; the default before run 34), VSA_SM90A_FWD_FIRST_WAVE=1,
+// VSA_SM90A_FWD_HEAD_SEGMENTS=1. More than one, or a switch removed in run 34, is an error
+// that names the variable: an A/B that sets a dead switch would otherwise compare the
+// default with itself and report a ratio of 1.
+struct OrderEnv {
+  const char* longest_first = nullptr;
+  const char* first_wave = nullptr;
+  const char* head_segments = nullptr;
+  const char* natural_order = nullptr;  // removed in run 34
+  const char* order_rule = nullptr;     // removed in run 34: the rule is the default
+};
+struct OrderChoice {
+  OrderKind kind = OrderKind::kRule;
+  std::string error;  // empty when the environment is usable
+};
+[[nodiscard]] inline bool env_on(const char* v) { return v != nullptr && v[0] == '1'; }
+[[nodiscard]] inline OrderChoice parse_order_env(const OrderEnv& e) {
+  if (e.natural_order != nullptr)
+    return {OrderKind::kRule,
+            "VSA_SM90A_FWD_NATURAL_ORDER was removed in run 34 (natural order lost 21% on "
+            "ragged rows); unset it"};
+  if (e.order_rule != nullptr)
+    return {OrderKind::kRule,
+            "VSA_SM90A_FWD_ORDER_RULE was removed in run 34: the rule is the default; unset it "
+            "(VSA_SM90A_FWD_LONGEST_FIRST=1 gives the old order)"};
+  const int set = int(env_on(e.longest_first)) + int(env_on(e.first_wave)) + int(env_on(e.head_segments));
+  if (set > 1)
+    return {OrderKind::kRule,
+            "more than one of VSA_SM90A_FWD_LONGEST_FIRST, VSA_SM90A_FWD_FIRST_WAVE, "
+            "VSA_SM90A_FWD_HEAD_SEGMENTS is 1; set at most one"};
+  if (env_on(e.longest_first)) return {OrderKind::kLongestFirst, {}};
+  if (env_on(e.first_wave)) return {OrderKind::kFirstWave, {}};
+  if (env_on(e.head_segments)) return {OrderKind::kHeadSegments, {}};
+  return {};
 }
-[[nodiscard]] inline OrderKind order_kind_from_env() {
-  static const OrderKind kind = env_switch_on("VSA_SM90A_FWD_LONGEST_FIRST")   ? OrderKind::kLongestFirst
-                                : env_switch_on("VSA_SM90A_FWD_FIRST_WAVE")    ? OrderKind::kFirstWave
-                                : env_switch_on("VSA_SM90A_FWD_HEAD_SEGMENTS") ? OrderKind::kHeadSegments
-                                                                               : OrderKind::kRule;
-  return kind;
+// Read once per process: an A/B sets the switches before the run starts.
+[[nodiscard]] inline const OrderChoice& order_choice_from_env() {
+  static const OrderChoice choice =
+      parse_order_env({std::getenv("VSA_SM90A_FWD_LONGEST_FIRST"), std::getenv("VSA_SM90A_FWD_FIRST_WAVE"),
+                       std::getenv("VSA_SM90A_FWD_HEAD_SEGMENTS"), std::getenv("VSA_SM90A_FWD_NATURAL_ORDER"),
+                       std::getenv("VSA_SM90A_FWD_ORDER_RULE")});
+  return choice;
+}
+
+// The persistent grid: one CTA per SM, fewer when the items do not fill them.
+[[nodiscard]] constexpr int forward_grid(int sm_count, int n_items, int consumers) {
+  return std::max(1, std::min(sm_count, (n_items + consumers - 1) / consumers));
 }
 
 inline constexpr int kRuleWaves = 4;
 
+// Never both a first wave and head segments: the sort's segment of item i is i / nb counted
+// from its first sorted item, so after a first wave of 264 items (264 mod 64 = 8) the segments
+// would straddle heads (the FW + HS column of run 33b measured exactly that variant).
+//
+// Known limit: head-segment keys span B x H x (max_kv + 1) values and the sort has 4096 bins
+// (longest_first_sort.cuh), so above that the first heads share the top bin and run in chunk
+// order, not longest first (still every item exactly once). Measured only at 4104 (ragged and
+// topk-long at 65536, H = 8): +8% and 1.00 against longest first. Coarser keys are the fix.
 struct WorkOrder {
   int natural_first = 0;       // tickets below it are items in natural order
   bool head_segments = false;  // the sort keeps heads in natural order, longest first inside each
@@ -43,13 +87,19 @@ struct WorkOrder {
 
 // slots = grid x consumers: the items one wave takes.
 [[nodiscard]] constexpr WorkOrder choose_work_order(OrderKind kind, int n_items, int slots) {
-  if (kind == OrderKind::kRule)
-    kind = n_items <= kRuleWaves * slots ? OrderKind::kFirstWave : OrderKind::kHeadSegments;
+  if (kind == OrderKind::kRule) kind = n_items <= kRuleWaves * slots ? OrderKind::kFirstWave : OrderKind::kHeadSegments;
   switch (kind) {
-    case OrderKind::kFirstWave: return {std::min(n_items, slots), false};
-    case OrderKind::kHeadSegments: return {0, true};
-    default: return {0, false};
+    case OrderKind::kFirstWave:
+      return {std::min(n_items, slots), false};
+    case OrderKind::kHeadSegments:
+      return {0, true};
+    default:
+      return {0, false};
   }
+}
+// The launch's call: a wave is grid CTAs x consumer slots.
+[[nodiscard]] constexpr WorkOrder work_order_for(OrderKind kind, int n_items, int grid, int consumers) {
+  return choose_work_order(kind, n_items, grid * consumers);
 }
 
 }  // namespace vsa::sm90a::fwd
