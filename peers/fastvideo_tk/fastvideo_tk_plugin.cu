@@ -53,12 +53,12 @@
 
 #include "vsa/plugin.h"
 
-// Upstream, unchanged. nvcc 13.0 warns about two things in it, both harmless and upstream's:
+// Upstream, unchanged. nvcc 13.0 warns about three things in it, all harmless and upstream's:
 // 2361 (narrowing of blockIdx's unsigned into ThunderKittens' int coords, in the kernels), 177
 // (variables the backward kernel declares and never uses) and 191 (static_cast<const uint> in
-// the torch bindings). They are silenced for this include only,
-// so the build output shows warnings of this adapter alone (plus ptxas' spill report for
-// upstream's bwd_attend_ker<64>, which --warn-on-spills asks for on purpose: README.md).
+// the torch bindings). They are silenced for this include only, so the build output shows
+// warnings of this adapter alone (plus ptxas' spill report for upstream's bwd_attend_ker<64>,
+// which --warn-on-spills asks for on purpose: README.md).
 #pragma nv_diag_suppress 2361
 #pragma nv_diag_suppress 191
 #pragma nv_diag_suppress 177
