@@ -3,7 +3,8 @@
 # accepts, so a run on the GPU node is not refused (exit 2) or left to hang: fastvideo-tk-h100
 # in every case, B 1, blk 64, D 64 or 128, and no pattern that makes a q2k row empty (ragged,
 # zero_rows: the TK forward hangs on one). tk-perf holds issue 22's cases (B=1 H=8 D=128,
-# S 4096/16384/65536 at 25% and 12.5%) and tk-perf-kernels-only the same cases, reference none.
+# S 4096/16384/65536 at 25% and 12.5%) and tk-perf-kernels-only the same cases, reference none,
+# with tk-perf's seed, op and timing block (budget, passes, ...), so the two runs time alike.
 source "$(dirname "$0")/lib.sh"
 DIR="$SRC/peers/fastvideo_tk/suites"
 for s in tk-correctness tk-stability tk-perf tk-perf-kernels-only; do
@@ -33,6 +34,13 @@ for s in ("tk-perf", "tk-perf-kernels-only"):
     if got != want: bad.append(f"{s}: perf cases {sorted(got)}, want {sorted(want)}")
 if [c["name"] for c in cases["tk-perf"]] != [c["name"] for c in cases["tk-perf-kernels-only"]]:
     bad.append("tk-perf-kernels-only does not have tk-perf's case names")
+# The kernels-only run states what the adapter's conversions cost beside tk-perf: only the
+# backends, the reference and the timeout may differ; same cases, inputs, op and timing block.
+same = ("timing", "seed", "op", "mode", "B", "H", "D", "S", "blk", "pattern", "vbs", "scale")
+for full, ko in zip(cases["tk-perf"], cases["tk-perf-kernels-only"]):
+    for k in same:
+        if full.get(k) != ko.get(k):
+            bad.append(f"tk-perf-kernels-only/{ko['name']}: {k} {ko.get(k)}, tk-perf has {full.get(k)}")
 if any(c["reference"] != "none" or c["backends"] != ["fastvideo-tk-h100"] for c in cases["tk-perf-kernels-only"]):
     bad.append("tk-perf-kernels-only: outputs are not valid there, so no reference and TK alone")
 if any(set(c["backends"]) != {"fastvideo-tk-h100", "sm90a", "sm90a-det"} for c in cases["tk-perf"]):
