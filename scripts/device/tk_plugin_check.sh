@@ -10,52 +10,82 @@
 # --backends fastvideo-tk-h100,sm90a,sm90a-det, and tk-perf-kernels-only with
 # TK_PLUGIN_KERNELS_ONLY=1 (the TK kernels alone; a second run, so its ratio to the first mixes
 # the conversions' cost with the card's state: the first run heats it). Prints
-# a short table last. Writes the log, the reports (JSON + Markdown) and the build log to OUT_DIR.
-# About 2-3 minutes on an H200 (each run is also cut off by `timeout`, so a hang cannot hold the node).
+# a short table last. Writes the log (tk_plugin_check.log), the build log and the reports (JSON +
+# Markdown; the first run's in OUT_DIR/run, the kernels-only run's in OUT_DIR/kernels-only, both
+# emptied first, so a reused OUT_DIR adds no old report to the table) to OUT_DIR. The exit code is
+# 0 only if every step and the table's own reading of the reports succeeded.
+# About 2-3 minutes on an H200 (each run is also cut off by `timeout`, INT then KILL 20 s later,
+# so a hang cannot hold the node). TK_PLUGIN_BUILD overrides /tmp/tk-plugin-build.
 set -uo pipefail
-[ $# -eq 2 ] || { sed -n '2,13p' "$0"; exit 2; }
+[ $# -eq 2 ] || { sed -n '2,18p' "$0"; exit 2; }
+[ -f "$1/vsa-bench" ] && [ -x "$1/vsa-bench" ] \
+  || { echo "tk_plugin_check.sh: $1/vsa-bench is not an executable file: BUILD_DIR must hold a built vsa-bench" >&2; exit 2; }
 BUILD="$(cd "$1" && pwd)"; OUT="$2"
 SRC="$(cd "$(dirname "$0")/../.." && pwd)"
 BIN="$BUILD/vsa-bench"; SUITES="$SRC/peers/fastvideo_tk/suites"
-PLUGIN_BUILD=/tmp/tk-plugin-build; SO="$PLUGIN_BUILD/fastvideo_tk_h100.so"
-mkdir -p "$OUT"; OUT="$(cd "$OUT" && pwd)"
-exec > >(tee "$OUT/tk_plugin_check.log") 2>&1
-started=$(date +%s)
-step() { printf '\n===== [%3d s] %s\n' "$(( $(date +%s) - started ))" "$*"; }
-declare -A RC
+PLUGIN_BUILD="${TK_PLUGIN_BUILD:-/tmp/tk-plugin-build}"; SO="$PLUGIN_BUILD/fastvideo_tk_h100.so"
+mkdir -p "$OUT" || exit 2; OUT="$(cd "$OUT" && pwd)"
+RUN_OUT="$OUT/run"; KO_OUT="$OUT/kernels-only"
+rm -rf "$RUN_OUT" "$KO_OUT" "$OUT/summary.txt"
 
-step "build the plugin (nvcc, sm_90a)"
-[ -z "${NVCC:-}" ] && ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ] && export NVCC=/usr/local/cuda/bin/nvcc
-rm -rf "$PLUGIN_BUILD"
-"$SRC/peers/fastvideo_tk/build.sh" "$SRC/.peers/fastvideo_tk" "$PLUGIN_BUILD"; RC[build]=$?
-cp "$PLUGIN_BUILD/build.log" "$OUT/plugin-build.log" 2>/dev/null
-"$BIN" --version | head -1
+main() {
+  started=$(date +%s)
+  step() { printf '\n===== [%3d s] %s\n' "$(( $(date +%s) - started ))" "$*"; }
+  declare -A RC
+  local ran=()
 
-if [ "${RC[build]}" -eq 0 ]; then
-  step "list backends --plugin"
-  "$BIN" list backends --plugin "$SO" | grep -A1 -E '^  (fastvideo-tk-h100|sm90a|sm90a-det) '; RC[list]=${PIPESTATUS[0]}
+  step "build the plugin (nvcc, sm_90a)"
+  [ -z "${NVCC:-}" ] && ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ] && export NVCC=/usr/local/cuda/bin/nvcc
+  rm -rf "$PLUGIN_BUILD"
+  "$SRC/peers/fastvideo_tk/build.sh" "$SRC/.peers/fastvideo_tk" "$PLUGIN_BUILD"; RC[build]=$?
+  cp "$PLUGIN_BUILD/build.log" "$OUT/plugin-build.log" 2>/dev/null
+  "$BIN" --version | head -1
 
-  step "lint --plugin (local-spill warnings on upstream's bwd kernels are expected: README)"
-  "$BIN" lint --plugin "$SO"; RC[lint]=$?
+  if [ "${RC[build]}" -eq 0 ]; then
+    step "list backends --plugin"
+    "$BIN" list backends --plugin "$SO" | grep -A1 -E '^  (fastvideo-tk-h100|sm90a|sm90a-det) '; RC[list]=${PIPESTATUS[0]}
 
-  step "run: tk-correctness, tk-stability, tk-perf (one run)"
-  timeout -s INT 170 "$BIN" run "$SUITES/tk-correctness.json" "$SUITES/tk-stability.json" "$SUITES/tk-perf.json" \
-    --plugin "$SO" --backends fastvideo-tk-h100,sm90a,sm90a-det --out "$OUT" --label tk-h200 --quiet; RC[run]=$?
+    step "lint --plugin (local-spill warnings on upstream's bwd kernels are expected: README)"
+    "$BIN" lint --plugin "$SO"; RC[lint]=$?
 
-  step "the TK kernels alone (TK_PLUGIN_KERNELS_ONLY=1, outputs not valid)"
-  TK_PLUGIN_KERNELS_ONLY=1 timeout -s INT 60 "$BIN" run "$SUITES/tk-perf-kernels-only.json" \
-    --plugin "$SO" --out "$OUT" --label tk-kernels-only --quiet; RC[kernels_only]=$?
-fi
+    step "run: tk-correctness, tk-stability, tk-perf (one run)"
+    timeout -s INT -k 20 170 "$BIN" run "$SUITES/tk-correctness.json" "$SUITES/tk-stability.json" "$SUITES/tk-perf.json" \
+      --plugin "$SO" --backends fastvideo-tk-h100,sm90a,sm90a-det --out "$RUN_OUT" --label tk-h200 --quiet; RC[run]=$?
+    ran+=("$RUN_OUT")
 
-step "summary"
-for k in build list lint run kernels_only; do printf '%-14s exit %s\n' "$k" "${RC[$k]:-not run}"; done
-python3 - "$OUT" <<'PY'
-import glob, json, sys
+    step "the TK kernels alone (TK_PLUGIN_KERNELS_ONLY=1, outputs not valid)"
+    TK_PLUGIN_KERNELS_ONLY=1 timeout -s INT -k 20 60 "$BIN" run "$SUITES/tk-perf-kernels-only.json" \
+      --plugin "$SO" --out "$KO_OUT" --label tk-kernels-only --quiet; RC[kernels_only]=$?
+    ran+=("$KO_OUT")
+  fi
+
+  step "summary"
+  # The table is made first and printed last; its own exit code (a run folder without a report,
+  # a report it cannot read) counts like a step's.
+  summarize "$OUT" "${ran[@]}" > "$OUT/summary.txt" 2>&1; RC[summary]=$?
+  local k bad=0
+  for k in build list lint run kernels_only summary; do
+    printf '%-14s exit %s\n' "$k" "${RC[$k]:-not run}"
+    [ "${RC[$k]:-1}" -eq 0 ] || bad=1
+  done
+  cat "$OUT/summary.txt"
+  return "$bad"
+}
+
+# summarize OUT_DIR RUN_DIR...: a table of the reports in each RUN_DIR (each must hold one).
+summarize() {
+python3 - "$@" <<'PY'
+import glob, json, os, sys
+out, run_dirs = sys.argv[1], sys.argv[2:]
 reports = []
-for path in sorted(glob.glob(sys.argv[1] + "/*.json")):
-    try: d = json.load(open(path))
-    except Exception: continue
-    if d.get("schema") == "vsa-bench/report": reports.append((path.split("/")[-1], d))
+for run_dir in run_dirs:
+    found = 0
+    for path in sorted(glob.glob(run_dir + "/*.json")):
+        try: d = json.load(open(path))
+        except Exception as e: sys.exit(f"summary: {path} does not read as JSON: {e}")
+        if d.get("schema") == "vsa-bench/report":
+            reports.append((os.path.relpath(path, out), d)); found += 1
+    if not found: sys.exit(f"summary: no vsa-bench report in {run_dir}")
 def tflops(b):
     return {t["op"]: t["tflops"] for t in b.get("timings", [])}
 tk_full = {}
@@ -66,7 +96,7 @@ for name, d in reports:
                 tk_full[c["name"].split("/", 1)[1]] = tflops(b)
 for name, d in reports:
     s = d["summary"]
-    print(f"{name[:58]:58s} PASS {s['PASS']:3d} FAIL {s['FAIL']:3d} FAULT {s['FAULT']:3d} HANG {s['HANG']:3d} SKIP {s['SKIP']:3d}")
+    print(f"{name[:66]:66s} PASS {s['PASS']:3d} FAIL {s['FAIL']:3d} FAULT {s['FAULT']:3d} HANG {s['HANG']:3d} SKIP {s['SKIP']:3d}")
     worst = {}
     for c in d["cases"]:
         for b in c["backends"]:
@@ -91,6 +121,8 @@ for name, d in reports:
         print(f"  {c['name'].split('/', 1)[1][:34]:34s} {b['backend']:18s} {t.get('fwd', 0):10.1f} {t.get('bwd', 0):10.1f}"
               f"   {ratio('fwd')} {ratio('bwd')}")
 PY
-step "done"
-bad=0; for k in build list lint run kernels_only; do [ "${RC[$k]:-1}" -eq 0 ] || bad=1; done
-exit "$bad"
+}
+
+# One pipeline, so the script ends only after tee has written the whole log.
+main 2>&1 | tee "$OUT/tk_plugin_check.log"
+exit "${PIPESTATUS[0]}"
