@@ -1,5 +1,6 @@
 #include "engine/backend_listing.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 #include <string>
@@ -67,10 +68,19 @@ nlohmann::json list_backends_json(const Registry& registry) {
   return list;
 }
 
-nlohmann::json list_cases_json(const std::string& suite) {
+nlohmann::json list_cases_json(const std::string& suite, const std::vector<std::string>& filters) {
   const Suite s = load_suite(suite);
   nlohmann::json list = nlohmann::json::array();
-  for (const auto& c : s.cases) list.push_back(to_json(c));
+  for (const auto& c : s.cases) {
+    // The rule of `run --case`: the suite-qualified name contains one of the filters.
+    const std::string qualified = qualified_case_name(s, suite, c.name);
+    if (!filters.empty() && std::none_of(filters.begin(), filters.end(),
+                                         [&](const std::string& f) { return qualified.find(f) != std::string::npos; }))
+      continue;
+    list.push_back(to_json(c));
+  }
+  if (list.empty() && !filters.empty())
+    throw SuiteError("no case of " + suite + " matches --case " + fmt::format("{}", fmt::join(filters, ", --case ")));
   return list;
 }
 
