@@ -9,18 +9,23 @@
 #   ThunderKittens/include/**                                         (+ ThunderKittens/LICENSE)
 # (block_sparse_h100.cu includes only "kittens.cuh" from ThunderKittens, which reaches
 # include/ alone: prototype/ is not needed) and writes DIR/UPSTREAM with the commits and the
-# git blob id of the .cu, which peers/fastvideo_tk/build.sh checks.
+# git blob id of the .cu (a record: peers/fastvideo_tk/build.sh checks its own pinned hashes).
+# Also, from the same FastVideo commit, the one file of its Triton VSA kernels that
+# scripts/peers/fastvideo_peer.py loads, into .peers/fastvideo_triton/ (--triton-out DIR),
+# where scripts/device/peers_check.sh picks it up:
+#   FastVideo/fastvideo-kernel/python/fastvideo_kernel/triton_kernels/block_sparse_attn_triton.py
 set -euo pipefail
 FASTVIDEO_COMMIT=2f3d4074064e4d86f99dc784ebbaa296e6f5925f
 TK_COMMIT=6c27e28c8115d1839d9eeeb530913c184a75fc87
 SRC="$(cd "$(dirname "$0")/../.." && pwd)"
-fv_repo=""; tk_repo=""; out="$SRC/.peers/fastvideo_tk"
+fv_repo=""; tk_repo=""; out="$SRC/.peers/fastvideo_tk"; triton_out="$SRC/.peers/fastvideo_triton"
 while [ $# -gt 0 ]; do
   case "$1" in
     --fastvideo) fv_repo="$2"; shift 2 ;;
     --thunderkittens) tk_repo="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
-    *) sed -n '2,13p' "$0"; exit 2 ;;
+    --triton-out) triton_out="$2"; shift 2 ;;
+    *) sed -n '2,17p' "$0"; exit 2 ;;
   esac
 done
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
@@ -65,3 +70,11 @@ rm -rf "$out/FastVideo" "$out/ThunderKittens" "$out/UPSTREAM"
 mv "$stage/FastVideo" "$stage/ThunderKittens" "$stage/UPSTREAM" "$out/"
 echo "fetched into $out ($(du -sh "$out" --exclude=build | cut -f1)):"
 cat "$out/UPSTREAM"
+
+triton=fastvideo-kernel/python/fastvideo_kernel/triton_kernels/block_sparse_attn_triton.py
+mkdir -p "$triton_out"
+git --git-dir="$fv_git" show "$FASTVIDEO_COMMIT:$triton" > "$tmp/triton.py"
+git --git-dir="$fv_git" show "$FASTVIDEO_COMMIT:LICENSE" > "$triton_out/LICENSE"
+mv "$tmp/triton.py" "$triton_out/$(basename "$triton")"
+echo "fastvideo_commit=$FASTVIDEO_COMMIT $triton" > "$triton_out/UPSTREAM"
+echo "fetched $(basename "$triton") into $triton_out"
