@@ -61,7 +61,7 @@ main() {
 
   step "summary"
   # The table is made first and printed last; its own exit code (a run folder without a report,
-  # a report it cannot read) counts like a step's.
+  # a report it cannot read, a report in which nothing passed) counts like a step's.
   summarize "$OUT" "${ran[@]}" > "$OUT/summary.txt" 2>&1; RC[summary]=$?
   local k bad=0
   for k in build list lint run kernels_only summary; do
@@ -119,7 +119,11 @@ for name, d in reports:
         num, den = (ref, t) if kernels_only else (tk.get(c["name"], {}), t)
         ratio = lambda op: f"{num[op] / den[op]:5.2f}" if num.get(op) and den.get(op) else "    -"
         print(f"  {c['name'].split('/', 1)[1][:34]:34s} {b['backend']:18s} {t.get('fwd', 0):10.1f} {t.get('bwd', 0):10.1f}"
-              f"   {ratio('fwd')} {ratio('bwd')}")
+              f"   {ratio('fwd')} {ratio('bwd')}")# A run whose every case was skipped (no GPU, a plugin that refuses the card) exits 0 but
+# checked nothing: that fails the check.
+idle = [name for name, d in reports if d["summary"]["PASS"] == 0]
+if idle:
+    sys.exit("summary: no case passed in " + ", ".join(idle) + " (no GPU, or every backend refused the cases?)")
 PY
 }
 

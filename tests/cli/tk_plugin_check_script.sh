@@ -40,6 +40,8 @@ case "$1" in
     done
     mkdir -p "$out"
     if [ "${FAKE_REPORT:-}" = bad ]; then echo '{"schema": "vsa-bench/report", "cases": []}' > "$out/$label-x.json"
+    elif [ "${FAKE_REPORT:-}" = skipped ]; then
+      echo '{"schema": "vsa-bench/report", "summary": {"PASS": 0, "FAIL": 0, "FAULT": 0, "HANG": 0, "SKIP": 3}, "cases": []}' > "$out/$label-x.json"
     else python3 - "$out/$label-x.json" "${suites[@]}" <<'PY'
 import json, sys
 cases = [{"name": f"{s}/topk/S=4096,density=0.25", "backends": [
@@ -105,6 +107,8 @@ FAKE_RUN_RC=1 bash "$CHECK" "$T/build" "$OUT" > "$WORK/log" 2>&1 && fail "a fail
 grep -q "^run  *exit 1$" "$WORK/log" || { cat "$WORK/log"; fail "a failing run: not in the summary"; }
 FAKE_REPORT=bad bash "$CHECK" "$T/build" "$OUT" > "$WORK/log" 2>&1 && { cat "$WORK/log"; fail "an unreadable report: exit 0"; }
 grep -q "^summary  *exit 1$" "$WORK/log" || { cat "$WORK/log"; fail "an unreadable report: the table's exit code is not in the summary"; }
+FAKE_REPORT=skipped bash "$CHECK" "$T/build" "$OUT" > "$WORK/log" 2>&1 && { cat "$WORK/log"; fail "runs in which nothing passed (no GPU): exit 0"; }
+grep -q "no case passed in run/tk-h200-x.json" "$WORK/log" || { cat "$WORK/log"; fail "runs in which nothing passed: not named"; }
 : > "$CALLS"
 FAKE_BUILD_RC=1 bash "$CHECK" "$T/build" "$OUT" > "$WORK/log" 2>&1 && fail "a failing build: exit 0"
 grep -q "^vsa-bench run" "$CALLS" && fail "a failing build: the runs ran anyway"
