@@ -71,6 +71,38 @@ __device__ __forceinline__ void store_output(const float (&o)[64], const OnlineS
   __syncwarp();
 }
 
+// Pair tiles: O straight from the accumulators to global memory, 4 bytes per store (a quad
+// of lanes writes 16 contiguous bytes of a row). No staging tile: the item's last V stage
+// may still be read by the other slot (a block both rows selected), and no other shared
+// memory is free (fwd_storage.cuh).
+template <class Cfg, bool kProbe>
+__device__ __forceinline__ void store_output_direct(const float (&o)[64], const OnlineSoftmax& softmax, int item,
+                                                    const Params& p, int warp, int lane) {
+  float inv_sum[2], lse[2];
+  softmax.finish(p.scale_log2, inv_sum, lse);
+  if constexpr (kProbe) sleep_ns(p.probe_epilogue_ns);
+  const int t = lane % 4;
+  bf16_bits* out_rows = p.out + std::int64_t(item) * Cfg::kBlockQ * Cfg::kHeadDim;
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    const int row = warp * 16 + lane / 4 + 8 * r;
+    auto* dst = reinterpret_cast<unsigned int*>(out_rows + std::int64_t(row) * Cfg::kHeadDim + 2 * t);
+#pragma unroll
+    for (int j = 0; j < 16; ++j) {
+      const std::uint32_t v = pack_bf16x2(o[4 * j + 2 * r] * inv_sum[r], o[4 * j + 2 * r + 1] * inv_sum[r]);
+      if constexpr (Cfg::kL2Hints)
+        __stcs(dst + 4 * j, v);  // written once: evict first, keep L2 for K/V
+      else
+        dst[4 * j] = v;
+    }
+  }
+  if (t == 0) {
+    float* lse_rows = p.lse + std::int64_t(item) * Cfg::kBlockQ;
+    lse_rows[warp * 16 + lane / 4] = lse[0];
+    lse_rows[warp * 16 + lane / 4 + 8] = lse[1];
+  }
+}
+
 // Count-0 item: attends to nothing, O rows exactly +0, lse -inf (docs/spec.md).
 template <class Cfg>
 __device__ __forceinline__ void store_empty_item(int item, const Params& p, int warp, int lane) {

@@ -33,9 +33,13 @@ Status launch_forward(const ForwardArgs& args) { return fwd::launch<fwd::TileCon
 std::vector<KernelInfo> forward_kernels() {
   using fwd::TileConfig;
   return {
-      describe(reinterpret_cast<const void*>(&fwd::forward_kernel<TileConfig, false>), "sm90a.fwd.main", true),
+      describe(reinterpret_cast<const void*>(&fwd::forward_kernel<TileConfig, false, false>), "sm90a.fwd.main", true),
       describe(reinterpret_cast<const void*>(&fwd::order_longest_first<fwd::kOrderThreads>), "sm90a.fwd.order", true),
-      describe(reinterpret_cast<const void*>(&fwd::forward_kernel<TileConfig, true>), "sm90a.fwd.main_probe", false),
+      describe(reinterpret_cast<const void*>(&fwd::forward_kernel<TileConfig, true, false>), "sm90a.fwd.main_probe",
+               false),
+      // Pair tiles: an A/B variant (VSA_SM90A_FWD_PAIR_TILES=1), in the timed path when chosen.
+      describe(reinterpret_cast<const void*>(&fwd::forward_kernel<TileConfig, false, true>), "sm90a.fwd.main_pair",
+               true),
   };
 }
 

@@ -42,10 +42,13 @@ inline constexpr std::size_t kCounterBytes = 256;
   return Status::success();
 }
 
-template <class Cfg, bool kProbe>
+// pdl: launched as the programmatic dependent of the kernel before it (the order or reset
+// kernel, which the forward waits for with griddepcontrol.wait); pair tiles have no kernel
+// before them and launch in plain stream order.
+template <class Cfg, bool kProbe, bool kPair>
 [[nodiscard]] Status launch_persistent(const CUtensorMap& tm_q, const CUtensorMap& tm_k, const CUtensorMap& tm_v,
-                                       const Params& params, int grid, cudaStream_t stream) {
-  auto* kernel = &forward_kernel<Cfg, kProbe>;
+                                       const Params& params, int grid, cudaStream_t stream, bool pdl = true) {
+  auto* kernel = &forward_kernel<Cfg, kProbe, kPair>;
   constexpr std::size_t smem = kSmemBytes<Cfg>;
   if (Status st = cuda_status(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)),
                               "cudaFuncSetAttribute(forward smem)");
@@ -59,8 +62,8 @@ template <class Cfg, bool kProbe>
   config.blockDim = dim3(unsigned(Cfg::kThreads));
   config.dynamicSmemBytes = smem;
   config.stream = stream;
-  config.attrs = &attr;
-  config.numAttrs = 1;
+  config.attrs = pdl ? &attr : nullptr;
+  config.numAttrs = pdl ? 1 : 0;
   return cuda_status(cudaLaunchKernelEx(&config, kernel, tm_q, tm_k, tm_v, params), "launch forward_kernel");
 }
 
@@ -110,9 +113,27 @@ template <class Cfg>
   params.trace = a.trace;
   params.hang_watch = a.hang_watch;
 
+  // Pair tiles (an A/B variant, fwd_pair_producer.cuh): a ticket is two items in a static
+  // order, nothing is sorted and no counter is used, so the forward is the call's only launch.
+  // Heads longer than the producers' block maps (kPairMaxBlocks) run the default order.
+  const bool pair = order_choice.kind == OrderKind::kPairTiles && s.num_blocks <= kPairMaxBlocks;
+  const bool probe = a.probes.any() || a.trace != nullptr || a.hang_watch.on();
+  if (pair) {
+    const int grid = forward_grid(sm_count, (n_items + 1) / 2, 1);
+    params.natural_first = n_items;
+    // Diagnostic (run 35): the pair kernel with no block shared, to tell the ring's coupling
+    // from the shared blocks' own cost.
+    params.pair_share = env_on(std::getenv("VSA_SM90A_FWD_PAIR_NO_SHARE")) ? 0 : 1;
+    params.order = params.order_counts = nullptr;
+    return probe ? launch_persistent<Cfg, true, true>(tm_q, tm_k, tm_v, params, grid, stream, false)
+                 : launch_persistent<Cfg, false, true>(tm_q, tm_k, tm_v, params, grid, stream, false);
+  }
+
   const int grid = forward_grid(sm_count, n_items, Cfg::kConsumers);
   // Which items skip the sort and how the rest is sorted (fwd_work_order.hpp).
-  const WorkOrder work = work_order_for(order_choice.kind, n_items, grid, Cfg::kConsumers);
+  const WorkOrder work =
+      work_order_for(order_choice.kind == OrderKind::kPairTiles ? OrderKind::kRule : order_choice.kind, n_items, grid,
+                     Cfg::kConsumers);
   params.natural_first = work.natural_first;
   const int n_sorted = n_items - params.natural_first;
   if (n_sorted == 0) {
@@ -137,9 +158,8 @@ template <class Cfg>
   }
 
   // The timeline is recorded, and waits are bounded by a hang watch, by the probe variant only.
-  return a.probes.any() || a.trace != nullptr || a.hang_watch.on()
-             ? launch_persistent<Cfg, true>(tm_q, tm_k, tm_v, params, grid, stream)
-             : launch_persistent<Cfg, false>(tm_q, tm_k, tm_v, params, grid, stream);
+  return probe ? launch_persistent<Cfg, true, false>(tm_q, tm_k, tm_v, params, grid, stream)
+               : launch_persistent<Cfg, false, false>(tm_q, tm_k, tm_v, params, grid, stream);
 }
 
 }  // namespace vsa::sm90a::fwd

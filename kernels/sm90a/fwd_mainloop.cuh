@@ -9,6 +9,8 @@
 //     wait S_n; online softmax of S_n while P_{n-1} V_{n-1} still runs
 // so the softmax of one block overlaps the P.V product of the previous one.
 #include "fwd_epilogue.cuh"
+#include "fwd_pair_order.hpp"
+#include "fwd_pair_ring.cuh"
 #include "fwd_softmax.cuh"
 #include "fwd_storage.cuh"
 
@@ -72,14 +74,149 @@ __device__ __forceinline__ void release_stage(std::uint64_t* empty, int lane, st
   __syncwarp();
 }
 
+// One slot's own ring (single items): stage i of the slot's kStages, as PairRing's accessors.
+template <class Cfg>
+struct SlotRing {
+  SlotTiles<Cfg>& tiles;
+  SlotBarriers<Cfg>& b;
+  SlotMailbox<Cfg>& mail;
+  __device__ __forceinline__ std::uint64_t* k_full(int i) const { return &b.k_full[i]; }
+  __device__ __forceinline__ std::uint64_t* v_full(int i) const { return &b.v_full[i]; }
+  __device__ __forceinline__ std::uint64_t* k_empty(int i) const { return &b.k_empty[i]; }
+  __device__ __forceinline__ std::uint64_t* v_empty(int i) const { return &b.v_empty[i]; }
+  __device__ __forceinline__ bf16_bits* k_tile(int i) const { return tiles.k[i]; }
+  __device__ __forceinline__ bf16_bits* v_tile(int i) const { return tiles.v[i]; }
+  __device__ __forceinline__ int& kv_valid(int i) const { return mail.kv_valid[i]; }
+};
+
+// The stages of one item, in order. Single items: the next stages of the slot's own ring,
+// which carries on into the next item. Pair tiles: the slot's entries of the pair's union,
+// by the arithmetic of fwd_pair_order.hpp from the pair's first position.
+template <class Cfg>
+struct SlotStages {
+  PipelineState<Cfg::kStages>& state;
+  __device__ __forceinline__ PipelineState<Cfg::kStages> take() {
+    const PipelineState<Cfg::kStages> st = state;
+    state.advance();
+    return st;
+  }
+};
+template <class Cfg>
+struct PairStages {
+  PairWalk walk;
+  int base;
+  __device__ __forceinline__ typename PairRing<Cfg>::Stage take() {
+    const auto st = PairRing<Cfg>::at(base + walk.position());
+    walk.advance();
+    return st;
+  }
+};
+
 // Stage s after its P.V: V goes back, and K too unless it went back right after Q K^T.
-template <class Cfg, bool kProbe>
-__device__ __forceinline__ void release_kv(SlotBarriers<Cfg>& bars, int s, int lane, std::uint32_t delay_ns) {
-  if constexpr (!Cfg::kEarlyKRelease) release_stage<false>(&bars.k_empty[s], lane, 0);
-  release_stage<kProbe>(&bars.v_empty[s], lane, delay_ns);
+template <class Cfg, bool kProbe, class Ring>
+__device__ __forceinline__ void release_kv(const Ring& ring, int s, int lane, std::uint32_t delay_ns) {
+  if constexpr (!Cfg::kEarlyKRelease) release_stage<false>(ring.k_empty(s), lane, 0);
+  release_stage<kProbe>(ring.v_empty(s), lane, delay_ns);
 }
 
-template <class Cfg, bool kProbe>
+// One item's main loop and epilogue on the stages `stages` hands out (count of them).
+template <class Cfg, bool kProbe, bool kPair, class Ring, class Stages>
+__device__ __forceinline__ void run_item(const Ring& ring, Stages& stages, const std::uint32_t (&q)[8][4],
+                                         std::uint32_t (&pfrag)[4][4], float (&s)[32], float (&o)[64], int slot,
+                                         int item, int count, int traced, const Params& p, int warp, int lane,
+                                         int tid) {
+  OnlineSoftmax softmax;
+  softmax.reset();
+  float alpha[2];
+  bool rescale = false;  // O needs alpha before the next P.V (softmax.update)
+#pragma unroll
+  for (int i = 0; i < 64; ++i) o[i] = 0.0f;
+
+  // First block: scores alone.
+  auto cur = stages.take();
+  auto prev = cur;
+  constexpr HangSite kKFull = hang_site("consumer", "k_full");
+  constexpr HangSite kVFull = hang_site("consumer", "v_full");
+  mbar_wait<kProbe>(ring.k_full(cur.index), cur.full_parity(), p.hang_watch, kKFull, {cur.index, 0, item});
+  keep_live(s);
+  wgmma_fence();
+  issue_scores<Cfg>(s, q, ring.k_tile(cur.index));
+  wgmma_commit();
+  wgmma_wait<0>();
+  keep_live(s);
+  {
+    // The branch on `valid` comes before the K release that lets the producer rewrite
+    // the word: the load has completed before the arrive (no arrive-before-wait).
+    const int valid = read_mailbox(ring.kv_valid(cur.index), lane);
+    if (valid < Cfg::kBlockKv) OnlineSoftmax::mask_padding(s, valid, lane);
+    if constexpr (Cfg::kEarlyKRelease) release_stage<kProbe>(ring.k_empty(cur.index), lane, p.probe_release_kv_ns);
+  }
+  softmax.update<Cfg::kLazyRescale>(s, p.scale_log2, alpha);  // O is still zero: no rescale
+  stamp<Cfg, kProbe>(p, slot, trace_item_stamp(traced, 1), tid == 0);
+
+  // The wait for P_{n-2} V_{n-2} sits at the top of iteration n, behind the loop's
+  // back edge: ptxas schedules a wgmma wait as early as its basic block allows, and
+  // in the same block as the softmax it would hoist it above the softmax.
+  for (int n = 1; n < count; ++n) {
+    if (n > 1) {
+      wgmma_wait<0>();
+      keep_live(o);
+      release_kv<Cfg, kProbe>(ring, prev.index, lane, p.probe_release_kv_ns);
+      if (rescale) rescale_rows(o, alpha);  // warp-uniform; no wgmma in flight here
+    }
+    pack_probabilities(s, pfrag);
+    const auto next = stages.take();
+    // Both waits before the fence: the two products are issued back to back in one
+    // block (a wait between them makes ptxas inject another warpgroup.arrive).
+    mbar_wait<kProbe>(ring.k_full(next.index), next.full_parity(), p.hang_watch, kKFull, {next.index, n, item});
+    mbar_wait<kProbe>(ring.v_full(cur.index), cur.full_parity(), p.hang_watch, kVFull, {cur.index, n - 1, item});
+    keep_live(o);
+    keep_live(pfrag);
+    wgmma_fence();
+    issue_scores<Cfg>(s, q, ring.k_tile(next.index));
+    wgmma_commit();
+    issue_pv<Cfg>(o, pfrag, ring.v_tile(cur.index));
+    wgmma_commit();
+
+    wgmma_wait<1>();  // S_n ready (K_n free); P_{n-1} V_{n-1} may still run
+    keep_live(s);
+    const int valid = read_mailbox(ring.kv_valid(next.index), lane);
+    if (valid < Cfg::kBlockKv) OnlineSoftmax::mask_padding(s, valid, lane);  // before the release, as above
+    if constexpr (Cfg::kEarlyKRelease) release_stage<kProbe>(ring.k_empty(next.index), lane, p.probe_release_kv_ns);
+    rescale = softmax.update<Cfg::kLazyRescale>(s, p.scale_log2, alpha);
+    prev = cur;
+    cur = next;
+  }
+
+  // Last block: its P.V, then the epilogue.
+  if (count > 1) {
+    wgmma_wait<0>();
+    keep_live(o);
+    release_kv<Cfg, kProbe>(ring, prev.index, lane, p.probe_release_kv_ns);
+    if (rescale) rescale_rows(o, alpha);
+  }
+  pack_probabilities(s, pfrag);
+  mbar_wait<kProbe>(ring.v_full(cur.index), cur.full_parity(), p.hang_watch, kVFull, {cur.index, count - 1, item});
+  keep_live(o);
+  keep_live(pfrag);
+  wgmma_fence();
+  issue_pv<Cfg>(o, pfrag, ring.v_tile(cur.index));
+  wgmma_commit();
+  wgmma_wait<0>();
+  keep_live(o);
+  if constexpr (!Cfg::kEarlyKRelease) release_stage<kProbe>(ring.k_empty(cur.index), lane, p.probe_release_kv_ns);
+  if constexpr (kPair) {
+    // The other slot may still read this V (a shared block): O goes straight from registers.
+    release_stage<kProbe>(ring.v_empty(cur.index), lane, p.probe_release_kv_ns);
+    store_output_direct<Cfg, kProbe>(o, softmax, item, p, warp, lane);
+  } else {
+    // The item's last V stage doubles as the O staging tile.
+    store_output<Cfg, kProbe>(o, softmax, ring.v_tile(cur.index), ring.v_empty(cur.index), slot, item, p, warp, lane);
+  }
+  stamp<Cfg, kProbe>(p, slot, trace_item_stamp(traced, 2), tid == 0);
+}
+
+template <class Cfg, bool kProbe, bool kPair>
 __device__ void run_consumer(SharedStorage<Cfg>& smem, int slot, const Params& p) {
   SlotTiles<Cfg>& tiles = smem.tiles[slot];
   SlotBarriers<Cfg>& bars = smem.bars[slot];
@@ -102,106 +239,39 @@ __device__ void run_consumer(SharedStorage<Cfg>& smem, int slot, const Params& p
     mbar_wait<kProbe>(&bars.q_full, q_state.full_parity(), p.hang_watch, kQFull, {0, -1, -1});
     const int item = read_mailbox(mail.item, lane);
     const int count = read_mailbox(mail.count, lane);
-    if (item < 0) {
+    if (item == -1) {
       stamp<Cfg, kProbe>(p, slot, kTraceConsumerEnd, tid == 0);
       return;
     }
-    stamp<Cfg, kProbe>(p, slot, trace_item_stamp(traced, 0), tid == 0);
-    if (count == 0) {
+    if (item >= 0) stamp<Cfg, kProbe>(p, slot, trace_item_stamp(traced, 0), tid == 0);
+    if (item < 0 || count == 0) {  // no item for this slot in this pair (-2), or an empty row
       release_stage<false>(&bars.q_empty, lane, 0);
       q_state.advance();
-      store_empty_item<Cfg>(item, p, warp, lane);
+      if (item >= 0) store_empty_item<Cfg>(item, p, warp, lane);
       continue;
+    }
+    PairCounts counts{};
+    int base = 0;
+    if constexpr (kPair) {
+      base = read_mailbox(mail.pair_base, lane);
+      counts.shared = read_mailbox(mail.pair_shared, lane);
+      counts.only[0] = read_mailbox(mail.pair_only[0], lane);
+      counts.only[1] = read_mailbox(mail.pair_only[1], lane);
     }
     load_q_fragments<Cfg>(tiles.q, q, warp, lane);
     fence_proxy_async_smem();  // ordinary reads of Q before the next TMA write into it
     release_stage<false>(&bars.q_empty, lane, 0);
     q_state.advance();
 
-    OnlineSoftmax softmax;
-    softmax.reset();
-    float alpha[2];
-    bool rescale = false;  // O needs alpha before the next P.V (softmax.update)
-#pragma unroll
-    for (int i = 0; i < 64; ++i) o[i] = 0.0f;
-
-    // First block: scores alone.
-    PipelineState<Cfg::kStages> cur = kv_state, prev = kv_state;
-    constexpr HangSite kKFull = hang_site("consumer", "k_full");
-    constexpr HangSite kVFull = hang_site("consumer", "v_full");
-    mbar_wait<kProbe>(&bars.k_full[cur.index], cur.full_parity(), p.hang_watch, kKFull, {cur.index, 0, item});
-    keep_live(s);
-    wgmma_fence();
-    issue_scores<Cfg>(s, q, tiles.k[cur.index]);
-    wgmma_commit();
-    wgmma_wait<0>();
-    keep_live(s);
-    {
-      // The branch on `valid` comes before the K release that lets the producer rewrite
-      // the word: the load has completed before the arrive (no arrive-before-wait).
-      const int valid = read_mailbox(mail.kv_valid[cur.index], lane);
-      if (valid < Cfg::kBlockKv) OnlineSoftmax::mask_padding(s, valid, lane);
-      if constexpr (Cfg::kEarlyKRelease) release_stage<kProbe>(&bars.k_empty[cur.index], lane, p.probe_release_kv_ns);
+    if constexpr (kPair) {
+      PairStages<Cfg> stages{PairWalk::start(counts, slot), base};
+      run_item<Cfg, kProbe, true>(PairRing<Cfg>{smem}, stages, q, pfrag, s, o, slot, item, count, traced, p, warp, lane,
+                                  tid);
+    } else {
+      SlotStages<Cfg> stages{kv_state};
+      run_item<Cfg, kProbe, false>(SlotRing<Cfg>{tiles, bars, smem.mail[slot]}, stages, q, pfrag, s, o, slot, item,
+                                   count, traced, p, warp, lane, tid);
     }
-    softmax.update<Cfg::kLazyRescale>(s, p.scale_log2, alpha);  // O is still zero: no rescale
-    stamp<Cfg, kProbe>(p, slot, trace_item_stamp(traced, 1), tid == 0);
-
-    // The wait for P_{n-2} V_{n-2} sits at the top of iteration n, behind the loop's
-    // back edge: ptxas schedules a wgmma wait as early as its basic block allows, and
-    // in the same block as the softmax it would hoist it above the softmax.
-    for (int n = 1; n < count; ++n) {
-      if (n > 1) {
-        wgmma_wait<0>();
-        keep_live(o);
-        release_kv<Cfg, kProbe>(bars, prev.index, lane, p.probe_release_kv_ns);
-        if (rescale) rescale_rows(o, alpha);  // warp-uniform; no wgmma in flight here
-      }
-      pack_probabilities(s, pfrag);
-      PipelineState<Cfg::kStages> next = cur;
-      next.advance();
-      // Both waits before the fence: the two products are issued back to back in one
-      // block (a wait between them makes ptxas inject another warpgroup.arrive).
-      mbar_wait<kProbe>(&bars.k_full[next.index], next.full_parity(), p.hang_watch, kKFull, {next.index, n, item});
-      mbar_wait<kProbe>(&bars.v_full[cur.index], cur.full_parity(), p.hang_watch, kVFull, {cur.index, n - 1, item});
-      keep_live(o);
-      keep_live(pfrag);
-      wgmma_fence();
-      issue_scores<Cfg>(s, q, tiles.k[next.index]);
-      wgmma_commit();
-      issue_pv<Cfg>(o, pfrag, tiles.v[cur.index]);
-      wgmma_commit();
-
-      wgmma_wait<1>();  // S_n ready (K_n free); P_{n-1} V_{n-1} may still run
-      keep_live(s);
-      const int valid = read_mailbox(mail.kv_valid[next.index], lane);
-      if (valid < Cfg::kBlockKv) OnlineSoftmax::mask_padding(s, valid, lane);  // before the release, as above
-      if constexpr (Cfg::kEarlyKRelease) release_stage<kProbe>(&bars.k_empty[next.index], lane, p.probe_release_kv_ns);
-      rescale = softmax.update<Cfg::kLazyRescale>(s, p.scale_log2, alpha);
-      prev = cur;
-      cur = next;
-    }
-
-    // Last block: its P.V, then the epilogue reuses this stage's V tile for O.
-    if (count > 1) {
-      wgmma_wait<0>();
-      keep_live(o);
-      release_kv<Cfg, kProbe>(bars, prev.index, lane, p.probe_release_kv_ns);
-      if (rescale) rescale_rows(o, alpha);
-    }
-    pack_probabilities(s, pfrag);
-    mbar_wait<kProbe>(&bars.v_full[cur.index], cur.full_parity(), p.hang_watch, kVFull, {cur.index, count - 1, item});
-    keep_live(o);
-    keep_live(pfrag);
-    wgmma_fence();
-    issue_pv<Cfg>(o, pfrag, tiles.v[cur.index]);
-    wgmma_commit();
-    wgmma_wait<0>();
-    keep_live(o);
-    if constexpr (!Cfg::kEarlyKRelease) release_stage<kProbe>(&bars.k_empty[cur.index], lane, p.probe_release_kv_ns);
-    store_output<Cfg, kProbe>(o, softmax, tiles.v[cur.index], &bars.v_empty[cur.index], slot, item, p, warp, lane);
-    stamp<Cfg, kProbe>(p, slot, trace_item_stamp(traced, 2), tid == 0);
-    kv_state = cur;
-    kv_state.advance();
   }
 }
 

@@ -19,6 +19,7 @@ struct Params {
   const std::int32_t* order;         // items after natural_first, longest first (fwd_schedule.cuh), relative
   const std::int32_t* order_counts;  // q2k_num of order[k], written beside it; null: read q2k_num
   int natural_first;                 // tickets below it are items in natural order (no sort needed)
+  int pair_share;                    // pair tiles: 0 streams both lists whole (a diagnostic, run 35)
   std::int32_t* next_work;           // scheduler counter, zeroed by the order kernel
   int n_items;                       // B * H * nb
   int num_blocks;                    // nb
@@ -62,9 +63,24 @@ struct SlotBarriers {
 // them (release) and read by the consumer after its wait (acquire).
 template <class Cfg>
 struct SlotMailbox {
-  int item;                    // work item, -1: no more work
+  int item;                    // work item, -1: no more work, -2 (pair tiles): none for this slot in this pair
   int count;                   // its q2k_num (clamped to [0, max_kv])
   int kv_valid[Cfg::kStages];  // vbs of the kv block in each stage
+  // Pair tiles only (fwd_pair_order.hpp): the pair's first position in the union ring and
+  // the queue sizes the consumer's walk is computed from.
+  int pair_base;
+  int pair_shared;
+  int pair_only[2];
+};
+
+// Pair tiles: which kv blocks each row of the pair selected, one bit per block of the head,
+// so each producer warp (K and V, one copy each) can split the union into shared and own
+// blocks. Sized for S <= 131072 (what is left of shared memory); longer heads run single
+// items (fwd_launch.cuh).
+inline constexpr int kPairMapWords = 64;
+inline constexpr int kPairMaxBlocks = kPairMapWords * 32;
+struct PairMaps {
+  std::uint32_t selected[2][2][kPairMapWords];  // [producer warp: K, V][row of the pair]
 };
 
 template <class Cfg>
@@ -72,6 +88,7 @@ struct SharedStorage {
   SlotTiles<Cfg> tiles[Cfg::kConsumers];
   SlotBarriers<Cfg> bars[Cfg::kConsumers];
   SlotMailbox<Cfg> mail[Cfg::kConsumers];
+  PairMaps pair_maps;
 };
 
 // Dynamic shared memory is aligned by hand (the extra 1024 bytes) since its base is not

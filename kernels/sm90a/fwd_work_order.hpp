@@ -18,17 +18,20 @@
 
 namespace vsa::sm90a::fwd {
 
-enum class OrderKind { kRule, kLongestFirst, kFirstWave, kHeadSegments };
+// kPairTiles (run 35, an A/B variant): pairs of query blocks in natural order, each pair's
+// kv lists streamed once as a union (fwd_pair_order.hpp); nothing is sorted.
+enum class OrderKind { kRule, kLongestFirst, kFirstWave, kHeadSegments, kPairTiles };
 
 // Environment overrides for A/B runs (scripts/device/ab_switch.sh): VSA_SM90A_FWD_LONGEST_FIRST=1
 // (every item sorted longest first; the default before run 34), VSA_SM90A_FWD_FIRST_WAVE=1,
-// VSA_SM90A_FWD_HEAD_SEGMENTS=1. More than one, or a switch removed in run 34, is an error
+// VSA_SM90A_FWD_HEAD_SEGMENTS=1, VSA_SM90A_FWD_PAIR_TILES=1. More than one, or a switch removed in run 34, is an error
 // that names the variable: an A/B that sets a dead switch would otherwise compare the
 // default with itself and report a ratio of 1.
 struct OrderEnv {
   const char* longest_first = nullptr;
   const char* first_wave = nullptr;
   const char* head_segments = nullptr;
+  const char* pair_tiles = nullptr;
   const char* natural_order = nullptr;  // removed in run 34
   const char* order_rule = nullptr;     // removed in run 34: the rule is the default
 };
@@ -46,22 +49,24 @@ struct OrderChoice {
     return {OrderKind::kRule,
             "VSA_SM90A_FWD_ORDER_RULE was removed in run 34: the rule is the default; unset it "
             "(VSA_SM90A_FWD_LONGEST_FIRST=1 gives the old order)"};
-  const int set = int(env_on(e.longest_first)) + int(env_on(e.first_wave)) + int(env_on(e.head_segments));
+  const int set = int(env_on(e.longest_first)) + int(env_on(e.first_wave)) + int(env_on(e.head_segments)) +
+                  int(env_on(e.pair_tiles));
   if (set > 1)
     return {OrderKind::kRule,
             "more than one of VSA_SM90A_FWD_LONGEST_FIRST, VSA_SM90A_FWD_FIRST_WAVE, "
-            "VSA_SM90A_FWD_HEAD_SEGMENTS is 1; set at most one"};
+            "VSA_SM90A_FWD_HEAD_SEGMENTS, VSA_SM90A_FWD_PAIR_TILES is 1; set at most one"};
   if (env_on(e.longest_first)) return {OrderKind::kLongestFirst, {}};
   if (env_on(e.first_wave)) return {OrderKind::kFirstWave, {}};
   if (env_on(e.head_segments)) return {OrderKind::kHeadSegments, {}};
+  if (env_on(e.pair_tiles)) return {OrderKind::kPairTiles, {}};
   return {};
 }
 // Read once per process: an A/B sets the switches before the run starts.
 [[nodiscard]] inline const OrderChoice& order_choice_from_env() {
   static const OrderChoice choice =
       parse_order_env({std::getenv("VSA_SM90A_FWD_LONGEST_FIRST"), std::getenv("VSA_SM90A_FWD_FIRST_WAVE"),
-                       std::getenv("VSA_SM90A_FWD_HEAD_SEGMENTS"), std::getenv("VSA_SM90A_FWD_NATURAL_ORDER"),
-                       std::getenv("VSA_SM90A_FWD_ORDER_RULE")});
+                       std::getenv("VSA_SM90A_FWD_HEAD_SEGMENTS"), std::getenv("VSA_SM90A_FWD_PAIR_TILES"),
+                       std::getenv("VSA_SM90A_FWD_NATURAL_ORDER"), std::getenv("VSA_SM90A_FWD_ORDER_RULE")});
   return choice;
 }
 
