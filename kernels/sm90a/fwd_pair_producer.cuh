@@ -5,8 +5,8 @@
 // the same static order (pair blockIdx.x + k x gridDim.x: no counter, so no kernel before
 // the forward), each marks which kv blocks each row selected in its own maps, and both
 // stream the union of the two lists in the cycle order of fwd_pair_order.hpp. The K warp
-// also publishes both items with their Q tiles and each stage's vbs. A block both rows selected is loaded once: the saving is the reason
-// for pair tiles (FlashInfer's SM90 VSA forward loads 17% fewer bytes this way, run 31b).
+// also publishes both items with their Q tiles and each stage's vbs. A block both rows selected is loaded once: the
+// saving is the reason for pair tiles (FlashInfer's SM90 VSA forward loads 17% fewer bytes this way, run 31b).
 #include "fwd_pair_order.hpp"
 #include "fwd_pair_ring.cuh"
 #include "fwd_producer.cuh"

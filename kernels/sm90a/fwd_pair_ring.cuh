@@ -30,13 +30,11 @@ struct PairRing {
   __device__ __forceinline__ std::uint64_t* v_full(int i) const { return &bars(i).v_full[i % Cfg::kStages]; }
   __device__ __forceinline__ std::uint64_t* k_empty(int i) const { return &bars(i).k_empty[i % Cfg::kStages]; }
   __device__ __forceinline__ std::uint64_t* v_empty(int i) const { return &bars(i).v_empty[i % Cfg::kStages]; }
-  __device__ __forceinline__ bf16_bits* k_tile(int i) const {
-    return smem.tiles[i / Cfg::kStages].k[i % Cfg::kStages];
+  __device__ __forceinline__ bf16_bits* k_tile(int i) const { return smem.tiles[i / Cfg::kStages].k[i % Cfg::kStages]; }
+  __device__ __forceinline__ bf16_bits* v_tile(int i) const { return smem.tiles[i / Cfg::kStages].v[i % Cfg::kStages]; }
+  __device__ __forceinline__ int& kv_valid(int i) const {
+    return smem.mail[i / Cfg::kStages].kv_valid[i % Cfg::kStages];
   }
-  __device__ __forceinline__ bf16_bits* v_tile(int i) const {
-    return smem.tiles[i / Cfg::kStages].v[i % Cfg::kStages];
-  }
-  __device__ __forceinline__ int& kv_valid(int i) const { return smem.mail[i / Cfg::kStages].kv_valid[i % Cfg::kStages]; }
 };
 
 }  // namespace vsa::sm90a::fwd
