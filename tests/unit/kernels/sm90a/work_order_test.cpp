@@ -65,6 +65,9 @@ TEST(Sm90aWorkOrder, EnvironmentPicksOneOverride) {
   e.head_segments = "1";
   EXPECT_EQ(parse_order_env(e).kind, OrderKind::kHeadSegments);
   e = {};
+  e.pair_tiles = "1";
+  EXPECT_EQ(parse_order_env(e).kind, OrderKind::kPairTiles);
+  e = {};
   e.head_segments = "0";  // set but off: the default
   EXPECT_EQ(parse_order_env(e).kind, OrderKind::kRule);
   EXPECT_TRUE(parse_order_env(e).error.empty());
@@ -81,6 +84,11 @@ TEST(Sm90aWorkOrder, RemovedOrConflictingSwitchesAreErrorsNamingThem) {
   e.first_wave = "1";
   e.head_segments = "1";
   EXPECT_NE(parse_order_env(e).error.find("at most one"), std::string::npos);
+  // Pair tiles sort nothing, so an order switch beside them would be silently ignored.
+  e = {};
+  e.pair_tiles = "1";
+  e.longest_first = "1";
+  EXPECT_NE(parse_order_env(e).error.find("VSA_SM90A_FWD_PAIR_TILES"), std::string::npos);
 }
 
 }  // namespace
