@@ -3,8 +3,9 @@
 # device call's 64 MiB carry limit: the self-contained vsa-bench, the GPU and unit test
 # binaries, the tools, and the example plugins. Host symbols are stripped (the kernels'
 # images and the SASS that `lint` reads stay). The unit tests and the tools (trace.sh) take
-# another ~40 MB: only with --all, and then carry little else.
-#   scripts/device/pack_build.sh BUILD_DIR SLIM_DIR [--all]   (e.g. build build-carry; /build*/ is git-ignored)
+# another ~40 MB: only with --all, and then carry little else; --tools adds the sm90a drivers
+# that trace.sh runs (~12 MB, 43 MB in all) and no unit tests.
+#   scripts/device/pack_build.sh BUILD_DIR SLIM_DIR [--all|--tools]   (e.g. build build-carry; /build*/ is git-ignored)
 set -euo pipefail
 BUILD="${1:?build dir}"; SLIM="${2:?slim dir}"; ALL="${3:-}"
 rm -rf "$SLIM"; mkdir -p "$SLIM/tests" "$SLIM/tools" "$SLIM/plugins"
@@ -19,6 +20,10 @@ copy -s "$BUILD/tests/vsa_device_tests" "$SLIM/tests"
 if [ "$ALL" = --all ]; then
   copy -s "$BUILD/tests/vsa_unit_tests" "$SLIM/tests"
   for t in "$BUILD"/tools/*; do [ -f "$t" ] && [ -x "$t" ] && copy -s "$t" "$SLIM/tools"; done
+elif [ "$ALL" = --tools ]; then
+  for t in sm90a_fwd_trace sm90a_bwd_timing; do copy -s "$BUILD/tools/$t" "$SLIM/tools"; done
+elif [ -n "$ALL" ]; then
+  echo "pack_build.sh: unknown option $ALL (--all or --tools)" >&2; exit 2
 fi
 for p in "$BUILD"/plugins/*.so; do copy -s "$p" "$SLIM/plugins"; done
 du -sh "$SLIM" | awk '{print "slim build: " $1}'
