@@ -22,7 +22,7 @@ profile() {  # backend kernel-regex case
   local backend="$1" kernel="$2" case="$3" tag plugin=()
   tag="$backend-$(printf '%s' "$case" | tr -c 'A-Za-z0-9.' '_')"
   [ "$backend" = fastvideo-tk-h100 ] && plugin=(--plugin "$SO")
-  timeout 300 "$NCU" --clock-control none --kernel-name "regex:$kernel" --launch-skip 2 --launch-count 1 \
+  timeout 300 "$NCU" --clock-control none --kernel-name-base demangled --kernel-name "regex:$kernel" --launch-skip 2 --launch-count 1 \
     --set full --import-source yes -o "$OUT/$tag" -f \
     "$BUILD/vsa-bench" run "$SUITE" "${plugin[@]}" --backends "$backend" --case "$case" --target-spread 0 \
       --no-isolate --quiet --out "$OUT/runs-$tag" >"$OUT/$tag.log" 2>&1
@@ -34,7 +34,7 @@ profile() {  # backend kernel-regex case
 }
 
 for case in "${CASES[@]}"; do
-  profile sm90a 'forward_kernel' "$case"
+  profile sm90a 'sm90a::fwd::forward_kernel' "$case"  # not cuda-ref's forward_kernel
   [ "$SO" != - ] && profile fastvideo-tk-h100 'fwd_attend_ker' "$case"
 done
 
