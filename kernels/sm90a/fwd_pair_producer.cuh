@@ -7,16 +7,19 @@
 // stream the union of the two lists in the cycle order of fwd_pair_order.hpp. The K warp
 // also publishes both items with their Q tiles and each stage's vbs. A block both rows selected is loaded once: the
 // saving is the reason for pair tiles (FlashInfer's SM90 VSA forward loads 17% fewer bytes this way, run 31b).
+// A pair start costs the producers few dependent round trips (run 36): both rows' ids load
+// side by side, the shared count comes from the maps, the three queues' first batches load
+// together, and the K warp reads a block's vbs only after the block's TMA is issued.
 #include "fwd_pair_order.hpp"
 #include "fwd_pair_ring.cuh"
 #include "fwd_producer.cuh"
 
 namespace vsa::sm90a::fwd {
 
-// One queue of the union: the blocks of one row's list that are (or are not) in the other
-// row's map, read 32 ids at a time (each lane one id and its vbs). Only the scan state lives
-// here; the list and the map are passed in, so three queues fit the producer's 24 registers
-// (the probe variant spilled with them inside).
+// One queue of the union: the entries of one row's list that are (or are not) in the other
+// row's map, 32 ids at a time (lane i holds entry base + i, and for the K warp its vbs). Only
+// the scan state lives here; the list and the map are passed in, so three queues fit the
+// producer's 24 registers (the probe variant spilled with them inside).
 struct PairQueue {
   int base = -32;
   std::uint32_t mask = 0u;  // lanes of the current 32 ids still to stream
@@ -28,48 +31,67 @@ __device__ __forceinline__ bool pair_map_has(const std::uint32_t* map, int block
   return map != nullptr && block >= 0 && block < num_blocks && ((map[block >> 5] >> (block & 31)) & 1u) != 0;
 }
 
-// The queue's next block and its vbs (warp-uniform): the ids of `list` (count of them) whose
-// presence in `other` (null: no block is shared) is `want_shared`. Stops at the list's end
-// even when the counts disagree with the lists (a row with repeated ids, outside
-// docs/spec.md), so a bad input gives a wrong output, never a hang.
-__device__ __forceinline__ int2 pair_queue_next(PairQueue& q, const std::int32_t* list, int count,
-                                                const std::uint32_t* other, bool want_shared, const Params& p,
-                                                int lane) {
+// A queue's next 32 ids, in two steps so a caller can put several queues' loads in flight
+// before it waits on any: the ids, then (K warp only) each id's vbs, which depends on the id
+// but is read only after the entry's TMA is issued (pair_emit), as in fwd_producer.cuh.
+__device__ __forceinline__ void pair_queue_load_ids(PairQueue& q, const std::int32_t* list, int count, int lane) {
+  q.base += 32;
+  const int i = q.base + lane;
+  q.block = i < count ? list[i] : 0;
+}
+template <bool kVbs>
+__device__ __forceinline__ void pair_queue_load_vbs(PairQueue& q, const Params& p) {
+  if constexpr (kVbs) q.valid = unsigned(q.block) < unsigned(p.num_blocks) ? p.vbs[q.block] : 0;
+}
+__device__ __forceinline__ void pair_queue_select(PairQueue& q, int count, const std::uint32_t* other, bool want_shared,
+                                                  int num_blocks, int lane) {
+  const bool take = q.base + lane < count && pair_map_has(other, q.block, num_blocks) == want_shared;
+  q.mask = __ballot_sync(0xffffffffu, take);
+}
+
+// The lane of the queue's next entry (warp-uniform), loading batches as needed, or -1 at the
+// list's end. Stops at the end even when the counts disagree with the lists (a row with
+// repeated ids, outside docs/spec.md), so a bad input gives a wrong output, never a hang.
+template <bool kVbs>
+__device__ __forceinline__ int pair_queue_next(PairQueue& q, const std::int32_t* list, int count,
+                                               const std::uint32_t* other, bool want_shared, const Params& p,
+                                               int lane) {
   while (q.mask == 0u) {
-    q.base += 32;
-    if (q.base >= count) return make_int2(0, 0);
-    const int i = q.base + lane;
-    bool take = false;
-    q.block = 0;
-    q.valid = 0;
-    if (i < count) {
-      q.block = list[i];
-      q.valid = p.vbs[q.block];
-      take = pair_map_has(other, q.block, p.num_blocks) == want_shared;
-    }
-    q.mask = __ballot_sync(0xffffffffu, take);
+    if (q.base + 32 >= count) return -1;
+    pair_queue_load_ids(q, list, count, lane);
+    pair_queue_load_vbs<kVbs>(q, p);
+    pair_queue_select(q, count, other, want_shared, p.num_blocks, lane);
   }
   const int e = __ffs(q.mask) - 1;
   q.mask &= q.mask - 1u;
-  return make_int2(__shfl_sync(0xffffffffu, q.block, e), __shfl_sync(0xffffffffu, q.valid, e));
+  return e;
 }
 
-// Marks row `ids`'s blocks in `map` (cleared first); with `count_in`, also counts how many
-// of them `count_in` holds. Warp-wide; ids outside the head are left out (never shared).
-__device__ __forceinline__ int pair_mark(std::uint32_t* map, const std::int32_t* ids, int count, int num_blocks,
-                                         const std::uint32_t* count_in, int lane) {
-  for (int w = lane; w < kPairMapWords; w += 32) map[w] = 0u;
+// Marks both rows' blocks in their maps (cleared first) and returns how many blocks both
+// selected. The two rows' ids are loaded side by side, up to 64 entries a row per round trip
+// (run 36: the serial loads of run 35 cost a pair start several round trips).
+// Warp-wide; ids outside the head are left out (never shared).
+__device__ __forceinline__ int pair_mark_both(std::uint32_t* map0, std::uint32_t* map1, const std::int32_t* ids0,
+                                              int count0, const std::int32_t* ids1, int count1, int num_blocks,
+                                              int lane) {
+  for (int w = lane; w < kPairMapWords; w += 32) map0[w] = map1[w] = 0u;
   __syncwarp();
-  int in_other = 0;
-  for (int base = 0; base < count; base += 32) {
-    const int i = base + lane;
-    int block = -1;
-    if (i < count) block = ids[i];
-    if (block >= 0 && block < num_blocks) atomicOr(&map[block >> 5], 1u << (block & 31));
-    in_other += __popc(__ballot_sync(0xffffffffu, i < count && pair_map_has(count_in, block, num_blocks)));
+  const int longest = max(count0, count1);
+  for (int base = 0; base < longest; base += 64) {
+    int b[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {  // rows 0, 0, 1, 1: entries base + lane and base + 32 + lane
+      const int i = base + (j % 2) * 32 + lane;
+      b[j] = i < (j < 2 ? count0 : count1) ? (j < 2 ? ids0 : ids1)[i] : -1;
+    }
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+      if (b[j] >= 0 && b[j] < num_blocks) atomicOr(&(j < 2 ? map0 : map1)[b[j] >> 5], 1u << (b[j] & 31));
   }
   __syncwarp();
-  return in_other;
+  int both = 0;
+  for (int w = lane; w < kPairMapWords; w += 32) both += __popc(map0[w] & map1[w]);
+  return __reduce_add_sync(0xffffffffu, both);
 }
 
 // Streams the queue's next block into the ring at `position` (then advanced): the K tile and
@@ -80,9 +102,10 @@ __device__ __forceinline__ void pair_emit(const PairRing<Cfg>& ring, const CUten
                                           PairQueue& queue, const std::int32_t* list, int count,
                                           const std::uint32_t* other, bool want_shared, int head_row, int absent,
                                           int& position, int r, int item, const Params& p, int lane) {
-  const int2 next = pair_queue_next(queue, list, count, other, want_shared, p, lane);
+  const int e = pair_queue_next<kKRole>(queue, list, count, other, want_shared, p, lane);
+  const int block = e >= 0 ? __shfl_sync(0xffffffffu, queue.block, e) : 0;
   const typename PairRing<Cfg>::Stage st = PairRing<Cfg>::at(position);
-  const int row = head_row + next.x * Cfg::kBlockKv;
+  const int row = head_row + block * Cfg::kBlockKv;
   std::uint64_t* empty = kKRole ? ring.k_empty(st.index) : ring.v_empty(st.index);
   std::uint64_t* full = kKRole ? ring.k_full(st.index) : ring.v_full(st.index);
   constexpr HangSite kEmpty = hang_site("producer", kKRole ? "k_empty" : "v_empty");
@@ -90,13 +113,16 @@ __device__ __forceinline__ void pair_emit(const PairRing<Cfg>& ring, const CUten
   if (lane == 0) {
     mbar_arrive_expect_tx(full, Cfg::kTileBytes);
     load_tile<Cfg>(kKRole ? ring.k_tile(st.index) : ring.v_tile(st.index), tm_kv, row, full, kv_policy);
-    if constexpr (kKRole) {
-      ring.kv_valid(st.index) = next.y;
-      mbar_arrive(full);  // k_full's second arrival releases the vbs word
-    }
-    // After this position's own empty wait, so the proxy arrivals count toward its phase.
-    if (absent >= 0) mbar_arrive(empty, kConsumerWarps);
   }
+  if constexpr (kKRole) {
+    // The vbs only now, with the tile on its way; k_full's second arrival releases the word.
+    const int valid = e >= 0 ? __shfl_sync(0xffffffffu, queue.valid, e) : 0;
+    if (lane == 0) {
+      ring.kv_valid(st.index) = valid;
+      mbar_arrive(full);
+    }
+  }
+  if (lane == 0 && absent >= 0) mbar_arrive(empty, kConsumerWarps);  // after this position's own empty wait
   __syncwarp();
   ++position;
 }
@@ -130,10 +156,7 @@ __device__ void run_pair_producer(SharedStorage<Cfg>& smem, const CUtensorMap* t
     std::uint32_t* map0 = maps;
     std::uint32_t* map1 = maps + kPairMapWords;
     PairCounts counts{};
-    if (same_head) {
-      pair_mark(map1, ids[1], count[1], p.num_blocks, nullptr, lane);
-      counts.shared = pair_mark(map0, ids[0], count[0], p.num_blocks, map1, lane);
-    }
+    if (same_head) counts.shared = pair_mark_both(map0, map1, ids[0], count[0], ids[1], count[1], p.num_blocks, lane);
     counts.only[0] = count[0] - counts.shared;
     counts.only[1] = count[1] - counts.shared;
 
@@ -169,7 +192,18 @@ __device__ void run_pair_producer(SharedStorage<Cfg>& smem, const CUtensorMap* t
                              (max(item[1], 0) / p.num_blocks) * p.num_blocks * Cfg::kBlockKv};
     const std::uint32_t* other0 = same_head ? map1 : nullptr;  // for slot 0's list
     const std::uint32_t* other1 = same_head ? map0 : nullptr;  // for slot 1's list
+    // The three queues' first batches load side by side: each first read of a queue in the
+    // cycle order would otherwise cost its own round trips at the pair's first positions.
     PairQueue shared, own0, own1;
+    pair_queue_load_ids(own0, ids[0], count[0], lane);
+    pair_queue_load_ids(shared, ids[0], count[0], lane);
+    pair_queue_load_ids(own1, ids[1], count[1], lane);
+    pair_queue_load_vbs<kKRole>(own0, p);
+    pair_queue_load_vbs<kKRole>(shared, p);
+    pair_queue_load_vbs<kKRole>(own1, p);
+    pair_queue_select(own0, count[0], other0, false, p.num_blocks, lane);
+    pair_queue_select(shared, count[0], other0, true, p.num_blocks, lane);
+    pair_queue_select(own1, count[1], other1, false, p.num_blocks, lane);
     const int cycles = max(counts.shared, max(counts.only[0], counts.only[1]));
     for (int r = 0; r < cycles; ++r) {
       if (r < counts.only[0])
