@@ -136,6 +136,19 @@ template <class Cfg>
                      Cfg::kConsumers);
   params.natural_first = work.natural_first;
   const int n_sorted = n_items - params.natural_first;
+  // Experiment (run 36b): the kernel before the forward asks for the forward's shared-memory
+  // carveout, in case an SM that runs it with another carveout cannot take a forward CTA
+  // until it has drained (the timelines' start skew of 1.5-3 us; pair tiles, with no kernel
+  // before them, start within 0.3 us).
+  if (env_on(std::getenv("VSA_SM90A_FWD_PRE_CARVEOUT"))) {
+    for (const void* pre : {reinterpret_cast<const void*>(&reset_ticket_counter),
+                            reinterpret_cast<const void*>(&order_longest_first<kOrderThreads>)})
+      if (Status st = cuda_status(
+              cudaFuncSetAttribute(pre, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared),
+              "cudaFuncSetAttribute(carveout)");
+          !st.ok())
+        return st;
+  }
   if (n_sorted == 0) {
     params.order = params.order_counts = nullptr;
     reset_ticket_counter<<<1, 32, 0, stream>>>(params.next_work);
