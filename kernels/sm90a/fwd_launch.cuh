@@ -171,8 +171,10 @@ template <class Cfg>
   }
 
   // The timeline is recorded, and waits are bounded by a hang watch, by the probe variant only.
-  return probe ? launch_persistent<Cfg, true, false>(tm_q, tm_k, tm_v, params, grid, stream)
-               : launch_persistent<Cfg, false, false>(tm_q, tm_k, tm_v, params, grid, stream);
+  if (probe) return launch_persistent<Cfg, true, false>(tm_q, tm_k, tm_v, params, grid, stream);
+  if (env_on(std::getenv("VSA_SM90A_FWD_SPLIT_EXP2")))  // experiment, run 36d
+    return launch_persistent<SplitExp2<Cfg>, false, false>(tm_q, tm_k, tm_v, params, grid, stream);
+  return launch_persistent<Cfg, false, false>(tm_q, tm_k, tm_v, params, grid, stream);
 }
 
 }  // namespace vsa::sm90a::fwd
