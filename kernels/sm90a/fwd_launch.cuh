@@ -136,19 +136,6 @@ template <class Cfg>
                      Cfg::kConsumers);
   params.natural_first = work.natural_first;
   const int n_sorted = n_items - params.natural_first;
-  // Experiment (run 36b): the kernel before the forward asks for the forward's shared-memory
-  // carveout, in case an SM that runs it with another carveout cannot take a forward CTA
-  // until it has drained (the timelines' start skew of 1.5-3 us; pair tiles, with no kernel
-  // before them, start within 0.3 us).
-  if (env_on(std::getenv("VSA_SM90A_FWD_PRE_CARVEOUT"))) {
-    for (const void* pre : {reinterpret_cast<const void*>(&reset_ticket_counter),
-                            reinterpret_cast<const void*>(&order_longest_first<kOrderThreads>)})
-      if (Status st = cuda_status(
-              cudaFuncSetAttribute(pre, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared),
-              "cudaFuncSetAttribute(carveout)");
-          !st.ok())
-        return st;
-  }
   if (n_sorted == 0) {
     params.order = params.order_counts = nullptr;
     reset_ticket_counter<<<1, 32, 0, stream>>>(params.next_work);
@@ -171,10 +158,8 @@ template <class Cfg>
   }
 
   // The timeline is recorded, and waits are bounded by a hang watch, by the probe variant only.
-  if (probe) return launch_persistent<Cfg, true, false>(tm_q, tm_k, tm_v, params, grid, stream);
-  if (env_on(std::getenv("VSA_SM90A_FWD_SPLIT_EXP2")))  // experiment, run 36d
-    return launch_persistent<SplitExp2<Cfg>, false, false>(tm_q, tm_k, tm_v, params, grid, stream);
-  return launch_persistent<Cfg, false, false>(tm_q, tm_k, tm_v, params, grid, stream);
+  return probe ? launch_persistent<Cfg, true, false>(tm_q, tm_k, tm_v, params, grid, stream)
+               : launch_persistent<Cfg, false, false>(tm_q, tm_k, tm_v, params, grid, stream);
 }
 
 }  // namespace vsa::sm90a::fwd

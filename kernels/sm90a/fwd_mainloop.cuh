@@ -151,7 +151,7 @@ __device__ __forceinline__ void run_item(const Ring& ring, Stages& stages, const
     if (valid < Cfg::kBlockKv) OnlineSoftmax::mask_padding(s, valid, lane);
     if constexpr (Cfg::kEarlyKRelease) release_stage<kProbe>(ring.k_empty(cur.index), lane, p.probe_release_kv_ns);
   }
-  softmax.update<Cfg::kLazyRescale, Cfg::kPolyExp2Every>(s, p.scale_log2, alpha);  // O is still zero: no rescale
+  softmax.update<Cfg::kLazyRescale>(s, p.scale_log2, alpha);  // O is still zero: no rescale
   stamp<Cfg, kProbe>(p, slot, trace_item_stamp(traced, 1), tid == 0);
 
   // The wait for P_{n-2} V_{n-2} sits at the top of iteration n, behind the loop's
@@ -183,7 +183,7 @@ __device__ __forceinline__ void run_item(const Ring& ring, Stages& stages, const
     const int valid = read_mailbox(ring.kv_valid(next.index), lane);
     if (valid < Cfg::kBlockKv) OnlineSoftmax::mask_padding(s, valid, lane);  // before the release, as above
     if constexpr (Cfg::kEarlyKRelease) release_stage<kProbe>(ring.k_empty(next.index), lane, p.probe_release_kv_ns);
-    rescale = softmax.update<Cfg::kLazyRescale, Cfg::kPolyExp2Every>(s, p.scale_log2, alpha);
+    rescale = softmax.update<Cfg::kLazyRescale>(s, p.scale_log2, alpha);
     prev = cur;
     cur = next;
   }

@@ -43,7 +43,7 @@ struct OnlineSoftmax {
   // A row with no valid key so far keeps max -inf; its exponent base is taken as 0 so
   // every term is exp2(-inf) = 0 rather than NaN.
   static constexpr float kLazyThresholdLog2 = 8.0f;
-  template <bool kLazy = false, int kPolyEvery = 0>
+  template <bool kLazy = false>
   __device__ __forceinline__ bool update(float (&s)[32], float scale_log2, float (&alpha)[2]) {
     float mx[2] = {m[0], m[1]};
 #pragma unroll
@@ -77,9 +77,7 @@ struct OnlineSoftmax {
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
         const int r = e / 2;
-        const float x = fmaf(s[4 * j + e], scale_log2, -base[r]);
-        constexpr int kEvery = kPolyEvery > 0 ? kPolyEvery : 1;  // no % 0 in the dead branch
-        s[4 * j + e] = kPolyEvery > 0 && (4 * j + e) % kEvery == kEvery - 1 ? poly_exp2(x) : fast_exp2(x);
+        s[4 * j + e] = fast_exp2(fmaf(s[4 * j + e], scale_log2, -base[r]));
         sum[r] += s[4 * j + e];
       }
 #pragma unroll

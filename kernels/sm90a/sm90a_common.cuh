@@ -217,24 +217,6 @@ __device__ __forceinline__ float fast_exp2(float x) {
   return y;
 }
 
-// 2^x on the FMA and integer pipes, for a share of the softmax's exponentials: the special
-// function unit gives 16 results per clock per SM against 128 FP32 FMAs (CUDA C++ Programming
-// Guide, "Arithmetic Instructions", compute capability 9.0), so a few exponentials moved off it
-// shorten a warp's softmax when the MUFU queue is its critical path (run 36d). x = j + f with j
-// the nearest integer (1.5 * 2^23 added and taken away: round to nearest in the mantissa), 2^f
-// on [-0.5, 0.5] by a degree-3 polynomial (relative error 7.5e-5, fit by weighted least
-// squares, far below bf16's 2^-9), and j added to the exponent bits. x <= -126 gives +0,
-// as ex2.approx.ftz does for -inf, and keeps the exponent sum from wrapping.
-__device__ __forceinline__ float poly_exp2(float x) {
-  const float xc = fmaxf(x, -126.0f);
-  const float t = xc + 12582912.0f;
-  const float f = xc - (t - 12582912.0f);
-  const float p =
-      fmaf(fmaf(fmaf(0.055171653628349304f, f, 0.2426111400127411f), f, 0.6932609677314758f), f, 0.9999280571937561f);
-  const float y = __int_as_float(__float_as_int(p) + (__float_as_int(t) << 23));
-  return x > -126.0f ? y : 0.0f;
-}
-
 // PTX ISA "Data Movement and Conversion: cvt" (cvt.rn.bf16x2.f32): two floats -> bf16x2 (RNE);
 // `lo` lands in the low 16 bits (the lower column of an mma fragment pair).
 __device__ __forceinline__ std::uint32_t pack_bf16x2(float lo, float hi) {

@@ -45,18 +45,8 @@ struct TileConfig {
   // Measured on H200: +2-5% at every size, also where the 700 W cap holds the clock
   // (notes/runs.md run 11).
   static constexpr bool kLazyRescale = true;
-  // Every n-th exponential of the softmax on the FMA pipe (poly_exp2), 0: all on MUFU.
-  // An experiment switch (SplitExp2 below, run 36d); the default keeps MUFU for all.
-  static constexpr int kPolyExp2Every = 0;
   // Shared memory a CTA may use on sm_90 (227 KB opt-in limit).
   static constexpr std::size_t kSmemLimit = 232448;
-};
-
-// Experiment (run 36d, VSA_SM90A_FWD_SPLIT_EXP2=1): one exponential in four of the softmax
-// computed by poly_exp2 on the FMA pipe instead of MUFU.
-template <class Cfg>
-struct SplitExp2 : Cfg {
-  static constexpr int kPolyExp2Every = 4;
 };
 
 static_assert(TileConfig::kBlockQ == 64, "one wgmma M=64 per consumer warp group");
