@@ -136,16 +136,6 @@ template <class Cfg>
                      Cfg::kConsumers);
   params.natural_first = work.natural_first;
   const int n_sorted = n_items - params.natural_first;
-  // Experiment (run 36f): every item in natural order, tickets in a static round robin, so no
-  // counter, no kernel before the forward and no programmatic dependent launch; the pair
-  // launch, which has none of them, starts its CTAs within 0.3 us against 1.5-2 us here.
-  if (env_on(std::getenv("VSA_SM90A_FWD_STATIC_TICKETS"))) {
-    params.natural_first = n_items;  // every item in natural order
-    params.order = params.order_counts = nullptr;
-    params.static_tickets = 1;
-    return probe ? launch_persistent<Cfg, true, false>(tm_q, tm_k, tm_v, params, grid, stream, false)
-                 : launch_persistent<Cfg, false, false>(tm_q, tm_k, tm_v, params, grid, stream, false);
-  }
   if (n_sorted == 0) {
     params.order = params.order_counts = nullptr;
     reset_ticket_counter<<<1, 32, 0, stream>>>(params.next_work);

@@ -116,10 +116,6 @@ __device__ void run_producer(SharedStorage<Cfg>& smem, int slot, const CUtensorM
         kv_state.advance();
       }
     }
-    if (p.static_tickets != 0) {  // run 36f: every item in natural order, round robin over the slots
-      ticket += int(gridDim.x) * Cfg::kConsumers;
-      continue;
-    }
     if (!waited) {  // the counter and the order come from the kernel before us
       grid_dependency_wait();
       stamp<Cfg, kProbe>(p, slot, kTraceDependency, lane == 0);

@@ -20,7 +20,6 @@ struct Params {
   const std::int32_t* order_counts;  // q2k_num of order[k], written beside it; null: read q2k_num
   int natural_first;                 // tickets below it are items in natural order (no sort needed)
   int pair_share;                    // pair tiles: 0 streams both lists whole (a diagnostic, run 35)
-  int static_tickets;                // experiment (run 36f): ticket t + grid x slots, no counter, no kernel before
   std::int32_t* next_work;           // scheduler counter, zeroed by the order kernel
   int n_items;                       // B * H * nb
   int num_blocks;                    // nb
