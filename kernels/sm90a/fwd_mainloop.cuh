@@ -119,6 +119,16 @@ __device__ __forceinline__ void release_kv(const Ring& ring, int s, int lane, st
   release_stage<kProbe>(ring.v_empty(s), lane, delay_ns);
 }
 
+// The previous P.V is done: its stage goes back and O takes the rescale the softmax asked for.
+template <class Cfg, bool kProbe, class Ring>
+__device__ __forceinline__ void retire_pv(const Ring& ring, int stage, float (&o)[64], bool rescale,
+                                          const float (&alpha)[2], int lane, const Params& p) {
+  wgmma_wait<0>();
+  keep_live(o);
+  release_kv<Cfg, kProbe>(ring, stage, lane, p.probe_release_kv_ns);
+  if (rescale) rescale_rows(o, alpha);  // warp-uniform; no wgmma in flight here
+}
+
 // One item's main loop and epilogue on the stages `stages` hands out (count of them).
 template <class Cfg, bool kProbe, bool kPair, class Ring, class Stages>
 __device__ __forceinline__ void run_item(const Ring& ring, Stages& stages, const std::uint32_t (&q)[8][4],
@@ -158,12 +168,7 @@ __device__ __forceinline__ void run_item(const Ring& ring, Stages& stages, const
   // back edge: ptxas schedules a wgmma wait as early as its basic block allows, and
   // in the same block as the softmax it would hoist it above the softmax.
   for (int n = 1; n < count; ++n) {
-    if (n > 1) {
-      wgmma_wait<0>();
-      keep_live(o);
-      release_kv<Cfg, kProbe>(ring, prev.index, lane, p.probe_release_kv_ns);
-      if (rescale) rescale_rows(o, alpha);  // warp-uniform; no wgmma in flight here
-    }
+    if (n > 1) retire_pv<Cfg, kProbe>(ring, prev.index, o, rescale, alpha, lane, p);
     pack_probabilities(s, pfrag);
     const auto next = stages.take();
     // Both waits before the fence: the two products are issued back to back in one
@@ -189,12 +194,7 @@ __device__ __forceinline__ void run_item(const Ring& ring, Stages& stages, const
   }
 
   // Last block: its P.V, then the epilogue.
-  if (count > 1) {
-    wgmma_wait<0>();
-    keep_live(o);
-    release_kv<Cfg, kProbe>(ring, prev.index, lane, p.probe_release_kv_ns);
-    if (rescale) rescale_rows(o, alpha);
-  }
+  if (count > 1) retire_pv<Cfg, kProbe>(ring, prev.index, o, rescale, alpha, lane, p);
   pack_probabilities(s, pfrag);
   mbar_wait<kProbe>(ring.v_full(cur.index), cur.full_parity(), p.hang_watch, kVFull, {cur.index, count - 1, item});
   keep_live(o);
