@@ -119,6 +119,17 @@ __device__ __forceinline__ void release_kv(const Ring& ring, int s, int lane, st
   release_stage<kProbe>(ring.v_empty(s), lane, delay_ns);
 }
 
+// S of a stage is in registers: keys past the stage's vbs are masked, then K goes back
+// (early release). The branch on `valid` comes before the K release that lets the producer
+// rewrite the word: the load has completed before the arrive (no arrive-before-wait).
+template <class Cfg, bool kProbe, class Ring>
+__device__ __forceinline__ void mask_scores_release_k(const Ring& ring, int stage, float (&s)[32], int lane,
+                                                      const Params& p) {
+  const int valid = read_mailbox(ring.kv_valid(stage), lane);
+  if (valid < Cfg::kBlockKv) OnlineSoftmax::mask_padding(s, valid, lane);
+  if constexpr (Cfg::kEarlyKRelease) release_stage<kProbe>(ring.k_empty(stage), lane, p.probe_release_kv_ns);
+}
+
 // The previous P.V is done: its stage goes back and O takes the rescale the softmax asked for.
 template <class Cfg, bool kProbe, class Ring>
 __device__ __forceinline__ void retire_pv(const Ring& ring, int stage, float (&o)[64], bool rescale,
@@ -154,13 +165,7 @@ __device__ __forceinline__ void run_item(const Ring& ring, Stages& stages, const
   wgmma_commit();
   wgmma_wait<0>();
   keep_live(s);
-  {
-    // The branch on `valid` comes before the K release that lets the producer rewrite
-    // the word: the load has completed before the arrive (no arrive-before-wait).
-    const int valid = read_mailbox(ring.kv_valid(cur.index), lane);
-    if (valid < Cfg::kBlockKv) OnlineSoftmax::mask_padding(s, valid, lane);
-    if constexpr (Cfg::kEarlyKRelease) release_stage<kProbe>(ring.k_empty(cur.index), lane, p.probe_release_kv_ns);
-  }
+  mask_scores_release_k<Cfg, kProbe>(ring, cur.index, s, lane, p);
   softmax.update<Cfg::kLazyRescale>(s, p.scale_log2, alpha);  // O is still zero: no rescale
   stamp<Cfg, kProbe>(p, slot, trace_item_stamp(traced, 1), tid == 0);
 
@@ -185,9 +190,7 @@ __device__ __forceinline__ void run_item(const Ring& ring, Stages& stages, const
 
     wgmma_wait<1>();  // S_n ready (K_n free); P_{n-1} V_{n-1} may still run
     keep_live(s);
-    const int valid = read_mailbox(ring.kv_valid(next.index), lane);
-    if (valid < Cfg::kBlockKv) OnlineSoftmax::mask_padding(s, valid, lane);  // before the release, as above
-    if constexpr (Cfg::kEarlyKRelease) release_stage<kProbe>(ring.k_empty(next.index), lane, p.probe_release_kv_ns);
+    mask_scores_release_k<Cfg, kProbe>(ring, next.index, s, lane, p);
     rescale = softmax.update<Cfg::kLazyRescale>(s, p.scale_log2, alpha);
     prev = cur;
     cur = next;
