@@ -64,7 +64,6 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
   const int warp = __shfl_sync(0xffffffffu, int(threadIdx.x) / 32, 0);
   if (threadIdx.x == 0) {
     init_barriers<Cfg, kPair>(smem);
-    if constexpr (!kPair) smem.turns = ConsumerTurns{};  // slot 0 goes first; nobody active
     prefetch_tensor_map(&tm_q);
     prefetch_tensor_map(&tm_k);
     prefetch_tensor_map(&tm_v);

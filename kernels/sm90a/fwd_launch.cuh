@@ -112,14 +112,6 @@ template <class Cfg>
   params.probe_epilogue_ns = a.probes.nanoseconds[kProbeFwdEpilogue];
   params.trace = a.trace;
   params.hang_watch = a.hang_watch;
-  // Consumer turns (run 37, fwd_consumer_turns.cuh): an A/B switch, most polls per wait.
-  if (const char* spins = std::getenv("VSA_SM90A_FWD_TURN_SPINS"); spins != nullptr) {
-    char* end = nullptr;
-    const long v = std::strtol(spins, &end, 10);
-    if (end == spins || *end != '\0' || v < 0 || v > 1 << 16)
-      return Status::failure(std::string("VSA_SM90A_FWD_TURN_SPINS='") + spins + "': give a count of polls, 0-65536");
-    params.turn_spins = int(v);
-  }
 
   // Pair tiles (an A/B variant, fwd_pair_producer.cuh): a ticket is two items in a static
   // order, nothing is sorted and no counter is used, so the forward is the call's only launch.
@@ -133,7 +125,6 @@ template <class Cfg>
     // from the shared blocks' own cost.
     params.pair_share = env_on(std::getenv("VSA_SM90A_FWD_PAIR_NO_SHARE")) ? 0 : 1;
     params.order = params.order_counts = nullptr;
-    params.turn_spins = 0;  // the turn words share the pair maps' bytes
     return probe ? launch_persistent<Cfg, true, true>(tm_q, tm_k, tm_v, params, grid, stream, false)
                  : launch_persistent<Cfg, false, true>(tm_q, tm_k, tm_v, params, grid, stream, false);
   }

@@ -8,7 +8,6 @@
 //     issue O  += P_{n-1} V_{n-1}  (wgmma m64n128k16 x 4, A = P registers, V N-major)
 //     wait S_n; online softmax of S_n while P_{n-1} V_{n-1} still runs
 // so the softmax of one block overlaps the P.V product of the previous one.
-#include "fwd_consumer_turns.cuh"
 #include "fwd_epilogue.cuh"
 #include "fwd_pair_order.hpp"
 #include "fwd_pair_ring.cuh"
@@ -145,8 +144,8 @@ __device__ __forceinline__ void retire_pv(const Ring& ring, int stage, float (&o
 template <class Cfg, bool kProbe, bool kPair, class Ring, class Stages>
 __device__ __forceinline__ void run_item(const Ring& ring, Stages& stages, const std::uint32_t (&q)[8][4],
                                          std::uint32_t (&pfrag)[4][4], float (&s)[32], float (&o)[64], int slot,
-                                         int item, int count, int traced, const Params& p, int warp, int lane, int tid,
-                                         const TurnGate& gate) {
+                                         int item, int count, int traced, const Params& p, int warp, int lane,
+                                         int tid) {
   OnlineSoftmax softmax;
   softmax.reset();
   float alpha[2];
@@ -160,13 +159,10 @@ __device__ __forceinline__ void run_item(const Ring& ring, Stages& stages, const
   constexpr HangSite kKFull = hang_site("consumer", "k_full");
   constexpr HangSite kVFull = hang_site("consumer", "v_full");
   mbar_wait<kProbe>(ring.k_full(cur.index), cur.full_parity(), p.hang_watch, kKFull, {cur.index, 0, item});
-  gate.set_active(1, lane);
-  gate.wait(lane);
   keep_live(s);
   wgmma_fence();
   issue_scores<Cfg>(s, q, ring.k_tile(cur.index));
   wgmma_commit();
-  gate.pass(lane);
   wgmma_wait<0>();
   keep_live(s);
   mask_scores_release_k<Cfg, kProbe>(ring, cur.index, s, lane, p);
@@ -184,7 +180,6 @@ __device__ __forceinline__ void run_item(const Ring& ring, Stages& stages, const
     // block (a wait between them makes ptxas inject another warpgroup.arrive).
     mbar_wait<kProbe>(ring.k_full(next.index), next.full_parity(), p.hang_watch, kKFull, {next.index, n, item});
     mbar_wait<kProbe>(ring.v_full(cur.index), cur.full_parity(), p.hang_watch, kVFull, {cur.index, n - 1, item});
-    gate.wait(lane);
     keep_live(o);
     keep_live(pfrag);
     wgmma_fence();
@@ -192,7 +187,6 @@ __device__ __forceinline__ void run_item(const Ring& ring, Stages& stages, const
     wgmma_commit();
     issue_pv<Cfg>(o, pfrag, ring.v_tile(cur.index));
     wgmma_commit();
-    gate.pass(lane);
 
     wgmma_wait<1>();  // S_n ready (K_n free); P_{n-1} V_{n-1} may still run
     keep_live(s);
@@ -206,14 +200,11 @@ __device__ __forceinline__ void run_item(const Ring& ring, Stages& stages, const
   if (count > 1) retire_pv<Cfg, kProbe>(ring, prev.index, o, rescale, alpha, lane, p);
   pack_probabilities(s, pfrag);
   mbar_wait<kProbe>(ring.v_full(cur.index), cur.full_parity(), p.hang_watch, kVFull, {cur.index, count - 1, item});
-  gate.wait(lane);
   keep_live(o);
   keep_live(pfrag);
   wgmma_fence();
   issue_pv<Cfg>(o, pfrag, ring.v_tile(cur.index));
   wgmma_commit();
-  gate.pass(lane);
-  gate.set_active(0, lane);
   wgmma_wait<0>();
   keep_live(o);
   if constexpr (!Cfg::kEarlyKRelease) release_stage<kProbe>(ring.k_empty(cur.index), lane, p.probe_release_kv_ns);
@@ -278,12 +269,11 @@ __device__ void run_consumer(SharedStorage<Cfg>& smem, int slot, const Params& p
     if constexpr (kPair) {
       PairStages<Cfg> stages{PairWalk::start(counts, slot), base};
       run_item<Cfg, kProbe, true>(PairRing<Cfg>{smem}, stages, q, pfrag, s, o, slot, item, count, traced, p, warp, lane,
-                                  tid, TurnGate{nullptr, slot, warp, 0});
+                                  tid);
     } else {
       SlotStages<Cfg> stages{kv_state};
-      const TurnGate gate{p.turn_spins > 0 ? &smem.turns : nullptr, slot, warp, p.turn_spins};
       run_item<Cfg, kProbe, false>(SlotRing<Cfg>{tiles, bars, smem.mail[slot]}, stages, q, pfrag, s, o, slot, item,
-                                   count, traced, p, warp, lane, tid, gate);
+                                   count, traced, p, warp, lane, tid);
     }
   }
 }

@@ -20,7 +20,6 @@ struct Params {
   const std::int32_t* order_counts;  // q2k_num of order[k], written beside it; null: read q2k_num
   int natural_first;                 // tickets below it are items in natural order (no sort needed)
   int pair_share;                    // pair tiles: 0 streams both lists whole (a diagnostic, run 35)
-  int turn_spins;                    // consumer turns (fwd_consumer_turns.cuh): most polls per wait, 0: off
   std::int32_t* next_work;           // scheduler counter, zeroed by the order kernel
   int n_items;                       // B * H * nb
   int num_blocks;                    // nb
@@ -84,21 +83,12 @@ struct PairMaps {
   std::uint32_t selected[2][2][kPairMapWords];  // [producer warp: K, V][row of the pair]
 };
 
-// Consumer turns (fwd_consumer_turns.cuh), single items only: shares the pair maps' bytes.
-struct ConsumerTurns {
-  int next[4];       // per warp pair (warp w of both groups): the slot whose products go next
-  int active[2][4];  // [slot][warp]: inside an item's main loop
-};
-
 template <class Cfg>
 struct SharedStorage {
   SlotTiles<Cfg> tiles[Cfg::kConsumers];
   SlotBarriers<Cfg> bars[Cfg::kConsumers];
   SlotMailbox<Cfg> mail[Cfg::kConsumers];
-  union {
-    PairMaps pair_maps;
-    ConsumerTurns turns;
-  };
+  PairMaps pair_maps;
 };
 
 // Dynamic shared memory is aligned by hand (the extra 1024 bytes) since its base is not
