@@ -129,10 +129,7 @@ template <class Cfg>
                  : launch_persistent<Cfg, false, true>(tm_q, tm_k, tm_v, params, grid, stream, false);
   }
 
-  // Experiment (run 37b, VSA_SM90A_FWD_SPARE_SM=1): one SM left to the kernel before the
-  // forward, whose CTA otherwise holds back the forward CTA of its SM until it exits.
-  const int spare = env_on(std::getenv("VSA_SM90A_FWD_SPARE_SM")) && sm_count > 1 ? 1 : 0;
-  const int grid = forward_grid(sm_count - spare, n_items, Cfg::kConsumers);
+  const int grid = forward_grid(sm_count, n_items, Cfg::kConsumers);
   // Which items skip the sort and how the rest is sorted (fwd_work_order.hpp).
   const WorkOrder work =
       work_order_for(order_choice.kind == OrderKind::kPairTiles ? OrderKind::kRule : order_choice.kind, n_items, grid,
@@ -161,12 +158,8 @@ template <class Cfg>
   }
 
   // The timeline is recorded, and waits are bounded by a hang watch, by the probe variant only.
-  if (probe) return launch_persistent<Cfg, true, false>(tm_q, tm_k, tm_v, params, grid, stream);
-  if (env_on(std::getenv("VSA_SM90A_FWD_DEFERRED_SOFTMAX")))  // experiment, run 37
-    return launch_persistent<DeferredSoftmax<Cfg>, false, false>(tm_q, tm_k, tm_v, params, grid, stream);
-  if (env_on(std::getenv("VSA_SM90A_FWD_EARLY_VALID")))  // experiment, run 37
-    return launch_persistent<EarlyValid<Cfg>, false, false>(tm_q, tm_k, tm_v, params, grid, stream);
-  return launch_persistent<Cfg, false, false>(tm_q, tm_k, tm_v, params, grid, stream);
+  return probe ? launch_persistent<Cfg, true, false>(tm_q, tm_k, tm_v, params, grid, stream)
+               : launch_persistent<Cfg, false, false>(tm_q, tm_k, tm_v, params, grid, stream);
 }
 
 }  // namespace vsa::sm90a::fwd

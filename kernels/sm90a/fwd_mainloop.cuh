@@ -122,30 +122,12 @@ __device__ __forceinline__ void release_kv(const Ring& ring, int s, int lane, st
 // S of a stage is in registers: keys past the stage's vbs are masked, then K goes back
 // (early release). The branch on `valid` comes before the K release that lets the producer
 // rewrite the word: the load has completed before the arrive (no arrive-before-wait).
-// `early`: the stage's kv_valid word when the caller read it before the wait for S
-// (Cfg::kEarlyValid); otherwise it is read here.
 template <class Cfg, bool kProbe, class Ring>
 __device__ __forceinline__ void mask_scores_release_k(const Ring& ring, int stage, float (&s)[32], int lane,
-                                                      const Params& p, int early = 0) {
-  int valid = early;
-  if constexpr (!Cfg::kEarlyValid) valid = read_mailbox(ring.kv_valid(stage), lane);
+                                                      const Params& p) {
+  const int valid = read_mailbox(ring.kv_valid(stage), lane);
   if (valid < Cfg::kBlockKv) OnlineSoftmax::mask_padding(s, valid, lane);
   if constexpr (Cfg::kEarlyKRelease) release_stage<kProbe>(ring.k_empty(stage), lane, p.probe_release_kv_ns);
-}
-
-// The stage's kv_valid word ahead of the wait for S (Cfg::kEarlyValid: the read leaves the
-// chain from S to the softmax); otherwise unused (read after the wait, in mask_scores_release_k).
-template <class Cfg, class Ring>
-__device__ __forceinline__ int early_valid(const Ring& ring, int stage, int lane) {
-  if constexpr (Cfg::kEarlyValid) return read_mailbox(ring.kv_valid(stage), lane);
-  return 0;
-}
-
-template <class Cfg>
-__device__ __forceinline__ bool softmax_update(OnlineSoftmax& softmax, float (&s)[32], float scale_log2,
-                                               float (&alpha)[2]) {
-  if constexpr (Cfg::kDeferredSoftmax) return softmax.update_deferred(s, scale_log2, alpha);
-  return softmax.update<Cfg::kLazyRescale>(s, scale_log2, alpha);
 }
 
 // The previous P.V is done: its stage goes back and O takes the rescale the softmax asked for.
@@ -181,11 +163,10 @@ __device__ __forceinline__ void run_item(const Ring& ring, Stages& stages, const
   wgmma_fence();
   issue_scores<Cfg>(s, q, ring.k_tile(cur.index));
   wgmma_commit();
-  const int valid0 = early_valid<Cfg>(ring, cur.index, lane);
   wgmma_wait<0>();
   keep_live(s);
-  mask_scores_release_k<Cfg, kProbe>(ring, cur.index, s, lane, p, valid0);
-  softmax_update<Cfg>(softmax, s, p.scale_log2, alpha);  // O is still zero: no rescale
+  mask_scores_release_k<Cfg, kProbe>(ring, cur.index, s, lane, p);
+  softmax.update<Cfg::kLazyRescale>(s, p.scale_log2, alpha);  // O is still zero: no rescale
   stamp<Cfg, kProbe>(p, slot, trace_item_stamp(traced, 1), tid == 0);
 
   // The wait for P_{n-2} V_{n-2} sits at the top of iteration n, behind the loop's
@@ -207,11 +188,10 @@ __device__ __forceinline__ void run_item(const Ring& ring, Stages& stages, const
     issue_pv<Cfg>(o, pfrag, ring.v_tile(cur.index));
     wgmma_commit();
 
-    const int valid = early_valid<Cfg>(ring, next.index, lane);
     wgmma_wait<1>();  // S_n ready (K_n free); P_{n-1} V_{n-1} may still run
     keep_live(s);
-    mask_scores_release_k<Cfg, kProbe>(ring, next.index, s, lane, p, valid);
-    rescale = softmax_update<Cfg>(softmax, s, p.scale_log2, alpha);
+    mask_scores_release_k<Cfg, kProbe>(ring, next.index, s, lane, p);
+    rescale = softmax.update<Cfg::kLazyRescale>(s, p.scale_log2, alpha);
     prev = cur;
     cur = next;
   }

@@ -13,15 +13,10 @@ struct OnlineSoftmax {
   float m[2];  // reference max of the raw scores: the running max, or below it by at most
                // 2^kLazyThresholdLog2 in the lazy variant (-inf: no valid key seen yet)
   float l[2];  // this thread's share of the row sum, scaled to m (summed over the quad at the end)
-  // update_deferred only: the reference the next block's P is taken against, and whether it
-  // differs from m (the same answer for the whole warp).
-  float m_next[2];
-  bool moved;
 
   __device__ __forceinline__ void reset() {
-    m[0] = m[1] = m_next[0] = m_next[1] = -CUDART_INF_F;
+    m[0] = m[1] = -CUDART_INF_F;
     l[0] = l[1] = 0.0f;
-    moved = false;
   }
 
   // Keys at in-block position >= valid are padding of their kv block.
@@ -87,89 +82,6 @@ struct OnlineSoftmax {
       }
 #pragma unroll
     for (int r = 0; r < 2; ++r) l[r] = l[r] * alpha[r] + sum[r];
-    return rescale;
-  }
-
-  // Deferred reference (run 37, Cfg::kDeferredSoftmax). update() needs the row maximum of a
-  // block (this thread's 16 scores, then two shuffles across the quad and a vote) before its
-  // first exponential. Here P of a block is taken against m_next, the reference chosen after
-  // the block before, and the row maximum only chooses the next block's reference by the
-  // lazy rule, so its shuffles and vote run beside the exponentials instead of before them.
-  // O and l move to m_next by alpha before this block's P.V, as in update().
-  // What P against a stale reference needs is a range guard: each lane checks its own
-  // maximum (no shuffle) against m_next, and when any lane's scores exceed it by more than
-  // 2^kDeferredGuardLog2 (a row's first valid block, or a large jump), the warp takes the
-  // exact path: the row maximum first, as update() without laziness. So P <= 2^32 (exact in
-  // fp32 and bf16), never +inf, and a row with no valid key keeps reference -inf.
-  static constexpr float kDeferredGuardLog2 = 32.0f;
-  __device__ __forceinline__ bool update_deferred(float (&s)[32], float scale_log2, float (&alpha)[2]) {
-    // This thread's maximum per row, as a tree (depth 4, not a chain of 8).
-    float t[2][8];
-#pragma unroll
-    for (int j = 0; j < 8; ++j) {
-      t[0][j] = fmaxf(s[4 * j], s[4 * j + 1]);
-      t[1][j] = fmaxf(s[4 * j + 2], s[4 * j + 3]);
-    }
-#pragma unroll
-    for (int w = 4; w > 0; w /= 2)
-#pragma unroll
-      for (int j = 0; j < w; ++j)
-#pragma unroll
-        for (int r = 0; r < 2; ++r) t[r][j] = fmaxf(t[r][j], t[r][j + w]);
-    // -inf reference with a finite score: +inf > guard (exact path); both -inf: NaN (fast
-    // path, where every P is exp2(-inf) = 0).
-    const bool far = (t[0][0] - m_next[0]) * scale_log2 > kDeferredGuardLog2 ||
-                     (t[1][0] - m_next[1]) * scale_log2 > kDeferredGuardLog2;
-    float mx[2] = {t[0][0], t[1][0]};
-    float base[2];
-    bool rescale = true;
-    const bool exact = __any_sync(0xffffffffu, far);
-    if (exact) {  // the row maximum first
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        mx[r] = fmaxf(mx[r], m_next[r]);
-        mx[r] = fmaxf(mx[r], __shfl_xor_sync(0xffffffffu, mx[r], 1));
-        mx[r] = fmaxf(mx[r], __shfl_xor_sync(0xffffffffu, mx[r], 2));
-        base[r] = mx[r] == -CUDART_INF_F ? 0.0f : mx[r] * scale_log2;
-        alpha[r] = fast_exp2(m[r] * scale_log2 - base[r]);
-        m[r] = m_next[r] = mx[r];
-      }
-      moved = false;
-    } else {
-      rescale = moved;
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        base[r] = m_next[r] == -CUDART_INF_F ? 0.0f : m_next[r] * scale_log2;
-        alpha[r] = rescale ? fast_exp2(m[r] * scale_log2 - base[r]) : 1.0f;
-        m[r] = m_next[r];
-      }
-    }
-    float sum[2] = {0.0f, 0.0f};
-#pragma unroll
-    for (int j = 0; j < 8; ++j)
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int r = e / 2;
-        s[4 * j + e] = fast_exp2(fmaf(s[4 * j + e], scale_log2, -base[r]));
-        sum[r] += s[4 * j + e];
-      }
-#pragma unroll
-    for (int r = 0; r < 2; ++r) l[r] = l[r] * alpha[r] + sum[r];
-    if (!exact) {
-      // Fast path: the next block's reference, by the lazy rule, from this block's row maximum.
-#pragma unroll
-      for (int r = 0; r < 2; ++r) {
-        mx[r] = fmaxf(mx[r], __shfl_xor_sync(0xffffffffu, mx[r], 1));
-        mx[r] = fmaxf(mx[r], __shfl_xor_sync(0xffffffffu, mx[r], 2));
-      }
-      const bool grew =
-          (mx[0] - m[0]) * scale_log2 > kLazyThresholdLog2 || (mx[1] - m[1]) * scale_log2 > kLazyThresholdLog2;
-      moved = __any_sync(0xffffffffu, grew);
-      if (moved) {
-#pragma unroll
-        for (int r = 0; r < 2; ++r) m_next[r] = fmaxf(m[r], mx[r]);
-      }
-    }
     return rescale;
   }
 

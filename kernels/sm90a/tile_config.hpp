@@ -45,25 +45,8 @@ struct TileConfig {
   // Measured on H200: +2-5% at every size, also where the 700 W cap holds the clock
   // (notes/runs.md run 11).
   static constexpr bool kLazyRescale = true;
-  // Experiments of run 37 (EarlyValid / DeferredSoftmax below): the stage's kv_valid word
-  // read before the wait for S instead of after it; P against the reference chosen after
-  // the block before (OnlineSoftmax::update_deferred), so the row maximum's shuffles leave
-  // the chain from S to the exponentials. Both off in the default.
-  static constexpr bool kEarlyValid = false;
-  static constexpr bool kDeferredSoftmax = false;
   // Shared memory a CTA may use on sm_90 (227 KB opt-in limit).
   static constexpr std::size_t kSmemLimit = 232448;
-};
-
-// Experiments (run 37): VSA_SM90A_FWD_EARLY_VALID=1, VSA_SM90A_FWD_DEFERRED_SOFTMAX=1.
-template <class Cfg>
-struct EarlyValid : Cfg {
-  static constexpr bool kEarlyValid = true;
-};
-template <class Cfg>
-struct DeferredSoftmax : Cfg {
-  static constexpr bool kEarlyValid = true;
-  static constexpr bool kDeferredSoftmax = true;
 };
 
 static_assert(TileConfig::kBlockQ == 64, "one wgmma M=64 per consumer warp group");
