@@ -1,7 +1,10 @@
 #include "engine/case_data.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 #include <thread>
 
 #include "vsa/device_ops.hpp"
@@ -38,6 +41,10 @@ BackendSession::BackendSession(Backend& backend, const BlockMap& map, const Host
       m_explorer(dynamic_cast<ScheduleExplorer*>(&backend)) {
   set_schedule_seed(m_schedule_seed);  // the backend object outlives cases: no seed carried over
   const Shape& s = map.shape;
+  m_lse_factor = backend.lse_factor(s);
+  if (!std::isfinite(m_lse_factor) || m_lse_factor == 0.0)
+    throw std::runtime_error(backend.name() + " declares lse factor " + std::to_string(m_lse_factor) +
+                             " for this shape: it must be finite and nonzero (docs/plugins.md)");
   const auto n = std::size_t(s.tensor_elems());
   const auto rows = std::size_t(s.row_elems());
   if (on_device()) {
@@ -100,7 +107,7 @@ BackwardArgs BackendSession::backward_args() {
     a.v = m_device->v.get();
     a.out = m_device->out.get();
     a.d_out = m_device->d_out.get();
-    a.lse = m_device->lse.get();
+    a.lse = m_lse_factor == 1.0 ? m_device->lse.get() : backward_lse();
     a.q2k_idx = m_device->q2k_idx.get();
     a.q2k_num = m_device->q2k_num.get();
     a.k2q_idx = m_device->k2q_idx.get();
@@ -117,7 +124,7 @@ BackwardArgs BackendSession::backward_args() {
     a.v = m_host.v.data();
     a.out = m_host.out.data();
     a.d_out = m_host.d_out.data();
-    a.lse = m_host.lse.data();
+    a.lse = m_lse_factor == 1.0 ? m_host.lse.data() : backward_lse();
     a.q2k_idx = m_map.q2k_idx.data();
     a.q2k_num = m_map.q2k_num.data();
     a.k2q_idx = m_map.k2q_idx.data();
@@ -132,6 +139,37 @@ BackwardArgs BackendSession::backward_args() {
 }
 
 Status BackendSession::forward() { return m_backend.forward(forward_args()); }
+
+namespace {
+// lse_own = factor x lse, and back. The poison pattern stays the poison pattern, so an
+// element the backend never wrote still reads as unwritten.
+bool poison(float x) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  return bits == kPoisonF32;
+}
+void scale_lse(std::vector<float>& lse, double factor) {
+  for (float& x : lse)
+    if (!poison(x)) x = float(double(x) * factor);
+}
+}  // namespace
+
+const float* BackendSession::backward_lse() {
+  if (!m_lse_own_ready) {
+    // The forward's lse as the case holds it (the reference's), or on the device only
+    // when there is no reference to have copied it to the host.
+    std::vector<float> lse = m_host.lse;
+    if (lse.empty() && m_device != nullptr && m_device->lse.size() > 0) lse = m_device->lse.download(m_stream);
+    scale_lse(lse, m_lse_factor);
+    m_host_lse_own = std::move(lse);
+    if (on_device()) {
+      m_lse_own = DeviceArray<float>(m_host_lse_own.size());
+      m_lse_own.upload(m_host_lse_own, m_stream);
+    }
+    m_lse_own_ready = true;
+  }
+  return on_device() ? m_lse_own.get() : m_host_lse_own.data();
+}
 Status BackendSession::backward() { return m_backend.backward(backward_args()); }
 
 namespace {
@@ -170,6 +208,7 @@ HostOutputs BackendSession::fetch_forward() {
     out.o = m_host_out.o;
     out.lse = m_host_out.lse;
   }
+  if (m_lse_factor != 1.0) scale_lse(out.lse, 1.0 / m_lse_factor);  // the backend's form -> M format
   return out;
 }
 

@@ -63,6 +63,8 @@ class BackendSession {
  private:
   [[nodiscard]] ForwardArgs forward_args();
   [[nodiscard]] BackwardArgs backward_args();
+  // The backward's input lse in the backend's form (lse_factor != 1), made once, untimed.
+  [[nodiscard]] const float* backward_lse();
 
   Backend& m_backend;
   const BlockMap& m_map;
@@ -76,6 +78,10 @@ class BackendSession {
   HostOutputs m_host_out;  // host backends write here directly
   DeviceArray<bf16_bits> m_o, m_dq, m_dk, m_dv;
   DeviceArray<float> m_lse;
+  double m_lse_factor = 1.0;          // Backend::lse_factor of this case's shape
+  std::vector<float> m_host_lse_own;  // backward_lse(): the converted lse (host backends read it)
+  DeviceArray<float> m_lse_own;       // backward_lse(): its device copy (device backends)
+  bool m_lse_own_ready = false;
   DeviceBytes m_ws_fwd, m_ws_bwd;
   std::vector<std::uint8_t> m_host_ws_fwd, m_host_ws_bwd;
 };

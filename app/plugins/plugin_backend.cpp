@@ -152,6 +152,12 @@ class PluginBackend final : public Backend {
     return status(m_entry.backward(m_entry.context, &c, error.data(), kTextBytes), error, "backward");
   }
 
+  double lse_factor(const Shape& s) const override {
+    if (!m_entry.lse_factor) return 1.0;
+    const vsa_plugin_shape shape = c_shape(s);
+    return m_entry.lse_factor(m_entry.context, &shape);
+  }
+
   std::vector<std::string> compiled_images() const override { return list_of(m_entry.compiled_images); }
 
   std::vector<KernelInfo> kernels() const override {

@@ -1,6 +1,8 @@
 // Example plugin: a CPU forward (host memory, fp32, one query row at a time) in the SDK's
-// terms: one entry point, one backend, a probe point. README "Test your own kernel" walks
-// through it; tests/cli/plugins.sh runs it against cpu-ref.
+// terms: one entry point, a backend, a probe point. README "Test your own kernel" walks
+// through it; tests/cli/plugins.sh runs it against cpu-ref. A second backend,
+// example-cpu-ln, writes a natural-log lse and declares it (lse_factor): vsa-bench then
+// converts after the call, so a kernel with that convention needs no conversion of its own.
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -28,7 +30,9 @@ int supports(void*, const vsa_plugin_device*, const vsa_plugin_shape* s, uint32_
   return 0;
 }
 
-int forward(void*, const vsa_plugin_forward_args* a, char*, size_t) {
+// context: the factor of the backend's lse form (1: base 2, "M format"; ln 2: natural log).
+int forward(void* context, const vsa_plugin_forward_args* a, char*, size_t) {
+  const float lse_factor = float(*static_cast<const double*>(context));
   const vsa_plugin_shape& s = a->shape;
   const int64_t S = int64_t(s.num_blocks) * s.block, D = s.head_dim;
   const float scale = 1.0f / std::sqrt(float(D)), log2e = 1.4426950408889634f;
@@ -52,26 +56,38 @@ int forward(void*, const vsa_plugin_forward_args* a, char*, size_t) {
       }
       VSA_PROBE(a->probes, 0);  // "fwd.before_store": the row is computed, not yet written
       for (int64_t d = 0; d < D; ++d) a->out[(bh * S + r) * D + d] = float_to_bf16(l > 0 ? acc[d] / l : 0.0f);
-      a->lse[bh * S + r] = l > 0 ? m + std::log2(l) : -INFINITY;
+      a->lse[bh * S + r] = l > 0 ? (m + std::log2(l)) * lse_factor : -INFINITY;
     }
   return 0;
 }
 
 const char* const kProbes[] = {"fwd.before_store", nullptr};
-vsa_plugin_backend make_backend() {  // fields not set stay zero: NULL, none
-  vsa_plugin_backend b{};
-  b.name = "example-cpu";
-  b.description = "example plugin: fp32 CPU forward, one query row at a time (examples/plugins/cpu_forward.cpp)";
+const double kBase2 = 1.0, kNaturalLog = 0.6931471805599453;  // ln x = ln 2 * log2 x
+double lse_factor(void* context, const vsa_plugin_shape*) { return *static_cast<const double*>(context); }
+
+vsa_plugin_backend make_backend(const char* name, const char* description, const double* factor) {
+  vsa_plugin_backend b{};  // fields not set stay zero: NULL, none
+  b.name = name;
+  b.description = description;
   b.memory = VSA_PLUGIN_MEMORY_HOST;
   b.ops = VSA_PLUGIN_OP_FORWARD;
   b.probe_points = kProbes;
+  b.context = const_cast<double*>(factor);
   b.supports = supports;
   b.forward = forward;
+  if (*factor != 1.0) b.lse_factor = lse_factor;
   return b;
 }
-const vsa_plugin_backend kBackends[] = {make_backend()};
+const vsa_plugin_backend kBackends[] = {make_backend("example-cpu",
+                                                     "example plugin: fp32 CPU forward, one query row at a time "
+                                                     "(examples/plugins/cpu_forward.cpp)",
+                                                     &kBase2),
+                                        make_backend("example-cpu-ln",
+                                                     "example plugin: example-cpu with a natural-log lse, declared "
+                                                     "as lse_factor ln 2 (examples/plugins/cpu_forward.cpp)",
+                                                     &kNaturalLog)};
 const vsa_plugin_build_item kBuild[] = {{"example", "cpu_forward.cpp"}, {"compiler", __VERSION__}};
-const vsa_plugin_table kTable = {VSA_PLUGIN_ABI_VERSION, "example-cpu", kBuild, 2, kBackends, 1};
+const vsa_plugin_table kTable = {VSA_PLUGIN_ABI_VERSION, "example-cpu", kBuild, 2, kBackends, 2};
 
 }  // namespace
 

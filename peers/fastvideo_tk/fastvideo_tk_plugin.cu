@@ -8,16 +8,17 @@
 // (torch_stub/fastvideo_tk_torch_stub.h says why); this file launches the kernel templates
 // itself, as those bindings do, with vsa-bench's tensors and stream.
 //
-// What a call does beyond upstream's kernels (all on the device, on the given stream, so the
-// harness times it, like torch's allocations, zeroing and casts around the upstream op):
-//  - forward: fwd_attend_ker<D> writes its lse into our lse buffer, then lse_to_ours converts
-//    it in place (the relation below);
-//  - backward: lse_to_tk writes TK's lse form into the workspace, one memset zeroes the fp32
-//    dQ/dK/dV accumulators (the kernels add into them with TMA reduce-adds), then
-//    bwd_attend_prep_ker<D> (D_i = rowsum(dO * O)) and bwd_attend_ker<D> run, and
-//    grads_to_bf16 rounds the three fp32 gradients into our bf16 outputs.
-// TK_PLUGIN_KERNELS_ONLY=1 in the environment (read once, at load) skips the conversions, the
-// zeroing and the casts: the upstream kernels alone are timed and the outputs are NOT valid
+// The lse stays in TK's own form: the backend declares it (lse_factor, plugin ABI 2, the
+// relation below), and vsa-bench converts outside the timed calls, after the forward and
+// before the backward. What a call does beyond upstream's kernels (all on the device, on the
+// given stream, so the harness times it, like torch's zeroing and casts around the upstream op):
+//  - forward: nothing; fwd_attend_ker<D> writes its lse into our lse buffer;
+//  - backward: one memset zeroes the fp32 dQ/dK/dV accumulators (the kernels add into them
+//    with TMA reduce-adds), then bwd_attend_prep_ker<D> (D_i = rowsum(dO * O)) and
+//    bwd_attend_ker<D> run on our lse buffer, and grads_to_bf16 rounds the three fp32
+//    gradients into our bf16 outputs.
+// TK_PLUGIN_KERNELS_ONLY=1 in the environment (read once, at load) skips the zeroing and the
+// casts: the upstream kernels alone are timed and the backward's outputs are NOT valid
 // (suites/tk-perf-kernels-only.json has no reference for that reason).
 //
 // The lse relation. docs/spec.md: x = q.k / sqrt(D), m = max x, l = sum exp(x - m), and
@@ -29,8 +30,8 @@
 // bwd_attend_ker loads lse_tk as the initial accumulator of S^T = K Q^T, so it holds
 // q.k - sqrt(D) * (m + ln l) = sqrt(D) * (x - m - ln l), and exp2 of that times log2(e)/sqrt(D)
 // is P = exp(x - m - ln l): the same relation, which is how the backward needs lse_tk.
-// So lse_ours = lse_tk * (log2(e) / -c) and lse_tk = lse_ours * (-c * ln 2), with c = 8 or
-// 11.313708499f, upstream's own literals for sqrt(D).
+// So lse_tk = lse_ours * (-c * ln 2), with c = 8 or 11.313708499f, upstream's own literals for
+// sqrt(D): that is the factor lse_factor() declares.
 //
 // Limits (supports_shape / supports): blk 64 (BLOCK_M = BLOCK_N = 64 upstream), D 64 or 128
 // (the only instantiations), B = 1 (the upstream forward binding rejects any other batch),
@@ -111,8 +112,7 @@ extern "C" CUresult CUDAAPI cuGetErrorString(CUresult error, const char** text) 
 
 namespace tk_adapter {
 
-constexpr float kLog2e = 1.4426950408889634f;
-constexpr float kLn2 = 0.6931471805599453f;
+constexpr double kLn2 = 0.6931471805599453;
 constexpr int kBlock = 64;       // BLOCK_M = BLOCK_N upstream
 constexpr int kFwdSmem = 54000;  // dynamic shared memory of upstream's launches
 constexpr int kBwdSmem64 = 72000;
@@ -123,19 +123,9 @@ constexpr int kThreads = 256;
 // Upstream's literal for sqrt(D) in the lse (see the relation at the top).
 constexpr float tk_sqrt_d(int d) { return d == 64 ? 8.0f : 11.313708499f; }
 
-// In place: lse_ours = lse_tk * factor (factor = log2(e) / -sqrt(D)).
-__global__ void lse_to_ours(float* lse, std::int64_t n, float factor) {
-  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += std::int64_t(gridDim.x) * blockDim.x)
-    lse[i] *= factor;
-}
-
-// lse_tk = lse_ours * factor (factor = -sqrt(D) * ln 2).
-__global__ void lse_to_tk(const float* __restrict__ lse, float* __restrict__ out, std::int64_t n, float factor) {
-  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += std::int64_t(gridDim.x) * blockDim.x)
-    out[i] = lse[i] * factor;
-}
+// TK's lse form as vsa-bench's lse_factor: lse_tk = lse_ours * (-sqrt(D) * ln 2), with
+// upstream's sqrt(D) literal (the relation at the top).
+double lse_factor(void*, const vsa_plugin_shape* s) { return -double(tk_sqrt_d(s->head_dim)) * kLn2; }
 
 // dq, dk, dv (bf16, round to nearest even) from the fp32 qg, kg, vg that lie back to back in
 // the workspace, quads elements of 4 floats each.
@@ -170,14 +160,14 @@ std::int64_t rows_of(const vsa_plugin_shape& s) { return std::int64_t(s.batch) *
 
 std::size_t align256(std::size_t n) { return (n + 255) & ~std::size_t(255); }
 
-// Backward workspace: lse_tk [rows], D_i [rows], then qg, kg, vg [rows * D] fp32, back to back.
+// Backward workspace: D_i [rows], then qg, kg, vg [rows * D] fp32, back to back.
 struct BwdLayout {
   std::size_t dvec, grads, total;
 };
 BwdLayout bwd_layout(const vsa_plugin_shape& s) {
   const std::size_t rows = std::size_t(rows_of(s)), vec = align256(rows * sizeof(float));
   const std::size_t grad = rows * std::size_t(s.head_dim) * sizeof(float);  // a multiple of 256 (rows % 64 == 0)
-  return {vec, 2 * vec, 2 * vec + 3 * grad};
+  return {0, vec, vec + 3 * grad};
 }
 
 int refuse(char* reason, std::size_t n, const char* fmt, int value) {
@@ -274,11 +264,6 @@ int forward_d(const vsa_plugin_forward_args& a, char* error, std::size_t n) {
   if (e != cudaSuccess) return fail(error, n, "cudaFuncSetAttribute(fwd_attend_ker)", e);
   fwd_attend_ker<D><<<dim3(unsigned(s.num_blocks), H, B), 128, kFwdSmem, stream>>>(g);
   if ((e = cudaGetLastError()) != cudaSuccess) return fail(error, n, "fwd_attend_ker", e);
-  if (!g_kernels_only) {
-    const std::int64_t rows = rows_of(s);
-    lse_to_ours<<<grid_for(rows), kThreads, 0, stream>>>(a.lse, rows, kLog2e / -tk_sqrt_d(D));
-    if ((e = cudaGetLastError()) != cudaSuccess) return fail(error, n, "lse_to_ours", e);
-  }
   return 0;
 }
 
@@ -294,12 +279,10 @@ int backward_d(const vsa_plugin_backward_args& a, char* error, std::size_t n) {
   float* qg = reinterpret_cast<float*>(ws + layout.grads);
   float* kg = qg + elements;
   float* vg = kg + elements;
-  // Kernels only: TK reads our lse unconverted (values wrong, work the same).
-  float* lse_tk = g_kernels_only ? const_cast<float*>(a.lse) : reinterpret_cast<float*>(ws);
+  // Already in TK's form (lse_factor): vsa-bench converted it before the call.
+  float* lse_tk = const_cast<float*>(a.lse);
   cudaError_t e = cudaSuccess;
   if (!g_kernels_only) {
-    lse_to_tk<<<grid_for(rows), kThreads, 0, stream>>>(a.lse, lse_tk, rows, -tk_sqrt_d(D) * kLn2);
-    if ((e = cudaGetLastError()) != cudaSuccess) return fail(error, n, "lse_to_tk", e);
     e = cudaMemsetAsync(qg, 0, 3 * std::size_t(elements) * sizeof(float), stream);
     if (e != cudaSuccess) return fail(error, n, "cudaMemsetAsync(dQ, dK, dV fp32)", e);
   }
@@ -392,7 +375,7 @@ const char* const kDescription =
     "forward)";
 const char* const kDescriptionKernelsOnly =
     "FastVideo's ThunderKittens H100 block-sparse attention (block_sparse_h100.cu), KERNELS ONLY "
-    "(TK_PLUGIN_KERNELS_ONLY=1: no lse conversion, zeroing or bf16 casts; outputs not valid); "
+    "(TK_PLUGIN_KERNELS_ONLY=1: no zeroing or bf16 casts; backward outputs not valid); "
     "B=1, blk 64, D 64/128, every q2k row at least 1 block";
 
 vsa_plugin_backend make_backend() {
@@ -410,14 +393,17 @@ vsa_plugin_backend make_backend() {
   b.workspace_bytes = workspace_bytes;
   b.forward = forward;
   b.backward = backward;
+  b.lse_factor = lse_factor;  // TK's own lse form, converted by vsa-bench outside the timed calls
   return b;
 }
 
 const vsa_plugin_backend kBackends[] = {make_backend()};
 const vsa_plugin_build_item kBuild[] = {
     {"adapter", g_kernels_only
-                    ? "KERNELS ONLY (TK_PLUGIN_KERNELS_ONLY=1): TK kernels alone, no conversions, outputs not valid"
-                    : "lse base e*-sqrt(D) <-> base 2, fp32 grads zeroed and cast to bf16, all on the device, timed"},
+                    ? "KERNELS ONLY (TK_PLUGIN_KERNELS_ONLY=1): TK kernels alone, no zeroing or casts, backward "
+                      "outputs not valid"
+                    : "lse in TK's form (base e, times -sqrt(D)), declared as lse_factor and converted by vsa-bench "
+                      "untimed; fp32 grads zeroed and cast to bf16 on the device, timed"},
     {"fastvideo_commit", FVTK_FASTVIDEO_COMMIT},
     {"thunderkittens_commit", FVTK_TK_COMMIT},
     {"flags", FVTK_FLAGS},

@@ -40,11 +40,19 @@ A="$(ls "$WORK"/a/*.json)"
 [ "$(json_get "$A" "[c['verdict'] for c in d['cases']]")" = "['PASS', 'PASS', 'PASS']" ] || fail "example-cpu did not PASS"
 [ "$(json_get "$A" "all(any(b['backend']=='example-cpu' and b['verdict']=='PASS' for b in c['backends']) for c in d['cases'])")" = "True" ] \
   || fail "example-cpu did not PASS in every case"
+# --- a backend with its own lse form (natural log, declared as lse_factor, plugin ABI 2):
+# vsa-bench converts after the call, so the same cases pass against cpu-ref, lse included.
+sed 's/"backends": \["example-cpu"\]/"backends": ["example-cpu-ln"]/' "$WORK/correct.json" >"$WORK/correct-ln.json"
+"$BIN" run "$WORK/correct-ln.json" --plugin "$CPU" --devices none --out "$WORK/ln" >"$WORK/out" 2>"$WORK/err"; rc=$?
+expect_rc 0 "run --plugin, example-cpu-ln"
+LN="$(ls "$WORK"/ln/*.json)"
+[ "$(json_get "$LN" "[[m['pass'] for b in c['backends'] if b['backend']=='example-cpu-ln' for m in b['metrics'] if m['tensor']=='lse'] for c in d['cases']]")" = "[[True], [True], [True]]" ] \
+  || fail "example-cpu-ln's natural-log lse did not pass after the declared conversion"
 real="$(readlink -f "$CPU")"
 [ "$(json_get "$A" "d['plugins'][0]['path']")" = "$real" ] || fail "report plugin path"
 [ "$(json_get "$A" "d['plugins'][0]['size']")" = "$(stat -c %s "$real")" ] || fail "report plugin size"
 [ "$(json_get "$A" "d['plugins'][0]['sha256']")" = "$(sha256sum "$real" | cut -d' ' -f1)" ] || fail "report plugin sha256"
-[ "$(json_get "$A" "d['plugins'][0]['abi_version']")" = "1" ] || fail "report plugin ABI version"
+[ "$(json_get "$A" "d['plugins'][0]['abi_version']")" = "2" ] || fail "report plugin ABI version"
 [ "$(json_get "$A" "d['plugins'][0]['build_info']['example']")" = "cpu_forward.cpp" ] || fail "report build info"
 [ "$(json_get "$A" "[b.get('plugin') for b in d['backends'] if b['name']=='example-cpu']")" = "['$real']" ] \
   || fail "the report's backend list does not name the plugin"
@@ -89,7 +97,7 @@ bad missing-file "/nonexistent/x.so: no such file" /nonexistent/x.so
 bad not-a-library "cannot be loaded" "$WORK/text.so"
 bad unresolved "vsa_test_symbol_nobody_defines" "$T/vsa_test_plugin_unresolved.so"
 bad no-entry "no symbol vsa_plugin_entry" "$T/vsa_test_plugin_no_entry.so"
-bad wrong-abi "built against plugin ABI version 2, this vsa-bench loads version 1" "$T/vsa_test_plugin_wrong_abi.so"
+bad wrong-abi "built against plugin ABI version 3, this vsa-bench loads version 2" "$T/vsa_test_plugin_wrong_abi.so"
 bad duplicate "duplicate backend name \"example-cpu\" (already declared by plugin $real)" "$CPU" \
   "$T/vsa_test_plugin_duplicate_name.so"
 bad builtin-clash "backend \"cpu-ref\" has the name of a built-in backend" "$T/vsa_test_plugin_builtin_clash.so"
@@ -97,7 +105,7 @@ bad load-abort "signal 6" "$T/vsa_test_plugin_load_abort.so"
 grep -qF "loading plugin $(readlink -f "$T/vsa_test_plugin_load_abort.so")" "$WORK/err" \
   || fail "a load that kills the worker does not name the library"
 "$BIN" list backends --plugin "$T/vsa_test_plugin_wrong_abi.so" >"$WORK/out" 2>"$WORK/err"; rc=$?
-expect_rc 2 "list with a wrong-ABI plugin"; grep -q "ABI version 2" "$WORK/err" || fail "list: no ABI reason"
+expect_rc 2 "list with a wrong-ABI plugin"; grep -q "ABI version 3" "$WORK/err" || fail "list: no ABI reason"
 "$BIN" lint --plugin "$T/vsa_test_plugin_no_entry.so" >"$WORK/out" 2>"$WORK/err"; rc=$?
 expect_rc 2 "lint with a plugin without entry point"; grep -q "no symbol vsa_plugin_entry" "$WORK/err" || fail "lint: no reason"
 "$BIN" repro "$A" --case topk --plugin "$T/vsa_test_plugin_builtin_clash.so" --devices none --out "$WORK/bad-repro" \

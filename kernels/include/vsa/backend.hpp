@@ -135,6 +135,11 @@ class Backend {
   [[nodiscard]] virtual std::vector<std::string> nondeterministic_outputs() const { return {}; }
   virtual Status forward(const ForwardArgs& args) = 0;
   virtual Status backward(const BackwardArgs& args) = 0;
+  // The backend's own lse form, as lse_own = lse_factor(shape) x lse (M format, docs/spec.md):
+  // its forward writes that form and its backward reads it. The engine converts outside every
+  // timed call (engine/case_data.cpp), so a kernel whose convention differs from ours by a
+  // scale is timed without a conversion. 1 (the default): M format.
+  [[nodiscard]] virtual double lse_factor(const Shape&) const { return 1.0; }
   // SM targets whose machine code is really in this binary, e.g. {"sm_90a"}; empty for host.
   [[nodiscard]] virtual std::vector<std::string> compiled_images() const { return {}; }
   // Per-kernel resources from the loaded module; needs a device.

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define VSA_PLUGIN_ABI_VERSION 1u
+#define VSA_PLUGIN_ABI_VERSION 2u
 /* The one symbol vsa-bench looks up (dlsym) in a plugin. */
 #define VSA_PLUGIN_ENTRY_SYMBOL "vsa_plugin_entry"
 /* Probe slots per backend (vsa::kMaxProbePoints). */
@@ -112,7 +112,7 @@ typedef struct vsa_plugin_forward_args {
   const int32_t* q2k_num; /* [B, H, nb] */
   const int32_t* vbs;     /* [nb]: valid tokens of each kv block */
   uint16_t* out;          /* [B, H, S, D] */
-  float* lse;             /* [B, H, S] */
+  float* lse;             /* [B, H, S], M format (or the backend's lse_factor form) */
   void* workspace;        /* workspace_bytes(shape, FORWARD) bytes, NULL when 0 */
   void* stream;           /* cudaStream_t (device backends); NULL for host backends */
   vsa_plugin_probes probes;
@@ -127,7 +127,7 @@ typedef struct vsa_plugin_backward_args {
   const uint16_t* v;
   const uint16_t* out;   /* forward O */
   const uint16_t* d_out; /* dO */
-  const float* lse;      /* forward lse, M format */
+  const float* lse;      /* forward lse, M format (or the backend's lse_factor form) */
   const int32_t* q2k_idx;
   const int32_t* q2k_num;
   const int32_t* k2q_idx; /* [B, H, nb, max_q], the deterministic inversion */
@@ -203,6 +203,12 @@ typedef struct vsa_plugin_backend {
    * *count. Called only with a device present. */
   int (*kernels)(void* context, vsa_plugin_kernel_info* kernels, size_t capacity, size_t* count, char* error,
                  size_t error_capacity);
+  /* Optional (NULL: the lse is in M format). Since ABI version 2. The backend's own lse form
+   * as a factor, lse_own = lse_factor(shape) x lse (M format): forward writes lse_own and
+   * backward reads it. vsa-bench converts outside the timed calls: the forward's lse after
+   * it, before any comparison, and the backward's input once, before timing. Finite and
+   * nonzero; a natural-log lse is 1 / log2(e), i.e. ln 2. */
+  double (*lse_factor)(void* context, const vsa_plugin_shape* shape);
 } vsa_plugin_backend;
 
 /* Build information the plugin declares (version, git sha, compiler, flags, the

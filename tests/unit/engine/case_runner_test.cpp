@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "engine/case_runner.hpp"
+#include "host_case.hpp"
 #include "naive_reference.hpp"
 #include "report/report.hpp"
 #include "vsa/schedule_explorer.hpp"
@@ -44,27 +45,10 @@ class FlawedBackend final : public Backend {
   std::atomic<int> m_runs{0};
 };
 
-CaseSpec small_case(Mode mode = Mode::check) {
-  CaseSpec c;
-  c.name = "t";
-  c.mode = mode;
-  c.shape = Shape{1, 2, 4, 16, 16, 1, 1};
-  c.pattern.kind = "ragged";
-  c.pattern.density = 0.5;
-  c.vbs.kind = "random";
-  c.backends = {"flawed"};
-  c.reference = "cpu-naive";
-  c.stability.runs = 4;
-  return c;
-}
+CaseSpec small_case(Mode mode = Mode::check) { return test::small_host_case("flawed", mode); }
 
 CaseResult run_with(Flaw flaw, const CaseSpec& spec) {
-  Registry reg;
-  register_cpu_backends(reg);
-  reg.add(std::make_unique<FlawedBackend>(flaw));
-  WorkerContext ctx;
-  ctx.registry = &reg;
-  return run_case(spec, ctx).result;
+  return test::run_host_case(std::make_unique<FlawedBackend>(flaw), spec);
 }
 
 TEST(CaseRunner, CorrectBackendPasses) {

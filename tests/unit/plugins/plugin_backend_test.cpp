@@ -37,6 +37,7 @@ int backward(void* ctx, const vsa_plugin_backward_args* a, char*, size_t) {
   return 0;
 }
 uint64_t workspace(void*, const vsa_plugin_shape* s, uint32_t op) { return uint64_t(s->num_blocks) * 10 + op; }
+double lse_factor(void*, const vsa_plugin_shape* s) { return -double(s->head_dim); }
 int kernels(void*, vsa_plugin_kernel_info* k, size_t capacity, size_t* count, char*, size_t) {
   if (capacity < 1) return 1;
   std::snprintf(k[0].name, sizeof k[0].name, "%s", "_ZN4mine6kernelEv");
@@ -51,7 +52,7 @@ const char* const kProbes[] = {"fwd.a", "bwd.b", nullptr};
 const char* const kNondet[] = {"dq", nullptr};
 const char* const kImages[] = {"sm_90a", nullptr};
 
-std::unique_ptr<Backend> adapter(Seen& seen) {
+std::unique_ptr<Backend> adapter(Seen& seen, double (*lse)(void*, const vsa_plugin_shape*) = nullptr) {
   static vsa_plugin_backend entry{};
   entry.name = "mine";
   entry.description = "a test backend";
@@ -67,6 +68,7 @@ std::unique_ptr<Backend> adapter(Seen& seen) {
   entry.forward = forward;
   entry.backward = backward;
   entry.kernels = kernels;
+  entry.lse_factor = lse;
   static vsa_plugin_table table{VSA_PLUGIN_ABI_VERSION, "mine", nullptr, 0, &entry, 1};
   auto lib = std::make_shared<PluginLibrary>();
   lib->path = "/in/memory.so";
@@ -89,6 +91,12 @@ TEST(PluginBackend, DeclarationsReadAsTheInTreeInterfaceSaysThem) {
   EXPECT_EQ(b->supports_shape(Shape{}, Op::forward).ok, true);  // no supports_shape: every shape
   ASSERT_NE(plugin_of(*b), nullptr);
   EXPECT_EQ(plugin_of(*b)->path, "/in/memory.so");
+}
+
+TEST(PluginBackend, LseFactorIsTheDeclaredOneOrOne) {
+  Seen seen;
+  EXPECT_EQ(adapter(seen)->lse_factor(Shape{1, 1, 7, 128, 64, 1, 1}), 1.0);               // none declared: M format
+  EXPECT_EQ(adapter(seen, lse_factor)->lse_factor(Shape{1, 1, 7, 96, 64, 1, 1}), -96.0);  // the shape reaches it
 }
 
 TEST(PluginBackend, SupportPassesTheDeviceAndReturnsTheReason) {

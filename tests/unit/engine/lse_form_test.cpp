@@ -1,0 +1,113 @@
+// A backend's own lse form (Backend::lse_factor, plugin ABI 2): the engine converts the
+// forward's lse back to M format after the call and hands the backward its input in the
+// backend's form, so a kernel whose lse differs by a scale needs no conversion of its own.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "engine/case_runner.hpp"
+#include "host_case.hpp"
+#include "naive_reference.hpp"
+
+namespace vsa {
+namespace {
+
+// The naive reference with its lse in another form: lse_own = factor x lse (M format).
+// `declared` false plants the defect a plugin author would make: the form, but no factor.
+class OwnLseForm final : public Backend {
+ public:
+  OwnLseForm(double factor, bool declared, bool skip_one_lse = false)
+      : m_factor(factor), m_declared(declared), m_skip_one_lse(skip_one_lse) {}
+  std::string name() const override { return "own-lse"; }
+  std::string description() const override { return "test double"; }
+  Memory memory() const override { return Memory::host; }
+  bool has_op(Op) const override { return true; }
+  Support supports(const DeviceInfo&, const Shape&, Op) const override { return Support::yes(); }
+  double lse_factor(const Shape&) const override { return m_declared ? m_factor : 1.0; }
+  Status forward(const ForwardArgs& a) override {
+    const auto rows = std::size_t(a.shape.row_elems());
+    std::vector<float> keep;
+    if (m_skip_one_lse) keep.assign(a.lse, a.lse + 1);  // the poison the engine wrote
+    naive::forward(a);
+    for (std::size_t i = 0; i < rows; ++i) a.lse[i] = float(double(a.lse[i]) * m_factor);
+    if (m_skip_one_lse) a.lse[0] = keep[0];
+    return Status::success();
+  }
+  Status backward(const BackwardArgs& a) override {
+    // Reads its input in its own form: back to M format for the naive backward.
+    std::vector<float> lse(a.lse, a.lse + a.shape.row_elems());
+    for (float& x : lse) x = float(double(x) / m_factor);
+    BackwardArgs m = a;
+    m.lse = lse.data();
+    naive::backward(m);
+    return Status::success();
+  }
+
+ private:
+  double m_factor;
+  bool m_declared;
+  bool m_skip_one_lse;
+};
+
+// A quarter of the rows empty: lse -inf in M format, +inf in a negative-factor form.
+CaseSpec lse_case(Mode mode = Mode::check) {
+  CaseSpec c = test::small_host_case("own-lse", mode);
+  c.pattern.zero_rows = 0.25;
+  return c;
+}
+
+CaseResult run_with(std::unique_ptr<Backend> backend, const CaseSpec& spec) {
+  return test::run_host_case(std::move(backend), spec);
+}
+
+const TensorMetrics* metric(const CaseResult& r, const char* tensor) {
+  for (const auto& m : r.backends.at(0).metrics)
+    if (m.tensor == tensor) return &m;
+  return nullptr;
+}
+
+TEST(LseForm, DeclaredNaturalLogPassesForwardAndBackward) {
+  const CaseResult r = run_with(std::make_unique<OwnLseForm>(std::log(2.0), true), lse_case());
+  EXPECT_EQ(r.verdict, kPass) << r.backends.at(0).reason;
+  ASSERT_NE(metric(r, "lse"), nullptr);
+  EXPECT_LT(metric(r, "lse")->rel_max, 1e-6);
+  ASSERT_NE(metric(r, "dq"), nullptr);  // the backward ran on the converted input
+}
+
+TEST(LseForm, NegativeFactorKeepsEmptyRowsAndPasses) {
+  // ThunderKittens' form: lse_tk = -sqrt(D) ln 2 x lse; an empty row is +inf there.
+  const CaseResult r = run_with(std::make_unique<OwnLseForm>(-4.0 * std::log(2.0), true), lse_case());
+  EXPECT_EQ(r.verdict, kPass) << r.backends.at(0).reason;
+  EXPECT_EQ(metric(r, "lse")->inf_mismatch, 0);
+}
+
+TEST(LseForm, StabilityComparesConvertedRuns) {
+  const CaseResult r = run_with(std::make_unique<OwnLseForm>(std::log(2.0), true), lse_case(Mode::stability));
+  EXPECT_EQ(r.verdict, kPass) << r.backends.at(0).reason;
+}
+
+TEST(LseForm, UndeclaredFormFailsOnLseAndGradients) {
+  const CaseResult r = run_with(std::make_unique<OwnLseForm>(std::log(2.0), false), lse_case());
+  EXPECT_EQ(r.verdict, kFail);
+  EXPECT_FALSE(metric(r, "lse")->pass);
+  EXPECT_FALSE(metric(r, "dq")->pass);  // its backward read M format as its own form
+}
+
+TEST(LseForm, UnwrittenElementStaysUnwritten) {
+  // The conversion must not turn the poison into a number: the miss is reported as such.
+  const CaseResult r = run_with(std::make_unique<OwnLseForm>(std::log(2.0), true, true), lse_case());
+  EXPECT_EQ(r.verdict, kFail);
+  EXPECT_EQ(metric(r, "lse")->unwritten, 1) << r.backends.at(0).reason;
+}
+
+TEST(LseForm, ZeroFactorIsRefusedNamingTheBackend) {
+  const CaseResult r = run_with(std::make_unique<OwnLseForm>(0.0, true), lse_case());
+  EXPECT_NE(r.verdict, kPass);
+  const std::string text = r.message + " " + (r.backends.empty() ? "" : r.backends[0].reason);
+  EXPECT_NE(text.find("own-lse declares lse factor"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace vsa
