@@ -30,6 +30,11 @@ std::vector<bf16_bits> generate_host(std::int64_t count, std::uint64_t seed, Ten
   return out;
 }
 
+std::string lse_factor_error(const std::string& backend, double factor) {
+  return backend + " declares lse factor " + std::to_string(factor) +
+         " for this shape: it must be finite and nonzero (docs/plugins.md)";
+}
+
 BackendSession::BackendSession(Backend& backend, const BlockMap& map, const HostInputs& host,
                                const DeviceInputs* device, cudaStream_t stream, const ProbeDelays& probes)
     : m_backend(backend),
@@ -43,8 +48,7 @@ BackendSession::BackendSession(Backend& backend, const BlockMap& map, const Host
   const Shape& s = map.shape;
   m_lse_factor = backend.lse_factor(s);
   if (!std::isfinite(m_lse_factor) || m_lse_factor == 0.0)
-    throw std::runtime_error(backend.name() + " declares lse factor " + std::to_string(m_lse_factor) +
-                             " for this shape: it must be finite and nonzero (docs/plugins.md)");
+    throw std::runtime_error(lse_factor_error(backend.name(), m_lse_factor));
   const auto n = std::size_t(s.tensor_elems());
   const auto rows = std::size_t(s.row_elems());
   if (on_device()) {

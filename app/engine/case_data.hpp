@@ -19,6 +19,9 @@ namespace vsa {
 // Host copies of the generated tensors (threads over chunks; same values as the device).
 [[nodiscard]] std::vector<bf16_bits> generate_host(std::int64_t count, std::uint64_t seed, TensorId id, float scale);
 
+// Why a backend's lse form cannot be used (Backend::lse_factor 0 or not finite).
+[[nodiscard]] std::string lse_factor_error(const std::string& backend, double factor);
+
 struct HostInputs {
   std::vector<bf16_bits> q, k, v, d_out;
   std::vector<bf16_bits> out;  // reference O: backward input for every backend

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <optional>
 
@@ -261,6 +262,16 @@ class CaseRun {
     std::vector<std::unique_ptr<BackendSession>> sessions;
     if (m_spec.hang_watch_ms > 0 && m_dev) m_watch = std::make_unique<MappedHangRecord>(m_spec.hang_watch_ms);
     for (Backend* b : m_active) {
+      // A backend with its own lse form (Backend::lse_factor): the report says so; a factor
+      // that cannot be converted with fails this backend alone, before it runs.
+      BackendResult& br = result_of(r, *b);
+      const double lse_factor = b->lse_factor(m_map.shape);
+      if (!std::isfinite(lse_factor) || lse_factor == 0.0) {
+        br.verdict = kFail;
+        br.reason = lse_factor_error(b->name(), lse_factor);
+        continue;
+      }
+      if (lse_factor != 1.0) br.lse_factor = lse_factor;
       sessions.push_back(
           std::make_unique<BackendSession>(*b, m_map, m_host, m_dev.get(), m_stream, probes_for(m_spec, *b)));
       if (m_watch) sessions.back()->set_hang_watch(m_watch->watch());

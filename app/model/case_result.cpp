@@ -22,6 +22,7 @@ void to_json(nlohmann::json& j, const BackendResult& b) {
   j = {{"backend", b.backend}, {"verdict", b.verdict}, {"reason", b.reason},
        {"metrics", b.metrics}, {"timings", b.timings}, {"stability", b.stability}};
   if (b.schedules) j["schedules"] = *b.schedules;
+  if (b.lse_factor) j["lse_factor"] = *b.lse_factor;
 }
 
 void from_json(const nlohmann::json& j, BackendResult& b) {
@@ -32,6 +33,7 @@ void from_json(const nlohmann::json& j, BackendResult& b) {
   j.at("timings").get_to(b.timings);
   j.at("stability").get_to(b.stability);
   read_optional(j, "schedules", b.schedules);
+  read_optional(j, "lse_factor", b.lse_factor);
 }
 
 void to_json(nlohmann::json& j, const Timing& t) {

@@ -97,8 +97,12 @@ struct BackendResult {
   std::vector<Timing> timings;
   std::vector<StabilityOutput> stability;
   std::optional<ScheduleRecord> schedules;  // only for backends that explore schedules and ran
+  // Only for a backend with its own lse form (Backend::lse_factor != 1): the factor its lse
+  // outputs were converted by, after the calls and untimed.
+  std::optional<double> lse_factor;
 };
-// `schedules` is written only when set and optional when read (older reports lack it).
+// `schedules` and `lse_factor` are written only when set and optional when read (older
+// reports lack them).
 void to_json(nlohmann::json& j, const BackendResult& b);
 void from_json(const nlohmann::json& j, BackendResult& b);
 

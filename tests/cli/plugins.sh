@@ -48,6 +48,9 @@ expect_rc 0 "run --plugin, example-cpu-ln"
 LN="$(ls "$WORK"/ln/*.json)"
 [ "$(json_get "$LN" "[[m['pass'] for b in c['backends'] if b['backend']=='example-cpu-ln' for m in b['metrics'] if m['tensor']=='lse'] for c in d['cases']]")" = "[[True], [True], [True]]" ] \
   || fail "example-cpu-ln's natural-log lse did not pass after the declared conversion"
+[ "$(json_get "$LN" "sorted({round(b['lse_factor'], 6) for c in d['cases'] for b in c['backends'] if b['backend']=='example-cpu-ln'})")" = "[0.693147]" ] \
+  || fail "the report does not record example-cpu-ln's lse factor"
+"$PY" "$SRC/scripts/check_schema.py" "$LN" >"$WORK/out" 2>&1 || { cat "$WORK/out"; fail "report with lse_factor off schema"; }
 real="$(readlink -f "$CPU")"
 [ "$(json_get "$A" "d['plugins'][0]['path']")" = "$real" ] || fail "report plugin path"
 [ "$(json_get "$A" "d['plugins'][0]['size']")" = "$(stat -c %s "$real")" ] || fail "report plugin size"

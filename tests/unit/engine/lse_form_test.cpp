@@ -71,6 +71,11 @@ const TensorMetrics* metric(const CaseResult& r, const char* tensor) {
 TEST(LseForm, DeclaredNaturalLogPassesForwardAndBackward) {
   const CaseResult r = run_with(std::make_unique<OwnLseForm>(std::log(2.0), true), lse_case());
   EXPECT_EQ(r.verdict, kPass) << r.backends.at(0).reason;
+  ASSERT_TRUE(r.backends.at(0).lse_factor.has_value());  // the report says the outputs were converted
+  EXPECT_DOUBLE_EQ(*r.backends.at(0).lse_factor, std::log(2.0));
+  const nlohmann::json j = r.backends.at(0);
+  EXPECT_DOUBLE_EQ(j.at("lse_factor").get<double>(), std::log(2.0));
+  EXPECT_EQ(j.get<BackendResult>().lse_factor, r.backends.at(0).lse_factor);
   ASSERT_NE(metric(r, "lse"), nullptr);
   EXPECT_LT(metric(r, "lse")->rel_max, 1e-6);
   ASSERT_NE(metric(r, "dq"), nullptr);  // the backward ran on the converted input
@@ -102,11 +107,28 @@ TEST(LseForm, UnwrittenElementStaysUnwritten) {
   EXPECT_EQ(metric(r, "lse")->unwritten, 1) << r.backends.at(0).reason;
 }
 
-TEST(LseForm, ZeroFactorIsRefusedNamingTheBackend) {
-  const CaseResult r = run_with(std::make_unique<OwnLseForm>(0.0, true), lse_case());
-  EXPECT_NE(r.verdict, kPass);
-  const std::string text = r.message + " " + (r.backends.empty() ? "" : r.backends[0].reason);
-  EXPECT_NE(text.find("own-lse declares lse factor"), std::string::npos) << text;
+TEST(LseForm, ZeroOrNanFactorFailsThatBackendAloneNamingIt) {
+  for (const double factor : {0.0, std::nan("")}) {
+    CaseSpec spec = lse_case();
+    spec.backends = {"own-lse", "cpu-ref"};
+    const CaseResult r = run_with(std::make_unique<OwnLseForm>(factor, true), spec);
+    EXPECT_EQ(r.verdict, kFail);
+    for (const auto& b : r.backends) {
+      if (b.backend == "own-lse") {
+        EXPECT_EQ(b.verdict, kFail);
+        EXPECT_NE(b.reason.find("own-lse declares lse factor"), std::string::npos) << b.reason;
+      } else {
+        EXPECT_EQ(b.verdict, kPass) << b.backend << ": " << b.reason;  // the other backend still ran
+      }
+    }
+  }
+}
+
+TEST(LseForm, MFormatBackendsRecordNoFactor) {
+  const CaseResult r = run_with(std::make_unique<OwnLseForm>(1.0, true), lse_case());
+  EXPECT_EQ(r.verdict, kPass) << r.backends.at(0).reason;
+  EXPECT_FALSE(r.backends.at(0).lse_factor.has_value());
+  EXPECT_FALSE(nlohmann::json(r.backends.at(0)).contains("lse_factor"));
 }
 
 }  // namespace
