@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -30,9 +31,13 @@ std::vector<bf16_bits> generate_host(std::int64_t count, std::uint64_t seed, Ten
   return out;
 }
 
+bool usable_lse_factor(double factor) { return std::isfinite(factor) && factor != 0.0 && std::isfinite(1.0 / factor); }
+
 std::string lse_factor_error(const std::string& backend, double factor) {
-  return backend + " declares lse factor " + std::to_string(factor) +
-         " for this shape: it must be finite and nonzero (docs/plugins.md)";
+  char text[64];
+  std::snprintf(text, sizeof text, "%g", factor);
+  return backend + " declares lse factor " + text +
+         " for this shape: it and its inverse must be finite and nonzero (docs/plugins.md)";
 }
 
 BackendSession::BackendSession(Backend& backend, const BlockMap& map, const HostInputs& host,
@@ -47,8 +52,7 @@ BackendSession::BackendSession(Backend& backend, const BlockMap& map, const Host
   set_schedule_seed(m_schedule_seed);  // the backend object outlives cases: no seed carried over
   const Shape& s = map.shape;
   m_lse_factor = backend.lse_factor(s);
-  if (!std::isfinite(m_lse_factor) || m_lse_factor == 0.0)
-    throw std::runtime_error(lse_factor_error(backend.name(), m_lse_factor));
+  if (!usable_lse_factor(m_lse_factor)) throw std::runtime_error(lse_factor_error(backend.name(), m_lse_factor));
   const auto n = std::size_t(s.tensor_elems());
   const auto rows = std::size_t(s.row_elems());
   if (on_device()) {
@@ -111,7 +115,7 @@ BackwardArgs BackendSession::backward_args() {
     a.v = m_device->v.get();
     a.out = m_device->out.get();
     a.d_out = m_device->d_out.get();
-    a.lse = m_lse_factor == 1.0 ? m_device->lse.get() : backward_lse();
+    a.lse = m_lse_factor == 1.0 ? m_device->lse.get() : prepare_backward_input();
     a.q2k_idx = m_device->q2k_idx.get();
     a.q2k_num = m_device->q2k_num.get();
     a.k2q_idx = m_device->k2q_idx.get();
@@ -128,7 +132,7 @@ BackwardArgs BackendSession::backward_args() {
     a.v = m_host.v.data();
     a.out = m_host.out.data();
     a.d_out = m_host.d_out.data();
-    a.lse = m_lse_factor == 1.0 ? m_host.lse.data() : backward_lse();
+    a.lse = m_lse_factor == 1.0 ? m_host.lse.data() : prepare_backward_input();
     a.q2k_idx = m_map.q2k_idx.data();
     a.q2k_num = m_map.q2k_num.data();
     a.k2q_idx = m_map.k2q_idx.data();
@@ -158,10 +162,12 @@ void scale_lse(std::vector<float>& lse, double factor) {
 }
 }  // namespace
 
-const float* BackendSession::backward_lse() {
+const float* BackendSession::prepare_backward_input() {
+  if (m_lse_factor == 1.0) return on_device() ? m_device->lse.get() : m_host.lse.data();
   if (!m_lse_own_ready) {
-    // The forward's lse as the case holds it (the reference's), or on the device only
-    // when there is no reference to have copied it to the host.
+    // The forward's lse as the case holds it: the reference's, copied to the host. Without a
+    // reference nothing wrote the device copy either (its values are undefined, as they are
+    // for an M-format backend then); it is converted all the same.
     std::vector<float> lse = m_host.lse;
     if (lse.empty() && m_device != nullptr && m_device->lse.size() > 0) lse = m_device->lse.download(m_stream);
     scale_lse(lse, m_lse_factor);
@@ -203,6 +209,10 @@ void BackendSession::poison_backward() {
   }
 }
 
+void BackendSession::to_m_format(HostOutputs& out) const {
+  if (m_lse_factor != 1.0) scale_lse(out.lse, 1.0 / m_lse_factor);
+}
+
 HostOutputs BackendSession::fetch_forward() {
   HostOutputs out;
   if (on_device()) {
@@ -212,7 +222,6 @@ HostOutputs BackendSession::fetch_forward() {
     out.o = m_host_out.o;
     out.lse = m_host_out.lse;
   }
-  if (m_lse_factor != 1.0) scale_lse(out.lse, 1.0 / m_lse_factor);  // the backend's form -> M format
   return out;
 }
 

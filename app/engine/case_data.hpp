@@ -19,7 +19,8 @@ namespace vsa {
 // Host copies of the generated tensors (threads over chunks; same values as the device).
 [[nodiscard]] std::vector<bf16_bits> generate_host(std::int64_t count, std::uint64_t seed, TensorId id, float scale);
 
-// Why a backend's lse form cannot be used (Backend::lse_factor 0 or not finite).
+// Whether a backend's lse form can be converted both ways (Backend::lse_factor), and why not.
+[[nodiscard]] bool usable_lse_factor(double factor);
 [[nodiscard]] std::string lse_factor_error(const std::string& backend, double factor);
 
 struct HostInputs {
@@ -50,8 +51,15 @@ class BackendSession {
   [[nodiscard]] Status backward();
   void poison_forward();
   void poison_backward();
-  // Waits for the stream and copies outputs to the host.
+  // Waits for the stream and copies outputs to the host, as the backend wrote them: a lse in
+  // the backend's own form (Backend::lse_factor), which bitwise comparisons of its runs see.
   [[nodiscard]] HostOutputs fetch_forward();
+  // A fetched forward's lse in M format, for comparison with the reference.
+  void to_m_format(HostOutputs& out) const;
+  [[nodiscard]] bool converts_lse() const { return m_lse_factor != 1.0; }
+  // The backward's input lse in the backend's form, made once (an allocation and copies):
+  // the engine calls it before any timed call; backward_args() falls back on it.
+  const float* prepare_backward_input();
   [[nodiscard]] HostOutputs fetch_backward();
   [[nodiscard]] Backend& backend() const { return m_backend; }
   [[nodiscard]] bool on_device() const { return m_backend.memory() == Memory::device; }
@@ -66,8 +74,6 @@ class BackendSession {
  private:
   [[nodiscard]] ForwardArgs forward_args();
   [[nodiscard]] BackwardArgs backward_args();
-  // The backward's input lse in the backend's form (lse_factor != 1), made once, untimed.
-  [[nodiscard]] const float* backward_lse();
 
   Backend& m_backend;
   const BlockMap& m_map;
@@ -82,8 +88,8 @@ class BackendSession {
   DeviceArray<bf16_bits> m_o, m_dq, m_dk, m_dv;
   DeviceArray<float> m_lse;
   double m_lse_factor = 1.0;          // Backend::lse_factor of this case's shape
-  std::vector<float> m_host_lse_own;  // backward_lse(): the converted lse (host backends read it)
-  DeviceArray<float> m_lse_own;       // backward_lse(): its device copy (device backends)
+  std::vector<float> m_host_lse_own;  // prepare_backward_input(): the converted lse (host backends)
+  DeviceArray<float> m_lse_own;       // prepare_backward_input(): its device copy (device backends)
   bool m_lse_own_ready = false;
   DeviceBytes m_ws_fwd, m_ws_bwd;
   std::vector<std::uint8_t> m_host_ws_fwd, m_host_ws_bwd;

@@ -206,6 +206,7 @@ class CaseRun {
       session.poison_forward();
       throw_if(session.forward(), "reference forward");
       m_ref.fwd = session.fetch_forward();
+      session.to_m_format(m_ref.fwd);  // a plugin chosen as the reference may have its own form
       m_host.out = m_ref.fwd.o;
       m_host.lse = m_ref.fwd.lse;
       if (m_dev) {
@@ -266,7 +267,7 @@ class CaseRun {
       // that cannot be converted with fails this backend alone, before it runs.
       BackendResult& br = result_of(r, *b);
       const double lse_factor = b->lse_factor(m_map.shape);
-      if (!std::isfinite(lse_factor) || lse_factor == 0.0) {
+      if (!usable_lse_factor(lse_factor)) {
         br.verdict = kFail;
         br.reason = lse_factor_error(b->name(), lse_factor);
         continue;
@@ -275,6 +276,7 @@ class CaseRun {
       sessions.push_back(
           std::make_unique<BackendSession>(*b, m_map, m_host, m_dev.get(), m_stream, probes_for(m_spec, *b)));
       if (m_watch) sessions.back()->set_hang_watch(m_watch->watch());
+      if (runs_backward(m_spec.op) && b->has_op(Op::backward)) (void)sessions.back()->prepare_backward_input();
     }
     // Correctness once per backend in every mode: a timing of wrong outputs is worthless.
     for (auto& s : sessions) {
@@ -363,7 +365,14 @@ class CaseRun {
         s.poison_backward();
       throw_if(fwd ? s.forward() : s.backward(), b.name() + " " + op);
       HostOutputs got = fwd ? s.fetch_forward() : s.fetch_backward();
+      // Judged in M format; schedules are compared below in the backend's own form.
+      std::vector<float> own_lse;
+      if (fwd && s.converts_lse()) {
+        own_lse = got.lse;
+        s.to_m_format(got);
+      }
       metrics = compare_outputs(got, fwd);
+      if (fwd && s.converts_lse()) got.lse = std::move(own_lse);
       passed = std::all_of(metrics.begin(), metrics.end(), [](const TensorMetrics& m) { return m.pass; });
       if (!passed) {
         if (br.schedules && !br.schedules->finding_seed) br.schedules->finding_seed = seed;

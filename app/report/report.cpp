@@ -193,7 +193,7 @@ std::string note_of(const BackendResult& b) {
   return b.reason.empty() ? schedules : schedules + "; " + b.reason;
 }
 
-// "- plugin fv-sm100a: /opt/fv.so (1234567 bytes, sha256 ab12..., ABI 1; git=abc, cuda=13.0)".
+// "- plugin fv-sm100a: /opt/fv.so (1234567 bytes, sha256 ab12..., ABI 2; git=abc, cuda=13.0)".
 std::string plugin_line(const nlohmann::json& p) {
   std::string build;
   const nlohmann::json info = p.value("build_info", nlohmann::json::object());  // items() needs it alive

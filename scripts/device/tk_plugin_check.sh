@@ -8,8 +8,9 @@
 # summary: build (peers/fastvideo_tk/build.sh, into /tmp/tk-plugin-build), list backends --plugin,
 # lint --plugin, one run of tk-correctness tk-stability tk-perf with
 # --backends fastvideo-tk-h100,sm90a,sm90a-det, and tk-perf-kernels-only with
-# TK_PLUGIN_KERNELS_ONLY=1 (the TK kernels alone; a second run, so its ratio to the first mixes
-# the conversions' cost with the card's state: the first run heats it). Prints
+# TK_PLUGIN_KERNELS_ONLY=1 (the TK kernels alone, without the backward's zeroing and casts; a
+# second run, so its ratio to the first mixes their cost with the card's state: the first run
+# heats it; the forward has nothing to skip since plugin ABI 2). Prints
 # a short table last. Writes the log (tk_plugin_check.log), the build log and the reports (JSON +
 # Markdown; the first run's in OUT_DIR/run, the kernels-only run's in OUT_DIR/kernels-only, both
 # emptied first, so a reused OUT_DIR adds no old report to the table) to OUT_DIR. The exit code is
@@ -110,7 +111,7 @@ for name, d in reports:
     rows = [(c, b) for c in d["cases"] for b in c["backends"] if b.get("timings")]
     if not rows: continue
     kernels_only = any("kernels-only" in c["name"] for c, _ in rows)
-    head = "TK+conv/TK fwd  bwd" if kernels_only else "TK/this fwd  bwd"
+    head = "TK+adapter/TK fwd  bwd" if kernels_only else "TK/this fwd  bwd"
     print(f"  {'perf case':34s} {'backend':18s} {'fwd TFLOPS':>10s} {'bwd TFLOPS':>10s}   {head}")
     tk = {c["name"]: tflops(b) for c, b in rows if b["backend"] == "fastvideo-tk-h100"}
     for c, b in rows:

@@ -206,7 +206,8 @@ typedef struct vsa_plugin_backend {
   /* Optional (NULL: the lse is in M format). Since ABI version 2. The backend's own lse form
    * as a factor, lse_own = lse_factor(shape) x lse (M format): forward writes lse_own and
    * backward reads it. vsa-bench converts outside the timed calls: the forward's lse after
-   * it, before any comparison, and the backward's input once, before timing. Finite and
+   * it, before any comparison (runs are compared with each other as written), and the
+   * backward's input once, before its first call. Finite and
    * nonzero; a natural-log lse is 1 / log2(e), i.e. ln 2. */
   double (*lse_factor)(void* context, const vsa_plugin_shape* shape);
 } vsa_plugin_backend;

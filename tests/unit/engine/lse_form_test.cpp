@@ -16,10 +16,13 @@ namespace {
 
 // The naive reference with its lse in another form: lse_own = factor x lse (M format).
 // `declared` false plants the defect a plugin author would make: the form, but no factor.
+// `wobble`: every other run moves one lse element by one ulp, to a neighbour that the
+// conversion to M format maps onto the same float (a run-to-run difference only the
+// backend's own form shows).
 class OwnLseForm final : public Backend {
  public:
-  OwnLseForm(double factor, bool declared, bool skip_one_lse = false)
-      : m_factor(factor), m_declared(declared), m_skip_one_lse(skip_one_lse) {}
+  OwnLseForm(double factor, bool declared, bool skip_one_lse = false, bool wobble = false)
+      : m_factor(factor), m_declared(declared), m_skip_one_lse(skip_one_lse), m_wobble(wobble) {}
   std::string name() const override { return "own-lse"; }
   std::string description() const override { return "test double"; }
   Memory memory() const override { return Memory::host; }
@@ -33,6 +36,7 @@ class OwnLseForm final : public Backend {
     naive::forward(a);
     for (std::size_t i = 0; i < rows; ++i) a.lse[i] = float(double(a.lse[i]) * m_factor);
     if (m_skip_one_lse) a.lse[0] = keep[0];
+    if (m_wobble) wobble(a.lse, rows);
     return Status::success();
   }
   Status backward(const BackwardArgs& a) override {
@@ -46,9 +50,28 @@ class OwnLseForm final : public Backend {
   }
 
  private:
+  // The engine's conversion (engine/case_data.cpp): float(double(x) * (1 / factor)).
+  float to_m(float x) const { return float(double(x) * (1.0 / m_factor)); }
+  void wobble(float* lse, std::size_t rows) {
+    const bool odd = (m_runs++ % 2) == 1;
+    for (std::size_t i = 0; i < rows; ++i) {
+      if (!std::isfinite(lse[i])) continue;
+      float x = lse[i];
+      for (int k = 0; k < 4096; ++k, x = std::nextafter(x, INFINITY)) {
+        const float next = std::nextafter(x, INFINITY);
+        if (to_m(x) == to_m(next)) {
+          lse[i] = odd ? next : x;
+          return;
+        }
+      }
+    }
+  }
+
   double m_factor;
   bool m_declared;
   bool m_skip_one_lse;
+  bool m_wobble;
+  int m_runs = 0;
 };
 
 // A quarter of the rows empty: lse -inf in M format, +inf in a negative-factor form.
@@ -88,9 +111,17 @@ TEST(LseForm, NegativeFactorKeepsEmptyRowsAndPasses) {
   EXPECT_EQ(metric(r, "lse")->inf_mismatch, 0);
 }
 
-TEST(LseForm, StabilityComparesConvertedRuns) {
+TEST(LseForm, StabilityPassesInTheBackendsOwnForm) {
   const CaseResult r = run_with(std::make_unique<OwnLseForm>(std::log(2.0), true), lse_case(Mode::stability));
   EXPECT_EQ(r.verdict, kPass) << r.backends.at(0).reason;
+}
+
+TEST(LseForm, StabilitySeesAnUlpTheConversionWouldHide) {
+  // Runs are compared as the backend wrote them, not after the conversion to M format.
+  const CaseResult r =
+      run_with(std::make_unique<OwnLseForm>(std::log(2.0), true, false, true), lse_case(Mode::stability));
+  EXPECT_EQ(r.verdict, kFail);
+  EXPECT_NE(r.backends.at(0).reason.find("lse"), std::string::npos) << r.backends.at(0).reason;
 }
 
 TEST(LseForm, UndeclaredFormFailsOnLseAndGradients) {
@@ -107,8 +138,8 @@ TEST(LseForm, UnwrittenElementStaysUnwritten) {
   EXPECT_EQ(metric(r, "lse")->unwritten, 1) << r.backends.at(0).reason;
 }
 
-TEST(LseForm, ZeroOrNanFactorFailsThatBackendAloneNamingIt) {
-  for (const double factor : {0.0, std::nan("")}) {
+TEST(LseForm, UnusableFactorFailsThatBackendAloneNamingIt) {
+  for (const double factor : {0.0, std::nan(""), double(INFINITY), 1e-310}) {  // 1e-310: its inverse is inf
     CaseSpec spec = lse_case();
     spec.backends = {"own-lse", "cpu-ref"};
     const CaseResult r = run_with(std::make_unique<OwnLseForm>(factor, true), spec);
