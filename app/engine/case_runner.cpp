@@ -264,7 +264,9 @@ class CaseRun {
     if (m_spec.hang_watch_ms > 0 && m_dev) m_watch = std::make_unique<MappedHangRecord>(m_spec.hang_watch_ms);
     for (Backend* b : m_active) {
       // A backend with its own lse form (Backend::lse_factor): the report says so; a factor
-      // that cannot be converted with fails this backend alone, before it runs.
+      // that cannot be converted with fails this backend alone, before it runs. Its setup is
+      // a phase of its own, so a plugin that crashes there is the one the case names.
+      emit_start(b->name(), "setup");
       BackendResult& br = result_of(r, *b);
       const double lse_factor = b->lse_factor(m_map.shape);
       if (!usable_lse_factor(lse_factor)) {

@@ -21,7 +21,8 @@ namespace {
 // its calls are never timed here), after a synchronisation of the given stream.
 class ScaledCudaRef final : public Backend {
  public:
-  ScaledCudaRef(Backend& inner, double factor, bool declared) : m_inner(inner), m_factor(factor), m_declared(declared) {}
+  ScaledCudaRef(Backend& inner, double factor, bool declared)
+      : m_inner(inner), m_factor(factor), m_declared(declared) {}
   std::string name() const override { return "own-lse-cuda"; }
   std::string description() const override { return "test double: cuda-ref with a scaled lse"; }
   Memory memory() const override { return Memory::device; }

@@ -2,6 +2,7 @@
 // What the engine's host tests share: a small case (ragged rows, random vbs, checked against
 // the naive CPU reference) for one backend, and a run of it with that backend registered
 // beside the CPU backends.
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -23,12 +24,14 @@ inline CaseSpec small_host_case(const std::string& backend, Mode mode = Mode::ch
   return c;
 }
 
-inline CaseResult run_host_case(std::unique_ptr<Backend> backend, const CaseSpec& spec) {
+inline CaseResult run_host_case(std::unique_ptr<Backend> backend, const CaseSpec& spec,
+                                std::function<void(const nlohmann::json&)> emit = {}) {
   Registry reg;
   register_cpu_backends(reg);
   reg.add(std::move(backend));
   WorkerContext ctx;
   ctx.registry = &reg;
+  ctx.emit = std::move(emit);
   return run_case(spec, ctx).result;
 }
 

@@ -155,6 +155,19 @@ TEST(LseForm, UnusableFactorFailsThatBackendAloneNamingIt) {
   }
 }
 
+TEST(LseForm, ABackendsSetupIsAPhaseOfItsOwn) {
+  // The factor is read before the backend's first call: a plugin that crashes there must be
+  // the one the parent names (the last start event), not the reference before it.
+  std::vector<std::string> phases;
+  const auto emit = [&](const nlohmann::json& e) {
+    if (e.value("backend", "") == "own-lse") phases.push_back(e.value("phase", ""));
+  };
+  const CaseResult r = test::run_host_case(std::make_unique<OwnLseForm>(std::log(2.0), true), lse_case(), emit);
+  EXPECT_EQ(r.verdict, kPass) << r.backends.at(0).reason;
+  ASSERT_FALSE(phases.empty());
+  EXPECT_EQ(phases.front(), "setup");
+}
+
 TEST(LseForm, MFormatBackendsRecordNoFactor) {
   const CaseResult r = run_with(std::make_unique<OwnLseForm>(1.0, true), lse_case());
   EXPECT_EQ(r.verdict, kPass) << r.backends.at(0).reason;
