@@ -187,10 +187,19 @@ std::string schedules_of(const BackendResult& b) {
   return "found at schedule seed " + std::to_string(*s.finding_seed) + " (of " + range + ")";
 }
 
+// A backend with its own lse form (Backend::lse_factor): its lse was converted, untimed.
+std::string lse_form_of(const BackendResult& b) {
+  if (!b.lse_factor) return "";
+  char text[96];
+  std::snprintf(text, sizeof text, "lse in its own form (x %.6g), converted untimed", *b.lse_factor);
+  return text;
+}
+
 std::string note_of(const BackendResult& b) {
-  const std::string schedules = schedules_of(b);
-  if (schedules.empty()) return b.reason;
-  return b.reason.empty() ? schedules : schedules + "; " + b.reason;
+  std::string note;
+  for (const std::string& part : {schedules_of(b), lse_form_of(b), b.reason})
+    if (!part.empty()) note += (note.empty() ? "" : "; ") + part;
+  return note;
 }
 
 // "- plugin fv-sm100a: /opt/fv.so (1234567 bytes, sha256 ab12..., ABI 2; git=abc, cuda=13.0)".

@@ -10,6 +10,7 @@
 #include "engine/case_runner.hpp"
 #include "host_case.hpp"
 #include "naive_reference.hpp"
+#include "report/report.hpp"
 
 namespace vsa {
 namespace {
@@ -99,6 +100,10 @@ TEST(LseForm, DeclaredNaturalLogPassesForwardAndBackward) {
   const nlohmann::json j = r.backends.at(0);
   EXPECT_DOUBLE_EQ(j.at("lse_factor").get<double>(), std::log(2.0));
   EXPECT_EQ(j.get<BackendResult>().lse_factor, r.backends.at(0).lse_factor);
+  Report report;
+  report.cases.push_back(r);
+  EXPECT_NE(render_markdown(report).find("lse in its own form (x 0.693147), converted untimed"), std::string::npos)
+      << render_markdown(report);
   ASSERT_NE(metric(r, "lse"), nullptr);
   EXPECT_LT(metric(r, "lse")->rel_max, 1e-6);
   ASSERT_NE(metric(r, "dq"), nullptr);  // the backward ran on the converted input
