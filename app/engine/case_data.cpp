@@ -115,7 +115,7 @@ BackwardArgs BackendSession::backward_args() {
     a.v = m_device->v.get();
     a.out = m_device->out.get();
     a.d_out = m_device->d_out.get();
-    a.lse = m_lse_factor == 1.0 ? m_device->lse.get() : prepare_backward_input();
+    a.lse = prepare_backward_input();  // M format, or the backend's own form
     a.q2k_idx = m_device->q2k_idx.get();
     a.q2k_num = m_device->q2k_num.get();
     a.k2q_idx = m_device->k2q_idx.get();
@@ -132,7 +132,7 @@ BackwardArgs BackendSession::backward_args() {
     a.v = m_host.v.data();
     a.out = m_host.out.data();
     a.d_out = m_host.d_out.data();
-    a.lse = m_lse_factor == 1.0 ? m_host.lse.data() : prepare_backward_input();
+    a.lse = prepare_backward_input();  // M format, or the backend's own form
     a.q2k_idx = m_map.q2k_idx.data();
     a.q2k_num = m_map.q2k_num.data();
     a.k2q_idx = m_map.k2q_idx.data();
