@@ -140,24 +140,14 @@ __device__ __forceinline__ void retire_pv(const Ring& ring, int stage, float (&o
   if (rescale) rescale_rows(o, alpha);  // warp-uniform; no wgmma in flight here
 }
 
-// One item's main loop and epilogue on the stages `stages` hands out (count of them).
-template <class Cfg, bool kProbe, bool kPair, class Ring, class Stages>
-__device__ __forceinline__ void run_item(const Ring& ring, Stages& stages, const std::uint32_t (&q)[8][4],
-                                         std::uint32_t (&pfrag)[4][4], float (&s)[32], float (&o)[64], int slot,
-                                         int item, int count, int traced, const Params& p, int warp, int lane,
-                                         int tid) {
-  OnlineSoftmax softmax;
-  softmax.reset();
-  float alpha[2];
-  bool rescale = false;  // O needs alpha before the next P.V (softmax.update)
-#pragma unroll
-  for (int i = 0; i < 64; ++i) o[i] = 0.0f;
-
-  // First block: scores alone.
-  auto cur = stages.take();
-  auto prev = cur;
+// An item's first block: its scores alone (nothing of the item is in flight yet), masked,
+// then the softmax's first update, which needs no O rescale (O is still zero).
+template <class Cfg, bool kProbe, class Ring, class Stage>
+__device__ __forceinline__ void first_block(const Ring& ring, const Stage& cur, const std::uint32_t (&q)[8][4],
+                                            float (&s)[32], OnlineSoftmax& softmax, int item, const Params& p,
+                                            int lane) {
   constexpr HangSite kKFull = hang_site("consumer", "k_full");
-  constexpr HangSite kVFull = hang_site("consumer", "v_full");
+  float alpha[2];
   mbar_wait<kProbe>(ring.k_full(cur.index), cur.full_parity(), p.hang_watch, kKFull, {cur.index, 0, item});
   keep_live(s);
   wgmma_fence();
@@ -166,15 +156,30 @@ __device__ __forceinline__ void run_item(const Ring& ring, Stages& stages, const
   wgmma_wait<0>();
   keep_live(s);
   mask_scores_release_k<Cfg, kProbe>(ring, cur.index, s, lane, p);
-  softmax.update<Cfg::kLazyRescale>(s, p.scale_log2, alpha);  // O is still zero: no rescale
-  stamp<Cfg, kProbe>(p, slot, trace_item_stamp(traced, 1), tid == 0);
+  softmax.update<Cfg::kLazyRescale>(s, p.scale_log2, alpha);
+}
 
+// Blocks 1..count-1 of an item whose block 0 (stage `cur`) has been through the softmax
+// (kPacked: and its P packed into pfrag, by a caller that needed s free before the loop).
+// On return every product is done, O holds blocks 0..count-2 (rescaled to the softmax's
+// reference), pfrag the last block's P, and the last block's stage is returned: its
+// P.V is the caller's to issue.
+template <class Cfg, bool kProbe, bool kPacked = false, class Ring, class Stages, class Stage>
+__device__ __forceinline__ Stage steady_blocks(const Ring& ring, Stages& stages, Stage cur,
+                                               const std::uint32_t (&q)[8][4], std::uint32_t (&pfrag)[4][4],
+                                               float (&s)[32], float (&o)[64], OnlineSoftmax& softmax, int item,
+                                               int count, const Params& p, int lane) {
+  constexpr HangSite kKFull = hang_site("consumer", "k_full");
+  constexpr HangSite kVFull = hang_site("consumer", "v_full");
+  float alpha[2];
+  bool rescale = false;  // O needs alpha before the next P.V (softmax.update)
+  auto prev = cur;
   // The wait for P_{n-2} V_{n-2} sits at the top of iteration n, behind the loop's
   // back edge: ptxas schedules a wgmma wait as early as its basic block allows, and
   // in the same block as the softmax it would hoist it above the softmax.
   for (int n = 1; n < count; ++n) {
     if (n > 1) retire_pv<Cfg, kProbe>(ring, prev.index, o, rescale, alpha, lane, p);
-    pack_probabilities(s, pfrag);
+    if (!kPacked || n > 1) pack_probabilities(s, pfrag);
     const auto next = stages.take();
     // Both waits before the fence: the two products are issued back to back in one
     // block (a wait between them makes ptxas inject another warpgroup.arrive).
@@ -195,10 +200,29 @@ __device__ __forceinline__ void run_item(const Ring& ring, Stages& stages, const
     prev = cur;
     cur = next;
   }
+  if (count > 1) retire_pv<Cfg, kProbe>(ring, prev.index, o, rescale, alpha, lane, p);
+  if (!kPacked || count > 1) pack_probabilities(s, pfrag);
+  return cur;
+}
+
+// One item's main loop and epilogue on the stages `stages` hands out (count of them).
+template <class Cfg, bool kProbe, bool kPair, class Ring, class Stages>
+__device__ __forceinline__ void run_item(const Ring& ring, Stages& stages, const std::uint32_t (&q)[8][4],
+                                         std::uint32_t (&pfrag)[4][4], float (&s)[32], float (&o)[64], int slot,
+                                         int item, int count, int traced, const Params& p, int warp, int lane,
+                                         int tid) {
+  OnlineSoftmax softmax;
+  softmax.reset();
+#pragma unroll
+  for (int i = 0; i < 64; ++i) o[i] = 0.0f;
+
+  const auto first = stages.take();
+  first_block<Cfg, kProbe>(ring, first, q, s, softmax, item, p, lane);
+  stamp<Cfg, kProbe>(p, slot, trace_item_stamp(traced, 1), tid == 0);
+  const auto cur = steady_blocks<Cfg, kProbe>(ring, stages, first, q, pfrag, s, o, softmax, item, count, p, lane);
 
   // Last block: its P.V, then the epilogue.
-  if (count > 1) retire_pv<Cfg, kProbe>(ring, prev.index, o, rescale, alpha, lane, p);
-  pack_probabilities(s, pfrag);
+  constexpr HangSite kVFull = hang_site("consumer", "v_full");
   mbar_wait<kProbe>(ring.v_full(cur.index), cur.full_parity(), p.hang_watch, kVFull, {cur.index, count - 1, item});
   keep_live(o);
   keep_live(pfrag);
