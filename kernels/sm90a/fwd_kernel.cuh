@@ -5,7 +5,6 @@
 //   producer warps (TMA) .............. fwd_producer.cuh
 //   pair tiles (kPair): union order ... fwd_pair_order.hpp, fwd_pair_ring.cuh, fwd_pair_producer.cuh
 //   consumer warp groups (wgmma) ...... fwd_mainloop.cuh, fwd_softmax.cuh
-//   chained items (kChainItems) ....... fwd_chained_consumer.cuh
 //   epilogue (O, lse) ................. fwd_epilogue.cuh
 //   host launch ....................... fwd_launch.cuh / fwd_launch.cu
 //
@@ -14,7 +13,6 @@
 // Pair tiles (kPair, an A/B variant): the CTA takes two query blocks of a head at a time, one
 // per consumer group, and its two producer warps stream the K and V tiles of the union of
 // their kv lists through one ring.
-#include "fwd_chained_consumer.cuh"
 #include "fwd_mainloop.cuh"
 #include "fwd_pair_producer.cuh"
 #include "fwd_producer.cuh"
@@ -83,10 +81,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 1)
     }
   } else {
     setmaxnreg_inc<Cfg::kConsumerRegs>();
-    if constexpr (Cfg::kChainItems && !kPair)
-      run_consumer_chained<Cfg, kProbe>(smem, warp / 4 - 1, p);
-    else
-      run_consumer<Cfg, kProbe, kPair>(smem, warp / 4 - 1, p);
+    run_consumer<Cfg, kProbe, kPair>(smem, warp / 4 - 1, p);
   }
 }
 

@@ -40,11 +40,6 @@ std::vector<KernelInfo> forward_kernels() {
       // Pair tiles: an A/B variant (VSA_SM90A_FWD_PAIR_TILES=1), in the timed path when chosen.
       describe(reinterpret_cast<const void*>(&fwd::forward_kernel<TileConfig, false, true>), "sm90a.fwd.main_pair",
                true),
-      // Chained items: an A/B variant (VSA_SM90A_FWD_CHAIN_ITEMS=1, run 39), probe variant included.
-      describe(reinterpret_cast<const void*>(&fwd::forward_kernel<fwd::ChainedItems<TileConfig>, false, false>),
-               "sm90a.fwd.main_chained", true),
-      describe(reinterpret_cast<const void*>(&fwd::forward_kernel<fwd::ChainedItems<TileConfig>, true, false>),
-               "sm90a.fwd.main_chained_probe", false),
   };
 }
 

@@ -159,12 +159,11 @@ __device__ __forceinline__ void first_block(const Ring& ring, const Stage& cur, 
   softmax.update<Cfg::kLazyRescale>(s, p.scale_log2, alpha);
 }
 
-// Blocks 1..count-1 of an item whose block 0 (stage `cur`) has been through the softmax
-// (kPacked: and its P packed into pfrag, by a caller that needed s free before the loop).
+// Blocks 1..count-1 of an item whose block 0 (stage `cur`) has been through the softmax.
 // On return every product is done, O holds blocks 0..count-2 (rescaled to the softmax's
 // reference), pfrag the last block's P, and the last block's stage is returned: its
 // P.V is the caller's to issue.
-template <class Cfg, bool kProbe, bool kPacked = false, class Ring, class Stages, class Stage>
+template <class Cfg, bool kProbe, class Ring, class Stages, class Stage>
 __device__ __forceinline__ Stage steady_blocks(const Ring& ring, Stages& stages, Stage cur,
                                                const std::uint32_t (&q)[8][4], std::uint32_t (&pfrag)[4][4],
                                                float (&s)[32], float (&o)[64], OnlineSoftmax& softmax, int item,
@@ -179,7 +178,7 @@ __device__ __forceinline__ Stage steady_blocks(const Ring& ring, Stages& stages,
   // in the same block as the softmax it would hoist it above the softmax.
   for (int n = 1; n < count; ++n) {
     if (n > 1) retire_pv<Cfg, kProbe>(ring, prev.index, o, rescale, alpha, lane, p);
-    if (!kPacked || n > 1) pack_probabilities(s, pfrag);
+    pack_probabilities(s, pfrag);
     const auto next = stages.take();
     // Both waits before the fence: the two products are issued back to back in one
     // block (a wait between them makes ptxas inject another warpgroup.arrive).
@@ -201,7 +200,7 @@ __device__ __forceinline__ Stage steady_blocks(const Ring& ring, Stages& stages,
     cur = next;
   }
   if (count > 1) retire_pv<Cfg, kProbe>(ring, prev.index, o, rescale, alpha, lane, p);
-  if (!kPacked || count > 1) pack_probabilities(s, pfrag);
+  pack_probabilities(s, pfrag);
   return cur;
 }
 

@@ -45,17 +45,8 @@ struct TileConfig {
   // Measured on H200: +2-5% at every size, also where the 700 W cap holds the clock
   // (notes/runs.md run 11).
   static constexpr bool kLazyRescale = true;
-  // Chained items (fwd_chained_consumer.cuh): an item's first S product is issued with the
-  // previous item's last P.V, and that item's epilogue runs while it is in flight. An A/B
-  // variant (VSA_SM90A_FWD_CHAIN_ITEMS=1, ChainedItems below; notes/runs.md run 39).
-  static constexpr bool kChainItems = false;
   // Shared memory a CTA may use on sm_90 (227 KB opt-in limit).
   static constexpr std::size_t kSmemLimit = 232448;
-};
-
-template <class Cfg>
-struct ChainedItems : Cfg {
-  static constexpr bool kChainItems = true;
 };
 
 static_assert(TileConfig::kBlockQ == 64, "one wgmma M=64 per consumer warp group");
