@@ -151,14 +151,9 @@ Status BackendSession::forward() { return m_backend.forward(forward_args()); }
 namespace {
 // lse_own = factor x lse, and back. The poison pattern stays the poison pattern, so an
 // element the backend never wrote still reads as unwritten.
-bool poison(float x) {
-  std::uint32_t bits;
-  std::memcpy(&bits, &x, sizeof bits);
-  return bits == kPoisonF32;
-}
 void scale_lse(std::vector<float>& lse, double factor) {
   for (float& x : lse)
-    if (!poison(x)) x = float(double(x) * factor);
+    if (!is_poison_f32(x)) x = float(double(x) * factor);
 }
 }  // namespace
 

@@ -1,7 +1,6 @@
 #include "model/metrics.hpp"
 
 #include <cmath>
-#include <cstring>
 #include <sstream>
 
 #include "vsa/device_ops.hpp"
@@ -111,9 +110,7 @@ TensorMetrics compare_f32(const std::string& tensor, const float* got, const flo
                           const Tolerance& tol) {
   Accumulator acc;
   for (std::int64_t i = 0; i < count; ++i) {
-    std::uint32_t bits;
-    std::memcpy(&bits, &got[i], sizeof bits);
-    if (bits == kPoisonF32) {
+    if (is_poison_f32(got[i])) {
       ++acc.unwritten;
       continue;
     }

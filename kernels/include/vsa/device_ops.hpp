@@ -2,6 +2,7 @@
 // Device helpers shared by the harness and every GPU backend (kernels/common).
 // Plain C++ declarations; the stream is an opaque cudaStream_t.
 #include <cstdint>
+#include <cstring>
 
 #include "vsa/backend.hpp"
 #include "vsa/counter_rng.hpp"
@@ -39,4 +40,12 @@ namespace vsa {
 // Sentinels written before every run (docs/spec.md, "How correctness is judged": poison).
 inline constexpr bf16_bits kPoisonBf16 = 0x7fa5;          // a NaN payload no kernel produces
 inline constexpr std::uint32_t kPoisonF32 = 0x7fa5a5a5u;  // likewise for fp32
+
+// Whether an fp32 element still holds the sentinel, i.e. no kernel wrote it. A bit test:
+// the sentinel is a NaN, and NaN compares unequal to everything.
+inline bool is_poison_f32(float x) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  return bits == kPoisonF32;
+}
 }  // namespace vsa

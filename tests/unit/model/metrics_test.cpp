@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "model/case_result.hpp"
@@ -42,6 +43,18 @@ TEST(Metrics, PoisonCountsAsUnwrittenNotAsNan) {
   EXPECT_EQ(m.unwritten, 1);
   EXPECT_EQ(m.nan_count, 0);
   EXPECT_FALSE(m.pass);
+}
+
+TEST(Metrics, Fp32PoisonIsTheSentinelsBitsNotAnyNan) {
+  float poison;
+  std::memcpy(&poison, &kPoisonF32, sizeof poison);
+  EXPECT_TRUE(is_poison_f32(poison));
+  EXPECT_FALSE(is_poison_f32(std::numeric_limits<float>::quiet_NaN()));
+  EXPECT_FALSE(is_poison_f32(0.0f));
+  const float ref[] = {1.0f, 2.0f}, got[] = {poison, std::numeric_limits<float>::quiet_NaN()};
+  const auto m = compare_f32("lse", got, ref, 2, Tolerance{});
+  EXPECT_EQ(m.unwritten, 1);
+  EXPECT_EQ(m.nan_count, 1);
 }
 
 TEST(Metrics, NanFails) {
