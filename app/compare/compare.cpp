@@ -84,6 +84,23 @@ const CaseResult* find_case(const Report& report, const std::string& name) {
   return nullptr;
 }
 
+// A backend whose lse form differs between the two reports (Backend::lse_factor,
+// docs/plugins.md): a plugin that converted its lse inside the timed call in one and
+// declared its form in the other. The ratio stands, with the reason it may move.
+std::string lse_form_note(const CaseResult* base, const CaseResult* now, const std::string& backend) {
+  auto factor = [&](const CaseResult* c) -> std::optional<double> {
+    if (c)
+      for (const auto& b : c->backends)
+        if (b.backend == backend) return b.lse_factor;
+    return std::nullopt;
+  };
+  const std::optional<double> a = factor(base), b = factor(now);
+  if (a == b) return "";
+  auto form = [](const std::optional<double>& f) { return f ? "own form x " + format_number(*f) : "M format"; };
+  return "lse form differs: " + form(a) + " (baseline), " + form(b) +
+         "; a conversion may have moved into or out of the timed call";
+}
+
 std::vector<PerfRow> perf_rows(const std::vector<ReportFile>& reports, const CompareOptions& options) {
   const std::size_t n = reports.size();
   using Key = std::tuple<std::string, std::string, std::string>;
@@ -122,6 +139,7 @@ std::vector<PerfRow> perf_rows(const std::vector<ReportFile>& reports, const Com
         continue;
       }
       row.ratios[i] = row.cells[i]->tflops / base->tflops;
+      row.notes[i] = lse_form_note(base_case, this_case, row.backend);
     }
   }
   return all;

@@ -53,7 +53,8 @@ struct PerfRow {
   std::string case_name, op, backend;
   std::vector<std::optional<PerfCell>> cells;
   std::vector<std::optional<double>> ratios;  // tflops / baseline tflops
-  std::vector<std::string> notes;             // why a ratio is missing, e.g. "spec differs"
+  std::vector<std::string> notes;             // why a ratio is missing ("spec differs"), or what qualifies
+                                              // one ("lse form differs: ...")
   std::vector<bool> regressed;
   std::vector<bool> too_noisy;  // gate on, not regressed, and the noise hides a threshold-sized drop
 };

@@ -32,8 +32,9 @@ std::string perf_text(const std::optional<PerfCell>& cell) {
 std::string ratio_text(const PerfRow& row, std::size_t i) {
   if (!row.ratios[i]) return row.notes[i].empty() ? kAbsent : row.notes[i];
   const std::string ratio = format_number(*row.ratios[i], 3);
-  if (row.regressed[i]) return "**" + ratio + " regression**";
-  return row.too_noisy[i] ? "**" + ratio + " too noisy to gate**" : ratio;
+  const std::string note = row.notes[i].empty() ? "" : " (" + row.notes[i] + ")";
+  if (row.regressed[i]) return "**" + ratio + " regression**" + note;
+  return (row.too_noisy[i] ? "**" + ratio + " too noisy to gate**" : ratio) + note;
 }
 
 std::vector<std::size_t> others(const Comparison& c) {

@@ -140,6 +140,24 @@ TEST(ComparePerf, NoRatioWhenTheCaseSpecDiffers) {
   EXPECT_TRUE(c.regressions.empty());
 }
 
+// A plugin that converted its lse inside the timed call, then declared its form (plugin ABI
+// 2): the ratio is still given, with the reason it may have moved, in the row and Markdown.
+TEST(ComparePerf, AnLseFormChangeKeepsTheRatioAndSaysSo) {
+  auto reports = pair_with_tflops(400, 440);
+  reports[1].report.cases[0].backends[0].lse_factor = -1.25;
+  const Comparison c = compare_reports(reports, {});
+  const PerfRow* row = perf_row(c, "perf/S=16384", "fwd", "sm90a");
+  ASSERT_NE(row, nullptr);
+  ASSERT_TRUE(row->ratios[1].has_value());
+  EXPECT_DOUBLE_EQ(*row->ratios[1], 1.1);
+  EXPECT_EQ(row->notes[1].rfind("lse form differs: M format (baseline), own form x -1.25", 0), 0u) << row->notes[1];
+  EXPECT_NE(render_markdown(c).find("1.1 (lse form differs"), std::string::npos);
+  auto same = pair_with_tflops(400, 440);
+  same[0].report.cases[0].backends[0].lse_factor = -1.25;
+  same[1].report.cases[0].backends[0].lse_factor = -1.25;
+  EXPECT_EQ(perf_row(compare_reports(same, {}), "perf/S=16384", "fwd", "sm90a")->notes[1], "");
+}
+
 // Bursts against sustained passes, or fixed passes against adaptive sampling, put the card in
 // two clock states (the same kernel 7-9% apart on the H200, notes/runs.md run 32): no ratio,
 // and the gate fails closed (exit 4) with the reason instead of reading a clock as a speed.
