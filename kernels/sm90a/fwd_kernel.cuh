@@ -5,7 +5,6 @@
 //   producer warps (TMA) .............. fwd_producer.cuh
 //   pair tiles (kPair): union order ... fwd_pair_order.hpp, fwd_pair_ring.cuh, fwd_pair_producer.cuh
 //   consumer warp groups (wgmma) ...... fwd_mainloop.cuh, fwd_softmax.cuh
-//   two S tiles in flight (kTwoScores)  fwd_two_scores.cuh
 //   epilogue (O, lse) ................. fwd_epilogue.cuh
 //   host launch ....................... fwd_launch.cuh / fwd_launch.cu
 //
@@ -17,7 +16,6 @@
 #include "fwd_mainloop.cuh"
 #include "fwd_pair_producer.cuh"
 #include "fwd_producer.cuh"
-#include "fwd_two_scores.cuh"
 #include "fwd_storage.cuh"
 
 namespace vsa::sm90a::fwd {

@@ -40,11 +40,6 @@ std::vector<KernelInfo> forward_kernels() {
       // Pair tiles: an A/B variant (VSA_SM90A_FWD_PAIR_TILES=1), in the timed path when chosen.
       describe(reinterpret_cast<const void*>(&fwd::forward_kernel<TileConfig, false, true>), "sm90a.fwd.main_pair",
                true),
-      // Two S tiles in flight: an A/B variant (VSA_SM90A_FWD_TWO_SCORES=1, run 40), probe variant included.
-      describe(reinterpret_cast<const void*>(&fwd::forward_kernel<fwd::TwoScores<TileConfig>, false, false>),
-               "sm90a.fwd.main_two_scores", true),
-      describe(reinterpret_cast<const void*>(&fwd::forward_kernel<fwd::TwoScores<TileConfig>, true, false>),
-               "sm90a.fwd.main_two_scores_probe", false),
   };
 }
 

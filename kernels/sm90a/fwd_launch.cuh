@@ -158,13 +158,6 @@ template <class Cfg>
   }
 
   // The timeline is recorded, and waits are bounded by a hang watch, by the probe variant only.
-  // Two S tiles in flight (run 40) are an A/B variant, probe variant included, so the race
-  // probes, hang watch and timelines see the same consumer.
-  if (env_on(std::getenv("VSA_SM90A_FWD_TWO_SCORES"))) {
-    using Two = TwoScores<Cfg>;
-    return probe ? launch_persistent<Two, true, false>(tm_q, tm_k, tm_v, params, grid, stream)
-                 : launch_persistent<Two, false, false>(tm_q, tm_k, tm_v, params, grid, stream);
-  }
   return probe ? launch_persistent<Cfg, true, false>(tm_q, tm_k, tm_v, params, grid, stream)
                : launch_persistent<Cfg, false, false>(tm_q, tm_k, tm_v, params, grid, stream);
 }

@@ -242,14 +242,6 @@ __device__ __forceinline__ void run_item(const Ring& ring, Stages& stages, const
   stamp<Cfg, kProbe>(p, slot, trace_item_stamp(traced, 2), tid == 0);
 }
 
-// Two S tiles in flight (Cfg::kTwoScores), defined in fwd_two_scores.cuh.
-template <class Cfg, bool kProbe, class Ring, class Stages>
-__device__ __forceinline__ void run_item_two_scores(const Ring& ring, Stages& stages, const bf16_bits* q_tile,
-                                                    std::uint64_t* q_empty, std::uint32_t (&pfrag)[4][4],
-                                                    float (&s_a)[32], float (&s_b)[32], float (&o)[64], int slot,
-                                                    int item, int count, int traced, const Params& p, int warp,
-                                                    int lane, int tid);
-
 template <class Cfg, bool kProbe, bool kPair>
 __device__ void run_consumer(SharedStorage<Cfg>& smem, int slot, const Params& p) {
   SlotTiles<Cfg>& tiles = smem.tiles[slot];
@@ -263,10 +255,9 @@ __device__ void run_consumer(SharedStorage<Cfg>& smem, int slot, const Params& p
   std::uint32_t q[8][4];
   std::uint32_t pfrag[4][4];
   float s[32];
-  float s_b[32];  // the second S tile (kTwoScores only)
   float o[64];
 #pragma unroll
-  for (int i = 0; i < 32; ++i) s[i] = s_b[i] = 0.0f;
+  for (int i = 0; i < 32; ++i) s[i] = 0.0f;
 
   stamp<Cfg, kProbe>(p, slot, kTraceConsumerStart, tid == 0);
   for (int traced = 0;; ++traced) {
@@ -292,14 +283,6 @@ __device__ void run_consumer(SharedStorage<Cfg>& smem, int slot, const Params& p
       counts.shared = read_mailbox(mail.pair_shared, lane);
       counts.only[0] = read_mailbox(mail.pair_only[0], lane);
       counts.only[1] = read_mailbox(mail.pair_only[1], lane);
-    }
-    if constexpr (Cfg::kTwoScores && !kPair) {
-      // Q stays in shared memory as the S products' A operand; the item hands it back.
-      q_state.advance();
-      SlotStages<Cfg> stages{kv_state};
-      run_item_two_scores<Cfg, kProbe>(SlotRing<Cfg>{tiles, bars, smem.mail[slot]}, stages, tiles.q, &bars.q_empty,
-                                       pfrag, s, s_b, o, slot, item, count, traced, p, warp, lane, tid);
-      continue;
     }
     load_q_fragments<Cfg>(tiles.q, q, warp, lane);
     fence_proxy_async_smem();  // ordinary reads of Q before the next TMA write into it

@@ -45,16 +45,8 @@ struct TileConfig {
   // Measured on H200: +2-5% at every size, also where the 700 W cap holds the clock
   // (notes/runs.md run 11).
   static constexpr bool kLazyRescale = true;
-  // Two S tiles in flight per consumer, Q read from shared memory (fwd_two_scores.cuh). An
-  // A/B variant (VSA_SM90A_FWD_TWO_SCORES=1, TwoScores below; notes/runs.md run 40).
-  static constexpr bool kTwoScores = false;
   // Shared memory a CTA may use on sm_90 (227 KB opt-in limit).
   static constexpr std::size_t kSmemLimit = 232448;
-};
-
-template <class Cfg>
-struct TwoScores : Cfg {
-  static constexpr bool kTwoScores = true;
 };
 
 static_assert(TileConfig::kBlockQ == 64, "one wgmma M=64 per consumer warp group");

@@ -39,7 +39,8 @@ void check_wgmma_serialized(const sass::Kernel& kernel, Severity severity, std::
                  "all " + std::to_string(hgmma) +
                      " HGMMA are each waited on (WARPGROUP.DEPBAR.LE gsb0, 0x0) before the next issues: ptxas "
                      "serialised the wgmma pipeline; look for a branch or call between a "
-                     "wgmma and its wait_group",
+                     "wgmma and its wait_group, or accumulators read while another group is in flight "
+                     "(ptxas -v names the cause: C7514 / C7515 / C7519)",
                  severity});
 }
 
