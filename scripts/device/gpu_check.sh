@@ -16,7 +16,8 @@ declare -A RC
 step "info"; "$BIN" info --json >"$OUT/info.json"; RC[info]=$?; "$BIN" info | head -40
 step "backends"; "$BIN" list backends; RC[list]=$?
 if [ -x "$BUILD/tests/vsa_device_tests" ]; then
-  step "GPU tests"; "$BUILD/tests/vsa_device_tests" --gtest_brief=1 2>&1 | tail -25; RC[device_tests]=${PIPESTATUS[0]}
+  step "GPU tests"; "$BUILD/tests/vsa_device_tests" --gtest_brief=1 >"$OUT/device_tests.log" 2>&1
+  RC[device_tests]=$?; tail -25 "$OUT/device_tests.log"
 fi
 step "correctness"; "$BIN" run smoke correctness --out "$OUT" --label correctness --quiet; RC[correctness]=$?
 step "fault isolation (expect exit 4: FAULT then PASS, HANG then PASS)"
@@ -59,6 +60,8 @@ fi
 step "summary"
 printf '%-22s %s\n' step "exit code (0 = ok)"
 for k in "${!RC[@]}"; do printf '%-22s %s\n' "$k" "${RC[$k]}"; done | sort
+# The GPU tests' counts beside their exit code (the table above has only the code).
+[ -f "$OUT/device_tests.log" ] && grep -E '^\[ *(PASSED|FAILED|SKIPPED) *\] [0-9]+ test' "$OUT/device_tests.log" | sed 's/^/device_tests: /'
 python3 - "$OUT" <<'PY'
 import glob, json, sys
 for path in sorted(glob.glob(sys.argv[1] + "/*.json")):

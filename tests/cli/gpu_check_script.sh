@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/device/gpu_check.sh against a stand-in vsa-bench that records its calls: quick
 # runs no perf, full adds stability, perf and sustained, every step's exit code is in the
-# summary, and everything written is packed as OUT_DIR.tgz beside OUT_DIR (also with a
+# summary (and the GPU tests' counts), and everything written is packed as OUT_DIR.tgz beside OUT_DIR (also with a
 # trailing slash or a space in its name).
 # Usage: gpu_check_script.sh <vsa-bench> <source dir>
 source "$(dirname "$0")/lib.sh"
@@ -16,6 +16,10 @@ for a in "\$@"; do [ "\$prev" = --out ] && out="\$a"; prev="\$a"; done
 exit 0
 FAKE
 chmod +x "$WORK/build/vsa-bench"
+# A stand-in GPU test binary: its counts must reach the summary and its log the archive.
+mkdir -p "$WORK/build/tests"
+printf '#!/usr/bin/env bash\necho "[  PASSED  ] 7 tests."\necho "[  SKIPPED ] 2 tests."\n' > "$WORK/build/tests/vsa_device_tests"
+chmod +x "$WORK/build/tests/vsa_device_tests"
 bash "$SRC/scripts/device/gpu_check.sh" "$WORK/build" "$WORK/quick" quick > "$WORK/log" 2>&1 || fail "quick: exit $?"
 grep -q "^correctness  *0" "$WORK/log" || { cat "$WORK/log"; fail "quick: the summary lacks the correctness step"; }
 grep -q "run perf" "$WORK/calls" && fail "quick must not run perf"
@@ -24,6 +28,8 @@ grep -q "run perf" "$WORK/calls" && fail "quick must not run perf"
 tar tzf "$WORK/quick.tgz" > "$WORK/listing" || fail "quick: the archive does not list"
 grep -q "^quick/smoke.json$" "$WORK/listing" || fail "quick: the archive lacks what the run wrote"
 grep -q "^archive: $WORK/quick.tgz" "$WORK/log" || fail "quick: the archive's path is not printed"
+grep -q "^device_tests: \[  PASSED  \] 7 tests.$" "$WORK/log" || { cat "$WORK/log"; fail "quick: the GPU tests' counts are not in the summary"; }
+grep -q "^quick/device_tests.log$" "$WORK/listing" || fail "quick: the archive lacks the GPU tests' log"
 : > "$WORK/calls"
 bash "$SRC/scripts/device/gpu_check.sh" "$WORK/build" "$WORK/full/" full > "$WORK/log" 2>&1 || fail "full: exit $?"
 for suite in stability perf sustained; do
