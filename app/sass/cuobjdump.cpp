@@ -58,6 +58,20 @@ std::vector<std::string> wheel_patterns() {
 
 }  // namespace
 
+std::vector<std::string> project_venv_patterns(const std::string& executable) {
+  std::vector<std::string> patterns;
+  std::string dir = executable;
+  for (int up = 0; up < 3; ++up) {
+    const auto slash = dir.find_last_of('/');
+    if (slash == std::string::npos || slash == 0) break;
+    dir.resize(slash);
+    const std::string site = dir + "/.tools/venv/lib/python3*/site-packages";
+    patterns.push_back(site + "/nvidia/cu*/bin/cuobjdump");
+    patterns.push_back(site + "/nvidia/cuda_cuobjdump/bin/cuobjdump");
+  }
+  return patterns;
+}
+
 ToolSearch find_cuobjdump(const std::string& explicit_path) {
   ToolSearch search;
   const auto check_required = [&](const std::string& path, const std::string& what) {
@@ -97,7 +111,9 @@ ToolSearch find_cuobjdump(const std::string& explicit_path) {
       return search;
     }
   }
-  for (const auto& pattern : wheel_patterns()) {
+  std::vector<std::string> patterns = wheel_patterns();
+  for (auto& pattern : project_venv_patterns(current_executable())) patterns.push_back(std::move(pattern));
+  for (const auto& pattern : patterns) {
     search.searched.push_back(pattern);
     for (const auto& candidate : glob_paths(pattern)) {
       if (is_executable_file(candidate)) {

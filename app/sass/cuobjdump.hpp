@@ -21,9 +21,15 @@ struct ToolSearch {
 
 // Search order: `explicit_path` (a command-line option), $VSA_CUOBJDUMP, `cuobjdump`
 // on $PATH, $CUDA_HOME/bin and $CUDA_PATH/bin, /usr/local/cuda/bin, then the PyPI
-// wheel (nvidia-cuda-cuobjdump) in the usual site-packages directories. An explicit
-// path or $VSA_CUOBJDUMP that is not an executable file is an error, not skipped.
+// wheel (nvidia-cuda-cuobjdump) in the usual site-packages directories, then in the
+// checkout's own tool venv (project_venv_patterns). An explicit path or $VSA_CUOBJDUMP
+// that is not an executable file is an error, not skipped.
 [[nodiscard]] ToolSearch find_cuobjdump(const std::string& explicit_path);
+// Where scripts/lib/common.sh installs the wheel when the toolkit has no cuobjdump:
+// <checkout>/.tools/venv. Glob patterns for it from the executable's path, one to three
+// folders up (build/vsa-bench, build/tests/<test>, build/tools/<tool>), so a binary run by
+// hand finds the tool the setup command installed without $VSA_CUOBJDUMP.
+[[nodiscard]] std::vector<std::string> project_venv_patterns(const std::string& executable);
 // find_cuobjdump, throwing a ToolError naming every place searched when nothing is found.
 [[nodiscard]] std::string require_cuobjdump(const std::string& explicit_path);
 
