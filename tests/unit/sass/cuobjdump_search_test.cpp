@@ -36,8 +36,8 @@ TEST(CuobjdumpSearch, FindsTheCheckoutsToolVenvFromBinariesOneToThreeFoldersDeep
   std::filesystem::create_directories(std::filesystem::path(tool).parent_path());
   std::ofstream(tool) << "#!/bin/sh\n";
   ::chmod(tool.c_str(), 0755);
-  for (const std::string& exe : {root + "/build/vsa-bench", root + "/build/tests/vsa_unit_tests",
-                                root + "/build/tools/sm90a_fwd_trace"}) {
+  for (const std::string& exe :
+       {root + "/build/vsa-bench", root + "/build/tests/vsa_unit_tests", root + "/build/tools/sm90a_fwd_trace"}) {
     const auto found = matches(project_venv_patterns(exe));
     ASSERT_EQ(found.size(), 1u) << exe;
     EXPECT_EQ(found[0], tool) << exe;
