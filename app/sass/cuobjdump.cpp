@@ -34,8 +34,14 @@ std::vector<std::string> glob_paths(const std::string& pattern) {
   return paths;
 }
 
-// Where pip puts the wheel's binary: nvidia/cu13/bin (CUDA 13 wheels) or
-// nvidia/cuda_cuobjdump/bin (CUDA 12 wheels), under some site-packages.
+// Where pip puts the wheel's binary under one site-packages: nvidia/cu13/bin (CUDA 13
+// wheels) or nvidia/cuda_cuobjdump/bin (CUDA 12 wheels).
+void add_wheel_layouts(const std::string& site_packages, std::vector<std::string>& patterns) {
+  patterns.push_back(site_packages + "/nvidia/cu*/bin/cuobjdump");
+  patterns.push_back(site_packages + "/nvidia/cuda_cuobjdump/bin/cuobjdump");
+}
+
+// The wheel under the usual site-packages directories.
 std::vector<std::string> wheel_patterns() {
   std::vector<std::string> roots = {"/usr/lib/python3*/site-packages", "/usr/lib/python3/dist-packages",
                                     "/usr/local/lib/python3*/site-packages", "/usr/local/lib/python3*/dist-packages",
@@ -49,10 +55,7 @@ std::vector<std::string> wheel_patterns() {
   if (const auto conda = env("CONDA_PREFIX"); !conda.empty()) roots.push_back(conda + "/lib/python3*/site-packages");
 
   std::vector<std::string> patterns;
-  for (const auto& root : roots) {
-    patterns.push_back(root + "/nvidia/cu*/bin/cuobjdump");
-    patterns.push_back(root + "/nvidia/cuda_cuobjdump/bin/cuobjdump");
-  }
+  for (const auto& root : roots) add_wheel_layouts(root, patterns);
   return patterns;
 }
 
@@ -65,9 +68,7 @@ std::vector<std::string> project_venv_patterns(const std::string& executable) {
     const auto slash = dir.find_last_of('/');
     if (slash == std::string::npos || slash == 0) break;
     dir.resize(slash);
-    const std::string site = dir + "/.tools/venv/lib/python3*/site-packages";
-    patterns.push_back(site + "/nvidia/cu*/bin/cuobjdump");
-    patterns.push_back(site + "/nvidia/cuda_cuobjdump/bin/cuobjdump");
+    add_wheel_layouts(dir + "/.tools/venv/lib/python3*/site-packages", patterns);
   }
   return patterns;
 }

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # scripts/device/gpu_check.sh against a stand-in vsa-bench that records its calls: quick
-# runs no perf, full adds stability, perf and sustained, every step's exit code is in the
-# summary (and the GPU tests' counts), and everything written is packed as OUT_DIR.tgz beside OUT_DIR (also with a
-# trailing slash or a space in its name).
+# runs no perf, full adds stability, perf and sustained, every step's exit code (and the GPU
+# tests' counts) is in the summary, and everything written is packed as OUT_DIR.tgz beside
+# OUT_DIR (also with a trailing slash or a space in its name).
 # Usage: gpu_check_script.sh <vsa-bench> <source dir>
 source "$(dirname "$0")/lib.sh"
 mkdir -p "$WORK/build"
