@@ -66,7 +66,10 @@ __device__ void run_producer(SharedStorage<Cfg>& smem, int slot, const CUtensorM
     if (lane == 0) {
       mail.item = item;
       mail.count = count;
-      if (count > 0) {
+      if (count > 0 && Cfg::kSplitQ) {  // half 0 now, half 1 once the consumer holds half 0
+        mbar_arrive_expect_tx(&bars.q_full, Cfg::kHalfBytes);
+        tma_load_2d_hinted(tiles.q, tm_q, 0, item * Cfg::kBlockQ, &bars.q_full, q_policy);
+      } else if (count > 0) {
         mbar_arrive_expect_tx(&bars.q_full, Cfg::kTileBytes);
         load_tile<Cfg>(tiles.q, tm_q, item * Cfg::kBlockQ, &bars.q_full, q_policy);
       } else {
@@ -114,6 +117,17 @@ __device__ void run_producer(SharedStorage<Cfg>& smem, int slot, const CUtensorM
         }
         __syncwarp();
         kv_state.advance();
+        if constexpr (Cfg::kSplitQ) {
+          if (base + e == 0) {  // after the first block's loads: Q's half 1 (the consumer has half 0)
+            mbar_wait<kProbe>(&bars.q_empty, q_state.empty_parity(), p.hang_watch, kQEmpty, {0, -1, item});
+            if (lane == 0) {
+              mbar_arrive_expect_tx(&bars.q_full, Cfg::kHalfBytes);
+              tma_load_2d_hinted(tiles.q, tm_q, Cfg::kHalfCols, item * Cfg::kBlockQ, &bars.q_full, q_policy);
+            }
+            __syncwarp();
+            q_state.advance();
+          }
+        }
       }
     }
     if (!waited) {  // the counter and the order come from the kernel before us

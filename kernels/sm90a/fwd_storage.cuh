@@ -42,7 +42,8 @@ constexpr HangSite hang_site(const char* role, const char* barrier) {
 // descriptors (base offset 0).
 template <class Cfg>
 struct SlotTiles {
-  alignas(1024) bf16_bits q[Cfg::kTileElems];
+  // Split Q (Cfg::kSplitQ): one 64-column half at a time (first half 0, then half 1).
+  alignas(1024) bf16_bits q[Cfg::kSplitQ ? Cfg::kTileElems / 2 : Cfg::kTileElems];
   alignas(1024) bf16_bits k[Cfg::kStages][Cfg::kTileElems];
   // The last V stage of an item doubles as the O staging tile of its epilogue.
   alignas(1024) bf16_bits v[Cfg::kStages][Cfg::kTileElems];
@@ -97,6 +98,8 @@ template <class Cfg>
 constexpr std::size_t kSmemBytes = sizeof(SharedStorage<Cfg>) + 1024;
 
 static_assert(kSmemBytes<TileConfig> <= TileConfig::kSmemLimit, "forward tiles exceed the shared memory of an SM");
+static_assert(kSmemBytes<ThreeGroups<TileConfig>> <= TileConfig::kSmemLimit, "three groups exceed shared memory");
+static_assert(kSmemBytes<SplitQ<TileConfig>> <= TileConfig::kSmemLimit, "split Q exceeds shared memory");
 
 // Consumer warp groups have 4 warps; barrier arrival counts follow from that.
 inline constexpr int kConsumerWarps = 4;
