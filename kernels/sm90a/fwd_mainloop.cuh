@@ -265,6 +265,7 @@ __device__ void run_consumer(SharedStorage<Cfg>& smem, int slot, const Params& p
   const int tid = threadIdx.x - Cfg::kWarpGroupThreads * (1 + slot);
   const int warp = tid / 32, lane = tid % 32;
   PipelineState<1> q_state;
+  PipelineState<1> q1_state;  // split Q only
   PipelineState<Cfg::kStages> kv_state;
 
   std::uint32_t q[8][4];
@@ -304,7 +305,9 @@ __device__ void run_consumer(SharedStorage<Cfg>& smem, int slot, const Params& p
       fence_proxy_async_smem();
       release_stage<false>(&bars.q_empty, lane, 0);
       q_state.advance();
-      mbar_wait<kProbe>(&bars.q_full, q_state.full_parity(), p.hang_watch, kQFull, {1, -1, item});  // half 1
+      constexpr HangSite kQ1Full = hang_site("consumer", "q1_full");
+      mbar_wait<kProbe>(&bars.q1_full, q1_state.full_parity(), p.hang_watch, kQ1Full, {1, -1, item});  // half 1
+      q1_state.advance();  // run_item releases it (q1_empty) after the item's last S product
     } else {
       load_q_fragments<Cfg>(tiles.q, q, warp, lane);
       fence_proxy_async_smem();  // ordinary reads of Q before the next TMA write into it
@@ -319,8 +322,7 @@ __device__ void run_consumer(SharedStorage<Cfg>& smem, int slot, const Params& p
     } else {
       SlotStages<Cfg> stages{kv_state};
       run_item<Cfg, kProbe, false>(SlotRing<Cfg>{tiles, bars, smem.mail[slot]}, stages, q, pfrag, s, o, slot, item,
-                                   count, traced, p, warp, lane, tid, tiles.q, &bars.q_empty);
-      if constexpr (Cfg::kSplitQ) q_state.advance();
+                                   count, traced, p, warp, lane, tid, tiles.q, &bars.q1_empty);
     }
   }
 }

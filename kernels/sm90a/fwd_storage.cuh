@@ -54,6 +54,8 @@ template <class Cfg>
 struct SlotBarriers {
   std::uint64_t q_full;                 // producer -> consumer: Q tile and mailbox item/count (1 arrival + tx)
   std::uint64_t q_empty;                // consumer -> producer: Q in registers, mailbox read (1 per warp)
+  std::uint64_t q1_full;                // split Q: producer -> consumer: Q's half 1 (1 arrival + tx)
+  std::uint64_t q1_empty;               // split Q: consumer -> producer: the item's last S product done (1 per warp)
   std::uint64_t k_full[Cfg::kStages];   // producer -> consumer: K tile (1 + tx) and kv_valid of the stage (1)
   std::uint64_t v_full[Cfg::kStages];   // producer -> consumer: V tile of the stage (1 + tx)
   std::uint64_t k_empty[Cfg::kStages];  // consumer -> producer: K tile and kv_valid no longer read (1 per warp)
