@@ -41,8 +41,6 @@ __device__ __forceinline__ void init_barriers(SharedStorage<Cfg>& smem) {
     SlotBarriers<Cfg>& b = smem.bars[c];
     mbar_init(&b.q_full, 1);
     mbar_init(&b.q_empty, kConsumerWarps);
-    mbar_init(&b.q1_full, 1);
-    mbar_init(&b.q1_empty, kConsumerWarps);
     for (int s = 0; s < Cfg::kStages; ++s) {
       mbar_init(&b.k_full[s], 2);  // the TMA's expect-tx arrival, then the kv_valid write's
       mbar_init(&b.v_full[s], 1);

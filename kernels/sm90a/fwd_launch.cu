@@ -40,9 +40,6 @@ std::vector<KernelInfo> forward_kernels() {
       // Pair tiles: an A/B variant (VSA_SM90A_FWD_PAIR_TILES=1), in the timed path when chosen.
       describe(reinterpret_cast<const void*>(&fwd::forward_kernel<TileConfig, false, true>), "sm90a.fwd.main_pair",
                true),
-      // Three consumer groups: an A/B variant (VSA_SM90A_FWD_THREE_GROUPS=1, run 41).
-      describe(reinterpret_cast<const void*>(&fwd::forward_kernel<fwd::ThreeGroups<TileConfig>, false, false>),
-               "sm90a.fwd.main_three", true),
   };
 }
 

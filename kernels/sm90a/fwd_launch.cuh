@@ -129,13 +129,11 @@ template <class Cfg>
                  : launch_persistent<Cfg, false, true>(tm_q, tm_k, tm_v, params, grid, stream, false);
   }
 
-  // Three consumer groups per CTA: an A/B variant (tile_config.hpp ThreeGroups, run 41).
-  const bool three = env_on(std::getenv("VSA_SM90A_FWD_THREE_GROUPS"));
-  const int consumers = three ? ThreeGroups<Cfg>::kConsumers : Cfg::kConsumers;
-  const int grid = forward_grid(sm_count, n_items, consumers);
+  const int grid = forward_grid(sm_count, n_items, Cfg::kConsumers);
   // Which items skip the sort and how the rest is sorted (fwd_work_order.hpp).
-  const WorkOrder work = work_order_for(
-      order_choice.kind == OrderKind::kPairTiles ? OrderKind::kRule : order_choice.kind, n_items, grid, consumers);
+  const WorkOrder work =
+      work_order_for(order_choice.kind == OrderKind::kPairTiles ? OrderKind::kRule : order_choice.kind, n_items, grid,
+                     Cfg::kConsumers);
   params.natural_first = work.natural_first;
   const int n_sorted = n_items - params.natural_first;
   if (n_sorted == 0) {
@@ -160,12 +158,6 @@ template <class Cfg>
   }
 
   // The timeline is recorded, and waits are bounded by a hang watch, by the probe variant only.
-  if (env_on(std::getenv("VSA_SM90A_FWD_SPLIT_Q")) && !three)
-    return probe ? launch_persistent<SplitQ<Cfg>, true, false>(tm_q, tm_k, tm_v, params, grid, stream)
-                 : launch_persistent<SplitQ<Cfg>, false, false>(tm_q, tm_k, tm_v, params, grid, stream);
-  if (three)
-    return probe ? launch_persistent<ThreeGroups<Cfg>, true, false>(tm_q, tm_k, tm_v, params, grid, stream)
-                 : launch_persistent<ThreeGroups<Cfg>, false, false>(tm_q, tm_k, tm_v, params, grid, stream);
   return probe ? launch_persistent<Cfg, true, false>(tm_q, tm_k, tm_v, params, grid, stream)
                : launch_persistent<Cfg, false, false>(tm_q, tm_k, tm_v, params, grid, stream);
 }

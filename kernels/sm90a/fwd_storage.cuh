@@ -42,8 +42,7 @@ constexpr HangSite hang_site(const char* role, const char* barrier) {
 // descriptors (base offset 0).
 template <class Cfg>
 struct SlotTiles {
-  // Split Q (Cfg::kSplitQ): one 64-column half at a time (first half 0, then half 1).
-  alignas(1024) bf16_bits q[Cfg::kSplitQ ? Cfg::kTileElems / 2 : Cfg::kTileElems];
+  alignas(1024) bf16_bits q[Cfg::kTileElems];
   alignas(1024) bf16_bits k[Cfg::kStages][Cfg::kTileElems];
   // The last V stage of an item doubles as the O staging tile of its epilogue.
   alignas(1024) bf16_bits v[Cfg::kStages][Cfg::kTileElems];
@@ -54,8 +53,6 @@ template <class Cfg>
 struct SlotBarriers {
   std::uint64_t q_full;                 // producer -> consumer: Q tile and mailbox item/count (1 arrival + tx)
   std::uint64_t q_empty;                // consumer -> producer: Q in registers, mailbox read (1 per warp)
-  std::uint64_t q1_full;                // split Q: producer -> consumer: Q's half 1 (1 arrival + tx)
-  std::uint64_t q1_empty;               // split Q: consumer -> producer: the item's last S product done (1 per warp)
   std::uint64_t k_full[Cfg::kStages];   // producer -> consumer: K tile (1 + tx) and kv_valid of the stage (1)
   std::uint64_t v_full[Cfg::kStages];   // producer -> consumer: V tile of the stage (1 + tx)
   std::uint64_t k_empty[Cfg::kStages];  // consumer -> producer: K tile and kv_valid no longer read (1 per warp)
@@ -100,8 +97,6 @@ template <class Cfg>
 constexpr std::size_t kSmemBytes = sizeof(SharedStorage<Cfg>) + 1024;
 
 static_assert(kSmemBytes<TileConfig> <= TileConfig::kSmemLimit, "forward tiles exceed the shared memory of an SM");
-static_assert(kSmemBytes<ThreeGroups<TileConfig>> <= TileConfig::kSmemLimit, "three groups exceed shared memory");
-static_assert(kSmemBytes<SplitQ<TileConfig>> <= TileConfig::kSmemLimit, "split Q exceeds shared memory");
 
 // Consumer warp groups have 4 warps; barrier arrival counts follow from that.
 inline constexpr int kConsumerWarps = 4;

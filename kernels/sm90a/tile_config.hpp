@@ -45,35 +45,9 @@ struct TileConfig {
   // Measured on H200: +2-5% at every size, also where the 700 W cap holds the clock
   // (notes/runs.md run 11).
   static constexpr bool kLazyRescale = true;
-  // Split Q (ThreeGroups below): Q's first 64 columns go to registers (RS wgmma), its last 64
-  // stay in shared memory for the item (SS wgmma). An A/B variant, off by default.
-  static constexpr bool kSplitQ = false;
   // Shared memory a CTA may use on sm_90 (227 KB opt-in limit).
   static constexpr std::size_t kSmemLimit = 232448;
 };
-
-// Three consumer groups per CTA (VSA_SM90A_FWD_THREE_GROUPS=1, notes/runs.md run 41): more
-// independent chains per SM. Registers: 128 x 24 + 384 x 160 = 64512; at 160 the block loop
-// is spill-free only with half of Q in registers (build-machine SASS). Shared memory: 3 x
-// (8 KB of Q + 2 stages x 32 KB) = 216 KB; three full Q tiles and 2 stages would be 240 KB.
-template <class Cfg>
-struct ThreeGroups : Cfg {
-  static constexpr int kConsumers = 3;
-  static constexpr int kStages = 2;
-  static constexpr int kThreads = Cfg::kWarpGroupThreads * (1 + kConsumers);
-  static constexpr int kConsumerRegs = 160;
-  static constexpr bool kSplitQ = true;
-};
-// The control for ThreeGroups: the same split Q with the default two groups and three stages
-// (VSA_SM90A_FWD_SPLIT_Q=1), so ThreeGroups / SplitQ measures the third group alone.
-template <class Cfg>
-struct SplitQ : Cfg {
-  static constexpr bool kSplitQ = true;
-};
-static_assert(ThreeGroups<TileConfig>::kProducerRegs * 128 +
-                      ThreeGroups<TileConfig>::kConsumerRegs * 128 * ThreeGroups<TileConfig>::kConsumers <=
-                  65536,
-              "register budget of one SM (three groups)");
 
 static_assert(TileConfig::kBlockQ == 64, "one wgmma M=64 per consumer warp group");
 static_assert(TileConfig::kHeadDim % TileConfig::kHalfCols == 0, "head dim in 64-column swizzle halves");
