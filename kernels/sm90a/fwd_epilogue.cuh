@@ -37,7 +37,8 @@ __device__ __forceinline__ void copy_rows_to_global(std::uint32_t staging, bf16_
 template <class Cfg, bool kProbe>
 __device__ __forceinline__ void store_output(const float (&o)[64], const OnlineSoftmax& softmax,
                                              bf16_bits* staging_tile, std::uint64_t* staging_empty, int slot, int item,
-                                             const Params& p, int warp, int lane) {
+                                             const Params& p, int warp, int lane_arg) {
+  const int lane = Cfg::kSplitQ ? lane_id_unhoisted() : lane_arg;  // three groups: not held (run 42)
   float inv_sum[2], lse[2];
   softmax.finish(p.scale_log2, inv_sum, lse);
 
@@ -105,7 +106,8 @@ __device__ __forceinline__ void store_output_direct(const float (&o)[64], const 
 
 // Count-0 item: attends to nothing, O rows exactly +0, lse -inf (docs/spec.md).
 template <class Cfg>
-__device__ __forceinline__ void store_empty_item(int item, const Params& p, int warp, int lane) {
+__device__ __forceinline__ void store_empty_item(int item, const Params& p, int warp, int lane_arg) {
+  const int lane = Cfg::kSplitQ ? lane_id_unhoisted() : lane_arg;  // three groups: not held (run 42)
   bf16_bits* out_rows = p.out + std::int64_t(item) * Cfg::kBlockQ * Cfg::kHeadDim;
 #pragma unroll
   for (int i = 0; i < 8; ++i) {

@@ -41,6 +41,10 @@ __device__ __forceinline__ void init_barriers(SharedStorage<Cfg>& smem) {
     SlotBarriers<Cfg>& b = smem.bars[c];
     mbar_init(&b.q_full, 1);
     mbar_init(&b.q_empty, kConsumerWarps);
+    if constexpr (Cfg::kSplitQ) {
+      mbar_init(&smem.q1[c].full, 1);
+      mbar_init(&smem.q1[c].empty, kConsumerWarps);
+    }
     for (int s = 0; s < Cfg::kStages; ++s) {
       mbar_init(&b.k_full[s], 2);  // the TMA's expect-tx arrival, then the kv_valid write's
       mbar_init(&b.v_full[s], 1);

@@ -40,6 +40,11 @@ std::vector<KernelInfo> forward_kernels() {
       // Pair tiles: an A/B variant (VSA_SM90A_FWD_PAIR_TILES=1), in the timed path when chosen.
       describe(reinterpret_cast<const void*>(&fwd::forward_kernel<TileConfig, false, true>), "sm90a.fwd.main_pair",
                true),
+      // The three-group layout (fwd_layout.hpp): in the timed path for large heads.
+      describe(reinterpret_cast<const void*>(&fwd::forward_kernel<fwd::ThreeGroups<TileConfig>, false, false>),
+               "sm90a.fwd.main_three", true),
+      describe(reinterpret_cast<const void*>(&fwd::forward_kernel<fwd::ThreeGroups<TileConfig>, true, false>),
+               "sm90a.fwd.main_three_probe", false),
   };
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "fwd_kernel.cuh"
+#include "fwd_layout.hpp"
 #include "fwd_schedule.cuh"
 #include "fwd_work_order.hpp"
 #include "vsa/backend.hpp"
@@ -129,11 +130,23 @@ template <class Cfg>
                  : launch_persistent<Cfg, false, true>(tm_q, tm_k, tm_v, params, grid, stream, false);
   }
 
-  const int grid = forward_grid(sm_count, n_items, Cfg::kConsumers);
+  // The CTA layout (fwd_layout.hpp): three consumer groups where a head's K/V outruns the L2.
+  // Read at every call (a getenv, next to a launch), so a test can force either layout.
+  const LayoutOverride layout_env = parse_layout_env(std::getenv("VSA_SM90A_FWD_THREE_GROUPS"));
+  if (!layout_env.error.empty()) return Status::failure(layout_env.error);
+  int l2_bytes = 0;
+  if (Status st = cuda_status(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device),
+                              "cudaDeviceGetAttribute(L2 size)");
+      !st.ok())
+    return st;
+  const Layout layout =
+      layout_env.forced ? layout_env.layout : layout_by_rule(s.seq(), s.head_dim, l2_bytes, n_items, sm_count);
+  const bool three = layout == Layout::kThreeGroups;
+  const int consumers = three ? ThreeGroups<Cfg>::kConsumers : Cfg::kConsumers;
+  const int grid = forward_grid(sm_count, n_items, consumers);
   // Which items skip the sort and how the rest is sorted (fwd_work_order.hpp).
-  const WorkOrder work =
-      work_order_for(order_choice.kind == OrderKind::kPairTiles ? OrderKind::kRule : order_choice.kind, n_items, grid,
-                     Cfg::kConsumers);
+  const WorkOrder work = work_order_for(
+      order_choice.kind == OrderKind::kPairTiles ? OrderKind::kRule : order_choice.kind, n_items, grid, consumers);
   params.natural_first = work.natural_first;
   const int n_sorted = n_items - params.natural_first;
   if (n_sorted == 0) {
@@ -158,6 +171,9 @@ template <class Cfg>
   }
 
   // The timeline is recorded, and waits are bounded by a hang watch, by the probe variant only.
+  if (three)
+    return probe ? launch_persistent<ThreeGroups<Cfg>, true, false>(tm_q, tm_k, tm_v, params, grid, stream)
+                 : launch_persistent<ThreeGroups<Cfg>, false, false>(tm_q, tm_k, tm_v, params, grid, stream);
   return probe ? launch_persistent<Cfg, true, false>(tm_q, tm_k, tm_v, params, grid, stream)
                : launch_persistent<Cfg, false, false>(tm_q, tm_k, tm_v, params, grid, stream);
 }

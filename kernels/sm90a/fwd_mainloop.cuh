@@ -18,13 +18,14 @@ namespace vsa::sm90a::fwd {
 
 // Q tile (swizzled [half][row][64]) into the A fragments of 8 k16 slices: ldmatrix.x4
 // matrices (rows 0-7 | 8-15) x (k 0-7 | 8-15) of this warp's 16 rows.
-template <class Cfg>
+template <class Cfg, int kSlices = 8>
 __device__ __forceinline__ void load_q_fragments(const bf16_bits* q_tile, std::uint32_t (&q)[8][4], int warp,
-                                                 int lane) {
+                                                 int lane_arg) {
+  const int lane = Cfg::kSplitQ ? lane_id_unhoisted() : lane_arg;  // three groups: not held (run 42)
   const std::uint32_t base = smem_addr(q_tile);
   const int row = warp * 16 + lane % 8 + 8 * ((lane / 8) % 2);
 #pragma unroll
-  for (int kk = 0; kk < 8; ++kk) {
+  for (int kk = 0; kk < kSlices; ++kk) {
     const int chunk = (kk % 4) * 2 + lane / 16;  // 16-byte chunk within the 128-byte half row
     const std::uint32_t addr = base + (kk / 4) * Cfg::kHalfBytes + row * 128 + ((chunk ^ (row % 8)) << 4);
     ldmatrix_x4(q[kk], addr);
@@ -33,13 +34,24 @@ __device__ __forceinline__ void load_q_fragments(const bf16_bits* q_tile, std::u
 
 // S = Q K^T: K is K-major (rows = keys, 128-byte rows); slice kk sits in half kk/4 at
 // byte 32 * (kk % 4) of the swizzle atom.
+// Split Q (Cfg::kSplitQ): slices 4-7 read Q's half 1 from shared memory (SS).
 template <class Cfg>
-__device__ __forceinline__ void issue_scores(float (&s)[32], const std::uint32_t (&q)[8][4], const bf16_bits* k_tile) {
+__device__ __forceinline__ void issue_scores(float (&s)[32], const std::uint32_t (&q)[8][4], const bf16_bits* q_half1,
+                                             const bf16_bits* k_tile) {
   const std::uint32_t base = smem_addr(k_tile);
 #pragma unroll
   for (int kk = 0; kk < 8; ++kk) {
     const std::uint64_t desc = smem_desc_sw128(base + (kk / 4) * Cfg::kHalfBytes + (kk % 4) * 32, 16, 1024);
-    wgmma_m64n64k16_rs<0>(s, q[kk], desc, kk > 0);
+    if constexpr (Cfg::kSplitQ) {
+      if (kk < 4) {
+        wgmma_m64n64k16_rs<0>(s, q[kk], desc, kk > 0);
+      } else {
+        const std::uint64_t qd = smem_desc_sw128(smem_addr(q_half1) + (kk % 4) * 32, 16, 1024);
+        wgmma_m64n64k16_ss<0, 0>(s, qd, desc, 1);
+      }
+    } else {
+      wgmma_m64n64k16_rs<0>(s, q[kk], desc, kk > 0);
+    }
   }
 }
 
@@ -87,6 +99,7 @@ struct SlotRing {
   __device__ __forceinline__ bf16_bits* k_tile(int i) const { return tiles.k[i]; }
   __device__ __forceinline__ bf16_bits* v_tile(int i) const { return tiles.v[i]; }
   __device__ __forceinline__ int& kv_valid(int i) const { return mail.kv_valid[i]; }
+  __device__ __forceinline__ const bf16_bits* q_half1() const { return tiles.q; }
 };
 
 // The stages of one item, in order. Single items: the next stages of the slot's own ring,
@@ -144,14 +157,14 @@ __device__ __forceinline__ void retire_pv(const Ring& ring, int stage, float (&o
 // then the softmax's first update, which needs no O rescale (O is still zero).
 template <class Cfg, bool kProbe, class Ring, class Stage>
 __device__ __forceinline__ void first_block(const Ring& ring, const Stage& cur, const std::uint32_t (&q)[8][4],
-                                            float (&s)[32], OnlineSoftmax& softmax, int item, const Params& p,
-                                            int lane) {
+                                            const bf16_bits* q_half1, float (&s)[32], OnlineSoftmax& softmax, int item,
+                                            const Params& p, int lane) {
   constexpr HangSite kKFull = hang_site("consumer", "k_full");
   float alpha[2];
   mbar_wait<kProbe>(ring.k_full(cur.index), cur.full_parity(), p.hang_watch, kKFull, {cur.index, 0, item});
   keep_live(s);
   wgmma_fence();
-  issue_scores<Cfg>(s, q, ring.k_tile(cur.index));
+  issue_scores<Cfg>(s, q, q_half1, ring.k_tile(cur.index));
   wgmma_commit();
   wgmma_wait<0>();
   keep_live(s);
@@ -165,9 +178,9 @@ __device__ __forceinline__ void first_block(const Ring& ring, const Stage& cur, 
 // P.V is the caller's to issue.
 template <class Cfg, bool kProbe, class Ring, class Stages, class Stage>
 __device__ __forceinline__ Stage steady_blocks(const Ring& ring, Stages& stages, Stage cur,
-                                               const std::uint32_t (&q)[8][4], std::uint32_t (&pfrag)[4][4],
-                                               float (&s)[32], float (&o)[64], OnlineSoftmax& softmax, int item,
-                                               int count, const Params& p, int lane) {
+                                               const std::uint32_t (&q)[8][4], const bf16_bits* q_half1,
+                                               std::uint32_t (&pfrag)[4][4], float (&s)[32], float (&o)[64],
+                                               OnlineSoftmax& softmax, int item, int count, const Params& p, int lane) {
   constexpr HangSite kKFull = hang_site("consumer", "k_full");
   constexpr HangSite kVFull = hang_site("consumer", "v_full");
   float alpha[2];
@@ -187,7 +200,7 @@ __device__ __forceinline__ Stage steady_blocks(const Ring& ring, Stages& stages,
     keep_live(o);
     keep_live(pfrag);
     wgmma_fence();
-    issue_scores<Cfg>(s, q, ring.k_tile(next.index));
+    issue_scores<Cfg>(s, q, q_half1, ring.k_tile(next.index));
     wgmma_commit();
     issue_pv<Cfg>(o, pfrag, ring.v_tile(cur.index));
     wgmma_commit();
@@ -208,17 +221,20 @@ __device__ __forceinline__ Stage steady_blocks(const Ring& ring, Stages& stages,
 template <class Cfg, bool kProbe, bool kPair, class Ring, class Stages>
 __device__ __forceinline__ void run_item(const Ring& ring, Stages& stages, const std::uint32_t (&q)[8][4],
                                          std::uint32_t (&pfrag)[4][4], float (&s)[32], float (&o)[64], int slot,
-                                         int item, int count, int traced, const Params& p, int warp, int lane,
-                                         int tid) {
+                                         int item, int count, int traced, const Params& p, int warp, int lane, int tid,
+                                         const bf16_bits* q_half1 = nullptr, std::uint64_t* q_release = nullptr) {
   OnlineSoftmax softmax;
   softmax.reset();
 #pragma unroll
   for (int i = 0; i < 64; ++i) o[i] = 0.0f;
 
   const auto first = stages.take();
-  first_block<Cfg, kProbe>(ring, first, q, s, softmax, item, p, lane);
+  first_block<Cfg, kProbe>(ring, first, q, q_half1, s, softmax, item, p, lane);
   stamp<Cfg, kProbe>(p, slot, trace_item_stamp(traced, 1), tid == 0);
-  const auto cur = steady_blocks<Cfg, kProbe>(ring, stages, first, q, pfrag, s, o, softmax, item, count, p, lane);
+  const auto cur =
+      steady_blocks<Cfg, kProbe>(ring, stages, first, q, q_half1, pfrag, s, o, softmax, item, count, p, lane);
+  // Split Q: every S product of the item is done, so Q's half 1 goes back for the next item.
+  if constexpr (Cfg::kSplitQ) release_stage<false>(q_release, lane, 0);
 
   // Last block: its P.V, then the epilogue.
   constexpr HangSite kVFull = hang_site("consumer", "v_full");
@@ -250,6 +266,7 @@ __device__ void run_consumer(SharedStorage<Cfg>& smem, int slot, const Params& p
   const int tid = threadIdx.x - Cfg::kWarpGroupThreads * (1 + slot);
   const int warp = tid / 32, lane = tid % 32;
   PipelineState<1> q_state;
+  PipelineState<1> q1_state;  // split Q only
   PipelineState<Cfg::kStages> kv_state;
 
   std::uint32_t q[8][4];
@@ -284,10 +301,20 @@ __device__ void run_consumer(SharedStorage<Cfg>& smem, int slot, const Params& p
       counts.only[0] = read_mailbox(mail.pair_only[0], lane);
       counts.only[1] = read_mailbox(mail.pair_only[1], lane);
     }
-    load_q_fragments<Cfg>(tiles.q, q, warp, lane);
-    fence_proxy_async_smem();  // ordinary reads of Q before the next TMA write into it
-    release_stage<false>(&bars.q_empty, lane, 0);
-    q_state.advance();
+    if constexpr (Cfg::kSplitQ) {
+      load_q_fragments<Cfg, 4>(tiles.q, q, warp, lane);  // half 0 (slices 0-3)
+      fence_proxy_async_smem();
+      release_stage<false>(&bars.q_empty, lane, 0);
+      q_state.advance();
+      constexpr HangSite kQ1Full = hang_site("consumer", "q1_full");
+      mbar_wait<kProbe>(&smem.q1[slot].full, q1_state.full_parity(), p.hang_watch, kQ1Full, {1, -1, item});  // half 1
+      q1_state.advance();  // run_item releases it (q1_empty) after the item's last S product
+    } else {
+      load_q_fragments<Cfg>(tiles.q, q, warp, lane);
+      fence_proxy_async_smem();  // ordinary reads of Q before the next TMA write into it
+      release_stage<false>(&bars.q_empty, lane, 0);
+      q_state.advance();
+    }
 
     if constexpr (kPair) {
       PairStages<Cfg> stages{PairWalk::start(counts, slot), base};
@@ -295,8 +322,10 @@ __device__ void run_consumer(SharedStorage<Cfg>& smem, int slot, const Params& p
                                   tid);
     } else {
       SlotStages<Cfg> stages{kv_state};
+      std::uint64_t* q_half1_empty = nullptr;
+      if constexpr (Cfg::kSplitQ) q_half1_empty = &smem.q1[slot].empty;
       run_item<Cfg, kProbe, false>(SlotRing<Cfg>{tiles, bars, smem.mail[slot]}, stages, q, pfrag, s, o, slot, item,
-                                   count, traced, p, warp, lane, tid);
+                                   count, traced, p, warp, lane, tid, tiles.q, q_half1_empty);
     }
   }
 }

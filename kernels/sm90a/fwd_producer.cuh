@@ -30,6 +30,7 @@ __device__ void run_producer(SharedStorage<Cfg>& smem, int slot, const CUtensorM
   SlotMailbox<Cfg>& mail = smem.mail[slot];
   const int lane = threadIdx.x % 32;
   PipelineState<1> q_state;
+  PipelineState<1> q1_state;  // split Q: Q's half 1, one phase per item with blocks
   PipelineState<Cfg::kStages> kv_state;
   // Q is read once; K and V are read again by other query blocks of the head.
   const std::uint64_t q_policy = Cfg::kL2Hints ? l2_policy_evict_first() : 0;
@@ -62,11 +63,20 @@ __device__ void run_producer(SharedStorage<Cfg>& smem, int slot, const CUtensorM
     }
 
     constexpr HangSite kQEmpty = hang_site("producer", "q_empty");
+    if constexpr (Cfg::kSplitQ) {
+      // Half 0 goes into the buffer that holds the item before's half 1: wait for its last S.
+      constexpr HangSite kQ1Empty = hang_site("producer", "q1_empty");
+      if (count > 0)
+        mbar_wait<kProbe>(&smem.q1[slot].empty, q1_state.empty_parity(), p.hang_watch, kQ1Empty, {1, -1, item});
+    }
     mbar_wait<kProbe>(&bars.q_empty, q_state.empty_parity(), p.hang_watch, kQEmpty, {0, -1, item});
     if (lane == 0) {
       mail.item = item;
       mail.count = count;
-      if (count > 0) {
+      if (count > 0 && Cfg::kSplitQ) {  // half 0 now, half 1 once the consumer holds half 0
+        mbar_arrive_expect_tx(&bars.q_full, Cfg::kHalfBytes);
+        tma_load_2d_hinted(tiles.q, tm_q, 0, item * Cfg::kBlockQ, &bars.q_full, q_policy);
+      } else if (count > 0) {
         mbar_arrive_expect_tx(&bars.q_full, Cfg::kTileBytes);
         load_tile<Cfg>(tiles.q, tm_q, item * Cfg::kBlockQ, &bars.q_full, q_policy);
       } else {
@@ -114,6 +124,18 @@ __device__ void run_producer(SharedStorage<Cfg>& smem, int slot, const CUtensorM
         }
         __syncwarp();
         kv_state.advance();
+        if constexpr (Cfg::kSplitQ) {
+          if (base + e == 0) {  // after the first block's loads: Q's half 1 (the consumer has half 0)
+            // Half 0 is in the consumer's registers: the buffer takes half 1.
+            mbar_wait<kProbe>(&bars.q_empty, q_state.empty_parity(), p.hang_watch, kQEmpty, {0, -1, item});
+            if (lane == 0) {
+              mbar_arrive_expect_tx(&smem.q1[slot].full, Cfg::kHalfBytes);
+              tma_load_2d_hinted(tiles.q, tm_q, Cfg::kHalfCols, item * Cfg::kBlockQ, &smem.q1[slot].full, q_policy);
+            }
+            __syncwarp();
+            q1_state.advance();
+          }
+        }
       }
     }
     if (!waited) {  // the counter and the order come from the kernel before us

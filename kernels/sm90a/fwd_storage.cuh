@@ -2,6 +2,7 @@
 // What the forward kernel's roles share: kernel parameters, shared-memory tiles, the
 // mbarriers that hand them between roles, and the small mailbox that travels with them.
 #include <cstdint>
+#include <type_traits>
 
 #include "sm90a_common.cuh"
 #include "tile_config.hpp"
@@ -42,7 +43,9 @@ constexpr HangSite hang_site(const char* role, const char* barrier) {
 // descriptors (base offset 0).
 template <class Cfg>
 struct SlotTiles {
-  alignas(1024) bf16_bits q[Cfg::kTileElems];
+  // Split Q (Cfg::kSplitQ): one 64-column half at a time, half 0 (into registers) then half 1
+  // (held for the item's SS products).
+  alignas(1024) bf16_bits q[Cfg::kSplitQ ? Cfg::kTileElems / 2 : Cfg::kTileElems];
   alignas(1024) bf16_bits k[Cfg::kStages][Cfg::kTileElems];
   // The last V stage of an item doubles as the O staging tile of its epilogue.
   alignas(1024) bf16_bits v[Cfg::kStages][Cfg::kTileElems];
@@ -83,12 +86,23 @@ struct PairMaps {
   std::uint32_t selected[2][2][kPairMapWords];  // [producer warp: K, V][row of the pair]
 };
 
+// Split Q (three groups): Q's half 1 has a hand-off of its own. One barrier pair, each state
+// advanced once per item; a second phase of q_full / q_empty per item moved the block loop's
+// descriptor arithmetic off the uniform datapath (run 41). Absent from the two-group layout,
+// whose shared memory stays as it was.
+struct QHalf1Barriers {
+  std::uint64_t full;   // producer -> consumer: Q's half 1 (1 arrival + tx)
+  std::uint64_t empty;  // consumer -> producer: the item's last S product is done (1 per warp)
+};
+struct NoBarriers {};
+
 template <class Cfg>
 struct SharedStorage {
   SlotTiles<Cfg> tiles[Cfg::kConsumers];
   SlotBarriers<Cfg> bars[Cfg::kConsumers];
   SlotMailbox<Cfg> mail[Cfg::kConsumers];
   PairMaps pair_maps;
+  [[no_unique_address]] std::conditional_t<Cfg::kSplitQ, QHalf1Barriers[Cfg::kConsumers], NoBarriers> q1;
 };
 
 // Dynamic shared memory is aligned by hand (the extra 1024 bytes) since its base is not
@@ -97,6 +111,7 @@ template <class Cfg>
 constexpr std::size_t kSmemBytes = sizeof(SharedStorage<Cfg>) + 1024;
 
 static_assert(kSmemBytes<TileConfig> <= TileConfig::kSmemLimit, "forward tiles exceed the shared memory of an SM");
+static_assert(kSmemBytes<ThreeGroups<TileConfig>> <= TileConfig::kSmemLimit, "three groups exceed shared memory");
 
 // Consumer warp groups have 4 warps; barrier arrival counts follow from that.
 inline constexpr int kConsumerWarps = 4;

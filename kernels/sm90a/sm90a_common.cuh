@@ -262,6 +262,16 @@ __device__ __forceinline__ std::uint64_t smem_desc_sw128(std::uint32_t addr, std
          (std::uint64_t((sbo & 0x3FFFFu) >> 4) << 32) | (std::uint64_t(1) << 62);
 }
 
+// The lane index from %laneid, opaque to the compiler (asm volatile): address arithmetic built
+// on it is redone where it is used instead of hoisted into registers held across a loop. The
+// three-group forward (160 registers) spills without it: ptxas keeps per-lane epilogue and Q
+// addresses alive for the whole kernel (run 42).
+__device__ __forceinline__ int lane_id_unhoisted() {
+  int lane;
+  asm volatile("mov.u32 %0, %%laneid;\n" : "=r"(lane));
+  return lane;
+}
+
 // §9.7.15.7.1 wgmma.fence: order earlier register writes (accumulators, A fragments)
 // before the next wgmma.mma_async reads them.
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }

@@ -45,9 +45,30 @@ struct TileConfig {
   // Measured on H200: +2-5% at every size, also where the 700 W cap holds the clock
   // (notes/runs.md run 11).
   static constexpr bool kLazyRescale = true;
+  // Split Q (ThreeGroups below): Q's first 64 columns go to registers (RS wgmma), its last 64
+  // stay in shared memory for the item (SS wgmma). The two-group layout keeps Q in registers.
+  static constexpr bool kSplitQ = false;
   // Shared memory a CTA may use on sm_90 (227 KB opt-in limit).
   static constexpr std::size_t kSmemLimit = 232448;
 };
+
+// The forward's second layout: three consumer groups per CTA, for heads whose K and V outrun
+// the L2 (fwd_layout.hpp chooses; notes/runs.md runs 41-42). Registers: 128 x 24 + 384 x 160
+// = 64512; at 160 the block loop is spill-free only with half of Q in registers (with all of
+// Q, ptxas serialises the wgmmas: C7512). Shared memory: 3 x (8 KB of Q + 2 stages x 32 KB) =
+// 216 KB; full Q tiles would make it 240 KB, past the 227 KB an SM has.
+template <class Cfg>
+struct ThreeGroups : Cfg {
+  static constexpr int kConsumers = 3;
+  static constexpr int kStages = 2;
+  static constexpr int kThreads = Cfg::kWarpGroupThreads * (1 + kConsumers);
+  static constexpr int kConsumerRegs = 160;
+  static constexpr bool kSplitQ = true;
+};
+static_assert(ThreeGroups<TileConfig>::kProducerRegs * 128 +
+                      ThreeGroups<TileConfig>::kConsumerRegs * 128 * ThreeGroups<TileConfig>::kConsumers <=
+                  65536,
+              "register budget of one SM (three groups)");
 
 static_assert(TileConfig::kBlockQ == 64, "one wgmma M=64 per consumer warp group");
 static_assert(TileConfig::kHeadDim % TileConfig::kHalfCols == 0, "head dim in 64-column swizzle halves");

@@ -75,7 +75,8 @@ struct ForwardArgs {
   void* stream = nullptr;                 // cudaStream_t; ignored by host backends
   ProbeDelays probes;
   // Developer tool: a zeroed device buffer for the kernel's timeline (sm90a: one record of
-  // kTraceWords words per consumer slot, SMs x 2 records, kernels/sm90a/trace.hpp). Non-null
+  // kTraceWords words per consumer slot, SMs x 3 records: the forward's three-group layout has
+  // three slots per CTA, kernels/sm90a/trace.hpp). Non-null
   // runs the probe variant; other backends ignore it.
   std::uint64_t* trace = nullptr;
   // Located hangs (vsa/hang_watch.hpp): when on, kernels with mbarrier waits run their
