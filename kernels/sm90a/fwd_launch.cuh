@@ -130,17 +130,11 @@ template <class Cfg>
                  : launch_persistent<Cfg, false, true>(tm_q, tm_k, tm_v, params, grid, stream, false);
   }
 
-  // The CTA layout (fwd_layout.hpp): three consumer groups where a head's K/V outruns the L2.
+  // The CTA layout (fwd_layout.hpp): three consumer groups for long items in long launches.
   // Read at every call (a getenv, next to a launch), so a test can force either layout.
   const LayoutOverride layout_env = parse_layout_env(std::getenv("VSA_SM90A_FWD_THREE_GROUPS"));
   if (!layout_env.error.empty()) return Status::failure(layout_env.error);
-  int l2_bytes = 0;
-  if (Status st = cuda_status(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device),
-                              "cudaDeviceGetAttribute(L2 size)");
-      !st.ok())
-    return st;
-  const Layout layout =
-      layout_env.forced ? layout_env.layout : layout_by_rule(s.seq(), s.head_dim, l2_bytes, n_items, sm_count);
+  const Layout layout = layout_env.forced ? layout_env.layout : layout_by_rule(s.max_kv, n_items, sm_count);
   const bool three = layout == Layout::kThreeGroups;
   const int consumers = three ? ThreeGroups<Cfg>::kConsumers : Cfg::kConsumers;
   const int grid = forward_grid(sm_count, n_items, consumers);

@@ -52,8 +52,8 @@ struct TileConfig {
   static constexpr std::size_t kSmemLimit = 232448;
 };
 
-// The forward's second layout: three consumer groups per CTA, for heads whose K and V outrun
-// the L2 (fwd_layout.hpp chooses; notes/runs.md runs 41-42). Registers: 128 x 24 + 384 x 160
+// The forward's second layout: three consumer groups per CTA, for long items in long launches
+// (fwd_layout.hpp chooses; notes/runs.md runs 41-42). Registers: 128 x 24 + 384 x 160
 // = 64512; at 160 the block loop is spill-free only with half of Q in registers (with all of
 // Q, ptxas serialises the wgmmas: C7512). Shared memory: 3 x (8 KB of Q + 2 stages x 32 KB) =
 // 216 KB; full Q tiles would make it 240 KB, past the 227 KB an SM has.

@@ -235,7 +235,7 @@ TEST_P(Conformance, IsBitwiseReproducible) {
 }
 
 // The sm90a forward's three-group layout (kernels/sm90a/fwd_layout.hpp) runs by its rule only
-// where a head's K/V outruns the L2, far above these shapes; forced here on every case, so its
+// for long items in long launches, far above these shapes; forced here on every case, so its
 // split Q, two-stage rings and three slots meet ragged rows, empty rows and partial blocks too.
 TEST_P(Conformance, Sm90aThreeGroupLayoutMatchesReference) {
   if (GetParam().op != Op::forward || GetParam().backend.rfind("sm90a", 0) != 0)
