@@ -18,7 +18,8 @@ Layout topk_on_h200(std::int64_t seq, double density, std::int64_t heads) {
 }
 
 TEST(Sm90aLayout, MeasuredCasesGetTheFasterLayout) {
-  // B = 1, H = 8: three groups measured ahead at k >= 128, behind at k <= 64.
+  // B = 1, H = 8: three groups measured ahead at k >= 128 with >= 4096 items, behind at 16384
+  // and 4096, which the wave count alone (2048 and 512 items) keeps on two groups.
   EXPECT_EQ(topk_on_h200(65536, 0.25, 8), Layout::kThreeGroups);   // k 256: 1.05-1.06
   EXPECT_EQ(topk_on_h200(65536, 0.125, 8), Layout::kThreeGroups);  // k 128: 1.04-1.05
   EXPECT_EQ(topk_on_h200(131072, 0.25, 8), Layout::kThreeGroups);  // k 512: 1.05
