@@ -125,8 +125,8 @@ __device__ void run_producer(SharedStorage<Cfg>& smem, int slot, const CUtensorM
         __syncwarp();
         kv_state.advance();
         if constexpr (Cfg::kSplitQ) {
-          if (base + e == 0) {  // after the first block's loads: Q's half 1 (the consumer has half 0)
-            // Half 0 is in the consumer's registers: the buffer takes half 1.
+          if (base + e == 0) {  // after the first block's loads: once half 0 is in the consumer's
+                                // registers (q_empty), the buffer takes half 1
             mbar_wait<kProbe>(&bars.q_empty, q_state.empty_parity(), p.hang_watch, kQEmpty, {0, -1, item});
             if (lane == 0) {
               mbar_arrive_expect_tx(&smem.q1[slot].full, Cfg::kHalfBytes);
