@@ -4,17 +4,18 @@
 # in every case, B 1, blk 64, D 64 or 128, and no pattern that makes a q2k row empty (ragged,
 # zero_rows: the TK forward hangs on one). tk-perf holds issue 22's cases (B=1 H=8 D=128,
 # S 4096/16384/65536 at 25% and 12.5%) and tk-perf-kernels-only the same cases, reference none,
-# with tk-perf's seed, op and timing block (budget, passes, ...), so the two runs time alike.
+# with tk-perf's seed, op and timing block (budget, passes, ...), so the two runs time alike;
+# tk-fwd-layouts the forward where sm90a's layout rule picks three consumer groups (run 41c).
 source "$(dirname "$0")/lib.sh"
 DIR="$SRC/peers/fastvideo_tk/suites"
-for s in tk-correctness tk-stability tk-perf tk-perf-kernels-only; do
+for s in tk-correctness tk-stability tk-perf tk-perf-kernels-only tk-fwd-layouts; do
   "$BIN" list cases "$DIR/$s.json" --json >"$WORK/$s.json" 2>"$WORK/err" || { cat "$WORK/err"; fail "$s does not expand"; }
 done
 python3 - "$WORK" <<'PY' || fail "the tk suites do not hold what the plugin and issue 22 need"
 import json, sys
 work = sys.argv[1]
 cases = {s: json.load(open(f"{work}/{s}.json"))["cases"] for s in
-         ("tk-correctness", "tk-stability", "tk-perf", "tk-perf-kernels-only")}
+         ("tk-correctness", "tk-stability", "tk-perf", "tk-perf-kernels-only", "tk-fwd-layouts")}
 bad = []
 for s, cs in cases.items():
     for c in cs:
@@ -25,7 +26,7 @@ for s, cs in cases.items():
         if p["kind"] == "ragged" or p.get("zero_rows", 0) > 0: bad.append(f"{where}: pattern may leave a row empty")
         if p["kind"] == "explicit" and any(len(r) == 0 for r in p["rows"]): bad.append(f"{where}: an empty explicit row")
 counts = {s: len(cs) for s, cs in cases.items()}
-if counts != {"tk-correctness": 18, "tk-stability": 2, "tk-perf": 6, "tk-perf-kernels-only": 6}:
+if counts != {"tk-correctness": 18, "tk-stability": 2, "tk-perf": 6, "tk-perf-kernels-only": 6, "tk-fwd-layouts": 5}:
     bad.append(f"case counts {counts}")
 want = {(S, d) for S in (4096, 16384, 65536) for d in (0.25, 0.125)}
 for s in ("tk-perf", "tk-perf-kernels-only"):
