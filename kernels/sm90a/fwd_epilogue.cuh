@@ -38,7 +38,7 @@ template <class Cfg, bool kProbe>
 __device__ __forceinline__ void store_output(const float (&o)[64], const OnlineSoftmax& softmax,
                                              bf16_bits* staging_tile, std::uint64_t* staging_empty, int slot, int item,
                                              const Params& p, int warp, int lane_arg) {
-  const int lane = Cfg::kSplitQ ? lane_id_unhoisted() : lane_arg;  // three groups: not held (run 42)
+  const int lane = address_lane<Cfg>(lane_arg);
   float inv_sum[2], lse[2];
   softmax.finish(p.scale_log2, inv_sum, lse);
 
@@ -107,7 +107,7 @@ __device__ __forceinline__ void store_output_direct(const float (&o)[64], const 
 // Count-0 item: attends to nothing, O rows exactly +0, lse -inf (docs/spec.md).
 template <class Cfg>
 __device__ __forceinline__ void store_empty_item(int item, const Params& p, int warp, int lane_arg) {
-  const int lane = Cfg::kSplitQ ? lane_id_unhoisted() : lane_arg;  // three groups: not held (run 42)
+  const int lane = address_lane<Cfg>(lane_arg);
   bf16_bits* out_rows = p.out + std::int64_t(item) * Cfg::kBlockQ * Cfg::kHeadDim;
 #pragma unroll
   for (int i = 0; i < 8; ++i) {

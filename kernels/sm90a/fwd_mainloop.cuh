@@ -21,7 +21,7 @@ namespace vsa::sm90a::fwd {
 template <class Cfg, int kSlices = 8>
 __device__ __forceinline__ void load_q_fragments(const bf16_bits* q_tile, std::uint32_t (&q)[8][4], int warp,
                                                  int lane_arg) {
-  const int lane = Cfg::kSplitQ ? lane_id_unhoisted() : lane_arg;  // three groups: not held (run 42)
+  const int lane = address_lane<Cfg>(lane_arg);
   const std::uint32_t base = smem_addr(q_tile);
   const int row = warp * 16 + lane % 8 + 8 * ((lane / 8) % 2);
 #pragma unroll
@@ -301,19 +301,14 @@ __device__ void run_consumer(SharedStorage<Cfg>& smem, int slot, const Params& p
       counts.only[0] = read_mailbox(mail.pair_only[0], lane);
       counts.only[1] = read_mailbox(mail.pair_only[1], lane);
     }
+    load_q_fragments<Cfg, Cfg::kSplitQ ? 4 : 8>(tiles.q, q, warp, lane);  // split Q: half 0, slices 0-3
+    fence_proxy_async_smem();  // ordinary reads of Q before the next TMA write into it
+    release_stage<false>(&bars.q_empty, lane, 0);
+    q_state.advance();
     if constexpr (Cfg::kSplitQ) {
-      load_q_fragments<Cfg, 4>(tiles.q, q, warp, lane);  // half 0 (slices 0-3)
-      fence_proxy_async_smem();
-      release_stage<false>(&bars.q_empty, lane, 0);
-      q_state.advance();
       constexpr HangSite kQ1Full = hang_site("consumer", "q1_full");
       mbar_wait<kProbe>(&smem.q1[slot].full, q1_state.full_parity(), p.hang_watch, kQ1Full, {1, -1, item});  // half 1
       q1_state.advance();  // run_item releases it (q1_empty) after the item's last S product
-    } else {
-      load_q_fragments<Cfg>(tiles.q, q, warp, lane);
-      fence_proxy_async_smem();  // ordinary reads of Q before the next TMA write into it
-      release_stage<false>(&bars.q_empty, lane, 0);
-      q_state.advance();
     }
 
     if constexpr (kPair) {

@@ -10,16 +10,20 @@ namespace vsa::sm90a::fwd {
 
 // A 64 x 128 tile as two 64-column TMA boxes ([half][row][64]), completing on `bar`,
 // with an L2 eviction policy when the config asks for hints.
+// One 64-column half `h` of such a tile into `dst` (split Q loads Q's halves one at a time).
+template <class Cfg>
+__device__ __forceinline__ void load_half(bf16_bits* dst, const CUtensorMap* map, int h, int row, std::uint64_t* bar,
+                                          std::uint64_t policy) {
+  if constexpr (Cfg::kL2Hints)
+    tma_load_2d_hinted(dst, map, h * Cfg::kHalfCols, row, bar, policy);
+  else
+    tma_load_2d(dst, map, h * Cfg::kHalfCols, row, bar);
+}
 template <class Cfg>
 __device__ __forceinline__ void load_tile(bf16_bits* dst, const CUtensorMap* map, int row, std::uint64_t* bar,
                                           std::uint64_t policy) {
 #pragma unroll
-  for (int h = 0; h < Cfg::kHalves; ++h) {
-    if constexpr (Cfg::kL2Hints)
-      tma_load_2d_hinted(dst + h * (Cfg::kHalfBytes / 2), map, h * Cfg::kHalfCols, row, bar, policy);
-    else
-      tma_load_2d(dst + h * (Cfg::kHalfBytes / 2), map, h * Cfg::kHalfCols, row, bar);
-  }
+  for (int h = 0; h < Cfg::kHalves; ++h) load_half<Cfg>(dst + h * (Cfg::kHalfBytes / 2), map, h, row, bar, policy);
 }
 
 template <class Cfg, bool kProbe>
@@ -75,7 +79,7 @@ __device__ void run_producer(SharedStorage<Cfg>& smem, int slot, const CUtensorM
       mail.count = count;
       if (count > 0 && Cfg::kSplitQ) {  // half 0 now, half 1 once the consumer holds half 0
         mbar_arrive_expect_tx(&bars.q_full, Cfg::kHalfBytes);
-        tma_load_2d_hinted(tiles.q, tm_q, 0, item * Cfg::kBlockQ, &bars.q_full, q_policy);
+        load_half<Cfg>(tiles.q, tm_q, 0, item * Cfg::kBlockQ, &bars.q_full, q_policy);
       } else if (count > 0) {
         mbar_arrive_expect_tx(&bars.q_full, Cfg::kTileBytes);
         load_tile<Cfg>(tiles.q, tm_q, item * Cfg::kBlockQ, &bars.q_full, q_policy);
@@ -130,7 +134,7 @@ __device__ void run_producer(SharedStorage<Cfg>& smem, int slot, const CUtensorM
             mbar_wait<kProbe>(&bars.q_empty, q_state.empty_parity(), p.hang_watch, kQEmpty, {0, -1, item});
             if (lane == 0) {
               mbar_arrive_expect_tx(&smem.q1[slot].full, Cfg::kHalfBytes);
-              tma_load_2d_hinted(tiles.q, tm_q, Cfg::kHalfCols, item * Cfg::kBlockQ, &smem.q1[slot].full, q_policy);
+              load_half<Cfg>(tiles.q, tm_q, 1, item * Cfg::kBlockQ, &smem.q1[slot].full, q_policy);
             }
             __syncwarp();
             q1_state.advance();

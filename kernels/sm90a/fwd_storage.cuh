@@ -113,6 +113,16 @@ constexpr std::size_t kSmemBytes = sizeof(SharedStorage<Cfg>) + 1024;
 static_assert(kSmemBytes<TileConfig> <= TileConfig::kSmemLimit, "forward tiles exceed the shared memory of an SM");
 static_assert(kSmemBytes<ThreeGroups<TileConfig>> <= TileConfig::kSmemLimit, "three groups exceed shared memory");
 
+// The lane that per-lane shared/global addresses are built from. The three-group layout (160
+// registers) takes it from %laneid at each use, so ptxas rebuilds those addresses instead of
+// holding them across the item loop, where they spilled (run 42); the two-group layout keeps
+// the caller's lane.
+template <class Cfg>
+__device__ __forceinline__ int address_lane(int lane) {
+  if constexpr (Cfg::kSplitQ) return lane_id_unhoisted();
+  return lane;
+}
+
 // Consumer warp groups have 4 warps; barrier arrival counts follow from that.
 inline constexpr int kConsumerWarps = 4;
 
