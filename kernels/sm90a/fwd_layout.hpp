@@ -10,9 +10,9 @@ namespace vsa::sm90a::fwd {
 enum class Layout { kTwoGroups, kThreeGroups };
 
 // Measured on the H200 (notes/runs.md runs 41-42, three groups against two, B = 1 D = 128):
-//   blocks per item (k):  8-16: 0.72   32: 0.90   64: 0.92 | 98 (video): 1.05   128: 1.04-1.05
-//                         192: 1.04   256: 1.05-1.06   512: 1.05
-//   items at k = 256:     1024: 0.98   2048: 0.91-0.93 | 8192: 1.05;  k = 128: 4096 items: 1.04+
+//   blocks per item (k):  8-16: 0.72   32: 0.90   64: 0.92 | 98 (video): 1.02-1.05
+//                         128: 1.03-1.06   192: 1.04   256: 1.04-1.06   512: 1.05-1.06
+//   items at k = 256:     1024: 0.98   2048: 0.91-0.93 | 8192: 1.04-1.06;  k = 128: 4096 items: 1.04+
 // Every measured loss has few waves: 16384 at H = 8 and 65536 at H = 2 are both 2048 items
 // (5.2 waves of 396 slots) and both lose 7-9%; every gain has 10 or more. An item's start also
 // costs more with three groups (Q arrives in two dependent halves through one buffer, each
