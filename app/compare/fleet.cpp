@@ -149,6 +149,20 @@ const char* outlier_name(Outlier outlier) {
   return "";
 }
 
+const char* outlier_token(Outlier outlier) {
+  switch (outlier) {
+    case Outlier::slow:
+      return "slow";
+    case Outlier::low_fence:
+      return "low_fence";
+    case Outlier::high_fence:
+      return "high_fence";
+    case Outlier::none:
+      break;
+  }
+  return "";
+}
+
 Outlier classify_sample(double tflops, double spread, const Quartiles& stats, bool with_fences, double threshold,
                         double min_effect) {
   if (tflops < stats.median * (1 - threshold)) return Outlier::slow;

@@ -59,7 +59,10 @@ enum class Outlier {
 // The host as the scheduler knows it: Slurm's node name (SLURMD_NODENAME) when a Slurm
 // launcher placed the run, else the hostname.
 [[nodiscard]] std::string scheduler_host_of(const Report& report);
+// How the Markdown table names an outlier ("below IQR fence").
 [[nodiscard]] const char* outlier_name(Outlier outlier);
+// The JSON token (docs/schema/fleet.schema.json): "slow", "low_fence", "high_fence"; "" for none.
+[[nodiscard]] const char* outlier_token(Outlier outlier);
 
 struct FleetSample {
   std::size_t node = 0;

@@ -192,7 +192,7 @@ nlohmann::json to_json(const Fleet& f) {
                          {"tflops", s.tflops},
                          {"spread", s.spread},
                          {"ratio", s.ratio},
-                         {"outlier", s.outlier == Outlier::none ? json() : json(outlier_name(s.outlier))}});
+                         {"outlier", s.outlier == Outlier::none ? json() : json(outlier_token(s.outlier))}});
     perf.push_back({{"case", row.case_name},
                     {"op", row.op},
                     {"backend", row.backend},

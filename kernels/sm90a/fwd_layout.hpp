@@ -9,19 +9,27 @@ namespace vsa::sm90a::fwd {
 
 enum class Layout { kTwoGroups, kThreeGroups };
 
-// Measured on the H200 (notes/runs.md runs 41-42, three groups against two, B = 1 D = 128):
-//   blocks per item (k):  8-16: 0.72   32: 0.90   64: 0.92 | 98 (video): 1.02-1.05
-//                         128: 1.03-1.06   192: 1.04   256: 1.04-1.06   512: 1.05-1.06
-//   items at k = 256:     1024: 0.98   2048: 0.91-0.93 | 8192: 1.04-1.06;  k = 128: 4096 items: 1.04+
-// Every measured loss has few waves: 16384 at H = 8 and 65536 at H = 2 are both 2048 items
-// (5.2 waves of 396 slots) and both lose 7-9%; every gain has 10 or more. An item's start also
-// costs more with three groups (Q arrives in two dependent halves through one buffer, each
-// ring holds two stages, not three), so short items are kept on two groups too: max_kv >= 96
-// is a guard, since no case with short items and many waves was measured (the video window,
-// k = 98 with 8192 items, gained). The rule takes max_kv as the item length (the host cannot
-// read q2k_num).
-inline constexpr int kMinBlocksPerItem = 96;
-inline constexpr int kLayoutWaves = 8;
+// Measured on the H200 (notes/runs.md runs 41, 42 and 43; three groups against two, D = 128,
+// 132 SMs, so 396 three-group slots a wave):
+//   items   waves  k (blocks per item)                   three / two
+//    512     1.3   8, 16 (4096, H = 8)                    0.72-0.74
+//   1024     2.6   256 (65536, H = 1)                     0.98-1.0
+//   2048     5.2   32, 64 (16384, H = 8); 256 (H = 2)     0.90-0.93; 0.91-1.0
+//   2048     5.2   8 (4096, H = 32)                       0.95
+//   3072     7.8   96 (24576, H = 8)                      1.05-1.09
+//   4096    10.3   8, 16 (4096, H = 64)                   0.99-1.0
+//   4096    10.3   32 (16384, H = 16)                     0.94-1.0
+//   4096    10.3   64 (16384, B = 2); 128 (32768)         1.03 (second call unclear); 1.02-1.04
+//   6144+  15.5+   96, 192, 256, 512 (also B = 2)         1.04-1.07
+//   8192    20.7   32, 64 (16384, H = 32)                 1.04-1.09; 1.045-1.06
+// The wave count decides for items of 64 blocks and more: every loss has 5.2 waves or fewer,
+// every gain 7.8 or more. The threshold of 7 waves lies between. Shorter items gain little or
+// nothing with many waves (an item's start costs more with three groups: Q arrives in two
+// dependent halves, each ring holds two stages, not three), and k = 32 was split between calls
+// whose clocks differed, so items under 64 blocks stay on the two-group kernel. The rule takes
+// max_kv as the item length (the host cannot read q2k_num).
+inline constexpr int kMinBlocksPerItem = 64;
+inline constexpr int kLayoutWaves = 7;
 inline constexpr int kThreeGroupSlotsPerSm = 3;
 [[nodiscard]] constexpr Layout layout_by_rule(int max_kv, std::int64_t n_items, int sm_count) {
   const bool long_items = max_kv >= kMinBlocksPerItem;

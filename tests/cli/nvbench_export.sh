@@ -11,12 +11,12 @@ source "$(dirname "$0")/lib.sh"
 PY="${VSA_TOOLS_PYTHON:-$SRC/.tools/venv/bin/python}"
 [ -x "$PY" ] || PY=python3
 BASE="$SRC/results/baselines"
-"$BIN" render "$BASE/h200-sm90a.json" --format nvbench --out "$WORK/ref.json" >"$WORK/out" 2>&1 ||
+"$BIN" render "$BASE/h200-sm90a-run27.json" --format nvbench --out "$WORK/ref.json" >"$WORK/out" 2>&1 ||
   { cat "$WORK/out"; fail "render --format nvbench --out: exit $?"; }
 "$BIN" render "$BASE/h200-sm90a-final-check.json" --format nvbench >"$WORK/cmp.json" 2>"$WORK/err" ||
   { cat "$WORK/err"; fail "render --format nvbench to stdout: exit $?"; }
 
-"$PY" - "$WORK/ref.json" "$WORK/cmp.json" "$BASE/h200-sm90a.json" >"$WORK/ours.txt" <<'PY' || fail "our NVBench reader"
+"$PY" - "$WORK/ref.json" "$WORK/cmp.json" "$BASE/h200-sm90a-run27.json" >"$WORK/ours.txt" <<'PY' || fail "our NVBench reader"
 import json, sys
 ref, cmp, report = (json.load(open(p)) for p in sys.argv[1:4])
 for root in (ref, cmp):
@@ -91,11 +91,11 @@ assert len(states) == 32 and all(s["is_skipped"] and s["skip_reason"].startswith
 PY
 
 # What render refuses: two reports on one CUDA ordinal in one NVBench file; two for Markdown.
-"$BIN" render "$BASE/h200-sm90a.json" "$BASE/h200-sm90a-final-check.json" --format nvbench >"$WORK/out" 2>"$WORK/err"; rc=$?
+"$BIN" render "$BASE/h200-sm90a-run27.json" "$BASE/h200-sm90a-final-check.json" --format nvbench >"$WORK/out" 2>"$WORK/err"; rc=$?
 [ "$rc" = 2 ] || fail "two reports on device 0: exit $rc, expected 2"
 grep -q "device 0" "$WORK/err" || { cat "$WORK/err"; fail "the error must name the device"; }
-"$BIN" render "$BASE/h200-sm90a.json" "$BASE/h200-sm90a-final-check.json" >"$WORK/out" 2>"$WORK/err"; rc=$?
+"$BIN" render "$BASE/h200-sm90a-run27.json" "$BASE/h200-sm90a-final-check.json" >"$WORK/out" 2>"$WORK/err"; rc=$?
 [ "$rc" = 2 ] || fail "Markdown of two reports: exit $rc, expected 2"
-"$BIN" render "$BASE/h200-sm90a.json" --format csv >"$WORK/out" 2>&1; rc=$?
+"$BIN" render "$BASE/h200-sm90a-run27.json" --format csv >"$WORK/out" 2>&1; rc=$?
 [ "$rc" != 0 ] || fail "an unknown format must fail"
 echo "ok"

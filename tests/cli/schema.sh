@@ -101,7 +101,7 @@ correctness="$SRC/results/baselines/h200-correctness.json"
 valid --schema suite "$WORK/bundle.json"
 
 # compare: baselines side by side, and a gate that finds a regression (a copy at half speed).
-perf="$SRC/results/baselines/h200-sm90a.json"
+perf="$SRC/results/baselines/h200-sm90a-run27.json"
 "$BIN" compare "$perf" "$SRC/results/baselines/h200-sm90a-final-check.json" "$SRC/results/baselines/h200-peers.json" \
   --format json >"$WORK/compare.json" 2>"$WORK/err"
 rc=$?; [ "$rc" -eq 0 ] || { cat "$WORK/err"; fail "compare --format json: exit $rc"; }

@@ -251,6 +251,19 @@ TEST(FleetRender, MarkdownAndJsonCarryTheTables) {
   EXPECT_EQ(j["nodes"][2]["verdict"], verdict_name(kHang));
 }
 
+// The JSON names fence outliers by the schema's tokens, the Markdown in words. (Until
+// 2026-12-04 the JSON carried the words, which docs/schema/fleet.schema.json refuses: found when
+// the committed baselines first held a fence outlier.)
+TEST(FleetRender, FenceOutliersUseTheSchemaTokensInJson) {
+  const FleetOptions fences_only{.outlier_threshold = 0.10, .min_effect = 0};
+  const Fleet high = analyse_fleet(fleet_with_tflops({400, 401, 402, 403, 404, 420}, 0.001), fences_only);
+  EXPECT_EQ(to_json(high)["performance"][0]["samples"][5]["outlier"], "high_fence");
+  EXPECT_NE(render_markdown(high).find("above IQR fence"), std::string::npos);
+  const Fleet low = analyse_fleet(fleet_with_tflops({390, 401, 402, 403, 404, 405}, 0.001), fences_only);
+  EXPECT_EQ(to_json(low)["performance"][0]["samples"][0]["outlier"], "low_fence");
+  EXPECT_TRUE(to_json(low)["performance"][0]["samples"][1]["outlier"].is_null());
+}
+
 TEST(FleetInput, NeedsAReport) { EXPECT_THROW((void)analyse_fleet({}, {}), std::invalid_argument); }
 
 }  // namespace

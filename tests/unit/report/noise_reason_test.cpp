@@ -81,18 +81,26 @@ TEST(NoiseReason, OnePass) {
             "one kept pass: no spread measured; 1 fixed pass (adaptive sampling off)");
 }
 
-// The goal of issue 22: every perf figure of the committed baseline above 2% states why.
-TEST(NoiseReason, EveryNoisyFigureOfTheCommittedBaselineHasOne) {
-  const ReportFile file = load_report_file(std::string(VSA_REPO_BASELINE_DIR) + "/h200-sm90a.json");
+// The goal of issue 22: every perf figure of a committed baseline above 2% states why. The
+// run-27 baseline (fixed passes, before adaptive sampling) has many; the current one
+// (h200-sm90a.json, adaptive sampling) has few, and each must still say why.
+int noisy_figures_each_with_a_reason(const std::string& name) {
+  const ReportFile file = load_report_file(std::string(VSA_REPO_BASELINE_DIR) + "/" + name);
   int noisy = 0;
   for (const auto& c : file.report.cases)
     for (const auto& b : c.backends)
       for (const auto& t : b.timings) {
         const std::string r = noise_reason(t);
-        EXPECT_EQ(r.empty(), t.spread <= 0.02) << c.name << " " << b.backend << " " << t.op << ": " << r;
+        EXPECT_EQ(r.empty(), t.spread <= 0.02) << name << " " << c.name << " " << b.backend << " " << t.op << ": " << r;
         if (!r.empty()) ++noisy;
       }
-  EXPECT_GT(noisy, 10);  // the baseline's S >= 16384 figures: ±2-14%
+  return noisy;
+}
+
+TEST(NoiseReason, EveryNoisyFigureOfTheCommittedBaselinesHasOne) {
+  EXPECT_GT(noisy_figures_each_with_a_reason("h200-sm90a-run27.json"), 10);  // S >= 16384: ±2-14%
+  // 2026-12-04, 32 figures: the backward at 16384 / 25% (±4.7%, ±3.9%) ran out of passes.
+  EXPECT_LE(noisy_figures_each_with_a_reason("h200-sm90a.json"), 4);
 }
 
 }  // namespace

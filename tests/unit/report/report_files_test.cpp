@@ -104,21 +104,21 @@ namespace vsa {
 namespace {
 
 // Reports written by earlier versions stay readable: the committed baselines are the
-// regression tables that `compare` reads against new runs. h200-sm90a.json predates
+// regression tables that `compare` reads against new runs. h200-sm90a-run27.json predates
 // Timing::launches_per_iteration (sustained passes), which then reads as 1.
 TEST(ReportFilesCompatibility, EveryCommittedBaselineReads) {
   const ReportCollection all = load_report_paths({VSA_REPO_BASELINE_DIR});
   EXPECT_GE(all.reports.size(), 10u);
   bool found_old = false;
   for (const auto& file : all.reports) {
-    if (file.path.find("h200-sm90a.json") == std::string::npos) continue;
+    if (file.path.find("h200-sm90a-run27.json") == std::string::npos) continue;
     found_old = true;
     ASSERT_FALSE(file.report.cases.empty());
     for (const auto& c : file.report.cases)
       for (const auto& b : c.backends)
         for (const auto& t : b.timings) EXPECT_EQ(t.launches_per_iteration, 1) << c.name;
   }
-  EXPECT_TRUE(found_old) << "results/baselines/h200-sm90a.json not found under " << VSA_REPO_BASELINE_DIR;
+  EXPECT_TRUE(found_old) << "results/baselines/h200-sm90a-run27.json not found under " << VSA_REPO_BASELINE_DIR;
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // The forward's layout rule (kernels/sm90a/fwd_layout.hpp): three consumer groups only for
-// long items (max_kv >= 96 blocks) in launches of at least eight waves of the three-group grid.
-// Pinned with the H200's measured cases (132 SMs; notes/runs.md run 42), so a change of either
+// items of at least 64 blocks (max_kv) in launches of at least seven waves of the three-group
+// grid. Pinned with the H200's measured cases (132 SMs; notes/runs.md runs 42-43), so a change of either
 // threshold fails here even though a wrong choice would only cost speed on the device.
 #include <gtest/gtest.h>
 
@@ -18,29 +18,41 @@ Layout topk_on_h200(std::int64_t seq, double density, std::int64_t heads) {
 }
 
 TEST(Sm90aLayout, MeasuredCasesGetTheFasterLayout) {
-  // B = 1, H = 8: three groups measured ahead at k >= 128 with >= 4096 items, behind at 16384
-  // and 4096, which the wave count alone (2048 and 512 items) keeps on two groups.
+  // B = 1, H = 8: three groups measured ahead with >= 4096 items, behind at 16384 and 4096,
+  // which the wave count (2048 and 512 items) keeps on two groups.
   EXPECT_EQ(topk_on_h200(65536, 0.25, 8), Layout::kThreeGroups);   // k 256: 1.05-1.06
   EXPECT_EQ(topk_on_h200(65536, 0.125, 8), Layout::kThreeGroups);  // k 128: 1.04-1.05
   EXPECT_EQ(topk_on_h200(131072, 0.25, 8), Layout::kThreeGroups);  // k 512: 1.05
-  EXPECT_EQ(topk_on_h200(49152, 0.25, 8), Layout::kThreeGroups);   // k 192: 1.04
-  EXPECT_EQ(topk_on_h200(32768, 0.25, 8), Layout::kThreeGroups);   // k 128, 4096 items: 1.04-1.12
-  EXPECT_EQ(topk_on_h200(16384, 0.25, 8), Layout::kTwoGroups);     // k 64: 0.92
-  EXPECT_EQ(topk_on_h200(16384, 0.125, 8), Layout::kTwoGroups);    // k 32: 0.90
-  EXPECT_EQ(topk_on_h200(4096, 0.25, 8), Layout::kTwoGroups);      // k 16: 0.72
+  EXPECT_EQ(topk_on_h200(49152, 0.25, 8), Layout::kThreeGroups);   // k 192: 1.04-1.05
+  EXPECT_EQ(topk_on_h200(32768, 0.25, 8), Layout::kThreeGroups);   // k 128, 4096 items: 1.03
+  EXPECT_EQ(topk_on_h200(24576, 0.25, 8), Layout::kThreeGroups);   // k 96, 3072 items: 1.07-1.09
+  EXPECT_EQ(topk_on_h200(16384, 0.25, 8), Layout::kTwoGroups);     // k 64, 2048 items: 0.92
+  EXPECT_EQ(topk_on_h200(16384, 0.125, 8), Layout::kTwoGroups);    // k 32, 2048 items: 0.90
+  EXPECT_EQ(topk_on_h200(4096, 0.25, 8), Layout::kTwoGroups);      // k 16, 512 items: 0.72
   // Few heads at 65536, k 256: 1024 items 0.98, 2048 items 0.91-0.93.
   EXPECT_EQ(topk_on_h200(65536, 0.25, 1), Layout::kTwoGroups);
   EXPECT_EQ(topk_on_h200(65536, 0.25, 2), Layout::kTwoGroups);
+  // Many heads: k 64 with 8192 items gains (1.045-1.06); k 8 and 16 do not (4096 items:
+  // 0.99-1.0), k 8 with 2048 items loses (0.95), and k 32 was split (0.94-1.0 with 4096
+  // items, 1.04-1.09 with 8192), so it stays on two groups.
+  EXPECT_EQ(topk_on_h200(16384, 0.25, 32), Layout::kThreeGroups);
+  EXPECT_EQ(topk_on_h200(16384, 0.125, 16), Layout::kTwoGroups);
+  EXPECT_EQ(topk_on_h200(4096, 0.25, 64), Layout::kTwoGroups);
+  EXPECT_EQ(topk_on_h200(4096, 0.125, 64), Layout::kTwoGroups);
+  EXPECT_EQ(topk_on_h200(4096, 0.125, 32), Layout::kTwoGroups);
+  // B = 2 doubles the items: 16384 (4096 items, k 64) 1.03, 65536 1.04-1.07.
+  EXPECT_EQ(topk_on_h200(16384, 0.25, 2 * 8), Layout::kThreeGroups);
+  EXPECT_EQ(topk_on_h200(65536, 0.25, 2 * 8), Layout::kThreeGroups);
 }
 
 TEST(Sm90aLayout, Thresholds) {
-  // Eight waves of 132 x 3 slots: 3168 items.
-  EXPECT_EQ(layout_by_rule(256, 3167, kSms), Layout::kTwoGroups);
-  EXPECT_EQ(layout_by_rule(256, 3168, kSms), Layout::kThreeGroups);
-  EXPECT_EQ(layout_by_rule(95, 8192, kSms), Layout::kTwoGroups);
-  EXPECT_EQ(layout_by_rule(96, 8192, kSms), Layout::kThreeGroups);
+  // Seven waves of 132 x 3 slots: 2772 items.
+  EXPECT_EQ(layout_by_rule(256, 2771, kSms), Layout::kTwoGroups);
+  EXPECT_EQ(layout_by_rule(256, 2772, kSms), Layout::kThreeGroups);
+  EXPECT_EQ(layout_by_rule(63, 8192, kSms), Layout::kTwoGroups);
+  EXPECT_EQ(layout_by_rule(64, 8192, kSms), Layout::kThreeGroups);
   // The waves scale with the SM count.
-  EXPECT_EQ(layout_by_rule(256, 3168, 2 * kSms), Layout::kTwoGroups);
+  EXPECT_EQ(layout_by_rule(256, 2772, 2 * kSms), Layout::kTwoGroups);
 }
 
 TEST(Sm90aLayout, EnvironmentForcesEitherLayoutOrNamesABadValue) {
