@@ -45,6 +45,7 @@ const std::vector<std::string> kBody = {
     "STL [R1], R26",
     "SHFL.IDX PT, R0, R0, RZ, 0x1f",
     "MUFU.EX2 R5, R5",
+    "R2UR UR8, R20",
     "BARX R1",  // not BAR: prefixes end at a modifier boundary
     "EXIT",
 };
@@ -70,6 +71,7 @@ TEST(SassCounts, EveryClassCountedOnce) {
   EXPECT_EQ(count(k, "local"), 1);
   EXPECT_EQ(count(k, "shuffle"), 1);
   EXPECT_EQ(count(k, "mufu"), 1);
+  EXPECT_EQ(count(k, "uniform_move"), 1);
   EXPECT_EQ(k.registers, -1) << "no resource usage in this listing";
 }
 
@@ -91,7 +93,7 @@ TEST(SassCounts, ChangesNameTheKernelAndTheDelta) {
 
   const std::string text = format_changes(changes);
   EXPECT_NE(text.find("divergent 1 -> 3 (+2)"), std::string::npos) << text;
-  EXPECT_NE(text.find("instructions 17 -> 19 (+2)"), std::string::npos) << text;
+  EXPECT_NE(text.find("instructions 18 -> 20 (+2)"), std::string::npos) << text;
   EXPECT_NE(text.find("only in A"), std::string::npos) << text;
   EXPECT_NE(text.find("only in B"), std::string::npos) << text;
   EXPECT_EQ(text.find("mma "), std::string::npos) << "unchanged classes are not listed: " << text;
