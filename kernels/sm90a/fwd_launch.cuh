@@ -16,6 +16,11 @@
 
 namespace vsa::sm90a::fwd {
 
+// fwd_layout.hpp counts waves in three-group slots without the CUDA-facing headers (its unit
+// test is plain C++); this ties its count to the layout it describes.
+static_assert(kThreeGroupSlotsPerSm == ThreeGroups<TileConfig>::kConsumers,
+              "fwd_layout.hpp's slots per SM must be the three-group layout's consumer count");
+
 // Workspace: [scheduler counter | pad to 256 B][order: one int32 per work item]
 // [order_counts: the count of each ordered item].
 inline constexpr std::size_t kCounterBytes = 256;
