@@ -68,6 +68,28 @@ std::vector<std::string> problem_keys(const ReportFile& file) {
   return {keys.begin(), keys.end()};
 }
 
+std::optional<double> lse_factor_of(const Report& report, const std::string& case_name, const std::string& backend) {
+  for (const auto& c : report.cases)
+    if (c.name == case_name)
+      for (const auto& b : c.backends)
+        if (b.backend == backend) return b.lse_factor;
+  return std::nullopt;
+}
+
+// "lse form differs across GPUs: own form x -7.84 on 2, M format on 3; ...", or "" when every
+// sample has the same form.
+std::string lse_form_note(const std::vector<FleetSample>& samples) {
+  std::map<std::optional<double>, int> forms;
+  for (const auto& s : samples) ++forms[s.lse_factor];
+  if (forms.size() < 2) return "";
+  std::vector<std::string> parts;
+  for (const auto& [factor, n] : forms)
+    parts.push_back((factor ? "own form x " + fmt::format("{:.6g}", *factor) : std::string("M format")) + " on " +
+                    std::to_string(n));
+  return "lse form differs across GPUs: " + fmt::format("{}", fmt::join(parts, ", ")) +
+         "; a conversion may be inside the timed call on some";
+}
+
 std::vector<FleetPerfRow> perf_rows(const std::vector<ReportFile>& reports, std::vector<FleetNode>& nodes,
                                     const FleetOptions& options) {
   using Key = std::tuple<std::string, std::string, std::string, std::string>;
@@ -79,11 +101,13 @@ std::vector<FleetPerfRow> perf_rows(const std::vector<ReportFile>& reports, std:
       auto it = index.find(key);
       if (it == index.end()) {
         it = index.emplace(key, rows.size()).first;
-        rows.push_back(FleetPerfRow{s.case_name, s.op, s.backend, nodes[n].who.gpu_name, {}, false, {}});
+        rows.push_back(FleetPerfRow{s.case_name, s.op, s.backend, nodes[n].who.gpu_name, {}, false, {}, {}});
       }
-      rows[it->second].samples.push_back({n, s.tflops, s.spread, 1, Outlier::none});
+      rows[it->second].samples.push_back({n, s.tflops, s.spread, 1, Outlier::none,
+                                          lse_factor_of(reports[n].report, s.case_name, s.backend)});
     }
   for (auto& row : rows) {
+    row.note = lse_form_note(row.samples);
     std::vector<double> tflops;
     for (const auto& s : row.samples) tflops.push_back(s.tflops);
     row.stats = quartiles(tflops);

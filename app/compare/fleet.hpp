@@ -70,6 +70,7 @@ struct FleetSample {
   double spread = 0;
   double ratio = 1;  // tflops / fleet median
   Outlier outlier = Outlier::none;
+  std::optional<double> lse_factor;  // the backend's own lse form in that report (CaseResult), if any
 };
 
 struct FleetPerfRow {
@@ -77,6 +78,10 @@ struct FleetPerfRow {
   Quartiles stats;      // of the TFLOPS of every GPU in the row
   bool fences = false;  // enough samples for Tukey's fences
   std::vector<FleetSample> samples;
+  // Set when the backend's lse form differs between the row's GPUs (a plugin converting its lse
+  // inside the timed call on some nodes and declaring its form on others), as `compare` notes it:
+  // the ratios stand, with the reason they may move.
+  std::string note;
 };
 
 // Where the sample lies against the fleet: the threshold rule for 2+ samples, the

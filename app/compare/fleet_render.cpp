@@ -117,7 +117,10 @@ std::string performance(const Fleet& f) {
          row.fences ? format_number(row.stats.low_fence()) + " .. " + format_number(row.stats.high_fence()) : kAbsent,
          std::to_string(outliers)});
   }
-  out << cases.str() << "\nEach GPU's TFLOPS / fleet median (outliers in bold):\n\n";
+  out << cases.str();
+  for (std::size_t r = 0; r < f.perf.size(); ++r)
+    if (!f.perf[r].note.empty()) out << "\n" << perf_id(r) << ": " << f.perf[r].note << ".\n";
+  out << "\nEach GPU's TFLOPS / fleet median (outliers in bold):\n\n";
   std::vector<std::string> header = {"GPU"};
   for (std::size_t r = 0; r < f.perf.size(); ++r) header.push_back(perf_id(r));
   MarkdownTable ratios(header);
@@ -192,7 +195,8 @@ nlohmann::json to_json(const Fleet& f) {
                          {"tflops", s.tflops},
                          {"spread", s.spread},
                          {"ratio", s.ratio},
-                         {"outlier", s.outlier == Outlier::none ? json() : json(outlier_token(s.outlier))}});
+                         {"outlier", s.outlier == Outlier::none ? json() : json(outlier_token(s.outlier))},
+                         {"lse_factor", s.lse_factor ? json(*s.lse_factor) : json()}});
     perf.push_back({{"case", row.case_name},
                     {"op", row.op},
                     {"backend", row.backend},
@@ -202,6 +206,7 @@ nlohmann::json to_json(const Fleet& f) {
                     {"q3", row.stats.q3},
                     {"low_fence", row.fences ? json(row.stats.low_fence()) : json()},
                     {"high_fence", row.fences ? json(row.stats.high_fence()) : json()},
+                    {"note", row.note.empty() ? json() : json(row.note)},
                     {"samples", samples}});
   }
   json by_field = json::array();

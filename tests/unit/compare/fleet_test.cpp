@@ -264,6 +264,27 @@ TEST(FleetRender, FenceOutliersUseTheSchemaTokensInJson) {
   EXPECT_TRUE(to_json(low)["performance"][0]["samples"][1]["outlier"].is_null());
 }
 
+// A plugin that declares its lse form on some nodes (converted untimed) and converts inside the
+// timed call on others: the row says so, in JSON and Markdown, as `compare` does for two reports.
+TEST(FleetRender, LseFormThatDiffersAcrossGpusIsNoted) {
+  auto reports = fleet_with_tflops({400, 401, 402, 440});
+  testing::backend_named(testing::case_named(reports[3].report, "qualify/perf-16k"), "sm90a").lse_factor = -7.84207;
+  const Fleet f = analyse_fleet(reports, {});
+  ASSERT_EQ(f.perf.size(), 1U);
+  EXPECT_EQ(f.perf[0].note,
+            "lse form differs across GPUs: M format on 3, own form x -7.84207 on 1; a conversion may be inside the "
+            "timed call on some");
+  const auto j = to_json(f);
+  EXPECT_EQ(j["performance"][0]["note"], f.perf[0].note);
+  EXPECT_EQ(j["performance"][0]["samples"][3]["lse_factor"], -7.84207);
+  EXPECT_TRUE(j["performance"][0]["samples"][0]["lse_factor"].is_null());
+  EXPECT_NE(render_markdown(f).find("P1: lse form differs across GPUs"), std::string::npos) << render_markdown(f);
+  // The same form everywhere: no note.
+  const Fleet same = analyse_fleet(fleet_with_tflops({400, 401, 402, 440}), {});
+  EXPECT_TRUE(same.perf[0].note.empty());
+  EXPECT_TRUE(to_json(same)["performance"][0]["note"].is_null());
+}
+
 TEST(FleetInput, NeedsAReport) { EXPECT_THROW((void)analyse_fleet({}, {}), std::invalid_argument); }
 
 }  // namespace
