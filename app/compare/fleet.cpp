@@ -103,8 +103,8 @@ std::vector<FleetPerfRow> perf_rows(const std::vector<ReportFile>& reports, std:
         it = index.emplace(key, rows.size()).first;
         rows.push_back(FleetPerfRow{s.case_name, s.op, s.backend, nodes[n].who.gpu_name, {}, false, {}, {}});
       }
-      rows[it->second].samples.push_back({n, s.tflops, s.spread, 1, Outlier::none,
-                                          lse_factor_of(reports[n].report, s.case_name, s.backend)});
+      rows[it->second].samples.push_back(
+          {n, s.tflops, s.spread, 1, Outlier::none, lse_factor_of(reports[n].report, s.case_name, s.backend)});
     }
   for (auto& row : rows) {
     row.note = lse_form_note(row.samples);

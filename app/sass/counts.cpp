@@ -37,8 +37,9 @@ const std::vector<ClassRule>& rules() {
       // Runs 39 and 41 (kernels/sm90a/notes/runs.md): a restructured loop lost its uniform
       // datapath and every wgmma descriptor arrived through R2UR, with the block loop 4.6%
       // slower. Run 44: the backward's 96 per loop cost nothing. A symptom to diff, not a rule.
-      {{"uniform_move", "R2UR: a vector value moved to a uniform register (e.g. a wgmma descriptor ptxas "
-                        "could not keep uniform)"},
+      {{"uniform_move",
+        "R2UR: a vector value moved to a uniform register (e.g. a wgmma descriptor ptxas "
+        "could not keep uniform)"},
        {"R2UR"}},
   };
   return table;
