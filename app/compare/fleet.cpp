@@ -159,33 +159,31 @@ ConfigGrouping group_nodes(const std::vector<ReportFile>& reports, const std::ve
 
 bool FleetNode::failed() const { return verdict == kIncomplete || is_failure(verdict_from_string(verdict)); }
 
-const char* outlier_name(Outlier outlier) {
+namespace {
+
+// An outlier's Markdown words and its JSON token (docs/schema/fleet.schema.json), in one place.
+struct OutlierNames {
+  const char* words;
+  const char* token;
+};
+OutlierNames names_of(Outlier outlier) {
   switch (outlier) {
     case Outlier::slow:
-      return "slow";
+      return {"slow", "slow"};
     case Outlier::low_fence:
-      return "below IQR fence";
+      return {"below IQR fence", "low_fence"};
     case Outlier::high_fence:
-      return "above IQR fence";
+      return {"above IQR fence", "high_fence"};
     case Outlier::none:
       break;
   }
-  return "";
+  return {"", ""};
 }
 
-const char* outlier_token(Outlier outlier) {
-  switch (outlier) {
-    case Outlier::slow:
-      return "slow";
-    case Outlier::low_fence:
-      return "low_fence";
-    case Outlier::high_fence:
-      return "high_fence";
-    case Outlier::none:
-      break;
-  }
-  return "";
-}
+}  // namespace
+
+const char* outlier_name(Outlier outlier) { return names_of(outlier).words; }
+const char* outlier_token(Outlier outlier) { return names_of(outlier).token; }
 
 Outlier classify_sample(double tflops, double spread, const Quartiles& stats, bool with_fences, double threshold,
                         double min_effect) {
