@@ -52,7 +52,7 @@ BackendSession::BackendSession(Backend& backend, const BlockMap& map, const Host
   set_schedule_seed(m_schedule_seed);  // the backend object outlives cases: no seed carried over
   const Shape& s = map.shape;
   m_lse_factor = backend.lse_factor(s);
-  if (!usable_lse_factor(m_lse_factor)) throw std::runtime_error(lse_factor_error(backend.name(), m_lse_factor));
+  if (!usable_lse_factor(m_lse_factor)) throw UnusableLseFactor(lse_factor_error(backend.name(), m_lse_factor));
   const auto n = std::size_t(s.tensor_elems());
   const auto rows = std::size_t(s.row_elems());
   if (on_device()) {

@@ -3,6 +3,8 @@
 // outputs and workspace. Inputs come from the counter generator, so host and
 // device copies are bit-identical without a copy between them.
 #include <memory>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -22,6 +24,12 @@ namespace vsa {
 // Whether a backend's lse form can be converted both ways (Backend::lse_factor), and why not.
 [[nodiscard]] bool usable_lse_factor(double factor);
 [[nodiscard]] std::string lse_factor_error(const std::string& backend, double factor);
+// What BackendSession throws, before it allocates anything, for a factor that is not usable:
+// the case fails that backend alone, with this message.
+class UnusableLseFactor : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 struct HostInputs {
   std::vector<bf16_bits> q, k, v, d_out;
@@ -57,6 +65,9 @@ class BackendSession {
   // A fetched forward's lse in M format, for comparison with the reference.
   void to_m_format(HostOutputs& out) const;
   [[nodiscard]] bool converts_lse() const { return m_lse_factor != 1.0; }
+  // Backend::lse_factor of this case's shape, asked once per session (a plugin's answer is
+  // not assumed to be free or the same twice).
+  [[nodiscard]] double lse_factor() const { return m_lse_factor; }
   // The backward's input lse in the backend's form, made once (an allocation and copies):
   // the engine calls it before any timed call; backward_args() falls back on it.
   const float* prepare_backward_input();

@@ -268,15 +268,16 @@ class CaseRun {
       // a phase of its own, so a plugin that crashes there is the one the case names.
       emit_start(b->name(), "setup");
       BackendResult& br = result_of(r, *b);
-      const double lse_factor = b->lse_factor(m_map.shape);
-      if (!usable_lse_factor(lse_factor)) {
+      std::unique_ptr<BackendSession> session;
+      try {
+        session = std::make_unique<BackendSession>(*b, m_map, m_host, m_dev.get(), m_stream, probes_for(m_spec, *b));
+      } catch (const UnusableLseFactor& e) {
         br.verdict = kFail;
-        br.reason = lse_factor_error(b->name(), lse_factor);
+        br.reason = e.what();
         continue;
       }
-      if (lse_factor != 1.0) br.lse_factor = lse_factor;
-      sessions.push_back(
-          std::make_unique<BackendSession>(*b, m_map, m_host, m_dev.get(), m_stream, probes_for(m_spec, *b)));
+      if (session->converts_lse()) br.lse_factor = session->lse_factor();
+      sessions.push_back(std::move(session));
       if (m_watch) sessions.back()->set_hang_watch(m_watch->watch());
       if (runs_backward(m_spec.op) && b->has_op(Op::backward)) (void)sessions.back()->prepare_backward_input();
     }

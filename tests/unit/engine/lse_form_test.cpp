@@ -29,7 +29,11 @@ class OwnLseForm final : public Backend {
   Memory memory() const override { return Memory::host; }
   bool has_op(Op) const override { return true; }
   Support supports(const DeviceInfo&, const Shape&, Op) const override { return Support::yes(); }
-  double lse_factor(const Shape&) const override { return m_declared ? m_factor : 1.0; }
+  double lse_factor(const Shape&) const override {
+    if (m_factor_calls) ++*m_factor_calls;
+    return m_declared ? m_factor : 1.0;
+  }
+  void count_factor_calls(int* calls) { m_factor_calls = calls; }
   Status forward(const ForwardArgs& a) override {
     const auto rows = std::size_t(a.shape.row_elems());
     std::vector<float> keep;
@@ -73,6 +77,7 @@ class OwnLseForm final : public Backend {
   bool m_skip_one_lse;
   bool m_wobble;
   int m_runs = 0;
+  int* m_factor_calls = nullptr;
 };
 
 // A quarter of the rows empty: lse -inf in M format, +inf in a negative-factor form.
@@ -171,6 +176,16 @@ TEST(LseForm, ABackendsSetupIsAPhaseOfItsOwn) {
   EXPECT_EQ(r.verdict, kPass) << r.backends.at(0).reason;
   ASSERT_FALSE(phases.empty());
   EXPECT_EQ(phases.front(), "setup");
+}
+
+// The factor is asked once per case and backend: the engine and the report use the one answer.
+TEST(LseForm, TheFactorIsAskedOncePerCaseAndBackend) {
+  int calls = 0;
+  auto backend = std::make_unique<OwnLseForm>(std::log(2.0), true);
+  backend->count_factor_calls(&calls);
+  const CaseResult r = run_with(std::move(backend), lse_case());
+  EXPECT_EQ(r.verdict, kPass) << r.backends.at(0).reason;
+  EXPECT_EQ(calls, 1);
 }
 
 TEST(LseForm, MFormatBackendsRecordNoFactor) {
