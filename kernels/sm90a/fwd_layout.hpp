@@ -18,15 +18,16 @@ enum class Layout { kTwoGroups, kThreeGroups };
 //   2048     5.2   8 (4096, H = 32)                       0.95
 //   3072     7.8   96 (24576, H = 8)                      1.05-1.09
 //   4096    10.3   8, 16 (4096, H = 64)                   0.99-1.0
-//   4096    10.3   32 (16384, H = 16)                     0.94-1.0
+//   4096    10.3   32 (16384, H = 16)                     0.94-1.0 (four runs: 0.94-0.995)
 //   4096    10.3   64 (16384, B = 2); 128 (32768)         1.03 (second call unclear); 1.02-1.04
 //   6144+  15.5+   96, 192, 256, 512 (also B = 2)         1.04-1.07
-//   8192    20.7   32, 64 (16384, H = 32)                 1.04-1.09; 1.045-1.06
+//   8192    20.7   32, 64 (16384, H = 32)                 1.03-1.09; 1.045-1.06
 // The wave count decides for items of 64 blocks and more: every loss has 5.2 waves or fewer,
 // every gain 7.8 or more. The threshold of 7 waves lies between. Shorter items gain little or
 // nothing with many waves (an item's start costs more with three groups: Q arrives in two
-// dependent halves, each ring holds two stages, not three), and k = 32 was split between calls
-// whose clocks differed, so items under 64 blocks stay on the two-group kernel. The rule takes
+// dependent halves, each ring holds two stages, not three); k = 32 loses at 10.3 waves and gains
+// at 20.7, two points too few to place its own threshold, so items under 64 blocks stay on the
+// two-group kernel (about 5% left at k = 32 with 8192 items). The rule takes
 // max_kv as the item length (the host cannot read q2k_num).
 inline constexpr int kMinBlocksPerItem = 64;
 inline constexpr int kLayoutWaves = 7;

@@ -33,8 +33,8 @@ TEST(Sm90aLayout, MeasuredCasesGetTheFasterLayout) {
   EXPECT_EQ(topk_on_h200(65536, 0.25, 1), Layout::kTwoGroups);
   EXPECT_EQ(topk_on_h200(65536, 0.25, 2), Layout::kTwoGroups);
   // Many heads: k 64 with 8192 items gains (1.045-1.06); k 8 and 16 do not (4096 items:
-  // 0.99-1.0), k 8 with 2048 items loses (0.95), and k 32 was split (0.94-1.0 with 4096
-  // items, 1.04-1.09 with 8192), so it stays on two groups.
+  // 0.99-1.0), k 8 with 2048 items loses (0.95), and k 32 is split (0.94-1.0 with 4096
+  // items, 1.03-1.09 with 8192), so it stays on two groups.
   EXPECT_EQ(topk_on_h200(16384, 0.25, 32), Layout::kThreeGroups);
   EXPECT_EQ(topk_on_h200(16384, 0.125, 16), Layout::kTwoGroups);
   EXPECT_EQ(topk_on_h200(4096, 0.25, 64), Layout::kTwoGroups);
