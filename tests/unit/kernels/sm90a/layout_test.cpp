@@ -37,6 +37,7 @@ TEST(Sm90aLayout, MeasuredCasesGetTheFasterLayout) {
   // items, 1.03-1.09 with 8192), so it stays on two groups.
   EXPECT_EQ(topk_on_h200(16384, 0.25, 32), Layout::kThreeGroups);
   EXPECT_EQ(topk_on_h200(16384, 0.125, 16), Layout::kTwoGroups);
+  EXPECT_EQ(topk_on_h200(16384, 0.125, 32), Layout::kTwoGroups);  // 1.03-1.06, left: no k = 32 threshold placed
   EXPECT_EQ(topk_on_h200(4096, 0.25, 64), Layout::kTwoGroups);
   EXPECT_EQ(topk_on_h200(4096, 0.125, 64), Layout::kTwoGroups);
   EXPECT_EQ(topk_on_h200(4096, 0.125, 32), Layout::kTwoGroups);
