@@ -16,12 +16,12 @@ enum class Layout { kTwoGroups, kThreeGroups };
 //   1024     2.6   256 (65536, H = 1)                     0.98-1.0
 //   2048     5.2   32, 64 (16384, H = 8); 256 (H = 2)     0.90-0.93; 0.91-1.0
 //   2048     5.2   8 (4096, H = 32)                       0.95
-//   3072     7.8   96 (24576, H = 8)                      1.05-1.09
+//   3072     7.8   96 (24576, H = 8)                      1.05-1.16
 //   4096    10.3   8, 16 (4096, H = 64)                   0.99-1.0
-//   4096    10.3   32 (16384, H = 16)                     0.94-1.0 (four runs: 0.94-0.995)
+//   4096    10.3   32 (16384, H = 16)                     0.94-1.08 (four runs: 0.94-0.995)
 //   4096    10.3   64 (16384, B = 2); 128 (32768)         1.03 (second call unclear); 1.02-1.04
 //   6144+  15.5+   96, 192, 256, 512 (also B = 2)         1.04-1.07
-//   8192    20.7   32, 64 (16384, H = 32)                 1.03-1.09; 1.045-1.06
+//   8192    20.7   32, 64 (16384, H = 32)                 1.03-1.09; 1.03-1.06
 // The wave count decides for items of 64 blocks and more: every loss has 5.2 waves or fewer,
 // every gain 7.8 or more. The threshold of 7 waves lies between. Shorter items gain little or
 // nothing with many waves (an item's start costs more with three groups: Q arrives in two

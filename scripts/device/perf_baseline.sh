@@ -5,9 +5,10 @@
 # sampling ended and, above 2%, why.
 #   scripts/device/perf_baseline.sh BUILD_DIR OUT_DIR [REPORT_TO_RESUME]
 #
-# How long: from results/baselines/h200-sm90a.json (8 cases, 2 backends, fwd + bwd), one
+# How long: from results/baselines/h200-sm90a-run27.json (8 cases, 2 backends, fwd + bwd), one
 # round of passes (every backend once) takes 1 ms (S=4096 fwd) to 2.6 s (S=131072 bwd).
-# Every figure converging at its first 3-4 passes: ~50 s in all, as that run took. None
+# Every figure converging at its first 3-4 passes: ~50 s in all, as that run took (the adaptive
+# run of 2026-12-04, h200-sm90a.json, took 94 s: the S = 16384 backward ran to 100 passes). None
 # converging: the budget bounds each case and op at 30 s (a round starts only if it fits),
 # and only the 8 figures from S=65536 on can spend it (S <= 16384 reaches max_passes, 100,
 # within 7 s): ~240 s of passes + ~25 s of checks, warm-up and workers = ~4.5 min.

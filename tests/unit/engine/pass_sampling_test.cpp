@@ -2,7 +2,7 @@
 // and fake clocks: the pass times and SM clocks are scripted, time advances by what each
 // scripted pass says it took, and the real driver decides how many passes to run, which to
 // leave out and what it reports. Several scripts use pass medians and clocks of the H200 perf
-// baseline (results/baselines/h200-sm90a.json).
+// baseline of run 27 (results/baselines/h200-sm90a-run27.json).
 #include "engine/pass_sampling.hpp"
 
 #include <gtest/gtest.h>
