@@ -68,14 +68,6 @@ std::vector<std::string> problem_keys(const ReportFile& file) {
   return {keys.begin(), keys.end()};
 }
 
-std::optional<double> lse_factor_of(const Report& report, const std::string& case_name, const std::string& backend) {
-  for (const auto& c : report.cases)
-    if (c.name == case_name)
-      for (const auto& b : c.backends)
-        if (b.backend == backend) return b.lse_factor;
-  return std::nullopt;
-}
-
 // "lse form differs across GPUs: own form x -7.84 on 2, M format on 3; ...", or "" when every
 // sample has the same form.
 std::string lse_form_note(const std::vector<FleetSample>& samples) {
@@ -103,8 +95,7 @@ std::vector<FleetPerfRow> perf_rows(const std::vector<ReportFile>& reports, std:
         it = index.emplace(key, rows.size()).first;
         rows.push_back(FleetPerfRow{s.case_name, s.op, s.backend, nodes[n].who.gpu_name, {}, false, {}, {}});
       }
-      rows[it->second].samples.push_back(
-          {n, s.tflops, s.spread, 1, Outlier::none, lse_factor_of(reports[n].report, s.case_name, s.backend)});
+      rows[it->second].samples.push_back({n, s.tflops, s.spread, 1, Outlier::none, s.lse_factor});
     }
   for (auto& row : rows) {
     row.note = lse_form_note(row.samples);

@@ -160,7 +160,7 @@ std::vector<PerfSample> perf_samples(const Report& report) {
       for (const auto& t : b.timings)
         if (t.tflops > 0)
           samples.push_back({c.name, b.backend, t.op, t.tflops, t.median_ms, t.spread, clock_summary(t.clocks),
-                             t.passes, timing_method(t)});
+                             t.passes, timing_method(t), b.lse_factor});
   return samples;
 }
 
