@@ -69,10 +69,10 @@ struct PerfSample {
   std::string case_name, backend, op;
   double tflops = 0;
   double median_ms = 0;
-  double spread = 0;   // (max - min) / median of the pass medians
-  std::string clocks;  // clock_summary of the timing: "at 1395-1620 MHz, sw_power_cap", or empty
-  int passes = 0;      // 1: no spread was measured (shown as "(1 pass)", not "±0%")
-  std::string method;  // timing_method(): how it was timed, which decides the card's clock state
+  double spread = 0;                 // (max - min) / median of the pass medians
+  std::string clocks;                // clock_summary of the timing: "at 1395-1620 MHz, sw_power_cap", or empty
+  int passes = 0;                    // 1: no spread was measured (shown as "(1 pass)", not "±0%")
+  std::string method;                // timing_method(): how it was timed, which decides the card's clock state
   std::optional<double> lse_factor;  // the backend's own lse form in this case (BackendResult), if any
 };
 // How a timing was taken, as far as it changes the clock the card ran at: bursts or sustained
