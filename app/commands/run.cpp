@@ -33,7 +33,13 @@ void register_run(CLI::App& app, int& exit_code) {
                   "A name for this node or run (rack, job); goes into report names and fleet tables");
   cmd->add_option("--devices", opts->devices, "all | none (CPU only) | comma list of CUDA ordinals")
       ->capture_default_str();
-  cmd->add_option("--backends", opts->backends, "Run only these backends (by name)")->delimiter(',');
+  cmd->add_option("--backends", opts->backends,
+                  "Run only these of each case's backends (by name); a name no selected case lists is an error")
+      ->delimiter(',');
+  cmd->add_option("--add-backend", opts->add_backends,
+                  "Also run this backend on every selected case, after the suite's own (repeatable or comma "
+                  "list), e.g. a plugin's: --plugin k.so --add-backend my-kernel")
+      ->delimiter(',');
   cmd->add_option("--case", opts->cases, "Run only cases whose name contains this text (repeatable)");
   cmd->add_option("--plugin", opts->plugins,
                   "Load backends from a plugin library (repeatable; docs/plugins.md); loaded in the workers, "

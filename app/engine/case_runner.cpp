@@ -122,9 +122,14 @@ class CaseRun {
       } else if (b == m_reference) {
         skip("is this case's reference");
       } else {
+        // The shape-only answer first: a backend added to every case (run --add-backend) was not
+        // refused for it before the run, and its supports() need not repeat the shape checks.
         Support s = Support::yes();
-        if (fwd && b->has_op(Op::forward)) s = b->supports(m_ctx.device, m_map.shape, Op::forward);
-        if (s.ok && bwd && b->has_op(Op::backward)) s = b->supports(m_ctx.device, m_map.shape, Op::backward);
+        for (Op op : {Op::forward, Op::backward}) {
+          if (!s.ok || !(op == Op::forward ? fwd : bwd) || !b->has_op(op)) continue;
+          s = b->supports_shape(m_map.shape, op);
+          if (s.ok) s = b->supports(m_ctx.device, m_map.shape, op);
+        }
         const std::string mask_refusal = unsupported_probe_mask(m_spec, *b);
         if (!s.ok) {
           skip(s.reason);

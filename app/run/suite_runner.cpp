@@ -58,8 +58,29 @@ std::mutex g_print_mutex;
 
 // Suites -> one flat list of cases, names prefixed by their suite, CLI filters applied;
 // the suites' plugins after --plugin's.
+// Whether `listed` (a case's backend, or an alias) is the backend `name` or may become it.
+bool names_backend(const std::string& listed, const std::string& name) {
+  if (listed == name) return true;
+  const auto candidates = alias_candidates(listed);
+  return std::find(candidates.begin(), candidates.end(), name) != candidates.end();
+}
+
+// A --backends name that no case selected by the suites and --case lists would silently run
+// nothing of that backend (a plugin's kernel left out of a comparison without a word).
+void check_backend_filter(const RunOptions& o, const std::vector<std::string>& listed) {
+  for (const auto& name : o.backends) {
+    if (std::find(o.add_backends.begin(), o.add_backends.end(), name) != o.add_backends.end()) continue;
+    if (std::any_of(listed.begin(), listed.end(), [&](const std::string& l) { return names_backend(l, name); }))
+      continue;
+    throw SuiteError("--backends " + name + ": no selected case lists this backend (they list: " +
+                     fmt::format("{}", fmt::join(listed, ", ")) + "); --backends only narrows each case's " +
+                     "`backends`, --add-backend " + name + " runs it on every selected case");
+  }
+}
+
 std::vector<CaseSpec> collect_cases(const RunOptions& o, json& suites_json, std::vector<std::string>& plugins) {
   std::vector<CaseSpec> cases;
+  std::vector<std::string> listed;  // the backends the selected cases name, before --backends
   plugins = o.plugins;
   for (const auto& name : o.suites) {
     Suite s = load_suite(name);
@@ -70,20 +91,28 @@ std::vector<CaseSpec> collect_cases(const RunOptions& o, json& suites_json, std:
       if (!o.cases.empty() && std::none_of(o.cases.begin(), o.cases.end(),
                                            [&](const std::string& f) { return c.name.find(f) != std::string::npos; }))
         continue;
+      for (const auto& b : c.backends)
+        if (std::find(listed.begin(), listed.end(), b) == listed.end()) listed.push_back(b);
       if (!o.backends.empty()) {
         std::vector<std::string> kept;
         for (const auto& b : c.backends) {
           // An alias stays while one of its backends is asked for; it is narrowed per GPU.
-          const auto candidates = alias_candidates(b);
-          const bool wanted = std::find(o.backends.begin(), o.backends.end(), b) != o.backends.end() ||
-                              std::any_of(candidates.begin(), candidates.end(), [&](const std::string& n) {
-                                return std::find(o.backends.begin(), o.backends.end(), n) != o.backends.end();
-                              });
+          const bool wanted = std::any_of(o.backends.begin(), o.backends.end(),
+                                          [&](const std::string& n) { return names_backend(b, n); });
           if (wanted) kept.push_back(b);
         }
-        if (kept.empty()) continue;
         c.backends = kept;
       }
+      // --add-backend: after the suite's own (so a plugin's kernel sits beside ours in the
+      // interleaved timing), once per case. The automatic reference is the suite's choice for its
+      // own backends: a case of cpu-ref alone is checked against cpu-naive (choose_reference),
+      // and stays so with a backend added, rather than turning cpu-ref into the reference.
+      if (!o.add_backends.empty() && c.reference == "auto" && !c.backends.empty() &&
+          std::all_of(c.backends.begin(), c.backends.end(), [](const std::string& b) { return b == "cpu-ref"; }))
+        c.reference = "cpu-naive";
+      for (const auto& b : o.add_backends)
+        if (std::find(c.backends.begin(), c.backends.end(), b) == c.backends.end()) c.backends.push_back(b);
+      if (c.backends.empty()) continue;
       if (o.hang_watch_ms > 0) {
         if (!(o.hang_watch_ms < c.timeout_s * 1000))
           throw SuiteError("--hang-watch-ms " + std::to_string(o.hang_watch_ms) + " is not below " + c.name +
@@ -96,6 +125,7 @@ std::vector<CaseSpec> collect_cases(const RunOptions& o, json& suites_json, std:
       cases.push_back(std::move(c));
     }
   }
+  check_backend_filter(o, listed);
   return cases;
 }
 
@@ -157,7 +187,10 @@ void check_cli_probes(const std::map<std::string, std::uint32_t>& probes, const 
 }
 
 // Refuses what no machine could run: unknown backends, shapes a named backend cannot take.
-void validate_cases(const std::vector<CaseSpec>& cases, const Registry& registry) {
+// A backend added to every case by --add-backend (`added`) is not refused for a shape: it SKIPs
+// the cases it cannot take, with its reason (engine/case_runner.cpp), and runs the rest.
+void validate_cases(const std::vector<CaseSpec>& cases, const Registry& registry,
+                    const std::vector<std::string>& added) {
   for (const auto& c : cases) {
     for (std::size_t i = 0; i < c.backends.size(); ++i) {
       const Backend* b = registry.find(c.backends[i]);
@@ -173,6 +206,7 @@ void validate_cases(const std::vector<CaseSpec>& cases, const Registry& registry
         if ((op == Op::forward && !runs_forward(c.op)) || (op == Op::backward && !runs_backward(c.op))) continue;
         if (!b->has_op(op)) continue;
         const Support s = b->supports_shape(c.shape, op);
+        if (!s.ok && std::find(added.begin(), added.end(), b->name()) != added.end()) continue;
         if (!s.ok)
           throw SuiteError(c.origin + ".backends[" + std::to_string(i) + "]: backend \"" + b->name() +
                            "\" cannot run case \"" + c.name + "\": " + s.reason);
@@ -565,10 +599,19 @@ RunSummary run_suites(const RunOptions& o) {
   const PluginInspection plugins = inspect_plugins(plugin_paths, shape_questions(cases));
   Registry registry = make_registry();
   add_described_backends(registry, plugins);
+  // --add-backend names are checked as the option, not as the suite entry they were appended to.
+  for (const auto& name : o.add_backends) {
+    const auto known = known_backend_names();
+    if (registry.find(name) || std::find(known.begin(), known.end(), name) != known.end()) continue;
+    std::vector<std::string> built;
+    for (const auto& r : registry.all()) built.push_back(r->name());
+    throw SuiteError("--add-backend " + name + ": unknown backend (this build has: " +
+                     fmt::format("{}", fmt::join(built, ", ")) + "; a plugin's backends need its --plugin)");
+  }
   // Aliases ("@fast") are resolved per GPU after discovery; checked here as every backend they may become.
   std::vector<CaseSpec> checked = cases;
   expand_backend_aliases_for_validation(checked, registry);
-  validate_cases(checked, registry);
+  validate_cases(checked, registry, o.add_backends);
   check_cli_probes(o.probes, checked, registry);
   const NodeQualification qualification(o);
   for (auto& c : cases)

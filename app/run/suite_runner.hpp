@@ -19,6 +19,7 @@ struct RunOptions {
   std::string label;
   std::string devices = "all";                  // all | none | comma list of CUDA ordinals
   std::vector<std::string> backends;            // when set: run only these backends
+  std::vector<std::string> add_backends;        // --add-backend: run these too, on every selected case
   std::vector<std::string> plugins;             // --plugin PATH.so (with the suites' "plugins": docs/plugins.md)
   std::vector<std::string> cases;               // when set: run only cases whose name contains one of these
   std::map<std::string, std::uint32_t> probes;  // --probe NAME=NS, added to every case
