@@ -23,6 +23,9 @@
 #               "run": run `vsa-bench run perf` on these cases first;
 #               unset: run only when the binary has a usable sm90a backend
 #   OURS_BACKENDS  the backends of that run, comma-separated (default sm90a)
+#   OURS_PLUGINS   plugin libraries loaded into that run (space-separated; `--plugin` each)
+#   OURS_ADD_BACKENDS  backends added to every case of that run (comma-separated;
+#               `--add-backend`), e.g. a plugin's fastvideo-tk-h100, timed interleaved with ours
 #   CASES       space-separated case names instead of the two above; NAME@noref dumps
 #               without CPU reference outputs
 set -uo pipefail
@@ -61,12 +64,14 @@ sys.exit(0 if any(s['supported'] for b in d['backends'] if b['name'] == 'sm90a' 
 fi
 if [ "$ours" = "run" ]; then
   filters=(); for c in "${names[@]}"; do filters+=(--case "$c"); done
+  for p in ${OURS_PLUGINS:-}; do filters+=(--plugin "$p"); done
+  [ -n "${OURS_ADD_BACKENDS:-}" ] && filters+=(--add-backend "$OURS_ADD_BACKENDS")
   start=$(date +%s)
   # --target-spread 0: the case's fixed warm-up, iterations and passes, as peers.py times the
   # peers; adaptive sampling would run ours longer, on a hotter card (notes/runs.md run 32).
   "$BIN" run perf "${filters[@]}" --backends "${OURS_BACKENDS:-sm90a}" --target-spread 0 --out "$OUT/ours" \
     --label ours --quiet >"$OUT/ours.log" 2>&1
-  echo "ours (vsa-bench run perf, ${OURS_BACKENDS:-sm90a}): exit $? in $(( $(date +%s) - start )) s"
+  echo "ours (vsa-bench run perf, ${OURS_BACKENDS:-sm90a}${OURS_ADD_BACKENDS:+,$OURS_ADD_BACKENDS}): exit $? in $(( $(date +%s) - start )) s"
   ours="$(ls "$OUT"/ours/*.json 2>/dev/null | head -1)"
 fi
 
