@@ -64,7 +64,11 @@ def calibrate_launch_ms(launch: Callable[[], object], min_pass_ms: float, warmup
 
 
 def time_interleaved(launchers: dict[str, Callable[[], object]], warmup: int, iterations: int,
-                     passes: int, min_pass_ms: float = 0.0) -> dict[str, dict]:
+                     passes: int, min_pass_ms: float = 0.0,
+                     sample_clocks: Callable[[], dict] | None = None) -> dict[str, dict]:
+    """sample_clocks (nvml_clocks.sampler_for): one NVML sample, taken before and after each
+    launcher's pass, as our runner does; each result's `clocks` is then one entry per pass
+    (`pass`, `before`, `after`, `seconds`), else None."""
     names = list(launchers)
     for name in names:
         for _ in range(warmup):
@@ -78,15 +82,20 @@ def time_interleaved(launchers: dict[str, Callable[[], object]], warmup: int, it
     events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
               for _ in range(iterations)]
     pass_medians: dict[str, list[float]] = {name: [] for name in names}
+    clocks: dict[str, list[dict]] = {name: [] for name in names}
     for p in range(passes):
         for i in pass_order(len(names), p):
             launch, n = launchers[names[i]], batch[names[i]]
+            before, host_start = (sample_clocks() if sample_clocks else None), time.perf_counter()
             for start, stop in events:
                 start.record()
                 for _ in range(n):
                     launch()
                 stop.record()
             events[-1][1].synchronize()
+            if sample_clocks:
+                clocks[names[i]].append({"pass": p, "before": before, "after": sample_clocks(),
+                                         "seconds": time.perf_counter() - host_start})
             pass_medians[names[i]].append(statistics.median(s.elapsed_time(e) / n for s, e in events))
     result = {}
     for name, medians in pass_medians.items():
@@ -99,5 +108,6 @@ def time_interleaved(launchers: dict[str, Callable[[], object]], warmup: int, it
             "passes": passes,
             "launches_per_iteration": batch[name],
             "min_pass_ms": min_pass_ms,
+            "clocks": clocks[name] if sample_clocks else None,
         }
     return result

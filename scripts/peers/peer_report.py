@@ -31,7 +31,7 @@ def timing_entry(op: str, measured: dict, flops: float) -> dict:
     return {"op": op, "median_ms": ms, "spread": measured["spread"], "pass_medians_ms": measured["pass_medians_ms"],
             "tflops": flops / (ms * 1e-3) / 1e12 if ms > 0 else 0.0, "iterations": measured["iterations"],
             "passes": measured["passes"], "launches_per_iteration": measured.get("launches_per_iteration", 1),
-            "l2_flush": False, "clocks": None}
+            "l2_flush": False, "clocks": measured.get("clocks")}
 
 
 def aggregate_verdict(backends: list[dict], message: str) -> str:

@@ -28,6 +28,7 @@ import traceback
 
 import torch
 
+import nvml_clocks
 import peer_report
 from case_tensors import case_tensors, to_tensor
 from check import compare
@@ -215,7 +216,8 @@ def time_case(case, passed, backward, args):
             continue
         try:
             launchers = {peer.name: getattr(peer, launcher)() for peer, _, _ in timed}
-            measured = time_interleaved(launchers, warmup, iterations, passes, min_pass_ms)
+            sampler = nvml_clocks.sampler_for(torch.cuda.current_device()) if torch.cuda.is_available() else None
+            measured = time_interleaved(launchers, warmup, iterations, passes, min_pass_ms, sampler)
         except Exception as e:  # as in our runner: every backend timed together is marked
             traceback.print_exc()
             for _, result, _ in timed:

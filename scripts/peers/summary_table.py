@@ -35,10 +35,29 @@ DEFAULT_OURS = ("sm90a", "sm90a-det", "sm100a", "sm100a-det")
 REFERENCES = ("cuda-ref", "cpu-ref", "torch-fp32-ref")
 
 
+def clock_range(timing: dict) -> str:
+    """The SM clocks a timing's passes ran at (the sample after each pass, or the mean during a
+    sustained one), as "1470-1575 MHz"; "-" where nothing was sampled (a peers report made
+    before peers.py sampled NVML, or a node without it)."""
+    mhz = []
+    for c in timing.get("clocks") or []:
+        if not isinstance(c, dict):
+            continue
+        during = (c.get("during") or {}).get("sm_clock_mhz") or {}
+        value = during.get("mean") if during else (c.get("after") or {}).get("sm_clock_mhz")
+        if isinstance(value, (int, float)):
+            mhz.append(value)
+    if not mhz:
+        return "-"
+    lo, hi = round(min(mhz)), round(max(mhz))
+    return f"{lo} MHz" if lo == hi else f"{lo}-{hi} MHz"
+
+
 def leads(reports: list[dict], cases: set[str], ours: tuple[str, ...]) -> list[tuple]:
-    """(case, op, our best backend, its TFLOPS, best peer, its TFLOPS, ratio) per case and op
-    where both sides have a passing, timed backend; the ratio is None where no peer has one."""
-    best: dict[tuple[str, str, bool], tuple[str, float]] = {}
+    """(case, op, our best backend, its TFLOPS, its clocks, best peer, its TFLOPS, its clocks,
+    ratio) per case and op where ours has a passing, timed backend; the peer's fields and the
+    ratio are None where no peer has one."""
+    best: dict[tuple[str, str, bool], tuple[str, float, str]] = {}
     for report in reports:
         for c in report["cases"]:
             if c["name"] not in cases:
@@ -49,25 +68,27 @@ def leads(reports: list[dict], cases: set[str], ours: tuple[str, ...]) -> list[t
                 for t in b["timings"]:
                     key = (c["name"], t["op"], b["backend"] in ours)
                     if key not in best or t["tflops"] > best[key][1]:
-                        best[key] = (b["backend"], t["tflops"])
+                        best[key] = (b["backend"], t["tflops"], clock_range(t))
     out = []
     for name in sorted(cases):
         for op in ("fwd", "bwd"):
             mine, peer = best.get((name, op, True)), best.get((name, op, False))
             if mine is None:
                 continue
-            out.append((name, op, mine[0], mine[1], peer[0] if peer else "-", peer[1] if peer else None,
-                        mine[1] / peer[1] if peer else None))
+            out.append((name, op, mine[0], mine[1], mine[2], peer[0] if peer else "-", peer[1] if peer else None,
+                        peer[2] if peer else "-", mine[1] / peer[1] if peer else None))
     return out
 
 
 def print_leads(table: list[tuple], markdown: bool) -> None:
-    header = ("case", "op", "ours", "TFLOPS", "best peer", "TFLOPS", "ours / peer")
-    body = [(c, op, m, f"{mt:.1f}", p, f"{pt:.1f}" if pt else "-", f"{r:.3f}" if r else "no peer timed")
-            for c, op, m, mt, p, pt, r in table]
+    header = ("case", "op", "ours", "TFLOPS", "at", "best peer", "TFLOPS", "at", "ours / peer")
+    body = [(c, op, m, f"{mt:.1f}", mc, p, f"{pt:.1f}" if pt else "-", pc, f"{r:.3f}" if r else "no peer timed")
+            for c, op, m, mt, mc, p, pt, pc, r in table]
     if markdown:
         print()
-        print("Leads: our fastest backend over the fastest peer that passed its check, per case and op.")
+        print("Leads: our fastest backend over the fastest peer that passed its check, per case and op, with the SM")
+        print("clocks each was timed at (NVML, after each pass): a ratio across different clocks compares power states")
+        print("as well as kernels.")
         print()
         print("| " + " | ".join(header) + " |")
         print("|" + "---|" * len(header))
