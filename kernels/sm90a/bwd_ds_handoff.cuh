@@ -54,10 +54,13 @@ __device__ __forceinline__ int ds_slot_of(const BwdParams& p, const WorkItem& w,
 }
 
 // The consumer's dS^T tile of entry m (all its threads have written it and fenced) to its slot.
+// L2 evict_first, here and in the q item's load (bwd_producer.cuh): each tile is read once, and
+// past S = 4096 at 25% a chunk's tiles outgrow L2, so they should not push out the Q, dO and K
+// tiles that other items read again (run 47: +1-2% at 4096, neutral at 16384 and 65536).
 __device__ __forceinline__ void store_ds_tile(const BwdParams& p, const WorkItem& w, int q_block, int slot,
                                               const bf16_bits* tile) {
   if (slot < 0) return;
-  bulk_store(ds_tile(p, w.bh, q_block, slot), tile, kDsTileBytes);
+  bulk_store_hinted(ds_tile(p, w.bh, q_block, slot), tile, kDsTileBytes, l2_policy_evict_first());
   bulk_commit();
 }
 

@@ -44,7 +44,7 @@ __device__ __forceinline__ void load_entry(SlotSmem& sm, const BwdParams& p, con
     mbar_arrive_expect_tx(bar, kTileBytes + kDsTileBytes);
     load_tile(t.a, &p.maps.k, row, bar);  // an input: no need to wait for kv item j
     wait_kv_done(p, w.bh, block, kv_all_done);
-    bulk_load(t.b, ds_tile(p, w.bh, w.block, n), kDsTileBytes, bar);
+    bulk_load_hinted(t.b, ds_tile(p, w.bh, w.block, n), kDsTileBytes, bar, l2_policy_evict_first());  // read once
   }
 }
 

@@ -136,6 +136,24 @@ __device__ __forceinline__ void bulk_load(void* dst, const void* src, std::uint3
   cuda::ptx::cp_async_bulk(cuda::ptx::space_cluster, cuda::ptx::space_global, dst, src, bytes, bar);
 }
 
+// bulk_load / bulk_store with an L2 cache policy (PTX ISA 9.7.9.25.4.1, cp.async.bulk with
+// .L2::cache_hint; cuda::ptx has no wrapper for it).
+__device__ __forceinline__ void bulk_load_hinted(void* dst, const void* src, std::uint32_t bytes, std::uint64_t* bar,
+                                                 std::uint64_t policy) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1], %2, [%3], %4;\n" ::
+          "r"(smem_addr(dst)),
+      "l"(reinterpret_cast<std::uint64_t>(src)), "r"(bytes), "r"(smem_addr(bar)), "l"(policy)
+      : "memory");
+}
+__device__ __forceinline__ void bulk_store_hinted(void* dst, const void* src, std::uint32_t bytes,
+                                                  std::uint64_t policy) {
+  asm volatile("cp.async.bulk.global.shared::cta.bulk_group.L2::cache_hint [%0], [%1], %2, %3;\n" ::"l"(
+                   reinterpret_cast<std::uint64_t>(dst)),
+               "r"(smem_addr(src)), "r"(bytes), "l"(policy)
+               : "memory");
+}
+
 // Contiguous bytes from shared memory to global memory (bulk async-group of this thread;
 // commit with bulk_commit, wait with bulk_wait_read / bulk_wait).
 __device__ __forceinline__ void bulk_store(void* dst, const void* src, std::uint32_t bytes) {
