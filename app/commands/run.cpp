@@ -38,7 +38,8 @@ void register_run(CLI::App& app, int& exit_code) {
       ->delimiter(',');
   cmd->add_option("--add-backend", opts->add_backends,
                   "Also run this backend on every selected case, after the suite's own (repeatable or comma "
-                  "list), e.g. a plugin's: --plugin k.so --add-backend my-kernel")
+                  "list; a backend name, not an alias such as @fast), e.g. a plugin's: --plugin k.so --add-backend "
+                  "my-kernel. Cases whose shape it refuses SKIP it with its reason")
       ->delimiter(',');
   cmd->add_option("--case", opts->cases, "Run only cases whose name contains this text (repeatable)");
   cmd->add_option("--plugin", opts->plugins,

@@ -26,7 +26,11 @@ void register_sanitize(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("suite", opts->suite, "Built-in suite name or suite JSON file")->capture_default_str();
   cmd->add_option("--case", opts->cases, "Only cases whose name contains this text (repeatable)");
-  cmd->add_option("--backends", opts->backends, "Only these backends")->delimiter(',');
+  cmd->add_option("--backends", opts->backends, "Only these of each case's backends (as `run --backends`)")
+      ->delimiter(',');
+  cmd->add_option("--add-backend", opts->add_backends,
+                  "Also this backend on every case, e.g. a plugin's (as `run --add-backend`)")
+      ->delimiter(',');
   cmd->add_option("--plugin", opts->plugins, "Load backends from a plugin library (repeatable; docs/plugins.md)");
   cmd->add_option("--devices", opts->devices, "all | none | comma list of CUDA ordinals")->capture_default_str();
   cmd->add_option("-o,--out", opts->out_dir, "Directory for the reports and the tool's log")->capture_default_str();

@@ -72,8 +72,9 @@ nlohmann::json to_json(const CaseSpec& c) {
       {"timeout_s", c.timeout_s},
       {"probes", c.probes},
   };
-  if (c.hang_watch_ms > 0) j["hang_watch_ms"] = c.hang_watch_ms;  // absent when off: reports unchanged
-  if (c.schedules != 1) j["schedules"] = c.schedules;             // likewise: absent at the default
+  if (!c.added_backends.empty()) j["added_backends"] = c.added_backends;  // absent unless run --add-backend
+  if (c.hang_watch_ms > 0) j["hang_watch_ms"] = c.hang_watch_ms;          // absent when off: reports unchanged
+  if (c.schedules != 1) j["schedules"] = c.schedules;                     // likewise: absent at the default
   if (c.schedule_seed != 1) j["schedule_seed"] = c.schedule_seed;
   return j;
 }

@@ -93,9 +93,13 @@ struct CaseSpec {
   std::uint64_t seed = 1;
   float scale = 1.0f;                 // input scale (x1, x4, x16)
   std::vector<std::string> backends;  // backends under test
-  std::string reference = "auto";     // auto: cpu-ref when small, cuda-ref above
-  double cpu_reference_limit = 2e9;   // auto: largest B*H*pairs*BLK*BLK*D done on the CPU
-  bool validate = true;               // false lets bad indices through (fault reproduction)
+  // Those of `backends` that `run --add-backend` appended (not the suite's own): a shape one of
+  // them refuses SKIPs it in that case instead of refusing the run, and the suite's probes are
+  // checked against the suite's own backends. Serialised (when not empty) so repro keeps it.
+  std::vector<std::string> added_backends;
+  std::string reference = "auto";    // auto: cpu-ref when small, cuda-ref above
+  double cpu_reference_limit = 2e9;  // auto: largest B*H*pairs*BLK*BLK*D done on the CPU
+  bool validate = true;              // false lets bad indices through (fault reproduction)
   Tolerance tolerance;
   TimingSpec timing;
   StabilitySpec stability;

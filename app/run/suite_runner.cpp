@@ -111,7 +111,10 @@ std::vector<CaseSpec> collect_cases(const RunOptions& o, json& suites_json, std:
           std::all_of(c.backends.begin(), c.backends.end(), [](const std::string& b) { return b == "cpu-ref"; }))
         c.reference = "cpu-naive";
       for (const auto& b : o.add_backends)
-        if (std::find(c.backends.begin(), c.backends.end(), b) == c.backends.end()) c.backends.push_back(b);
+        if (std::find(c.backends.begin(), c.backends.end(), b) == c.backends.end()) {
+          c.backends.push_back(b);
+          c.added_backends.push_back(b);
+        }
       if (c.backends.empty()) continue;
       if (o.hang_watch_ms > 0) {
         if (!(o.hang_watch_ms < c.timeout_s * 1000))
@@ -125,7 +128,9 @@ std::vector<CaseSpec> collect_cases(const RunOptions& o, json& suites_json, std:
       cases.push_back(std::move(c));
     }
   }
-  check_backend_filter(o, listed);
+  // Cases selected by the suites and --case, before --backends: none at all is the caller's
+  // "no case matches"; some, with a --backends name none of them lists, is that name's error.
+  if (!listed.empty()) check_backend_filter(o, listed);
   return cases;
 }
 
@@ -160,10 +165,15 @@ const std::string* unknown_probe(const std::map<std::string, std::uint32_t>& pro
 // A mistyped probe would run with no delay and PASS: the worst outcome for a race hunt.
 // Every probe must be a probe point of one of the case's backends in this build (a
 // case whose backends are all left out of this build is SKIPped, its probes unused).
+// The suite's own backends only: one added by --add-backend neither makes a mistyped probe of
+// the suite's kernels valid nor turns a probe of theirs into an error.
 void check_probes(const CaseSpec& c, const Registry& registry) {
   if (c.probes.empty()) return;
   bool any_built = false;
-  const std::set<std::string> offered = offered_probe_points(c.backends, registry, any_built);
+  std::vector<std::string> own;
+  for (const auto& b : c.backends)
+    if (std::find(c.added_backends.begin(), c.added_backends.end(), b) == c.added_backends.end()) own.push_back(b);
+  const std::set<std::string> offered = offered_probe_points(own, registry, any_built);
   if (!any_built) return;
   if (const std::string* probe = unknown_probe(c.probes, offered)) {
     const std::string list = fmt::format("{}", fmt::join(offered, ", "));
@@ -187,10 +197,9 @@ void check_cli_probes(const std::map<std::string, std::uint32_t>& probes, const 
 }
 
 // Refuses what no machine could run: unknown backends, shapes a named backend cannot take.
-// A backend added to every case by --add-backend (`added`) is not refused for a shape: it SKIPs
-// the cases it cannot take, with its reason (engine/case_runner.cpp), and runs the rest.
-void validate_cases(const std::vector<CaseSpec>& cases, const Registry& registry,
-                    const std::vector<std::string>& added) {
+// A backend added to a case by --add-backend (CaseSpec::added_backends) is not refused for a
+// shape: it SKIPs the cases it cannot take, with its reason (engine/case_runner.cpp).
+void validate_cases(const std::vector<CaseSpec>& cases, const Registry& registry) {
   for (const auto& c : cases) {
     for (std::size_t i = 0; i < c.backends.size(); ++i) {
       const Backend* b = registry.find(c.backends[i]);
@@ -206,7 +215,8 @@ void validate_cases(const std::vector<CaseSpec>& cases, const Registry& registry
         if ((op == Op::forward && !runs_forward(c.op)) || (op == Op::backward && !runs_backward(c.op))) continue;
         if (!b->has_op(op)) continue;
         const Support s = b->supports_shape(c.shape, op);
-        if (!s.ok && std::find(added.begin(), added.end(), b->name()) != added.end()) continue;
+        if (!s.ok && std::find(c.added_backends.begin(), c.added_backends.end(), b->name()) != c.added_backends.end())
+          continue;
         if (!s.ok)
           throw SuiteError(c.origin + ".backends[" + std::to_string(i) + "]: backend \"" + b->name() +
                            "\" cannot run case \"" + c.name + "\": " + s.reason);
@@ -479,9 +489,12 @@ void check_device_memory(const std::vector<CaseSpec>& cases, const Registry& reg
     const double have = dev.value("global_mem", 0.0);
     if (have <= 0 || std::find(targets.begin(), targets.end(), ordinal) == targets.end()) continue;
     for (const auto& c : cases) {
+      // A device backend counts where it will run: an added one that refuses the shape SKIPs.
       const bool on_device = std::any_of(c.backends.begin(), c.backends.end(), [&](const std::string& n) {
         const Backend* b = registry.find(n);
-        return b && b->memory() == Memory::device;
+        if (!b || b->memory() != Memory::device) return false;
+        if (std::find(c.added_backends.begin(), c.added_backends.end(), n) == c.added_backends.end()) return true;
+        return b->supports_shape(c.shape, Op::forward).ok && b->supports_shape(c.shape, Op::backward).ok;
       });
       const double need = estimate_footprint(c).device_bytes;
       if (on_device && need > have)
@@ -611,7 +624,7 @@ RunSummary run_suites(const RunOptions& o) {
   // Aliases ("@fast") are resolved per GPU after discovery; checked here as every backend they may become.
   std::vector<CaseSpec> checked = cases;
   expand_backend_aliases_for_validation(checked, registry);
-  validate_cases(checked, registry, o.add_backends);
+  validate_cases(checked, registry);
   check_cli_probes(o.probes, checked, registry);
   const NodeQualification qualification(o);
   for (auto& c : cases)

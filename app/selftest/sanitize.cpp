@@ -92,7 +92,8 @@ void annotate_report(const std::string& path, const json& sanitizer, const std::
 
 int SanitizeResult::exit_code() const {
   if (log.found_problems() || exit_status == kSanitizerErrorExit) return kExitCheckFailed;
-  if (report_paths.empty()) return kExitIncomplete;
+  // The run refused its input (a bad suite, an unknown backend): that is bad input here too.
+  if (report_paths.empty()) return exit_status == kExitUsage ? kExitUsage : kExitIncomplete;
   return run_exit_code;
 }
 
@@ -162,6 +163,10 @@ SanitizeResult run_sanitize(const SanitizeOptions& o, const std::string& self) {
     const std::string list = fmt::format("{}", fmt::join(o.backends, ","));
     r.command.push_back("--backends");
     r.command.push_back(list);
+  }
+  if (!o.add_backends.empty()) {
+    r.command.push_back("--add-backend");
+    r.command.push_back(fmt::format("{}", fmt::join(o.add_backends, ",")));
   }
   const std::set<std::string> before = report_files(o.out_dir);
   r.exit_status = run_inheriting(r.command);

@@ -19,11 +19,12 @@ class SanitizerNotFound : public std::runtime_error {
 };
 
 struct SanitizeOptions {
-  std::string tool = "memcheck";      // memcheck | racecheck | synccheck | initcheck
-  std::string suite = "sanitize";     // built-in name or JSON file (suites/sanitize.json: small cases)
-  std::vector<std::string> cases;     // --case filters, passed to `run`
-  std::vector<std::string> backends;  // --backends, passed to `run`
-  std::vector<std::string> plugins;   // --plugin, passed to `run`
+  std::string tool = "memcheck";          // memcheck | racecheck | synccheck | initcheck
+  std::string suite = "sanitize";         // built-in name or JSON file (suites/sanitize.json: small cases)
+  std::vector<std::string> cases;         // --case filters, passed to `run`
+  std::vector<std::string> backends;      // --backends, passed to `run`
+  std::vector<std::string> add_backends;  // --add-backend, passed to `run`
+  std::vector<std::string> plugins;       // --plugin, passed to `run`
   std::string devices = "all";
   std::string out_dir = "results/sanitize";
   std::string compute_sanitizer;  // explicit path; empty: search

@@ -155,6 +155,7 @@ CaseSpec case_from_json(const json& j, const std::string& src, const std::string
   f.read("seed", c.seed);
   f.read("scale", c.scale);
   f.read("backends", c.backends);
+  f.read("added_backends", c.added_backends);
   f.read("reference", c.reference);
   f.read("cpu_reference_limit", c.cpu_reference_limit);
   f.read("validate", c.validate);
@@ -256,6 +257,9 @@ CaseSpec case_from_json(const json& j, const std::string& src, const std::string
                        schedules));
   c.schedules = int(schedules);
   if (c.backends.empty()) f.fail(f.path_of("backends"), "must name at least one backend");
+  for (const auto& b : c.added_backends)
+    if (std::find(c.backends.begin(), c.backends.end(), b) == c.backends.end())
+      f.fail(f.path_of("added_backends"), "\"" + b + "\" is not one of the case's backends");
   if (c.timing.min_pass_ms > 0 && c.mode != Mode::perf)
     f.fail(f.path_of("timing") + ".min_pass_ms",
            fmt::format("sustained passes are timing: mode must be perf, got {}", to_string(c.mode)));

@@ -68,7 +68,47 @@ if "$BIN" list backends --json | python3 -c "import json, sys; sys.exit(0 if any
   sed 's/"backends": \["cpu-ref"\]/"backends": ["cpu-ref", "sm90a"]/' "$WORK/s.json" >"$WORK/listed.json"
   "$BIN" run "$WORK/listed.json" --devices none --out "$WORK/r8" >"$WORK/out" 2>&1
   [ $? -eq 2 ] && grep -q 'backend "sm90a" cannot run case' "$WORK/out" || { cat "$WORK/out"; fail "a suite's own sm90a on D = 64 is no longer refused"; }
+  # A backend the suite lists AND --add-backend names is still the suite's: its shape refusal stands.
+  "$BIN" run "$WORK/listed.json" --devices none --add-backend sm90a --out "$WORK/r9" >"$WORK/out" 2>&1
+  [ $? -eq 2 ] || { cat "$WORK/out"; fail "a listed backend, also added, lost its shape refusal"; }
+  # repro of a case whose added backend SKIPped for its shape: the report's spec says which were
+  # added (added_backends), so the bundle runs as the case did instead of being refused.
+  [ "$(json_get "$R" "d['cases'][0]['spec']['added_backends']")" = "['sm90a']" ] || fail "the spec does not record the added backend"
+  "$BIN" repro "$R" --case s/a --devices none --out "$WORK/rp" >"$WORK/out" 2>&1 || { rc=$?; cat "$WORK/out"; fail "repro of a case with an added, skipped backend: exit $rc"; }
+  # The suite's probes are checked against its own backends: an added backend's probe point does
+  # not make a typo for sm90a valid (example-cpu has fwd.before_store, sm90a has not) ...
+  cat >"$WORK/probes.json" <<'JSON'
+{"name": "p", "defaults": {"B": 1, "H": 1, "D": 128, "seed": 3, "reference": "cpu-ref"},
+ "cases": [{"name": "typo", "S": 256, "backends": ["sm90a"], "probes": {"fwd.before_store": 100}, "pattern": {"kind": "topk", "density": 0.5}},
+           {"name": "ok", "S": 256, "backends": ["sm90a"], "probes": {"fwd.release_kv": 100}, "pattern": {"kind": "topk", "density": 0.5}},
+           {"name": "other", "S": 256, "backends": ["cuda-ref"], "pattern": {"kind": "topk", "density": 0.5}}]}
+JSON
+  "$BIN" run "$WORK/probes.json" --case p/typo --devices none --plugin "$CPU" --add-backend example-cpu --out "$WORK/r10" >"$WORK/out" 2>&1
+  [ $? -eq 2 ] && grep -q 'probes.fwd.before_store: no backend of case "p/typo"' "$WORK/out" \
+    || { cat "$WORK/out"; fail "an added backend's probe point made the suite's mistyped probe valid"; }
+  # ... nor a case's probe of its own (filtered out) backend an error for want of it in the added one.
+  "$BIN" run "$WORK/probes.json" --case p/ok --case p/other --devices none --plugin "$CPU" --backends cuda-ref --add-backend example-cpu \
+    --out "$WORK/r11" --quiet >"$WORK/out" 2>&1 || { rc=$?; cat "$WORK/out"; fail "a suite probe checked against an added backend: exit $rc"; }
 else
-  echo "note: this build has no sm90a backend (the asan preset); the added backend's shape SKIP is checked in the others"
+  echo "note: this build has no sm90a backend (the asan preset); the added backend's shape SKIP, repro and probes are checked in the others"
 fi
+# A suite's added_backends (what repro bundles carry) must name backends of the case.
+sed 's/"backends": \["cpu-ref"\]/"backends": ["cpu-ref"], "added_backends": ["cuda-ref"]/' "$WORK/s.json" >"$WORK/bad_added.json"
+"$BIN" run "$WORK/bad_added.json" --devices none --out "$WORK/r15" >"$WORK/out" 2>&1
+[ $? -eq 2 ] && grep -q 'added_backends: "cuda-ref" is not one of the case' "$WORK/out" \
+  || { cat "$WORK/out"; fail "added_backends outside backends was not refused"; }
+# --case matching nothing stays "no case matches", not a --backends complaint about an empty list.
+"$BIN" run "$WORK/s.json" --devices none --case zzz --backends cpu-ref --out "$WORK/r12" >"$WORK/out" 2>&1
+[ $? -eq 2 ] && grep -q "no case matches" "$WORK/out" || { cat "$WORK/out"; fail "--case zzz --backends cpu-ref"; }
+# sanitize passes --add-backend to its run, and a refused run is exit 2 there too (a stand-in for
+# compute-sanitizer that runs the command as it is).
+printf '#!/bin/sh\n# --tool T --error-exitcode N --log-file F cmd...\nlog="$6"; shift 6; : > "$log"; exec "$@"\n' >"$WORK/cs"
+chmod +x "$WORK/cs"
+"$BIN" sanitize "$WORK/s.json" --compute-sanitizer "$WORK/cs" --devices none --plugin "$CPU" --add-backend example-cpu \
+  --out "$WORK/r13" >"$WORK/out" 2>&1
+got="$(backends_of "$(ls "$WORK"/r13/*.json)")"
+[ "$got" = "s/a:cpu-ref=PASS,example-cpu=PASS;s/b:cpu-ref=PASS,cuda-ref=SKIP,example-cpu=PASS" ] || { cat "$WORK/out"; fail "sanitize --add-backend: $got"; }
+"$BIN" sanitize "$WORK/s.json" --compute-sanitizer "$WORK/cs" --devices none --plugin "$CPU" --backends example-cpu \
+  --out "$WORK/r14" >"$WORK/out" 2>&1
+rc=$?; [ "$rc" -eq 2 ] || { cat "$WORK/out"; fail "sanitize whose run refused its input: exit $rc, expected 2"; }
 echo "add-backend: ok"
