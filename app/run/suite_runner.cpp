@@ -56,8 +56,34 @@ using nlohmann::json;
 
 std::mutex g_print_mutex;
 
-// Suites -> one flat list of cases, names prefixed by their suite, CLI filters applied;
-// the suites' plugins after --plugin's.
+// Whether `name` is one of the backends `run --add-backend` appended to case `c`.
+bool is_added(const CaseSpec& c, const std::string& name) {
+  return std::find(c.added_backends.begin(), c.added_backends.end(), name) != c.added_backends.end();
+}
+
+// The first op case `c` runs on backend `b` whose shape `b` refuses (the refusal), else yes.
+Support shape_support(const Backend& b, const CaseSpec& c) {
+  for (Op op : {Op::forward, Op::backward}) {
+    if ((op == Op::forward && !runs_forward(c.op)) || (op == Op::backward && !runs_backward(c.op))) continue;
+    if (!b.has_op(op)) continue;
+    if (Support s = b.supports_shape(c.shape, op); !s.ok) return s;
+  }
+  return Support::yes();
+}
+
+// "this build has: ..." for an unknown backend name.
+std::string built_backends(const Registry& registry) {
+  std::vector<std::string> built;
+  for (const auto& r : registry.all()) built.push_back(r->name());
+  return "this build has: " + fmt::format("{}", fmt::join(built, ", "));
+}
+
+// Whether `name` is a backend of this build or of any build (one not built here SKIPs later).
+bool known_backend(const Registry& registry, const std::string& name) {
+  const auto known = known_backend_names();
+  return registry.find(name) || std::find(known.begin(), known.end(), name) != known.end();
+}
+
 // Whether `listed` (a case's backend, or an alias) is the backend `name` or may become it.
 bool names_backend(const std::string& listed, const std::string& name) {
   if (listed == name) return true;
@@ -78,6 +104,8 @@ void check_backend_filter(const RunOptions& o, const std::vector<std::string>& l
   }
 }
 
+// Suites -> one flat list of cases, names prefixed by their suite, CLI filters applied;
+// the suites' plugins after --plugin's.
 std::vector<CaseSpec> collect_cases(const RunOptions& o, json& suites_json, std::vector<std::string>& plugins) {
   std::vector<CaseSpec> cases;
   std::vector<std::string> listed;  // the backends the selected cases name, before --backends
@@ -172,7 +200,7 @@ void check_probes(const CaseSpec& c, const Registry& registry) {
   bool any_built = false;
   std::vector<std::string> own;
   for (const auto& b : c.backends)
-    if (std::find(c.added_backends.begin(), c.added_backends.end(), b) == c.added_backends.end()) own.push_back(b);
+    if (!is_added(c, b)) own.push_back(b);
   const std::set<std::string> offered = offered_probe_points(own, registry, any_built);
   if (!any_built) return;
   if (const std::string* probe = unknown_probe(c.probes, offered)) {
@@ -203,24 +231,14 @@ void validate_cases(const std::vector<CaseSpec>& cases, const Registry& registry
   for (const auto& c : cases) {
     for (std::size_t i = 0; i < c.backends.size(); ++i) {
       const Backend* b = registry.find(c.backends[i]);
-      const auto known = known_backend_names();
-      if (!b && std::find(known.begin(), known.end(), c.backends[i]) != known.end()) continue;  // not built: SKIP later
-      if (!b) {
-        std::vector<std::string> built;
-        for (const auto& r : registry.all()) built.push_back(r->name());
+      if (!b && known_backend(registry, c.backends[i])) continue;  // not built: SKIP later
+      if (!b)
         throw SuiteError(c.origin + ".backends[" + std::to_string(i) + "]: unknown backend \"" + c.backends[i] +
-                         "\" (this build has: " + fmt::format("{}", fmt::join(built, ", ")) + ")");
-      }
-      for (Op op : {Op::forward, Op::backward}) {
-        if ((op == Op::forward && !runs_forward(c.op)) || (op == Op::backward && !runs_backward(c.op))) continue;
-        if (!b->has_op(op)) continue;
-        const Support s = b->supports_shape(c.shape, op);
-        if (!s.ok && std::find(c.added_backends.begin(), c.added_backends.end(), b->name()) != c.added_backends.end())
-          continue;
-        if (!s.ok)
-          throw SuiteError(c.origin + ".backends[" + std::to_string(i) + "]: backend \"" + b->name() +
-                           "\" cannot run case \"" + c.name + "\": " + s.reason);
-      }
+                         "\" (" + built_backends(registry) + ")");
+      if (is_added(c, b->name())) continue;
+      if (const Support s = shape_support(*b, c); !s.ok)
+        throw SuiteError(c.origin + ".backends[" + std::to_string(i) + "]: backend \"" + b->name() +
+                         "\" cannot run case \"" + c.name + "\": " + s.reason);
     }
     check_probes(c, registry);
     if (c.reference != "auto" && c.reference != "none" && !registry.find(c.reference))
@@ -492,9 +510,7 @@ void check_device_memory(const std::vector<CaseSpec>& cases, const Registry& reg
       // A device backend counts where it will run: an added one that refuses the shape SKIPs.
       const bool on_device = std::any_of(c.backends.begin(), c.backends.end(), [&](const std::string& n) {
         const Backend* b = registry.find(n);
-        if (!b || b->memory() != Memory::device) return false;
-        if (std::find(c.added_backends.begin(), c.added_backends.end(), n) == c.added_backends.end()) return true;
-        return b->supports_shape(c.shape, Op::forward).ok && b->supports_shape(c.shape, Op::backward).ok;
+        return b && b->memory() == Memory::device && (!is_added(c, n) || shape_support(*b, c).ok);
       });
       const double need = estimate_footprint(c).device_bytes;
       if (on_device && need > have)
@@ -613,14 +629,10 @@ RunSummary run_suites(const RunOptions& o) {
   Registry registry = make_registry();
   add_described_backends(registry, plugins);
   // --add-backend names are checked as the option, not as the suite entry they were appended to.
-  for (const auto& name : o.add_backends) {
-    const auto known = known_backend_names();
-    if (registry.find(name) || std::find(known.begin(), known.end(), name) != known.end()) continue;
-    std::vector<std::string> built;
-    for (const auto& r : registry.all()) built.push_back(r->name());
-    throw SuiteError("--add-backend " + name + ": unknown backend (this build has: " +
-                     fmt::format("{}", fmt::join(built, ", ")) + "; a plugin's backends need its --plugin)");
-  }
+  for (const auto& name : o.add_backends)
+    if (!known_backend(registry, name))
+      throw SuiteError("--add-backend " + name + ": unknown backend (" + built_backends(registry) +
+                       "; a plugin's backends need its --plugin)");
   // Aliases ("@fast") are resolved per GPU after discovery; checked here as every backend they may become.
   std::vector<CaseSpec> checked = cases;
   expand_backend_aliases_for_validation(checked, registry);
