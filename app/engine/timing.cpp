@@ -21,6 +21,12 @@ namespace {
 
 // How often a sustained pass samples NVML: a power cap acts over tens of milliseconds.
 constexpr std::chrono::milliseconds kDuringPassPeriod{50};
+// How often a burst pass is sampled while the host waits for it (on that thread, once the
+// pass is queued, so nothing competes with the queueing). The clock moves inside bursts of a
+// few milliseconds too: S = 16384 backward passes whose after sample read 1905 MHz held
+// 1740-1980 while they ran (kernels/sm90a/notes/runs.md, run 48). Passes shorter than this
+// keep the after sample alone.
+constexpr std::chrono::microseconds kBurstPassPeriod{2000};
 // Samples from a pass's first second are left out (from its first half when shorter): NVML
 // reads power as a one-second average, which then still holds the previous backend's load.
 std::chrono::milliseconds settle_of(const TimingSpec& t) {
@@ -153,8 +159,7 @@ void time_backends(const std::vector<BackendSession*>& sessions, const std::vect
       nlohmann::json sample = {{"pass", pass}};
       if (sample_clocks) sample["before"] = sample_clocks();
       const auto started = std::chrono::steady_clock::now();
-      // Only sustained passes are watched while they run: a sampling thread beside a
-      // burst of a few launches would compete with the thread that queues them.
+      // A sustained pass is watched by a thread; a burst pass is sampled below, once queued.
       std::unique_ptr<PassMonitor> monitor;
       if (sample_clocks && t.min_pass_ms > 0)
         monitor = std::make_unique<PassMonitor>(sample_clocks, kDuringPassPeriod, settle_of(t));
@@ -164,7 +169,20 @@ void time_backends(const std::vector<BackendSession*>& sessions, const std::vect
         for (int k = 0; k < batch[i]; ++k) launch(*sessions[i]);
         cuda_check(cudaEventRecord(events[std::size_t(it)].stop(), stream), "cudaEventRecord");
       }
-      cuda_check(cudaEventSynchronize(events[std::size_t(t.iterations - 1)].stop()), "timed runs");
+      cudaEvent_t last = events[std::size_t(t.iterations - 1)].stop();
+      if (sample_clocks && !monitor) {
+        // A burst: sampled on this thread, now that its launches are queued. Without power:
+        // NVML's reading is a one-second average, longer than the pass.
+        nlohmann::json during = sample_until([&] { return cudaEventQuery(last) != cudaErrorNotReady; },
+                                             [&] {
+                                               nlohmann::json s = sample_clocks();
+                                               if (s.is_object()) s.erase("power_w");
+                                               return s;
+                                             },
+                                             kBurstPassPeriod);
+        if (!during.is_null()) sample["during"] = std::move(during);
+      }
+      cuda_check(cudaEventSynchronize(last), "timed runs");
       if (monitor) sample["during"] = monitor->stop();
       std::vector<double> ms;
       for (int it = 0; it < t.iterations; ++it) {

@@ -3,8 +3,9 @@
 // backends interleaved A B B A, median of pass medians with their spread, more passes
 // until the spread meets the case's target (engine/pass_sampling.hpp), off-clock passes
 // left out,
-// optional L2 flush, NVML clock samples around each measurement; sustained passes
-// (timing.min_pass_ms) batch launches per iteration and sample NVML during the pass.
+// optional L2 flush, NVML clock samples around and during each pass (a thread every 50 ms in a
+// sustained pass, the waiting thread every 2 ms in a burst); sustained passes
+// (timing.min_pass_ms) batch launches per iteration.
 #include <functional>
 #include <vector>
 

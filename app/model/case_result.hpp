@@ -50,7 +50,8 @@ struct Timing {
   std::vector<OffClockPassRecord> off_clock_passes;
   SamplingRecord sampling;
   // NVML samples per pass: "before" and "after" it, and "during" it (a summary of samples
-  // taken every 50 ms while it ran, telemetry/pass_monitor.hpp).
+  // taken while it ran: every 50 ms in a sustained pass, every 2 ms in a burst pass of 2 ms
+  // and more; telemetry/pass_monitor.hpp).
   nlohmann::json clocks;
 };
 // Every field is required when read back, except launches_per_iteration (1 in reports

@@ -1,5 +1,6 @@
 #include "report/noise_reason.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -64,10 +65,12 @@ std::string what_the_clock_says(const Timing& t) {
   }
   if (mhz.size() < 2 || mhz.size() != times.size())
     return "no SM clock sample for every kept pass: the cause is not known";
-  // "at 1560-1695 MHz, sw_power_cap; sampled after each pass": a sustained pass's clock is
-  // the mean of samples taken while it ran, a short pass's one sample taken after it, which
-  // can miss a cap that acted inside the pass.
-  const bool during = t.launches_per_iteration > 1;
+  // "at 1560-1695 MHz, sw_power_cap; sampled after each pass": a pass's clock is the mean of
+  // the samples taken while it ran where it has them (sustained passes, burst passes of 2 ms
+  // and more), else the one sample taken after it, which can miss a cap that acted inside it.
+  const bool during = std::all_of(kept_clocks.begin(), kept_clocks.end(), [](const nlohmann::json& c) {
+    return c.is_object() && c.contains("during") && c["during"].is_object() && c["during"].contains("sm_clock_mhz");
+  });
   const std::string at =
       clock_summary(kept_clocks) + (during ? "; sampled during each pass" : "; sampled after each pass");
   if (relative_range(mhz) > kClockMoved) {

@@ -249,8 +249,10 @@ void add_clock_summaries(ojson& out, const Timing& t, const Report& r) {
     }
   if (count == 0) return;
   const double mean_hz = sum / count * 1e6;
-  add_float(out, "nv/cold/sm_clock_rate/mean", "Clock Rate", "frequency",
-            "Mean SM clock of the kept passes (NVML, sampled during sustained passes, else after each pass)", mean_hz);
+  add_float(
+      out, "nv/cold/sm_clock_rate/mean", "Clock Rate", "frequency",
+      "Mean SM clock of the kept passes (NVML, sampled during each pass, else after a pass too short for one sample)",
+      mean_hz);
   const double peak_khz = r.device.is_object() ? r.device.value("sm_clock_peak_khz", 0.0) : 0.0;
   if (peak_khz > 0)
     add_float(out, "nv/cold/sm_clock_rate/scaling/percent", "Clock Scaling", "percentage",

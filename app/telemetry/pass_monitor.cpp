@@ -47,6 +47,22 @@ nlohmann::json PassMonitor::stop() {
   return summarize_pass_samples(m_samples);
 }
 
+nlohmann::json sample_until(const std::function<bool()>& done, const std::function<nlohmann::json()>& sample,
+                            std::chrono::microseconds period) {
+  std::vector<nlohmann::json> samples;
+  for (;;) {
+    std::this_thread::sleep_for(period);
+    if (done()) break;
+    try {
+      samples.push_back(sample());
+    } catch (...) {
+      samples.push_back(nullptr);  // a gap, as in PassMonitor
+    }
+  }
+  if (samples.empty()) return nullptr;
+  return summarize_pass_samples(samples);
+}
+
 namespace {
 
 // min / mean / max of one numeric field over the samples that carry it.

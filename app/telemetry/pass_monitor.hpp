@@ -42,6 +42,14 @@ class PassMonitor {
   std::thread m_thread;
 };
 
+// Samples `sample()` on the calling thread every `period` until `done()`, the first after one
+// period: for a burst pass whose launches are already queued, so every sample falls while the
+// GPU runs it and none competes with the queueing. Returns summarize_pass_samples of them, or
+// null when the pass ended before the first.
+[[nodiscard]] nlohmann::json sample_until(const std::function<bool()>& done,
+                                          const std::function<nlohmann::json()>& sample,
+                                          std::chrono::microseconds period);
+
 // {"samples": n, "sm_clock_mhz": {"min", "mean", "max"}, "power_w": {...},
 //  "temperature_c": {...}, "memory_temperature_c": {...}, "reasons": [every reason seen],
 //  "reason_samples": {reason: samples that had it}, "reason_sampled": samples with a reason

@@ -62,6 +62,22 @@ TEST(NoiseReason, ASteadyClock) {
             "inside a pass, memory or the host)");
 }
 
+// A burst pass of 2 ms and more carries samples taken while it ran (engine/timing.cpp): the
+// reason says so, and uses them rather than the sample after it.
+TEST(NoiseReason, BurstPassesSampledWhileTheyRan) {
+  Timing t = sampled({0.457, 0.457, 0.501, 0.521}, {1980, 1980, 1980, 1980}, 0.132, "fixed");
+  const std::vector<double> during = {1980, 1980, 1740, 1740};
+  for (std::size_t i = 0; i < during.size(); ++i)
+    t.clocks[i]["during"] = {{"samples", 4},
+                             {"sm_clock_mhz", {{"min", during[i]}, {"mean", during[i]}, {"max", during[i]}}}};
+  const std::string r = noise_reason(t);
+  EXPECT_NE(r.find("the SM clock moved between passes (at 1740-1980 MHz; sampled during each pass)"), std::string::npos)
+      << r;
+  // One pass without them (shorter than a sample period): the reason does not claim it.
+  t.clocks[3].erase("during");
+  EXPECT_NE(noise_reason(t).find("sampled after each pass"), std::string::npos) << noise_reason(t);
+}
+
 TEST(NoiseReason, NoClockSamples) {
   const std::string r = noise_reason(sampled({1, 1.1, 1.2}, {}, 0.2, "budget_exhausted"));
   EXPECT_NE(r.find("no SM clock sample for every kept pass: the cause is not known"), std::string::npos) << r;

@@ -108,5 +108,39 @@ TEST(PassMonitor, StopsPromptlyWithALongPeriod) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
 
+// A burst pass (engine/timing.cpp): sampled on the waiting thread until the pass is done.
+TEST(SampleUntil, SamplesOncePerPollUntilDone) {
+  int polls = 0, calls = 0;
+  const nlohmann::json s = sample_until([&] { return ++polls > 3; },
+                                        [&] {
+                                          return nlohmann::json{{"sm_clock_mhz", 1800 + 10 * ++calls}};
+                                        },
+                                        std::chrono::microseconds(10));
+  EXPECT_EQ(calls, 3) << "one sample per poll that found the pass still running";
+  EXPECT_EQ(s["samples"], 3);
+  EXPECT_EQ(s["sm_clock_mhz"]["min"], 1810.0);
+  EXPECT_EQ(s["sm_clock_mhz"]["max"], 1830.0);
+}
+
+TEST(SampleUntil, APassDoneBeforeTheFirstPollHasNoSummary) {
+  int calls = 0;
+  const nlohmann::json s = sample_until([] { return true; },
+                                        [&] {
+                                          return nlohmann::json{{"sm_clock_mhz", ++calls}};
+                                        },
+                                        std::chrono::microseconds(10));
+  EXPECT_TRUE(s.is_null()) << "no summary of zero samples: the after sample stands for the pass";
+  EXPECT_EQ(calls, 0);
+}
+
+TEST(SampleUntil, AThrowingSamplerIsAGapNotTheEnd) {
+  int polls = 0;
+  const nlohmann::json s =
+      sample_until([&] { return ++polls > 2; }, []() -> nlohmann::json { throw std::runtime_error("NVML gone"); },
+                   std::chrono::microseconds(10));
+  EXPECT_EQ(s["samples"], 2);
+  EXPECT_FALSE(s.contains("sm_clock_mhz"));
+}
+
 }  // namespace
 }  // namespace vsa
