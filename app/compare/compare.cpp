@@ -118,7 +118,7 @@ std::vector<PerfRow> perf_rows(const std::vector<ReportFile>& reports, const Com
                                std::vector<bool>(n, false),
                                std::vector<bool>(n, false)};
               })
-          .cells[i] = PerfCell{s.tflops, s.spread, s.clocks, s.passes, s.method};
+          .cells[i] = PerfCell{s.tflops, s.spread, s.clocks, s.passes, s.method, s.shared};
   std::vector<PerfRow> all = rows.take();
   const Report& base_report = reports[options.baseline].report;
   for (auto& row : all) {
@@ -215,6 +215,10 @@ bool is_regression(const PerfCell& base, const PerfCell& now, double threshold) 
 }
 
 std::string too_noisy_to_gate(const PerfCell& base, const PerfCell& now, double threshold) {
+  // Another process time-sliced the GPU with a side: its figure says nothing about the kernel,
+  // however small its spread (a neighbour slows every pass alike).
+  for (const auto* cell : {&base, &now})
+    if (!cell->shared.empty()) return std::string(cell == &base ? "baseline" : "this report") + ": " + cell->shared;
   for (const auto* cell : {&base, &now})
     if (cell->passes == 1)
       return std::string(cell == &base ? "baseline" : "this report") + ": 1 pass, its spread is unmeasured";
@@ -261,7 +265,8 @@ Comparison compare_reports(const std::vector<ReportFile>& reports, const Compare
         if (i == options.baseline || !row.ratios[i]) continue;
         const PerfCell& base = *row.cells[options.baseline];
         const PerfCell& now = *row.cells[i];
-        if (is_regression(base, now, options.threshold)) {
+        // A shared GPU is judged first: a neighbour's slowdown is not a regression of ours.
+        if (is_regression(base, now, options.threshold) && base.shared.empty() && now.shared.empty()) {
           row.regressed[i] = true;
           cmp.regressions.push_back({i, row.case_name, row.op, row.backend, base, now});
           continue;

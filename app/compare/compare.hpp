@@ -48,6 +48,7 @@ struct PerfCell {
   std::string clocks;  // "at 1395-1620 MHz, sw_power_cap" (telemetry/clock_summary.hpp), or empty
   int passes = 0;      // 1: the spread is unmeasured, not zero
   std::string method;  // timing_method() (report_fields.hpp)
+  std::string shared;  // passes run beside another compute process (report/shared_gpu.hpp), or empty
 };
 struct PerfRow {
   std::string case_name, op, backend;
@@ -121,7 +122,9 @@ struct Comparison {
 // inside the noise of either run never fails a gate.
 [[nodiscard]] bool is_regression(const PerfCell& base, const PerfCell& now, double threshold);
 
-// Why the gate cannot judge `now` against `base` at `threshold`, "" when it can: a
+// Why the gate cannot judge `now` against `base` at `threshold`, "" when it can: a side
+// timed beside another compute process (report/shared_gpu.hpp) says nothing about the
+// kernel, a regression included (the caller does not call it one); a
 // measurement of one pass has no spread; otherwise the noise allowance of is_regression
 // (both spreads added up) is at least the threshold, so a drop of exactly the threshold,
 // or somewhat more, would pass as noise. A case that regressed through its noise is a

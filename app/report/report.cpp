@@ -13,6 +13,7 @@
 
 #include "build_info.hpp"
 #include "report/noise_reason.hpp"
+#include "report/shared_gpu.hpp"
 #include "report/timing_text.hpp"
 #include "telemetry/clock_summary.hpp"
 #include "util/files.hpp"
@@ -177,6 +178,20 @@ std::string noise_rows(const Report& r) {
   return rows;
 }
 
+// Timings that shared the GPU with another process (report/shared_gpu.hpp).
+std::string shared_rows(const Report& r) {
+  std::string rows;
+  for (const auto& c : r.cases)
+    for (const auto& b : c.backends)
+      for (const auto& t : b.timings) {
+        const std::string text = shared_gpu_text(t);
+        if (text.empty()) continue;
+        rows += "| " + escape_cell(c.name) + " | " + escape_cell(b.backend) + " | " + t.op + " | " +
+                fmt_num(t.tflops, 4) + " | " + escape_cell(text) + " |\n";
+      }
+  return rows;
+}
+
 // A backend that explores schedules: what ran and the finding's seed, for the note column.
 std::string schedules_of(const BackendResult& b) {
   if (!b.schedules) return "";
@@ -255,6 +270,12 @@ std::string render_markdown(const Report& r) {
   const std::string noisy = noise_rows(r);
   if (!noisy.empty())
     md << "\n## Spread above the target\n\n| case | backend | op | TFLOPS | why |\n|---|---|---|---|---|\n" << noisy;
+  const std::string shared = shared_rows(r);
+  if (!shared.empty())
+    md << "\n## Shared GPU\n\nAnother process held a compute context on this GPU while these were timed: its work "
+          "time-slices with ours inside the events, so these figures can be low at any spread.\n\n| case | backend | "
+          "op | TFLOPS | passes |\n|---|---|---|---|---|\n"
+       << shared;
   if (!r.checks.empty()) {
     const auto k = check_counts(r.checks);
     md << "\n## Node checks\n\n- checks: " << k["checks"] << " — PASS " << k[verdict_name(kPass)] << ", FAIL "

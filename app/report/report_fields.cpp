@@ -5,6 +5,7 @@
 
 #include <fmt/ranges.h>
 
+#include "report/shared_gpu.hpp"
 #include "telemetry/clock_summary.hpp"
 
 namespace vsa {
@@ -160,7 +161,7 @@ std::vector<PerfSample> perf_samples(const Report& report) {
       for (const auto& t : b.timings)
         if (t.tflops > 0)
           samples.push_back({c.name, b.backend, t.op, t.tflops, t.median_ms, t.spread, clock_summary(t.clocks),
-                             t.passes, timing_method(t), b.lse_factor});
+                             t.passes, timing_method(t), b.lse_factor, shared_gpu_text(t)});
   return samples;
 }
 

@@ -249,6 +249,11 @@ void validate_cases(const std::vector<CaseSpec>& cases, const Registry& registry
 struct Discovery {
   std::vector<json> devices;  // worker hello device entries
   std::string note;
+  // Backend name -> the images its kernels load from, as the discovery worker found them. An
+  // isolated run's supervisor takes them from here and never initialises CUDA itself: on the
+  // H200 the cuda-ref backend's question (cudaFuncGetAttributes) left a 518 MiB context of the
+  // supervisor on the GPU for the whole run, beside every worker (notes/runs.md, run 49).
+  json images = json::object();
 };
 
 Discovery discover_devices(bool isolate) {
@@ -273,6 +278,7 @@ Discovery discover_devices(bool isolate) {
   worker.send({{"op", "exit"}});
   for (const auto& dev : reply->at("devices")) d.devices.push_back(dev);
   d.note = reply->value("note", "");
+  if (const auto images = reply->find("images"); images != reply->end() && images->is_object()) d.images = *images;
   return d;
 }
 
@@ -453,12 +459,15 @@ int exit_code_of(const std::vector<CaseResult>& cases) {
   return code;
 }
 
-json backends_json(const Registry& registry) {
+// `images`: what the discovery worker found per backend (Discovery::images); a backend it did
+// not list (a plugin's, which the discovery worker does not load) answers itself.
+json backends_json(const Registry& registry, const json& images) {
   json list = json::array();
   for (const auto& b : registry.all()) {
+    const auto found = images.find(b->name());
     list.push_back({{"name", b->name()},
                     {"description", b->description()},
-                    {"images", b->compiled_images()},
+                    {"images", found != images.end() ? *found : json(b->compiled_images())},
                     {"probes", b->probe_points()}});
     if (const std::string plugin = described_plugin_path(*b); !plugin.empty()) list.back()["plugin"] = plugin;
   }
@@ -553,7 +562,7 @@ int resume_target(const ReportFile& report, const RunOptions& o, const json& sui
   run.cases = cases;
   run.hostname = node.value("hostname", "");
   run.tool = report_tool_json();
-  run.backends = backends_json(registry);
+  run.backends = backends_json(registry, d.images);
   run.label = o.label;
   std::vector<int> gpus;
   for (const int t : targets) {
@@ -693,7 +702,7 @@ RunSummary run_suites(const RunOptions& o) {
     r.planned_cases = planned;
     r.node = node;
     r.suites = suites_json;
-    r.backends = backends_json(registry);
+    r.backends = backends_json(registry, discovery.images);
     r.plugins = plugins.plugins;
     r.probes = o.probes;
     r.complete = false;

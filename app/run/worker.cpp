@@ -130,7 +130,11 @@ int worker_main(int device_ordinal, const std::vector<std::string>& plugin_paths
     if (op == "hello") {
       nlohmann::json list = nlohmann::json::array();
       for (const auto& d : devices().devices) list.push_back(device_json(d));
-      reply({{"event", "hello"}, {"devices", list}, {"note", devices().note}});
+      // The images each backend's kernels load from, asked here: on a GPU that means CUDA
+      // (cuda-ref asks the driver which image it loaded), which the supervisor must not touch.
+      nlohmann::json images = nlohmann::json::object();
+      for (const auto& b : registry.all()) images[b->name()] = b->compiled_images();
+      reply({{"event", "hello"}, {"devices", list}, {"note", devices().note}, {"images", images}});
       continue;
     }
     if (op != "case") {

@@ -87,6 +87,7 @@ void to_json(nlohmann::json& j, const ClockSample& sample) {
   j["slowed_down"] = sample.event_reasons ? nlohmann::json(sample.slowed_down()) : nlohmann::json();
   j["memory_temperature_c"] = json_or_null(sample.memory_temperature_c);
   j["thermal_violation_ns"] = json_or_null(sample.thermal_violation_ns);
+  j["compute_pids"] = sample.compute_pids ? nlohmann::json(*sample.compute_pids) : nlohmann::json();
 }
 
 }  // namespace vsa

@@ -20,6 +20,11 @@ struct ClockSample {
   std::optional<std::uint64_t> event_reasons;         // raw NVML bit mask; absent when NVML cannot say
   std::optional<unsigned> memory_temperature_c;       // HBM (NVML_FI_DEV_MEMORY_TEMP)
   std::optional<std::uint64_t> thermal_violation_ns;  // cumulative (nvmlDeviceGetViolationStatus, THERMAL)
+  // The processes with a compute context on the GPU, as the driver lists their pids
+  // (nvmlDeviceGetComputeRunningProcesses_v3): while a worker times a case, its own is one of
+  // them, so more than one means another process shares the GPU (run 49: a neighbour
+  // launching small kernels cost the S = 16384 backward 20%).
+  std::optional<std::vector<unsigned>> compute_pids;
 
   [[nodiscard]] std::vector<std::string> reason_names() const;
   // True when a reason that holds clocks below what was asked for is active

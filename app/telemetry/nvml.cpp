@@ -48,6 +48,7 @@ struct Nvml::Symbols {
   nvmlDeviceGetTemperatureThreshold_fn temperature_threshold = nullptr;
   nvmlDeviceGetViolationStatus_fn violation_status = nullptr;
   nvmlDeviceGetFieldValues_fn field_values = nullptr;
+  nvmlDeviceGetComputeRunningProcesses_fn compute_processes = nullptr;
   nvmlEventSetCreate_fn event_set_create = nullptr;
   nvmlDeviceRegisterEvents_fn register_events = nullptr;
   nvmlEventSetWait_fn event_set_wait = nullptr;  // _v2, else the original
@@ -168,6 +169,7 @@ void Nvml::load(const SymbolLookup& lookup, const std::string& origin) {
   resolve("nvmlDeviceGetTemperatureThreshold", s.temperature_threshold, false);
   resolve("nvmlDeviceGetViolationStatus", s.violation_status, false);
   resolve("nvmlDeviceGetFieldValues", s.field_values, false);
+  resolve("nvmlDeviceGetComputeRunningProcesses_v3", s.compute_processes, false);
   resolve("nvmlEventSetCreate", s.event_set_create, false);
   resolve("nvmlDeviceRegisterEvents", s.register_events, false);
   resolve("nvmlEventSetWait_v2", s.event_set_wait, false);
@@ -507,6 +509,26 @@ NvmlAnswer<std::uint64_t> Nvml::thermal_violation_ns(NvmlDevice device) const {
   return {static_cast<std::uint64_t>(time.violationTime), ""};
 }
 
+NvmlAnswer<std::vector<GpuProcess>> Nvml::compute_processes(NvmlDevice device) const {
+  // nvmlDeviceGetComputeRunningProcesses_v3: the processes with a compute context on the device.
+  // The list can grow between two calls, so a too-small buffer is grown and asked again.
+  VSA_NVML_PRECONDITION(m_symbols->compute_processes, "nvmlDeviceGetComputeRunningProcesses_v3");
+  std::vector<nvmlProcessInfo_t> infos(16);
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    unsigned count = unsigned(infos.size());
+    const nvmlReturn_t status = m_symbols->compute_processes(as_nvml(device), &count, infos.data());
+    if (status == NVML_ERROR_INSUFFICIENT_SIZE) {
+      infos.resize(std::size_t(count) + 8);
+      continue;
+    }
+    if (status != NVML_SUCCESS) return {std::nullopt, "nvmlDeviceGetComputeRunningProcesses_v3: " + error_text(status)};
+    std::vector<GpuProcess> out;
+    for (unsigned i = 0; i < count && i < infos.size(); ++i) out.push_back({infos[i].pid, infos[i].usedGpuMemory});
+    return {std::move(out), ""};
+  }
+  return {std::nullopt, "nvmlDeviceGetComputeRunningProcesses_v3: the list kept growing"};
+}
+
 namespace {
 template <typename Error>
 NvmlAnswer<PcieLink> read_link(nvmlDeviceGetPcie_fn gen, const char* gen_symbol, nvmlDeviceGetPcie_fn width,
@@ -600,6 +622,10 @@ ClockSample Nvml::sample(NvmlDevice device) const {
   sample.event_reasons = clock_event_reasons(device);
   sample.memory_temperature_c = memory_temperature(device).value;
   sample.thermal_violation_ns = thermal_violation_ns(device).value;
+  if (auto processes = compute_processes(device); processes.value) {
+    sample.compute_pids.emplace();
+    for (const auto& p : *processes.value) sample.compute_pids->push_back(p.pid);
+  }
   return sample;
 }
 

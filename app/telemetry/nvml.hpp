@@ -45,6 +45,12 @@ struct NvmlAnswer {
   std::string why;  // set when !value
 };
 
+// A process with a compute context on a GPU, as the driver lists it.
+struct GpuProcess {
+  unsigned pid = 0;                   // the driver's (host) pid: in a container, not the one getpid() gives
+  unsigned long long used_bytes = 0;  // its GPU memory
+};
+
 struct RemappedRows {
   unsigned correctable = 0, uncorrectable = 0;  // rows remapped for each cause
   bool pending = false;                         // a remap waits for a GPU reset
@@ -132,12 +138,14 @@ class Nvml {
   [[nodiscard]] NvmlAnswer<std::uint64_t> thermal_violation_ns(NvmlDevice device) const;
   [[nodiscard]] NvmlAnswer<PcieLink> pcie_link(NvmlDevice device) const;      // current generation and width
   [[nodiscard]] NvmlAnswer<PcieLink> pcie_link_max(NvmlDevice device) const;  // the most this GPU and slot allow
+  // The processes with a compute context on the GPU (ours included, while we hold one).
+  [[nodiscard]] NvmlAnswer<std::vector<GpuProcess>> compute_processes(NvmlDevice device) const;
   // An event set recording this GPU's critical Xid errors from now on; free it with close_xid_events.
   [[nodiscard]] NvmlAnswer<void*> open_xid_events(NvmlDevice device) const;
   [[nodiscard]] XidWait wait_xid(void* event_set, unsigned timeout_ms) const;
   void close_xid_events(void* event_set) const;
 
-  // Seven NVML calls (five took about 32 us per sample on an H200, driver 580): cheap around each timed pass.
+  // Eight NVML calls (five took about 32 us per sample on an H200, driver 580): cheap around each timed pass.
   [[nodiscard]] ClockSample sample(NvmlDevice device) const;
 
  private:

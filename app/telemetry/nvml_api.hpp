@@ -62,6 +62,16 @@ struct nvmlViolationTime_t {
   unsigned long long violationTime;
 };
 
+// nvmlProcessInfo_t (nvmlDeviceGetComputeRunningProcesses_v3, "Device Queries"; "Device Structs"):
+// a process with a compute context on the device. usedGpuMemory in bytes; the two instance ids
+// are meaningful under MIG only. The pid is the one the driver sees (the host's, in a container).
+struct nvmlProcessInfo_t {
+  unsigned int pid;
+  unsigned long long usedGpuMemory;
+  unsigned int gpuInstanceId;
+  unsigned int computeInstanceId;
+};
+
 // Field values (nvmlDeviceGetFieldValues, "Field Value Queries"): the memory (HBM) temperature has
 // no getter of its own, only NVML_FI_DEV_MEMORY_TEMP (82, since driver 418).
 inline constexpr unsigned NVML_FI_DEV_MEMORY_TEMP = 82;
@@ -210,6 +220,8 @@ using nvmlDeviceGetRetiredPagesPendingStatus_fn = nvmlReturn_t (*)(nvmlDevice_t,
 using nvmlDeviceGetPcie_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*);
 using nvmlDeviceGetTemperatureThreshold_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlTemperatureThresholds_t, unsigned int*);
 using nvmlDeviceGetViolationStatus_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlPerfPolicyType_t, nvmlViolationTime_t*);
+using nvmlDeviceGetComputeRunningProcesses_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int* infoCount,
+                                                                 nvmlProcessInfo_t* infos);
 using nvmlDeviceGetFieldValues_fn = nvmlReturn_t (*)(nvmlDevice_t, int valuesCount, nvmlFieldValue_t* values);
 using nvmlEventSetCreate_fn = nvmlReturn_t (*)(nvmlEventSet_t*);
 using nvmlDeviceRegisterEvents_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned long long eventTypes, nvmlEventSet_t);

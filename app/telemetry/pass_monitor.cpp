@@ -88,6 +88,12 @@ nlohmann::json summarize_pass_samples(const std::vector<nlohmann::json>& samples
   nlohmann::json out = {{"samples", samples.size()}};
   for (const char* field : {"sm_clock_mhz", "power_w", "temperature_c", "memory_temperature_c"})
     add_statistic(out, samples, field);
+  // How many processes held a compute context on the GPU (ours included), from each sample's pids.
+  std::vector<nlohmann::json> counts;
+  for (const auto& s : samples)
+    if (s.is_object() && s.contains("compute_pids") && s["compute_pids"].is_array())
+      counts.push_back({{"compute_processes", s["compute_pids"].size()}});
+  add_statistic(out, counts, "compute_processes");
   std::uint64_t reasons = 0;
   int known = 0;
   std::map<std::string, int> seen_in;  // reason -> samples that had it: how much of the pass it held

@@ -51,7 +51,8 @@ class PassMonitor {
                                           std::chrono::microseconds period);
 
 // {"samples": n, "sm_clock_mhz": {"min", "mean", "max"}, "power_w": {...},
-//  "temperature_c": {...}, "memory_temperature_c": {...}, "reasons": [every reason seen],
+//  "temperature_c": {...}, "memory_temperature_c": {...}, "compute_processes": {...} (processes
+//  with a compute context, from each sample's compute_pids), "reasons": [every reason seen],
 //  "reason_samples": {reason: samples that had it}, "reason_sampled": samples with a reason
 //  mask}; a statistic no sample carries is left out (no NVML: only "samples").
 [[nodiscard]] nlohmann::json summarize_pass_samples(const std::vector<nlohmann::json>& samples);

@@ -29,6 +29,23 @@ sed "s|\.\./\.\./build/plugins|$BUILD/plugins|" "$SRC/tests/suites/plugin_exampl
 "$BIN" run "$OUT/plugin_example_cuda.json" --case perf --probe fwd.before_store=1000000 --out "$OUT" --label plugin-probe \
   --quiet; RC[plugin_probe]=$?
 "$BIN" lint --plugin "$BUILD/plugins/vsa_example_cuda.so" | tail -2; RC[plugin_lint]=${PIPESTATUS[0]}
+step "GPU processes: a run holds one CUDA context (its worker's, none in the supervisor), and a run beside another is marked shared"
+one_case=("$SRC/tests/suites/perf_fwd.json" --case "S=16384,density=0.25" --target-spread 0)
+if command -v nvidia-smi >/dev/null; then
+  "$BIN" run "${one_case[@]}" --out "$OUT/alone" --label alone --quiet >/dev/null & alone=$!
+  sleep 2; nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv,noheader | tee "$OUT/alone.apps"
+  wait "$alone"; contexts=$(grep -c . "$OUT/alone.apps")
+  echo "CUDA contexts 2 s into the run: $contexts (expect 1)"
+  [ "$contexts" = 1 ] && ! grep -q "## Shared GPU" "$OUT"/alone/alone-*.md; RC[one_context]=$?
+  # The neighbour runs longer (both densities), so it holds its context through the other's passes.
+  "$BIN" run "$SRC/tests/suites/perf_fwd.json" --case "S=16384" --target-spread 0 --out "$OUT/neighbour" \
+    --label neighbour --quiet >/dev/null & neighbour=$!
+  sleep 1; "$BIN" run "${one_case[@]}" --out "$OUT/shared" --label shared --quiet >/dev/null
+  wait "$neighbour"; sed -n '/^## Shared GPU/,/^## [^S]/p' "$OUT"/shared/shared-*.md | head -6
+  grep -q "## Shared GPU" "$OUT"/shared/shared-*.md; RC[shared_marked]=$?
+else
+  RC[one_context]="not run: no nvidia-smi"
+fi
 step "selftest (every planted fault must read detected)"; "$BIN" selftest; RC[selftest]=$?
 step "lint (the binary's own kernels)"; "$BIN" lint | tail -3; RC[lint]=${PIPESTATUS[0]}
 for tool in memcheck racecheck synccheck; do

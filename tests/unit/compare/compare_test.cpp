@@ -294,6 +294,26 @@ TEST(CompareGate, OnePassHasNoSpreadToGateOn) {
   EXPECT_NE(c.too_noisy[0].why.find("1 pass"), std::string::npos) << c.too_noisy[0].why;
 }
 
+// A run beside another compute process (report/shared_gpu.hpp) is neither a regression nor a
+// pass: a neighbour slowed every pass alike, so the spread is small and the drop large.
+TEST(CompareGate, ASharedGpuCannotBeGatedEitherWay) {
+  CompareOptions gate;
+  gate.gate = true;
+  auto reports = pair_with_tflops(465, 373, 0.004, 0.004);  // -20%, as in run 49
+  reports[1].report.cases[0].backends[0].timings[0].clocks = {
+      {{"pass", 0}, {"before", {{"compute_pids", {101, 202}}}}, {"after", {{"compute_pids", {101, 202}}}}}};
+  const Comparison c = compare_reports(reports, gate);
+  EXPECT_TRUE(c.regressions.empty()) << "a neighbour's slowdown is not a regression of the kernel";
+  ASSERT_EQ(c.too_noisy.size(), 1u);
+  EXPECT_EQ(c.too_noisy[0].why,
+            "this report: 1 of 1 passes ran beside another compute process (up to 1 other; pids seen: 101, 202)");
+  EXPECT_EQ(c.exit_code(), kExitIncomplete);
+  // The same figures with the worker alone on the GPU: the drop is a regression.
+  reports[1].report.cases[0].backends[0].timings[0].clocks = {
+      {{"pass", 0}, {"before", {{"compute_pids", {101}}}}, {"after", {{"compute_pids", {101}}}}}};
+  EXPECT_EQ(compare_reports(reports, gate).exit_code(), kExitRegression);
+}
+
 TEST(CompareRender, TooNoisyHasItsStateAndCodeInMarkdownAndJson) {
   CompareOptions gate;
   gate.gate = true;

@@ -256,6 +256,19 @@ nvmlReturn_t throttle(nvmlDevice_t, unsigned long long* reasons) {
   return NVML_SUCCESS;
 }
 
+// Twenty processes hold a compute context, more than Nvml's first buffer: the list is refused
+// while the buffer is too small, with the count needed, as the driver does.
+constexpr unsigned kProcesses = 20;
+nvmlReturn_t compute_processes(nvmlDevice_t, unsigned* count, nvml_api::nvmlProcessInfo_t* infos) {
+  if (*count < kProcesses) {
+    *count = kProcesses;
+    return 7;  // NVML_ERROR_INSUFFICIENT_SIZE
+  }
+  *count = kProcesses;
+  for (unsigned i = 0; i < kProcesses; ++i) infos[i] = {4700 + i, 1ull << 30, 0, 0};
+  return NVML_SUCCESS;
+}
+
 void* lookup(const char* symbol) {
   const std::map<std::string, void*> table = {
       {"nvmlInit_v2", reinterpret_cast<void*>(&init)},
@@ -271,6 +284,7 @@ void* lookup(const char* symbol) {
       {"nvmlDeviceGetSerial", reinterpret_cast<void*>(&serial_not_supported)},
       {"nvmlDeviceGetClockInfo", reinterpret_cast<void*>(&clock)},
       {"nvmlDeviceGetCurrentClocksThrottleReasons", reinterpret_cast<void*>(&throttle)},
+      {"nvmlDeviceGetComputeRunningProcesses_v3", reinterpret_cast<void*>(&compute_processes)},
   };
   const auto it = table.find(symbol);
   return it == table.end() ? nullptr : it->second;
@@ -305,6 +319,11 @@ TEST(Nvml, FakeOldDriverLosesOnlyTheMissingFields) {
     EXPECT_EQ(sample.mem_clock_mhz, 2619u);
     EXPECT_FALSE(sample.temperature_c);
     EXPECT_EQ(sample.reason_names(), Strings{"sw_power_cap"});
+    ASSERT_TRUE(sample.compute_pids);
+    ASSERT_EQ(sample.compute_pids->size(), fake::kProcesses);
+    EXPECT_EQ(sample.compute_pids->front(), 4700u);
+    EXPECT_EQ(sample.compute_pids->back(), 4719u);
+    EXPECT_EQ(nlohmann::json(sample)["compute_pids"].size(), fake::kProcesses);
 
     Strings notes;
     const auto devices = collect_device_fingerprints(nvml, /*use_cuda=*/false, notes);

@@ -43,6 +43,15 @@ TEST(PassMonitor, SummaryCountsTheSamplesOfEachReasonAndTheMemoryTemperature) {
   EXPECT_EQ(s["memory_temperature_c"]["max"], 94.0);
 }
 
+TEST(PassMonitor, SummaryCountsTheProcessesOnTheGpu) {
+  const std::vector<nlohmann::json> samples = {{{"compute_pids", {7}}},
+                                               {{"compute_pids", {7, 8, 9}}},
+                                               {{"compute_pids", nullptr}},  // NVML could not say
+                                               {{"sm_clock_mhz", 1980}}};
+  const nlohmann::json s = summarize_pass_samples(samples);
+  EXPECT_EQ(s["compute_processes"], (nlohmann::json{{"min", 1.0}, {"mean", 2.0}, {"max", 3.0}}));
+}
+
 TEST(PassMonitor, SummaryWithoutNvmlOnlyCounts) {
   const nlohmann::json s = summarize_pass_samples({{{"sm_clock_mhz", nullptr}, {"event_reasons", nullptr}}});
   EXPECT_EQ(s, (nlohmann::json{{"samples", 1}}));
