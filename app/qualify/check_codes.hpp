@@ -12,6 +12,7 @@ inline constexpr const char* kCodeXid = "VSA_E_XID";                       // FA
 inline constexpr const char* kCodePcieLink = "VSA_E_PCIE_LINK";            // FAIL: link below its max gen or width
 inline constexpr const char* kCodeThrottled = "VSA_E_THROTTLED";           // FAIL: hardware/thermal slowdown under load
 inline constexpr const char* kCodeEccGrowth = "VSA_E_ECC_GROWTH";          // FAIL: uncorrected ECC errors grew
+inline constexpr const char* kCodeSharedGpu = "VSA_E_SHARED_GPU";          // FAIL: another process's CUDA context
 inline constexpr const char* kCodeHealthUnknown = "VSA_E_HEALTH_UNKNOWN";  // SKIP: NVML cannot say here (named)
 
 }  // namespace vsa

@@ -1,6 +1,9 @@
 #include "qualify/health_gates.hpp"
 
+#include <set>
+
 #include "qualify/check_codes.hpp"
+#include "report/shared_gpu.hpp"
 
 namespace vsa {
 
@@ -125,6 +128,42 @@ NodeCheck ecc_growth(const HealthRecord& r) {
   return make("ecc_growth", kPass, kCodeCheckOk, counts, value, {{"uncorrected_growth", 0}});
 }
 
+// Whether the GPU was this run's alone while it timed (report/shared_gpu.hpp): a neighbour's
+// CUDA work time-slices with the cases, so every figure the floors judged may be low, at any
+// spread (kernels/sm90a/notes/runs.md, run 49).
+NodeCheck exclusive(const Report& report) {
+  int timings = 0, sampled = 0, shared = 0;
+  std::set<unsigned> pids;
+  std::string first;
+  for (const auto& c : report.cases)
+    for (const auto& b : c.backends)
+      for (const auto& t : b.timings) {
+        ++timings;
+        const SharedGpu s = shared_gpu(t);
+        if (s.sampled_passes > 0) ++sampled;
+        if (s.passes == 0) continue;
+        ++shared;
+        pids.insert(s.pids.begin(), s.pids.end());
+        if (first.empty()) first = c.name + " " + b.backend + " " + t.op;
+      }
+  const json value = {{"timings", timings}, {"sampled", sampled}, {"shared", shared}, {"pids", pids}};
+  if (timings == 0) return make("exclusive", kSkip, kCodeHealthUnknown, "no timing in this run", value, 0);
+  if (sampled == 0)
+    return unknown("exclusive",
+                   "no timing's samples list the processes on the GPU "
+                   "(nvmlDeviceGetComputeRunningProcesses_v3)");
+  if (shared > 0)
+    return make("exclusive", kFail, kCodeSharedGpu,
+                std::to_string(shared) + " of " + std::to_string(timings) +
+                    " timings ran beside another process's CUDA context (first: " + first +
+                    "): its work slows ours at any spread; run the node again with the GPU to itself",
+                value, 0);
+  return make(
+      "exclusive", kPass, kCodeCheckOk,
+      "no other process held a CUDA context on this GPU during the " + std::to_string(sampled) + " sampled timings",
+      value, 0);
+}
+
 }  // namespace
 
 std::vector<NodeCheck> health_checks(const HealthRecord& record, const Report& report,
@@ -141,6 +180,7 @@ std::vector<NodeCheck> health_checks(const HealthRecord& record, const Report& r
     checks.push_back(ecc_growth(record));
   }
   checks.push_back(throttle_check(report, record, floors, policy));
+  checks.push_back(exclusive(report));
   return checks;
 }
 

@@ -11,9 +11,10 @@
 
 namespace vsa {
 
-// remapped_rows, retired_pages, xid, pcie_link, ecc_growth (from the record) and
-// throttle (qualify/throttle_gate.hpp: the report's sustained timings, the record's
-// temperature thresholds, and the floor checks made before), in that order.
+// remapped_rows, retired_pages, xid, pcie_link, ecc_growth (from the record), throttle
+// (qualify/throttle_gate.hpp: the report's sustained timings, the record's temperature
+// thresholds, and the floor checks made before) and exclusive (no timing of the report ran
+// beside another process's CUDA context: report/shared_gpu.hpp), in that order.
 [[nodiscard]] std::vector<NodeCheck> health_checks(const HealthRecord& record, const Report& report,
                                                    const std::vector<NodeCheck>& floors = {},
                                                    const ThrottlePolicy& policy = {});

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <stdexcept>
 #include <spdlog/spdlog.h>
@@ -165,29 +166,17 @@ std::string escape_cell(const std::string& s) { return markdown_inline(s); }
 
 // One row per timing whose spread stayed above its target (report/noise_reason.hpp): the
 // figure and why, so a perf table states a reason for every figure it cannot vouch for.
-std::string noise_rows(const Report& r) {
+// One table row per timing that `text` has something to say about: case, backend, op,
+// TFLOPS and the text (the noise reason, or a shared GPU).
+std::string timing_rows(const Report& r, const std::function<std::string(const Timing&)>& text) {
   std::string rows;
   for (const auto& c : r.cases)
     for (const auto& b : c.backends)
       for (const auto& t : b.timings) {
-        const std::string reason = noise_reason(t);
-        if (reason.empty()) continue;
+        const std::string said = text(t);
+        if (said.empty()) continue;
         rows += "| " + escape_cell(c.name) + " | " + escape_cell(b.backend) + " | " + t.op + " | " +
-                fmt_num(t.tflops, 4) + " | " + escape_cell(reason) + " |\n";
-      }
-  return rows;
-}
-
-// Timings that shared the GPU with another process (report/shared_gpu.hpp).
-std::string shared_rows(const Report& r) {
-  std::string rows;
-  for (const auto& c : r.cases)
-    for (const auto& b : c.backends)
-      for (const auto& t : b.timings) {
-        const std::string text = shared_gpu_text(t);
-        if (text.empty()) continue;
-        rows += "| " + escape_cell(c.name) + " | " + escape_cell(b.backend) + " | " + t.op + " | " +
-                fmt_num(t.tflops, 4) + " | " + escape_cell(text) + " |\n";
+                fmt_num(t.tflops, 4) + " | " + escape_cell(said) + " |\n";
       }
   return rows;
 }
@@ -267,10 +256,10 @@ std::string render_markdown(const Report& r) {
          << worst_error(b) << " | " << tflops_of(b, "fwd") << " | " << tflops_of(b, "bwd") << " | " << stability_of(b)
          << " | " << escape_cell(note_of(b)) << " |\n";
   }
-  const std::string noisy = noise_rows(r);
+  const std::string noisy = timing_rows(r, noise_reason);
   if (!noisy.empty())
     md << "\n## Spread above the target\n\n| case | backend | op | TFLOPS | why |\n|---|---|---|---|---|\n" << noisy;
-  const std::string shared = shared_rows(r);
+  const std::string shared = timing_rows(r, shared_gpu_text);
   if (!shared.empty())
     md << "\n## Shared GPU\n\nAnother process held a compute context on this GPU while these were timed: its work "
           "time-slices with ours inside the events, so these figures can be low at any spread.\n\n| case | backend | "

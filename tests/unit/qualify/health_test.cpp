@@ -195,21 +195,45 @@ const NodeCheck& check_of(const std::vector<NodeCheck>& checks, const std::strin
   return none;
 }
 
+// One sustained pass with these clock-event reasons, on a GPU the worker had to itself (its
+// samples list one process with a compute context).
 Report report_with_sustained(const std::vector<std::string>& reasons) {
-  return testing::sustained_report(nlohmann::json::array({{{"pass", 0}, {"during", {{"reasons", reasons}}}}}));
+  return testing::sustained_report(nlohmann::json::array(
+      {{{"pass", 0},
+        {"during", {{"reasons", reasons}, {"compute_processes", {{"min", 1}, {"mean", 1}, {"max", 1}}}}}}}));
 }
 
 TEST(HealthGates, HealthyGpuPassesEveryGate) {
   fake::State s;
   const HealthRecord r = monitored_run(s);
   const auto checks = health_checks(r, report_with_sustained({"sw_power_cap"}));
-  ASSERT_EQ(checks.size(), 6u);
+  ASSERT_EQ(checks.size(), 7u);
   for (const auto& c : checks) {
     EXPECT_EQ(c.verdict, kPass) << c.name << ": " << c.reason;
     EXPECT_EQ(c.code, kCodeCheckOk) << c.name;
   }
   EXPECT_TRUE(r.xid_watched);
   EXPECT_GE(r.pcie_samples, 1);
+}
+
+// health.exclusive (report/shared_gpu.hpp): a timing beside another process's CUDA context
+// fails the node, naming it; a report whose samples never list the processes cannot say.
+TEST(HealthGates, AnotherProcessOnTheGpuFailsExclusive) {
+  fake::State s;
+  const HealthRecord r = monitored_run(s);
+  Report shared = testing::sustained_report(nlohmann::json::array(
+      {{{"pass", 0}, {"before", {{"compute_pids", {4711, 4802}}}}, {"after", {{"compute_pids", {4711, 4802}}}}}}));
+  auto c = check_of(health_checks(r, shared), "exclusive");
+  EXPECT_EQ(c.verdict, kFail);
+  EXPECT_EQ(c.code, kCodeSharedGpu);
+  EXPECT_NE(c.reason.find("1 of 1 timings ran beside another process's CUDA context"), std::string::npos) << c.reason;
+  EXPECT_EQ(c.value["pids"], nlohmann::json({4711, 4802}));
+  EXPECT_EQ(check_of(health_checks(r, report_with_sustained({"sw_power_cap"})), "exclusive").verdict, kPass);
+  const Report unlisted =
+      testing::sustained_report(nlohmann::json::array({{{"pass", 0}, {"during", {{"reasons", {"sw_power_cap"}}}}}}));
+  c = check_of(health_checks(r, unlisted), "exclusive");
+  EXPECT_EQ(c.verdict, kSkip);
+  EXPECT_EQ(c.code, kCodeHealthUnknown);
 }
 
 TEST(HealthGates, PendingOrFailedRowRemapFails) {

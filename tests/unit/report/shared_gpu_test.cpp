@@ -33,7 +33,9 @@ TEST(SharedGpu, AWorkerAloneIsNotShared) {
 TEST(SharedGpu, AnotherProcessInAnySampleOfAPassMakesItShared) {
   // Pass 0 alone; pass 1 a neighbour appeared by its end; pass 2 one only during it (from the
   // during summary's count); pass 3 unlisted (NVML could not say): unknown, not alone.
-  nlohmann::json clocks = {pass_with(0, {101}, {101}), pass_with(1, {101}, {101, 202}), pass_with(2, {101}, {101}),
+  nlohmann::json clocks = {pass_with(0, {101}, {101}),
+                           pass_with(1, {101}, {101, 202}),
+                           pass_with(2, {101}, {101}),
                            {{"pass", 3}, {"after", {{"sm_clock_mhz", 1980}}}}};
   clocks[2]["during"] = {{"samples", 5}, {"compute_processes", {{"min", 1}, {"mean", 1.8}, {"max", 3}}}};
   const Timing t = timing_with(clocks);
@@ -41,7 +43,8 @@ TEST(SharedGpu, AnotherProcessInAnySampleOfAPassMakesItShared) {
   EXPECT_EQ(s.passes, 2);
   EXPECT_EQ(s.sampled_passes, 3);
   EXPECT_EQ(s.most_others, 2);
-  EXPECT_EQ(shared_gpu_text(t), "2 of 3 passes ran beside another compute process (up to 2 others; pids seen: 101, 202)");
+  EXPECT_EQ(shared_gpu_text(t),
+            "2 of 3 passes ran beside another compute process (up to 2 others; pids seen: 101, 202)");
 }
 
 TEST(SharedGpu, OlderReportsSayNothing) {
