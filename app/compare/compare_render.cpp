@@ -131,8 +131,9 @@ std::string gate(const Comparison& c) {
   if (!c.too_noisy.empty()) {
     out << "Too noisy to gate, the gate fails (exit 4, " << kCodeTooNoisy << "): " << c.too_noisy.size() << " timing"
         << (c.too_noisy.size() == 1 ? "" : "s")
-        << " whose spreads add up to the threshold or more, so a drop of the threshold would pass as noise. Time "
-           "them again with a tighter `run --target-spread` or a longer `--timing-budget`.\n\n";
+        << " whose spreads add up to the threshold or more, so a drop of the threshold would pass as noise (time "
+           "them again with a tighter `run --target-spread` or a longer `--timing-budget`), or that ran beside "
+           "another process's CUDA context (`why` says so; time them again with the GPU to itself).\n\n";
     MarkdownTable t({"case", "op", "backend", "report", "baseline TFLOPS", "TFLOPS", "noise", "why"});
     for (const auto& n : c.too_noisy)
       t.add_row({n.case_name, n.op, n.backend, column_id(n.report), perf_text(n.base), perf_text(n.now),

@@ -62,21 +62,52 @@ double relative_range(const std::vector<double>& v) {
   return (*hi - *lo) / m;
 }
 
-std::optional<double> pass_sm_clock_mhz(const nlohmann::json& pass) {
+namespace {
+
+std::optional<double> during_clock_mhz(const nlohmann::json& pass) {
   if (!pass.is_object()) return std::nullopt;
   const auto during = pass.find("during");
-  if (during != pass.end() && during->is_object()) {
-    const auto sm = during->find("sm_clock_mhz");
-    if (sm != during->end() && sm->is_object()) {
-      const auto mean = sm->find("mean");
-      if (mean != sm->end() && mean->is_number()) return mean->get<double>();
-    }
-  }
+  if (during == pass.end() || !during->is_object()) return std::nullopt;
+  const auto sm = during->find("sm_clock_mhz");
+  if (sm == during->end() || !sm->is_object()) return std::nullopt;
+  const auto mean = sm->find("mean");
+  if (mean == sm->end() || !mean->is_number()) return std::nullopt;
+  return mean->get<double>();
+}
+
+std::optional<double> after_clock_mhz(const nlohmann::json& pass) {
+  if (!pass.is_object()) return std::nullopt;
   const auto after = pass.find("after");
   if (after == pass.end() || !after->is_object()) return std::nullopt;
   const auto mhz = after->find("sm_clock_mhz");
   if (mhz == after->end() || !mhz->is_number()) return std::nullopt;
   return mhz->get<double>();
+}
+
+}  // namespace
+
+std::optional<double> pass_sm_clock_mhz(const nlohmann::json& pass) {
+  if (const auto during = during_clock_mhz(pass)) return during;
+  return after_clock_mhz(pass);
+}
+
+bool every_pass_sampled_during(const std::vector<nlohmann::json>& passes) {
+  bool any = false;
+  for (const auto& p : passes) {
+    if (during_clock_mhz(p)) {
+      any = true;
+      continue;
+    }
+    if (after_clock_mhz(p)) return false;
+  }
+  return any;
+}
+
+std::vector<std::optional<double>> pass_clocks_mhz(const std::vector<nlohmann::json>& passes) {
+  const bool during = every_pass_sampled_during(passes);
+  std::vector<std::optional<double>> clocks;
+  for (const auto& p : passes) clocks.push_back(during ? during_clock_mhz(p) : after_clock_mhz(p));
+  return clocks;
 }
 
 std::vector<OffClockPass> off_clock_passes(const std::vector<std::optional<double>>& clocks) {
@@ -106,9 +137,8 @@ std::vector<OffClockPass> off_clock_passes(const std::vector<std::optional<doubl
 }
 
 PassStatistics pass_statistics(const std::vector<double>& medians, const std::vector<nlohmann::json>& pass_clocks) {
-  std::vector<std::optional<double>> clocks(medians.size());
-  for (std::size_t i = 0; i < medians.size() && i < pass_clocks.size(); ++i)
-    clocks[i] = pass_sm_clock_mhz(pass_clocks[i]);
+  std::vector<std::optional<double>> clocks = pass_clocks_mhz(pass_clocks);
+  clocks.resize(medians.size());
   PassStatistics s;
   s.off_clock = off_clock_passes(clocks);
   std::vector<bool> left_out(medians.size(), false);

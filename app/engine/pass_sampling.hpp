@@ -38,8 +38,16 @@ namespace vsa {
 [[nodiscard]] double relative_range(const std::vector<double>& values);
 
 // The SM clock a pass ran at, from its Timing::clocks entry: the mean of the samples taken
-// during it (sustained passes), else the sample after it (the one clock_summary shows).
+// during it, else the sample after it (the one clock_summary shows).
 [[nodiscard]] std::optional<double> pass_sm_clock_mhz(const nlohmann::json& pass_clocks);
+// Whether every pass of `passes` that has a clock at all has one from samples taken during it.
+[[nodiscard]] bool every_pass_sampled_during(const std::vector<nlohmann::json>& passes);
+// The SM clock of each pass from one source for the whole timing: the samples during each
+// pass where every pass has them, else the sample after each. A burst pass that outlasts its
+// queueing by less than a sample period has none from during it, and the two sources differ
+// by more than the off-clock tolerance under a cap (run 48: 1740 MHz inside a pass, 1905 after
+// it), so mixing them would leave a pass out for the way it was sampled.
+[[nodiscard]] std::vector<std::optional<double>> pass_clocks_mhz(const std::vector<nlohmann::json>& passes);
 
 // Off-clock passes: the pass whose SM clock is farthest from the median of the passes kept,
 // while it lies outside the range [min, max] of the other kept passes by more than

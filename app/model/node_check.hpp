@@ -15,7 +15,8 @@ namespace vsa {
 
 struct NodeCheck {
   std::string name;  // unique in a report: "floor qualify/sm90a/perf-16k sm90a fwd", "health.xid"
-  std::string kind;  // floor, clock_hold, remapped_rows, retired_pages, xid, pcie_link, ecc_growth, throttle
+  std::string kind;  // floor, clock_hold, remapped_rows, retired_pages, xid, pcie_link, ecc_growth, throttle,
+                     // exclusive
   Verdict verdict = kSkip;
   std::string code;                    // stable reason code (docs/reason-codes.md)
   std::string reason;                  // the figure and the threshold, or why the check was skipped

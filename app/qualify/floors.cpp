@@ -8,6 +8,7 @@
 
 #include <fmt/ranges.h>
 
+#include "report/shared_gpu.hpp"
 #include "compare/fleet_stats.hpp"
 #include "embedded_floors.hpp"
 #include "qualify/check_codes.hpp"
@@ -127,7 +128,8 @@ FloorTable derive_floors(const std::vector<ReportFile>& baselines, double margin
       for (const auto& b : c.backends) {
         if (b.verdict != kPass) continue;
         for (const auto& t : b.timings) {
-          if (!(t.tflops > 0)) continue;
+          // A figure timed beside another process's context is not the GPU model's speed.
+          if (!(t.tflops > 0) || shared_gpu(t).passes > 0) continue;
           add(*gpu, workload, b.backend, t.op, kMetricTflops, {file.path, sha, c.name, t.tflops, t.spread});
           if (sustained(c.spec))
             if (const auto clock = held_clock_mhz(t))

@@ -2,6 +2,9 @@
 
 #include <set>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "qualify/check_codes.hpp"
 #include "report/shared_gpu.hpp"
 
@@ -147,7 +150,7 @@ NodeCheck exclusive(const Report& report) {
         if (first.empty()) first = c.name + " " + b.backend + " " + t.op;
       }
   const json value = {{"timings", timings}, {"sampled", sampled}, {"shared", shared}, {"pids", pids}};
-  if (timings == 0) return make("exclusive", kSkip, kCodeHealthUnknown, "no timing in this run", value, 0);
+  if (timings == 0) return make("exclusive", kSkip, kCodeHealthUnknown, "no timing in this run");
   if (sampled == 0)
     return unknown("exclusive",
                    "no timing's samples list the processes on the GPU "
@@ -156,7 +159,9 @@ NodeCheck exclusive(const Report& report) {
     return make("exclusive", kFail, kCodeSharedGpu,
                 std::to_string(shared) + " of " + std::to_string(timings) +
                     " timings ran beside another process's CUDA context (first: " + first +
-                    "): its work slows ours at any spread; run the node again with the GPU to itself",
+                    "; pids seen: " + fmt::format("{}", fmt::join(pids, ", ")) +
+                    ", this run's worker among them): its work slows ours at any spread; run the node again with "
+                    "the GPU to itself",
                 value, 0);
   return make(
       "exclusive", kPass, kCodeCheckOk,

@@ -100,11 +100,13 @@ std::vector<double> kept_pass_medians_ms(const Timing& t) {
 
 std::vector<std::optional<double>> kept_pass_clocks_mhz(const Timing& t) {
   const std::vector<bool> out = left_out(t);
+  std::vector<nlohmann::json> passes;
+  if (t.clocks.is_array()) passes.assign(t.clocks.begin(), t.clocks.end());
+  std::vector<std::optional<double>> all = pass_clocks_mhz(passes);  // one source for the timing
+  all.resize(t.pass_medians_ms.size());
   std::vector<std::optional<double>> kept;
-  for (std::size_t i = 0; i < t.pass_medians_ms.size(); ++i) {
-    if (out[i]) continue;
-    kept.push_back(t.clocks.is_array() && i < t.clocks.size() ? pass_sm_clock_mhz(t.clocks[i]) : std::nullopt);
-  }
+  for (std::size_t i = 0; i < t.pass_medians_ms.size(); ++i)
+    if (!out[i]) kept.push_back(all[i]);
   return kept;
 }
 

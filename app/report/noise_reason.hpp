@@ -18,7 +18,7 @@ namespace vsa {
 
 // The pass medians the median and spread were taken from: all passes but the off-clock ones.
 [[nodiscard]] std::vector<double> kept_pass_medians_ms(const Timing& timing);
-// The SM clock of each kept pass (engine/pass_sampling.hpp's pass_sm_clock_mhz), in the same
+// The SM clock of each kept pass (engine/pass_sampling.hpp, pass_clocks_mhz: one source for the timing), in the same
 // order; nullopt where the pass has no clock sample.
 [[nodiscard]] std::vector<std::optional<double>> kept_pass_clocks_mhz(const Timing& timing);
 

@@ -37,6 +37,7 @@ SharedGpu shared_gpu(const Timing& timing) {
     if (!pass.is_object()) continue;
     std::set<unsigned> pids;
     int most = during_most(pass);
+    if (pass.contains("during")) (void)listed(pass["during"], pids);  // its pids: every one seen inside
     for (const char* edge : {"before", "after"})
       if (pass.contains(edge)) most = std::max(most, listed(pass[edge], pids));
     if (most < 0) continue;

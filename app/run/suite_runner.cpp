@@ -1,6 +1,7 @@
 #include "run/suite_runner.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -660,6 +661,10 @@ RunSummary run_suites(const RunOptions& o) {
     }
   }
 
+  // A CPU-only run hides the GPUs from itself and its workers: they need none, and the report's
+  // backend list would otherwise open one in the supervisor (cuda-ref asks the driver which image
+  // it loaded once it sees a device), a context beside any GPU run on the node.
+  if (o.devices == "none") setenv("CUDA_VISIBLE_DEVICES", "", 1);
   const Discovery discovery = o.devices == "none" ? Discovery{{}, "--devices none"} : discover_devices(o.isolate);
   if (!o.label.empty() && file_name_part(o.label) != o.label)
     throw SuiteError("--label \"" + printable(o.label) +

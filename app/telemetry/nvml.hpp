@@ -47,7 +47,7 @@ struct NvmlAnswer {
 
 // A process with a compute context on a GPU, as the driver lists it.
 struct GpuProcess {
-  unsigned pid = 0;                   // the driver's (host) pid: in a container, not the one getpid() gives
+  unsigned pid = 0;                   // as the caller's pid namespace numbers it (see compute_processes)
   unsigned long long used_bytes = 0;  // its GPU memory
 };
 
@@ -138,7 +138,10 @@ class Nvml {
   [[nodiscard]] NvmlAnswer<std::uint64_t> thermal_violation_ns(NvmlDevice device) const;
   [[nodiscard]] NvmlAnswer<PcieLink> pcie_link(NvmlDevice device) const;      // current generation and width
   [[nodiscard]] NvmlAnswer<PcieLink> pcie_link_max(NvmlDevice device) const;  // the most this GPU and slot allow
-  // The processes with a compute context on the GPU (ours included, while we hold one).
+  // The processes with a compute context on the GPU (ours included, while we hold one). The
+  // driver lists those its caller's pid namespace can see, numbered as that namespace numbers
+  // them: in a container without the host's pid namespace a neighbour in another one is not
+  // listed. On a MIG GPU, with the privileges to ask, it lists every instance's processes.
   [[nodiscard]] NvmlAnswer<std::vector<GpuProcess>> compute_processes(NvmlDevice device) const;
   // An event set recording this GPU's critical Xid errors from now on; free it with close_xid_events.
   [[nodiscard]] NvmlAnswer<void*> open_xid_events(NvmlDevice device) const;

@@ -64,7 +64,7 @@ struct nvmlViolationTime_t {
 
 // nvmlProcessInfo_t (nvmlDeviceGetComputeRunningProcesses_v3, "Device Queries"; "Device Structs"):
 // a process with a compute context on the device. usedGpuMemory in bytes; the two instance ids
-// are meaningful under MIG only. The pid is the one the driver sees (the host's, in a container).
+// are meaningful under MIG only. The pid is as the caller's pid namespace numbers it.
 struct nvmlProcessInfo_t {
   unsigned int pid;
   unsigned long long usedGpuMemory;

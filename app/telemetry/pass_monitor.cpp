@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -53,6 +54,7 @@ nlohmann::json sample_until(const std::function<bool()>& done, const std::functi
   for (;;) {
     std::this_thread::sleep_for(period);
     if (done()) break;
+    if (samples.size() >= kMaxBurstSamples) continue;  // a hung kernel must not fill memory
     try {
       samples.push_back(sample());
     } catch (...) {
@@ -88,12 +90,18 @@ nlohmann::json summarize_pass_samples(const std::vector<nlohmann::json>& samples
   nlohmann::json out = {{"samples", samples.size()}};
   for (const char* field : {"sm_clock_mhz", "power_w", "temperature_c", "memory_temperature_c"})
     add_statistic(out, samples, field);
-  // How many processes held a compute context on the GPU (ours included), from each sample's pids.
+  // How many processes held a compute context on the GPU (ours included), from each sample's
+  // pids, and every pid seen: a neighbour that came and went inside the pass is named too.
   std::vector<nlohmann::json> counts;
+  std::set<std::uint64_t> pids;
   for (const auto& s : samples)
-    if (s.is_object() && s.contains("compute_pids") && s["compute_pids"].is_array())
+    if (s.is_object() && s.contains("compute_pids") && s["compute_pids"].is_array()) {
       counts.push_back({{"compute_processes", s["compute_pids"].size()}});
+      for (const auto& pid : s["compute_pids"])
+        if (pid.is_number_unsigned()) pids.insert(pid.get<std::uint64_t>());
+    }
   add_statistic(out, counts, "compute_processes");
+  if (!counts.empty()) out["compute_pids"] = pids;
   std::uint64_t reasons = 0;
   int known = 0;
   std::map<std::string, int> seen_in;  // reason -> samples that had it: how much of the pass it held

@@ -5,6 +5,7 @@
 // is idle or just starting. A sustained pass (timing.min_pass_ms) is only worth its
 // number with the clock and power it ran at.
 #include <chrono>
+#include <cstddef>
 #include <condition_variable>
 #include <functional>
 #include <mutex>
@@ -45,14 +46,17 @@ class PassMonitor {
 // Samples `sample()` on the calling thread every `period` until `done()`, the first after one
 // period: for a burst pass whose launches are already queued, so every sample falls while the
 // GPU runs it and none competes with the queueing. Returns summarize_pass_samples of them, or
-// null when the pass ended before the first.
+// null when the pass ended before the first. After kMaxBurstSamples it only waits: a hung
+// kernel (no hang watch) keeps a pass running until the case's timeout kills the worker.
+inline constexpr std::size_t kMaxBurstSamples = 1024;
 [[nodiscard]] nlohmann::json sample_until(const std::function<bool()>& done,
                                           const std::function<nlohmann::json()>& sample,
                                           std::chrono::microseconds period);
 
 // {"samples": n, "sm_clock_mhz": {"min", "mean", "max"}, "power_w": {...},
 //  "temperature_c": {...}, "memory_temperature_c": {...}, "compute_processes": {...} (processes
-//  with a compute context, from each sample's compute_pids), "reasons": [every reason seen],
+//  with a compute context, from each sample's compute_pids), "compute_pids": [every pid seen],
+//  "reasons": [every reason seen],
 //  "reason_samples": {reason: samples that had it}, "reason_sampled": samples with a reason
 //  mask}; a statistic no sample carries is left out (no NVML: only "samples").
 [[nodiscard]] nlohmann::json summarize_pass_samples(const std::vector<nlohmann::json>& samples);

@@ -119,6 +119,27 @@ TEST(OffClock, SustainedPassesAreJudgedByTheirMeanClockDuringThePass) {
   EXPECT_FALSE(pass_sm_clock_mhz({{"after", nullptr}}).has_value());
 }
 
+// Burst passes: one that outlasted its queueing by less than a sample period has no sample
+// from during it. The timing then reads every pass's clock after it, so a pass is not left out
+// for being read from another source (run 48: 1740 MHz inside a pass, 1905 after it).
+TEST(OffClock, OneClockSourceForAllPassesOfATiming) {
+  auto with_during = [](double after, double during) {
+    nlohmann::json p = after_clock(after);
+    p["during"] = {{"samples", 3}, {"sm_clock_mhz", {{"min", during}, {"mean", during}, {"max", during}}}};
+    return p;
+  };
+  const std::vector<nlohmann::json> mixed = {with_during(1905, 1740), after_clock(1905), with_during(1905, 1750),
+                                             with_during(1905, 1745)};
+  EXPECT_FALSE(every_pass_sampled_during(mixed));
+  EXPECT_EQ(pass_clocks_mhz(mixed), (std::vector<std::optional<double>>{1905.0, 1905.0, 1905.0, 1905.0}));
+  EXPECT_TRUE(pass_statistics({1.0, 1.0, 1.0, 1.0}, mixed).off_clock.empty());
+  std::vector<nlohmann::json> all = mixed;
+  all[1] = with_during(1905, 1980);
+  EXPECT_TRUE(every_pass_sampled_during(all));
+  EXPECT_EQ(pass_clocks_mhz(all), (std::vector<std::optional<double>>{1740.0, 1980.0, 1750.0, 1745.0}));
+  EXPECT_EQ(pass_statistics({1.0, 0.9, 1.0, 1.0}, all).off_clock.size(), 1u) << "judged on the in-pass clocks";
+}
+
 TEST(OffClock, TheFlaggedPassIsLeftOutOfMedianAndSpread) {
   const std::vector<double> medians = {3.5996, 4.1372, 4.1618, 4.1782};
   const std::vector<nlohmann::json> clocks = {after_clock(1980), after_clock(1605), after_clock(1590),

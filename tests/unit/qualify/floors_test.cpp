@@ -54,6 +54,19 @@ TEST(Floors, DerivedFromTheBaselineMedianLessMarginAndSpread) {
   EXPECT_THROW((void)derive_floors({}, 1.0), std::invalid_argument);
 }
 
+// A baseline timed beside another process's CUDA context (report/shared_gpu.hpp) is not the
+// GPU model's speed: it gives no sample.
+TEST(Floors, ASharedBaselineTimingIsNotASample) {
+  ReportFile shared = timed("shared", 480, 0.004);
+  shared.report.cases.back().backends.back().timings.back().clocks = {
+      {{"pass", 0}, {"before", {{"compute_pids", {101, 202}}}}, {"after", {{"compute_pids", {101, 202}}}}}};
+  const FloorTable t = derive_floors({timed("a", 600, 0.0), shared}, 0.10);
+  ASSERT_EQ(t.floors.size(), 1u);
+  ASSERT_EQ(t.floors[0].samples.size(), 1u);
+  EXPECT_EQ(t.floors[0].samples[0].report, "a.json");
+  EXPECT_DOUBLE_EQ(t.floors[0].baseline_median, 600);
+}
+
 TEST(Floors, BelowTheFloorFailsWithTheFigureAndTheFloor) {
   const FloorTable t = derive_floors({timed("base", 600, 0.0)}, 0.10);  // floor 540
   auto slow = timed("slow", 450, 0.01);

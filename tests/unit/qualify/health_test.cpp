@@ -227,6 +227,7 @@ TEST(HealthGates, AnotherProcessOnTheGpuFailsExclusive) {
   EXPECT_EQ(c.verdict, kFail);
   EXPECT_EQ(c.code, kCodeSharedGpu);
   EXPECT_NE(c.reason.find("1 of 1 timings ran beside another process's CUDA context"), std::string::npos) << c.reason;
+  EXPECT_NE(c.reason.find("pids seen: 4711, 4802"), std::string::npos) << c.reason;
   EXPECT_EQ(c.value["pids"], nlohmann::json({4711, 4802}));
   EXPECT_EQ(check_of(health_checks(r, report_with_sustained({"sw_power_cap"})), "exclusive").verdict, kPass);
   const Report unlisted =

@@ -37,14 +37,16 @@ TEST(SharedGpu, AnotherProcessInAnySampleOfAPassMakesItShared) {
                            pass_with(1, {101}, {101, 202}),
                            pass_with(2, {101}, {101}),
                            {{"pass", 3}, {"after", {{"sm_clock_mhz", 1980}}}}};
-  clocks[2]["during"] = {{"samples", 5}, {"compute_processes", {{"min", 1}, {"mean", 1.8}, {"max", 3}}}};
+  clocks[2]["during"] = {{"samples", 5},
+                         {"compute_processes", {{"min", 1}, {"mean", 1.8}, {"max", 3}}},
+                         {"compute_pids", {101, 303, 404}}};  // came and went inside the pass
   const Timing t = timing_with(clocks);
   const SharedGpu s = shared_gpu(t);
   EXPECT_EQ(s.passes, 2);
   EXPECT_EQ(s.sampled_passes, 3);
   EXPECT_EQ(s.most_others, 2);
   EXPECT_EQ(shared_gpu_text(t),
-            "2 of 3 passes ran beside another compute process (up to 2 others; pids seen: 101, 202)");
+            "2 of 3 passes ran beside another compute process (up to 2 others; pids seen: 101, 202, 303, 404)");
 }
 
 TEST(SharedGpu, OlderReportsSayNothing) {

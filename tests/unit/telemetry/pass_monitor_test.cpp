@@ -142,6 +142,24 @@ TEST(SampleUntil, APassDoneBeforeTheFirstPollHasNoSummary) {
   EXPECT_EQ(calls, 0);
 }
 
+TEST(SampleUntil, AHungPassStopsSamplingButKeepsWaiting) {
+  int polls = 0, calls = 0;
+  const nlohmann::json s = sample_until([&] { return ++polls > int(kMaxBurstSamples) + 500; },
+                                        [&] {
+                                          return nlohmann::json{{"sm_clock_mhz", ++calls}};
+                                        },
+                                        std::chrono::microseconds(1));
+  EXPECT_EQ(s["samples"], kMaxBurstSamples);
+  EXPECT_EQ(calls, int(kMaxBurstSamples));
+  EXPECT_EQ(polls, int(kMaxBurstSamples) + 501) << "it still waited for the pass to end";
+}
+
+TEST(PassMonitor, SummaryNamesEveryPidSeen) {
+  const nlohmann::json s = summarize_pass_samples({{{"compute_pids", {7u}}}, {{"compute_pids", {7u, 9u}}}});
+  EXPECT_EQ(s["compute_pids"], nlohmann::json({7, 9}));
+  EXPECT_FALSE(summarize_pass_samples({{{"sm_clock_mhz", 1980}}}).contains("compute_pids"));
+}
+
 TEST(SampleUntil, AThrowingSamplerIsAGapNotTheEnd) {
   int polls = 0;
   const nlohmann::json s =
