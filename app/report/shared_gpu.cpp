@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 namespace vsa {
@@ -57,14 +59,7 @@ std::string shared_gpu_text(const Timing& timing) {
   std::string text = std::to_string(s.passes) + " of " + std::to_string(s.sampled_passes) +
                      " passes ran beside another compute process (up to " + std::to_string(s.most_others) +
                      (s.most_others == 1 ? " other" : " others");
-  if (!s.pids.empty()) {
-    text += "; pids seen:";
-    bool first = true;
-    for (unsigned pid : s.pids) {
-      text += (first ? " " : ", ") + std::to_string(pid);
-      first = false;
-    }
-  }
+  if (!s.pids.empty()) text += fmt::format("; pids seen: {}", fmt::join(s.pids, ", "));
   return text + ")";
 }
 
