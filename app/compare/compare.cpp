@@ -215,10 +215,6 @@ bool is_regression(const PerfCell& base, const PerfCell& now, double threshold) 
 }
 
 std::string too_noisy_to_gate(const PerfCell& base, const PerfCell& now, double threshold) {
-  // Another process time-sliced the GPU with a side: its figure says nothing about the kernel,
-  // however small its spread (a neighbour slows every pass alike).
-  for (const auto* cell : {&base, &now})
-    if (!cell->shared.empty()) return std::string(cell == &base ? "baseline" : "this report") + ": " + cell->shared;
   for (const auto* cell : {&base, &now})
     if (cell->passes == 1)
       return std::string(cell == &base ? "baseline" : "this report") + ": 1 pass, its spread is unmeasured";
@@ -227,6 +223,16 @@ std::string too_noisy_to_gate(const PerfCell& base, const PerfCell& now, double 
   return "spreads " + format_percent(base.spread) + " (baseline) + " + format_percent(now.spread) +
          " make a noise allowance of " + format_percent(noise) + ", not below the " + format_percent(threshold) +
          " threshold";
+}
+
+GateCall gate_call(const PerfCell& base, const PerfCell& now, double threshold) {
+  // Another process time-sliced the GPU with a side: its figure says nothing about the kernel,
+  // however small its spread (a neighbour slows every pass alike).
+  for (const auto* cell : {&base, &now})
+    if (!cell->shared.empty())
+      return {false, std::string(cell == &base ? "baseline" : "this report") + ": " + cell->shared};
+  if (is_regression(base, now, threshold)) return {true, ""};
+  return {false, too_noisy_to_gate(base, now, threshold)};
 }
 
 double TooNoisy::noise() const { return (base.tflops * base.spread + now.tflops * now.spread) / base.tflops; }
@@ -265,16 +271,14 @@ Comparison compare_reports(const std::vector<ReportFile>& reports, const Compare
         if (i == options.baseline || !row.ratios[i]) continue;
         const PerfCell& base = *row.cells[options.baseline];
         const PerfCell& now = *row.cells[i];
-        // A shared GPU is judged first: a neighbour's slowdown is not a regression of ours.
-        if (is_regression(base, now, options.threshold) && base.shared.empty() && now.shared.empty()) {
+        const GateCall call = gate_call(base, now, options.threshold);
+        if (call.regressed) {
           row.regressed[i] = true;
           cmp.regressions.push_back({i, row.case_name, row.op, row.backend, base, now});
-          continue;
+        } else if (!call.too_noisy.empty()) {
+          row.too_noisy[i] = true;
+          cmp.too_noisy.push_back({i, row.case_name, row.op, row.backend, base, now, call.too_noisy});
         }
-        const std::string why = too_noisy_to_gate(base, now, options.threshold);
-        if (why.empty()) continue;
-        row.too_noisy[i] = true;
-        cmp.too_noisy.push_back({i, row.case_name, row.op, row.backend, base, now, why});
       }
   return cmp;
 }

@@ -122,14 +122,22 @@ struct Comparison {
 // inside the noise of either run never fails a gate.
 [[nodiscard]] bool is_regression(const PerfCell& base, const PerfCell& now, double threshold);
 
-// Why the gate cannot judge `now` against `base` at `threshold`, "" when it can: a side
-// timed beside another compute process (report/shared_gpu.hpp) says nothing about the
-// kernel, a regression included (the caller does not call it one); a
+// Why the gate cannot judge `now` against `base` at `threshold`, "" when it can: a
 // measurement of one pass has no spread; otherwise the noise allowance of is_regression
 // (both spreads added up) is at least the threshold, so a drop of exactly the threshold,
-// or somewhat more, would pass as noise. A case that regressed through its noise is a
-// regression, not too noisy: the caller asks is_regression first.
+// or somewhat more, would pass as noise.
 [[nodiscard]] std::string too_noisy_to_gate(const PerfCell& base, const PerfCell& now, double threshold);
+
+// The gate's call on one timing: a regression, too noisy to gate (with why), or neither.
+struct GateCall {
+  bool regressed = false;
+  std::string too_noisy;  // set only when not regressed
+};
+// In this order: a side timed beside another compute process (report/shared_gpu.hpp) is too
+// noisy whatever it shows, a regression included, since a neighbour's slowdown is not ours;
+// then is_regression (a drop beyond the noise is a regression however noisy the sides);
+// then too_noisy_to_gate.
+[[nodiscard]] GateCall gate_call(const PerfCell& base, const PerfCell& now, double threshold);
 
 // Throws std::invalid_argument for fewer than two reports or a baseline out of range.
 [[nodiscard]] Comparison compare_reports(const std::vector<ReportFile>& reports, const CompareOptions& options);

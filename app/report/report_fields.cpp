@@ -94,6 +94,9 @@ std::vector<ConfigValue> configuration_of(const ReportFile& file) {
       {"device.cuda_driver_version", "CUDA driver", false, cuda_version_text(member(d, "cuda_driver_version"))},
       {"device.cuda_runtime_version", "CUDA runtime", false, cuda_version_text(member(d, "cuda_runtime_version"))},
       {"device.ecc_enabled", "ECC", false, json_text(d, "ecc_enabled")},
+      // "on" or blank: reports from before the field, and GPUs without MIG, read alike, so the row
+      // shows only where a report ran on one MIG instance.
+      {"device.mig_enabled", "MIG", false, member(d, "mig_enabled") == true ? "on" : ""},
       {"device.power_limit_w", "power limit W", false, json_text(d, "power_limit_w")},
       {"device.sm_clock_max_mhz", "SM clock max MHz", false, json_text(d, "sm_clock_max_mhz")},
       {"node.os", "OS", false, json_text(r.node, "os")},

@@ -4,7 +4,6 @@
 
 #include <cuda_runtime_api.h>
 
-#include <cstdio>
 #include <cstdlib>
 
 #include "telemetry/nvml.hpp"
@@ -15,15 +14,6 @@ namespace {
 
 std::string cuda_error_text(cudaError_t error) {
   return std::string(cudaGetErrorName(error)) + " (" + cudaGetErrorString(error) + ")";
-}
-
-// nvidia-smi's spelling, so a UUID from CUDA matches one from NVML.
-std::string format_uuid(const cudaUUID_t& uuid) {
-  const auto* b = reinterpret_cast<const unsigned char*>(uuid.bytes);
-  char text[64];
-  std::snprintf(text, sizeof text, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
-                b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
-  return text;
 }
 
 void fill_system_from_nvml(const Nvml& nvml, DeviceFingerprint& fp) {
@@ -61,6 +51,7 @@ void fill_from_nvml(const Nvml& nvml, NvmlDevice device, DeviceFingerprint& fp) 
   fp.mem_clock_mhz = nvml.clock_mhz(device, ClockDomain::memory);
   fp.mem_clock_max_mhz = nvml.max_clock_mhz(device, ClockDomain::memory);
   fp.persistence_mode = nvml.persistence_mode(device);
+  fp.mig_enabled = nvml.mig_enabled(device).value;
   fp.temperature_c = nvml.temperature_c(device);
   fp.memory_total_bytes = nvml.memory_total_bytes(device);
 }
@@ -84,7 +75,7 @@ void fill_from_cuda(int ordinal, DeviceFingerprint& fp, std::vector<std::string>
     return;
   }
   fp.name = prop.name;
-  fp.uuid = format_uuid(prop.uuid);
+  fp.uuid = format_uuid(prop.uuid.bytes, "GPU-");
   fp.cc_major = prop.major;
   fp.cc_minor = prop.minor;
   fp.sm_count = prop.multiProcessorCount;

@@ -82,6 +82,9 @@ struct DeviceFingerprint {
   std::optional<unsigned> mem_clock_mhz;
   std::optional<unsigned> mem_clock_max_mhz;
   std::optional<bool> persistence_mode;
+  // MIG mode is on: the CUDA device is one instance of this GPU (its own sm_count and memory),
+  // and the GPU's clocks, power and temperature are shared with every other instance.
+  std::optional<bool> mig_enabled;
   std::optional<unsigned> temperature_c;
   std::optional<std::uint64_t> memory_total_bytes;  // NVML
   // CUDA runtime view (null in an NVML-only collection).

@@ -64,6 +64,7 @@ void visit_device_fields(Device& d, Visit&& visit) {
   visit("mem_clock_mhz", d.mem_clock_mhz);
   visit("mem_clock_max_mhz", d.mem_clock_max_mhz);
   visit("persistence_mode", d.persistence_mode);
+  visit("mig_enabled", d.mig_enabled);
   visit("temperature_c", d.temperature_c);
   visit("memory_total_bytes", d.memory_total_bytes);
   visit("cc_major", d.cc_major);

@@ -35,20 +35,21 @@ nlohmann::json collect_device_json(int cuda_ordinal, const nlohmann::json& cuda_
 
 nlohmann::json sample_clocks_json(int cuda_ordinal) {
   // Runs where CUDA is allowed (worker, or --no-isolate). The ordinal -> NVML device
-  // lookup goes through the PCI bus id once per ordinal.
+  // lookup (PCI bus id, and the MIG instance under MIG) is made once per ordinal.
   static std::mutex mutex;
-  static std::map<int, std::optional<NvmlDevice>> devices;
+  static std::map<int, std::optional<NvmlSampleTarget>> targets;
   const Nvml& nvml = shared_nvml();
   if (!nvml.available()) return nullptr;
-  std::optional<NvmlDevice> device;
+  std::optional<NvmlSampleTarget> target;
   {
     const std::lock_guard lock(mutex);
-    auto it = devices.find(cuda_ordinal);
-    if (it == devices.end()) it = devices.emplace(cuda_ordinal, nvml_device_for_cuda_ordinal(nvml, cuda_ordinal)).first;
-    device = it->second;
+    auto it = targets.find(cuda_ordinal);
+    if (it == targets.end())
+      it = targets.emplace(cuda_ordinal, nvml_sample_target_for_cuda_ordinal(nvml, cuda_ordinal)).first;
+    target = it->second;
   }
-  if (!device) return nullptr;
-  return nvml.sample(*device);
+  if (!target) return nullptr;
+  return nvml.sample(*target);
 }
 
 }  // namespace vsa

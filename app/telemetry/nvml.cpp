@@ -21,6 +21,8 @@ struct Nvml::Symbols {
   nvmlDeviceGetCount_v2_fn device_count = nullptr;
   nvmlDeviceGetHandleByIndex_v2_fn by_index = nullptr;
   nvmlDeviceGetHandleByPciBusId_v2_fn by_pci_bus_id = nullptr;
+  nvmlDeviceGetHandleByUUID_fn by_uuid = nullptr;
+  nvmlDeviceGetMigMode_fn mig_mode = nullptr;
   nvmlDeviceGetIndex_fn index = nullptr;
   nvmlDeviceGetString_fn name = nullptr;
   nvmlDeviceGetString_fn uuid = nullptr;
@@ -170,6 +172,8 @@ void Nvml::load(const SymbolLookup& lookup, const std::string& origin) {
   resolve("nvmlDeviceGetViolationStatus", s.violation_status, false);
   resolve("nvmlDeviceGetFieldValues", s.field_values, false);
   resolve("nvmlDeviceGetComputeRunningProcesses_v3", s.compute_processes, false);
+  resolve("nvmlDeviceGetHandleByUUID", s.by_uuid, false);
+  resolve("nvmlDeviceGetMigMode", s.mig_mode, false);
   resolve("nvmlEventSetCreate", s.event_set_create, false);
   resolve("nvmlDeviceRegisterEvents", s.register_events, false);
   resolve("nvmlEventSetWait_v2", s.event_set_wait, false);
@@ -239,6 +243,13 @@ std::optional<unsigned> Nvml::index(NvmlDevice device) const {
 
 std::optional<std::string> Nvml::name(NvmlDevice device) const {
   return device_string(m_symbols->name, device, NVML_DEVICE_NAME_V2_BUFFER_SIZE);
+}
+
+std::optional<NvmlDevice> Nvml::device_by_uuid(const std::string& uuid) const {
+  nvmlDevice_t device = nullptr;
+  if (!m_initialized || m_symbols->by_uuid == nullptr || m_symbols->by_uuid(uuid.c_str(), &device) != NVML_SUCCESS)
+    return std::nullopt;
+  return NvmlDevice{device};
 }
 
 std::optional<std::string> Nvml::uuid(NvmlDevice device) const {
@@ -509,6 +520,19 @@ NvmlAnswer<std::uint64_t> Nvml::thermal_violation_ns(NvmlDevice device) const {
   return {static_cast<std::uint64_t>(time.violationTime), ""};
 }
 
+NvmlAnswer<bool> Nvml::mig_enabled(NvmlDevice device) const {
+  if (!m_initialized) return {std::nullopt, "NVML unavailable: " + m_error};
+  if (device.handle == nullptr) return {std::nullopt, "no NVML device handle"};
+  // An NVML without the entry point predates MIG, so its GPUs cannot be in MIG mode.
+  if (m_symbols->mig_mode == nullptr) return {false, ""};
+  unsigned current = 0, pending = 0;
+  const nvmlReturn_t status = m_symbols->mig_mode(as_nvml(device), &current, &pending);
+  // A GPU without MIG (pre-Ampere, or a product that lacks it) answers NOT_SUPPORTED: not enabled.
+  if (status == NVML_ERROR_NOT_SUPPORTED) return {false, ""};
+  if (status != NVML_SUCCESS) return {std::nullopt, "nvmlDeviceGetMigMode: " + error_text(status)};
+  return {current == NVML_DEVICE_MIG_ENABLE, ""};
+}
+
 NvmlAnswer<std::vector<GpuProcess>> Nvml::compute_processes(NvmlDevice device) const {
   // nvmlDeviceGetComputeRunningProcesses_v3: the processes with a compute context on the device.
   // The list can grow between two calls, so a too-small buffer is grown and asked again.
@@ -613,7 +637,8 @@ const Nvml& shared_nvml() {
   return nvml;
 }
 
-ClockSample Nvml::sample(NvmlDevice device) const {
+ClockSample Nvml::sample(const NvmlSampleTarget& target) const {
+  const NvmlDevice device = target.gpu;
   ClockSample sample;
   sample.sm_clock_mhz = clock_mhz(device, ClockDomain::sm);
   sample.mem_clock_mhz = clock_mhz(device, ClockDomain::memory);
@@ -622,7 +647,8 @@ ClockSample Nvml::sample(NvmlDevice device) const {
   sample.event_reasons = clock_event_reasons(device);
   sample.memory_temperature_c = memory_temperature(device).value;
   sample.thermal_violation_ns = thermal_violation_ns(device).value;
-  if (auto processes = compute_processes(device); processes.value) {
+  if (auto processes = target.processes ? compute_processes(*target.processes) : decltype(compute_processes(device)){};
+      processes.value) {
     sample.compute_pids.emplace();
     for (const auto& p : *processes.value) sample.compute_pids->push_back(p.pid);
   }

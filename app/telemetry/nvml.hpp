@@ -45,6 +45,15 @@ struct NvmlAnswer {
   std::string why;  // set when !value
 };
 
+// Where one clock sample reads. Clocks, power and temperature are the physical GPU's. The compute
+// processes are those that share our SMs: the GPU's own list, or under MIG our instance's list
+// (the GPU's would also name other instances' processes, which share none of our SMs);
+// nullopt when that cannot be read, which leaves the sample's process list unknown.
+struct NvmlSampleTarget {
+  NvmlDevice gpu;
+  std::optional<NvmlDevice> processes;
+};
+
 // A process with a compute context on a GPU, as the driver lists it.
 struct GpuProcess {
   unsigned pid = 0;                   // as the caller's pid namespace numbers it (see compute_processes)
@@ -98,6 +107,8 @@ class Nvml {
   [[nodiscard]] std::optional<NvmlDevice> device_by_index(unsigned index) const;
   // Accepts CUDA's "0000:19:00.0" as well as NVML's "00000000:19:00.0".
   [[nodiscard]] std::optional<NvmlDevice> device_by_pci_bus_id(const std::string& bus_id) const;
+  // A GPU's "GPU-..." UUID, or a MIG device's "MIG-..." one (its handle answers for that instance).
+  [[nodiscard]] std::optional<NvmlDevice> device_by_uuid(const std::string& uuid) const;
 
   [[nodiscard]] std::optional<unsigned> index(NvmlDevice device) const;
   [[nodiscard]] std::optional<std::string> name(NvmlDevice device) const;
@@ -138,10 +149,14 @@ class Nvml {
   [[nodiscard]] NvmlAnswer<std::uint64_t> thermal_violation_ns(NvmlDevice device) const;
   [[nodiscard]] NvmlAnswer<PcieLink> pcie_link(NvmlDevice device) const;      // current generation and width
   [[nodiscard]] NvmlAnswer<PcieLink> pcie_link_max(NvmlDevice device) const;  // the most this GPU and slot allow
-  // The processes with a compute context on the GPU (ours included, while we hold one). The
+  // Whether MIG is enabled now (nvmlDeviceGetMigMode's current mode); false on a GPU or an NVML
+  // that has no MIG, nullopt (with why) when the call fails.
+  [[nodiscard]] NvmlAnswer<bool> mig_enabled(NvmlDevice device) const;
+  // The processes with a compute context on the device (ours included, while we hold one). The
   // driver lists those its caller's pid namespace can see, numbered as that namespace numbers
   // them: in a container without the host's pid namespace a neighbour in another one is not
-  // listed. On a MIG GPU, with the privileges to ask, it lists every instance's processes.
+  // listed. For a MIG GPU's own handle it lists, given the privileges to ask, every instance's
+  // processes; a MIG device handle (device_by_uuid) lists its instance's.
   [[nodiscard]] NvmlAnswer<std::vector<GpuProcess>> compute_processes(NvmlDevice device) const;
   // An event set recording this GPU's critical Xid errors from now on; free it with close_xid_events.
   [[nodiscard]] NvmlAnswer<void*> open_xid_events(NvmlDevice device) const;
@@ -149,7 +164,8 @@ class Nvml {
   void close_xid_events(void* event_set) const;
 
   // Eight NVML calls (five took about 32 us per sample on an H200, driver 580): cheap around each timed pass.
-  [[nodiscard]] ClockSample sample(NvmlDevice device) const;
+  [[nodiscard]] ClockSample sample(const NvmlSampleTarget& target) const;
+  [[nodiscard]] ClockSample sample(NvmlDevice device) const { return sample(NvmlSampleTarget{device, device}); }
 
  private:
   struct Symbols;

@@ -37,6 +37,10 @@ inline constexpr nvmlClockType_t NVML_CLOCK_GRAPHICS = 0;
 inline constexpr nvmlClockType_t NVML_CLOCK_SM = 1;
 inline constexpr nvmlClockType_t NVML_CLOCK_MEM = 2;
 
+// MIG mode (nvmlDeviceGetMigMode, "Multi Instance GPU Management", Ampere or newer): current and
+// pending, each NVML_DEVICE_MIG_DISABLE (0) or NVML_DEVICE_MIG_ENABLE (1).
+inline constexpr unsigned NVML_DEVICE_MIG_ENABLE = 1;
+
 // nvmlTemperatureSensors_t
 using nvmlTemperatureSensors_t = int;
 inline constexpr nvmlTemperatureSensors_t NVML_TEMPERATURE_GPU = 0;
@@ -192,6 +196,10 @@ using nvmlSystemGetCudaDriverVersion_v2_fn = nvmlReturn_t (*)(int*);
 using nvmlDeviceGetCount_v2_fn = nvmlReturn_t (*)(unsigned int*);
 using nvmlDeviceGetHandleByIndex_v2_fn = nvmlReturn_t (*)(unsigned int, nvmlDevice_t*);
 using nvmlDeviceGetHandleByPciBusId_v2_fn = nvmlReturn_t (*)(const char*, nvmlDevice_t*);
+// Takes a GPU's "GPU-..." UUID or a MIG device's "MIG-..." one (the reference's change log: made
+// MIG-aware, then taught the canonical "MIG-UUID" form); a MIG device's handle answers for its instance.
+using nvmlDeviceGetHandleByUUID_fn = nvmlReturn_t (*)(const char*, nvmlDevice_t*);
+using nvmlDeviceGetMigMode_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int* current, unsigned int* pending);
 using nvmlDeviceGetIndex_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*);
 using nvmlDeviceGetString_fn = nvmlReturn_t (*)(nvmlDevice_t, char*,
                                                 unsigned int);  // name, uuid, serial, vbios, inforom image

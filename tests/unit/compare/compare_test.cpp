@@ -76,6 +76,20 @@ TEST(CompareConfig, IdenticalReportsHaveNoDifferenceAndUnknownRowsAreDropped) {
   EXPECT_EQ(row_titled(c, "board serial"), nullptr);
 }
 
+TEST(CompareConfig, MigShowsOnlyWhereAReportRanOnAnInstance) {
+  auto a = synthetic_report({});
+  auto b = synthetic_report({});
+  b.report.device["mig_enabled"] = false;  // a has no such field (an older report): reads alike
+  Comparison c = compare_reports({a, b}, {});
+  EXPECT_EQ(row_titled(c, "MIG"), nullptr);
+  EXPECT_TRUE(c.config_differences().empty());
+  b.report.device["mig_enabled"] = true;
+  c = compare_reports({a, b}, {});
+  ASSERT_NE(row_titled(c, "MIG"), nullptr);
+  EXPECT_EQ(row_titled(c, "MIG")->values, (Strings{"", "on"}));
+  EXPECT_EQ(c.config_differences(), (Strings{"MIG"}));
+}
+
 TEST(CompareConfig, CpuOnlyAgainstGpuReportShowsTheGpuAsADifference) {
   auto a = synthetic_report({});
   auto b = synthetic_report({});
@@ -312,6 +326,26 @@ TEST(CompareGate, ASharedGpuCannotBeGatedEitherWay) {
   reports[1].report.cases[0].backends[0].timings[0].clocks = {
       {{"pass", 0}, {"before", {{"compute_pids", {101}}}}, {"after", {{"compute_pids", {101}}}}}};
   EXPECT_EQ(compare_reports(reports, gate).exit_code(), kExitRegression);
+}
+
+TEST(CompareGate, GateCallJudgesSharedThenRegressionThenNoise) {
+  const double threshold = 0.05;
+  PerfCell base{100, 0.01}, now{80, 0.01};
+  EXPECT_TRUE(gate_call(base, now, threshold).regressed);
+  base.shared = "1 of 4 passes ran beside another compute process";
+  const GateCall shared = gate_call(base, now, threshold);
+  EXPECT_FALSE(shared.regressed);
+  EXPECT_EQ(shared.too_noisy, "baseline: 1 of 4 passes ran beside another compute process");
+  base.shared.clear();
+  // Noisy sides, but the drop is beyond their noise: still a regression, with no noise text.
+  const GateCall noisy_drop = gate_call({100, 0.04}, {80, 0.04}, threshold);
+  EXPECT_TRUE(noisy_drop.regressed);
+  EXPECT_TRUE(noisy_drop.too_noisy.empty());
+  // Noisy sides and a drop inside their noise: too noisy.
+  const GateCall noisy = gate_call({100, 0.04}, {97, 0.04}, threshold);
+  EXPECT_FALSE(noisy.regressed);
+  EXPECT_NE(noisy.too_noisy.find("noise allowance"), std::string::npos) << noisy.too_noisy;
+  EXPECT_EQ(gate_call({100, 0.01}, {99, 0.01}, threshold).too_noisy, "");
 }
 
 TEST(CompareRender, TooNoisyHasItsStateAndCodeInMarkdownAndJson) {
