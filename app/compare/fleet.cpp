@@ -189,7 +189,7 @@ Outlier classify_sample(double tflops, double spread, const Quartiles& stats, bo
 
 std::string fleet_gpu_name(const ReportIdentity& who) {
   if (who.uuid.empty()) return short_name(who);
-  return join_nonempty({who.label, who.hostname, who.uuid});
+  return join_nonempty({who.label, who.hostname, who.uuid, who.mig_uuid});
 }
 
 std::string scheduler_host_of(const Report& r) {
@@ -227,11 +227,7 @@ int Fleet::exit_code(bool gate) const {
   return kExitOk;
 }
 
-std::string gpu_uuid_of(const Report& r) {
-  if (!r.device.is_object()) return "";
-  const auto it = r.device.find("uuid");
-  return it != r.device.end() && it->is_string() ? it->get<std::string>() : "";
-}
+std::string gpu_uuid_of(const Report& r) { return device_uuid_of(r.device); }
 
 // The suites a report ran, as one text ("correctness+perf"): a re-run is the same suites
 // again on the same GPU; a different suite on that GPU is a different question.
@@ -243,9 +239,9 @@ std::string suites_of(const Report& r) {
   return fmt::format("{}", fmt::join(names, "+"));
 }
 
-// One report per GPU UUID and suite set, the newest (by when it finished, else started): a
-// node re-run after a repair counts once. Reports without a UUID (CPU-only, NVML missing)
-// are all kept.
+// One report per GPU UUID (a MIG instance's, under MIG) and suite set, the newest (by when it
+// finished, else started): a node re-run after a repair counts once. Reports without a UUID
+// (CPU-only, NVML missing) are all kept.
 std::vector<ReportFile> newest_per_gpu(const std::vector<ReportFile>& all, std::vector<std::string>& superseded) {
   auto when = [](const Report& r) { return r.finished_at.empty() ? r.started_at : r.finished_at; };
   auto key_of = [](const Report& r) {

@@ -176,6 +176,7 @@ nlohmann::json to_json(const Fleet& f) {
                      {"gpu_index", n.who.gpu_index},
                      {"pci_bus_id", n.who.pci_bus_id},
                      {"uuid", n.who.uuid},
+                     {"mig_uuid", n.who.mig_uuid},
                      {"driver", n.config.driver},
                      {"gsp_firmware", n.config.gsp_firmware},
                      {"vbios", n.config.vbios},

@@ -137,13 +137,14 @@ NodeCheck ecc_growth(const HealthRecord& r) {
 NodeCheck exclusive(const Report& report) {
   int timings = 0, sampled = 0, shared = 0;
   std::set<unsigned> pids;
-  std::string first;
+  std::string first, unknown_why;
   for (const auto& c : report.cases)
     for (const auto& b : c.backends)
       for (const auto& t : b.timings) {
         ++timings;
         const SharedGpu s = shared_gpu(t);
         if (s.sampled_passes > 0) ++sampled;
+        if (unknown_why.empty()) unknown_why = s.unknown_why;
         if (s.passes == 0) continue;
         ++shared;
         pids.insert(s.pids.begin(), s.pids.end());
@@ -154,7 +155,8 @@ NodeCheck exclusive(const Report& report) {
   if (sampled == 0)
     return unknown("exclusive",
                    "no timing's samples list the processes on the GPU "
-                   "(nvmlDeviceGetComputeRunningProcesses_v3)");
+                   "(nvmlDeviceGetComputeRunningProcesses_v3)" +
+                       (unknown_why.empty() ? std::string() : ": " + unknown_why));
   if (shared > 0)
     return make("exclusive", kFail, kCodeSharedGpu,
                 std::to_string(shared) + " of " + std::to_string(timings) +
@@ -163,10 +165,12 @@ NodeCheck exclusive(const Report& report) {
                     ", this run's worker among them): its work slows ours at any spread; run the node again with "
                     "the GPU to itself",
                 value, 0);
-  return make(
-      "exclusive", kPass, kCodeCheckOk,
-      "no other process held a CUDA context on this GPU during the " + std::to_string(sampled) + " sampled timings",
-      value, 0);
+  // Under MIG the lists were read from the worker's instance (telemetry/nvml_cuda.hpp).
+  const bool mig = report.device.is_object() && report.device.value("mig_enabled", json()) == true;
+  return make("exclusive", kPass, kCodeCheckOk,
+              std::string("no other process held a CUDA context on this ") + (mig ? "MIG instance" : "GPU") +
+                  " during the " + std::to_string(sampled) + " sampled timings",
+              value, 0);
 }
 
 }  // namespace

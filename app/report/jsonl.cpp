@@ -5,13 +5,13 @@
 #include "model/exit_codes.hpp"
 #include "report/exports.hpp"
 #include "report/reason_codes.hpp"
+#include "report/report_fields.hpp"
 
 namespace vsa {
 
 std::string gpu_id_of(const Report& r) {
   if (!r.device.is_object()) return "cpu";
-  const auto uuid = r.device.find("uuid");
-  if (uuid != r.device.end() && uuid->is_string() && !uuid->get<std::string>().empty()) return uuid->get<std::string>();
+  if (std::string uuid = device_uuid_of(r.device); !uuid.empty()) return uuid;
   return "gpu" + std::to_string(r.device.value("cuda_ordinal", -1));
 }
 

@@ -59,7 +59,16 @@ ReportIdentity identity_of(const Report& r) {
   who.gpu_index = r.device.is_object() ? json_text(r.device, "cuda_ordinal") : "cpu";
   who.pci_bus_id = json_text(r.device, "pci_bus_id");
   who.uuid = json_text(r.device, "uuid");
+  who.mig_uuid = json_text(r.device, "mig_uuid");
   return who;
+}
+
+std::string device_uuid_of(const nlohmann::json& device) {
+  if (!device.is_object()) return "";
+  for (const char* key : {"mig_uuid", "uuid"})
+    if (const auto it = device.find(key); it != device.end() && it->is_string() && !it->get<std::string>().empty())
+      return it->get<std::string>();
+  return "";
 }
 
 std::string join_nonempty(const std::vector<std::string>& parts) {
@@ -83,6 +92,7 @@ std::vector<ConfigValue> configuration_of(const ReportFile& file) {
       {"device.cuda_ordinal", "GPU index", true, who.gpu_index},
       {"device.pci_bus_id", "PCI bus id", true, who.pci_bus_id},
       {"device.uuid", "GPU UUID", true, who.uuid},
+      {"device.mig_uuid", "MIG instance", true, who.mig_uuid},
       {"device.serial", "board serial", true, json_text(d, "serial")},
       {"device.name", "GPU", false, who.gpu_name},
       {"device.compute_capability", "compute capability", false, compute_capability(d)},

@@ -27,8 +27,12 @@ struct ReportIdentity {
   std::string gpu_index;  // CUDA ordinal, "cpu" for a CPU-only run
   std::string pci_bus_id;
   std::string uuid;
+  std::string mig_uuid;  // under MIG, the instance's; "" otherwise
 };
 [[nodiscard]] ReportIdentity identity_of(const Report& report);
+// The UUID that names a report's device: under MIG the instance's ("MIG-..."), since two
+// instances of one GPU share the GPU's; else the GPU's; "" when the report has neither.
+[[nodiscard]] std::string device_uuid_of(const nlohmann::json& device);
 // "label host gpuN" without the empty parts.
 [[nodiscard]] std::string short_name(const ReportIdentity& who);
 // The non-empty ones of `parts`, joined by single spaces (names made of optional parts).

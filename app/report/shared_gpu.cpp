@@ -42,7 +42,12 @@ SharedGpu shared_gpu(const Timing& timing) {
     if (pass.contains("during")) (void)listed(pass["during"], pids);  // its pids: every one seen inside
     for (const char* edge : {"before", "after"})
       if (pass.contains(edge)) most = std::max(most, listed(pass[edge], pids));
-    if (most < 0) continue;
+    if (most < 0) {
+      for (const char* edge : {"before", "after"})
+        if (s.unknown_why.empty() && pass.contains(edge) && pass[edge].is_object())
+          s.unknown_why = pass[edge].value("compute_pids_why", "");
+      continue;
+    }
     ++s.sampled_passes;
     const int others = std::max(0, most - 1);
     if (others == 0) continue;

@@ -18,6 +18,7 @@ struct SharedGpu {
   int sampled_passes = 0;   // passes whose samples listed the processes at all
   int most_others = 0;      // the most other processes seen at once
   std::set<unsigned> pids;  // every pid listed in those passes (the worker's own among them)
+  std::string unknown_why;  // the first sample's compute_pids_why, where a pass had no process list
 };
 
 // Per pass: the most processes any of its samples (before, during, after) listed, less one for

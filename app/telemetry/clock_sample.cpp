@@ -88,6 +88,7 @@ void to_json(nlohmann::json& j, const ClockSample& sample) {
   j["memory_temperature_c"] = json_or_null(sample.memory_temperature_c);
   j["thermal_violation_ns"] = json_or_null(sample.thermal_violation_ns);
   j["compute_pids"] = sample.compute_pids ? nlohmann::json(*sample.compute_pids) : nlohmann::json();
+  if (!sample.compute_pids && !sample.compute_pids_why.empty()) j["compute_pids_why"] = sample.compute_pids_why;
 }
 
 }  // namespace vsa

@@ -25,6 +25,9 @@ struct ClockSample {
   // them, so more than one means another process shares the GPU (run 49: a neighbour
   // launching small kernels cost the S = 16384 backward 20%).
   std::optional<std::vector<unsigned>> compute_pids;
+  // Why compute_pids is null, where the sampler knows: under MIG, that the worker's instance could
+  // not be found; else the NVML call's error. Written only then, so a SKIP can say why.
+  std::string compute_pids_why;
 
   [[nodiscard]] std::vector<std::string> reason_names() const;
   // True when a reason that holds clocks below what was asked for is active

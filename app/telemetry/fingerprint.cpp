@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdlib>
+#include <utility>
 
 #include "telemetry/nvml.hpp"
 #include "telemetry/nvml_cuda.hpp"
@@ -88,6 +89,8 @@ void fill_from_cuda(int ordinal, DeviceFingerprint& fp, std::vector<std::string>
   fp.sm_clock_peak_khz = cuda_attribute(cudaDevAttrClockRate, ordinal);
   fp.mem_clock_peak_khz = cuda_attribute(cudaDevAttrMemoryClockRate, ordinal);
   fp.pci_bus_id = cuda_pci_bus_id(ordinal);
+  // Kept by add_nvml_fields only where NVML says MIG is on: without MIG this is the GPU's UUID.
+  fp.mig_uuid = cuda_uuid_v2(ordinal, "MIG-");
 }
 
 std::vector<DeviceFingerprint> collect_nvml_devices(const Nvml& nvml) {
@@ -127,12 +130,18 @@ DeviceFingerprint collect_cuda_device_fingerprint(int cuda_ordinal, std::vector<
 }
 
 void add_nvml_fields(const Nvml& nvml, DeviceFingerprint& fp, std::vector<std::string>& notes) {
+  // The CUDA side's MIG UUID names an instance only where NVML confirms MIG is on.
+  const std::optional<std::string> mig_uuid = std::exchange(fp.mig_uuid, std::nullopt);
   if (!nvml.available()) return;
   // CUDA ordinals follow CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER, NVML indices do
   // not: the PCI bus id is the one key both agree on.
   const std::optional<NvmlDevice> device = fp.pci_bus_id ? nvml.device_by_pci_bus_id(*fp.pci_bus_id) : std::nullopt;
   if (device) {
     fill_from_nvml(nvml, *device, fp);
+    if (fp.mig_enabled == true) {
+      fp.mig_uuid = mig_uuid;
+      if (!mig_uuid) notes.push_back("MIG is on, but CUDA did not give the instance's UUID (cuDeviceGetUuid_v2)");
+    }
     return;
   }
   notes.push_back("CUDA device " + (fp.cuda_ordinal ? std::to_string(*fp.cuda_ordinal) : std::string("?")) + " (PCI " +

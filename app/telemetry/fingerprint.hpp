@@ -57,6 +57,9 @@ struct DeviceFingerprint {
   std::optional<int> cuda_ordinal;  // unknown in an NVML-only (no-CUDA) collection
   std::optional<std::string> name;
   std::optional<std::string> uuid;
+  // Under MIG, the instance the CUDA device stands for ("MIG-...", cuDeviceGetUuid_v2): two
+  // workers on two instances of one GPU share `uuid` and `pci_bus_id`, not this.
+  std::optional<std::string> mig_uuid;
   std::optional<std::string> serial;
   std::optional<std::string> pci_bus_id;
   // Driver and firmware.

@@ -41,6 +41,7 @@ void visit_device_fields(Device& d, Visit&& visit) {
   visit("cuda_ordinal", d.cuda_ordinal);
   visit("name", d.name);
   visit("uuid", d.uuid);
+  visit("mig_uuid", d.mig_uuid);
   visit("serial", d.serial);
   visit("pci_bus_id", d.pci_bus_id);
   visit("driver_version", d.driver_version);

@@ -91,7 +91,9 @@ void device_block(std::string& out, const DeviceFingerprint& d, std::size_t posi
        fmt::format("SM {} / {} MHz max, memory {} / {} MHz max", text_or_dash(d.sm_clock_mhz),
                    text_or_dash(d.sm_clock_max_mhz), text_or_dash(d.mem_clock_mhz), text_or_dash(d.mem_clock_max_mhz)));
   line(out, "persistence", on_off(d.persistence_mode, "on", "off"));
-  line(out, "MIG", on_off(d.mig_enabled, "on (this device is one instance)", "off"));
+  line(out, "MIG",
+       d.mig_enabled == true && d.mig_uuid ? "on: this device is instance " + *d.mig_uuid
+                                           : on_off(d.mig_enabled, "on (this device is one instance)", "off"));
   line(out, "temperature", d.temperature_c ? fmt::format("{} C", *d.temperature_c) : kUnknown);
 }
 

@@ -647,10 +647,13 @@ ClockSample Nvml::sample(const NvmlSampleTarget& target) const {
   sample.event_reasons = clock_event_reasons(device);
   sample.memory_temperature_c = memory_temperature(device).value;
   sample.thermal_violation_ns = thermal_violation_ns(device).value;
-  if (auto processes = target.processes ? compute_processes(*target.processes) : decltype(compute_processes(device)){};
-      processes.value) {
+  if (!target.processes) {
+    sample.compute_pids_why = target.why;
+  } else if (auto processes = compute_processes(*target.processes); processes.value) {
     sample.compute_pids.emplace();
     for (const auto& p : *processes.value) sample.compute_pids->push_back(p.pid);
+  } else {
+    sample.compute_pids_why = processes.why;
   }
   return sample;
 }

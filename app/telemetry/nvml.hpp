@@ -52,6 +52,10 @@ struct NvmlAnswer {
 struct NvmlSampleTarget {
   NvmlDevice gpu;
   std::optional<NvmlDevice> processes;
+  std::string why;  // when processes is nullopt: why (ClockSample::compute_pids_why)
+
+  // A GPU read whole: right only where MIG is off (tests, and sample_target's answer then).
+  static NvmlSampleTarget whole(NvmlDevice device) { return {device, device, ""}; }
 };
 
 // A process with a compute context on a GPU, as the driver lists it.
@@ -155,7 +159,9 @@ class Nvml {
   // The processes with a compute context on the device (ours included, while we hold one). The
   // driver lists those its caller's pid namespace can see, numbered as that namespace numbers
   // them: in a container without the host's pid namespace a neighbour in another one is not
-  // listed. For a MIG GPU's own handle it lists, given the privileges to ask, every instance's
+  // listed (NVIDIA's open kernel modules skip a client whose pid has no number in the caller's
+  // namespace; older drivers, as NVIDIA described them in 2021, gave every process its host
+  // pid). For a MIG GPU's own handle it lists, given the privileges to ask, every instance's
   // processes; a MIG device handle (device_by_uuid) lists its instance's.
   [[nodiscard]] NvmlAnswer<std::vector<GpuProcess>> compute_processes(NvmlDevice device) const;
   // An event set recording this GPU's critical Xid errors from now on; free it with close_xid_events.
@@ -164,8 +170,9 @@ class Nvml {
   void close_xid_events(void* event_set) const;
 
   // Eight NVML calls (five took about 32 us per sample on an H200, driver 580): cheap around each timed pass.
+  // The target comes from sample_target (telemetry/nvml_cuda.hpp): a GPU's own handle for the
+  // processes is right only without MIG.
   [[nodiscard]] ClockSample sample(const NvmlSampleTarget& target) const;
-  [[nodiscard]] ClockSample sample(NvmlDevice device) const { return sample(NvmlSampleTarget{device, device}); }
 
  private:
   struct Symbols;

@@ -1,6 +1,7 @@
 #include "telemetry/nvml_cuda.hpp"
 
 #include <cuda.h>
+#include <cudaTypedefs.h>
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
@@ -42,33 +43,35 @@ void* driver_entry(const char* symbol, unsigned version) {
 
 }  // namespace
 
-std::optional<std::string> cuda_mig_uuid(int cuda_ordinal) {
+std::optional<std::string> cuda_uuid_v2(int cuda_ordinal, const char* prefix) {
   // Version 11040 asks for cuDeviceGetUuid_v2, the form that answers with the MIG UUID.
-  using DeviceGet = CUresult (*)(CUdevice*, int);
-  using DeviceGetUuid = CUresult (*)(CUuuid*, CUdevice);
-  const auto get = reinterpret_cast<DeviceGet>(driver_entry("cuDeviceGet", 2000));
-  const auto get_uuid = reinterpret_cast<DeviceGetUuid>(driver_entry("cuDeviceGetUuid", 11040));
+  const auto get = reinterpret_cast<PFN_cuDeviceGet_v2000>(driver_entry("cuDeviceGet", 2000));
+  const auto get_uuid = reinterpret_cast<PFN_cuDeviceGetUuid_v11040>(driver_entry("cuDeviceGetUuid", 11040));
   CUdevice device{};
   CUuuid uuid{};
   if (get == nullptr || get_uuid == nullptr || get(&device, cuda_ordinal) != CUDA_SUCCESS ||
       get_uuid(&uuid, device) != CUDA_SUCCESS)
     return std::nullopt;
-  return format_uuid(uuid.bytes, "MIG-");
+  return format_uuid(uuid.bytes, prefix);
 }
 
 NvmlSampleTarget sample_target(const Nvml& nvml, NvmlDevice gpu,
                                const std::function<std::optional<std::string>()>& mig_uuid) {
   const NvmlAnswer<bool> mig = nvml.mig_enabled(gpu);
-  if (!mig.value) return {gpu, std::nullopt};
-  if (!*mig.value) return {gpu, gpu};
+  if (!mig.value) return {gpu, std::nullopt, "whether MIG is on is unknown (" + mig.why + ")"};
+  if (!*mig.value) return NvmlSampleTarget::whole(gpu);
   const std::optional<std::string> uuid = mig_uuid ? mig_uuid() : std::nullopt;
-  return {gpu, uuid ? nvml.device_by_uuid(*uuid) : std::nullopt};
+  if (!uuid) return {gpu, std::nullopt, "MIG is on and the CUDA device's MIG UUID is unknown (cuDeviceGetUuid_v2)"};
+  const std::optional<NvmlDevice> instance = nvml.device_by_uuid(*uuid);
+  if (!instance)
+    return {gpu, std::nullopt, "MIG is on and NVML has no MIG device " + *uuid + " (nvmlDeviceGetHandleByUUID)"};
+  return {gpu, instance, ""};
 }
 
 std::optional<NvmlSampleTarget> nvml_sample_target_for_cuda_ordinal(const Nvml& nvml, int cuda_ordinal) {
   const std::optional<NvmlDevice> gpu = nvml_device_for_cuda_ordinal(nvml, cuda_ordinal);
   if (!gpu) return std::nullopt;
-  return sample_target(nvml, *gpu, [cuda_ordinal] { return cuda_mig_uuid(cuda_ordinal); });
+  return sample_target(nvml, *gpu, [cuda_ordinal] { return cuda_uuid_v2(cuda_ordinal, "MIG-"); });
 }
 
 }  // namespace vsa

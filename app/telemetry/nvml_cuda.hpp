@@ -21,11 +21,11 @@ namespace vsa {
 // The NVML device behind a CUDA ordinal: the physical GPU, also under MIG.
 [[nodiscard]] std::optional<NvmlDevice> nvml_device_for_cuda_ordinal(const Nvml& nvml, int cuda_ordinal);
 
-// The CUDA device's MIG UUID, "MIG-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx": cuDeviceGetUuid_v2 names
-// the MIG compute instance the device stands for (CUDA Driver API, "Device Management"). Read
-// through cudaGetDriverEntryPointByVersion, as libcuda is never linked. nullopt when the driver
-// cannot say; only meaningful where NVML says MIG is enabled.
-[[nodiscard]] std::optional<std::string> cuda_mig_uuid(int cuda_ordinal);
+// The CUDA device's UUID from cuDeviceGetUuid_v2, after `prefix`: under MIG the UUID of the MIG
+// compute instance the device stands for (CUDA Driver API, "Device Management"), spelt
+// "MIG-xxxxxxxx-..." by nvidia-smi; without MIG the GPU's, "GPU-...". Read through
+// cudaGetDriverEntryPointByVersion, as libcuda is never linked; nullopt when the driver cannot say.
+[[nodiscard]] std::optional<std::string> cuda_uuid_v2(int cuda_ordinal, const char* prefix);
 
 // Where a timing's clock samples read for `gpu`: its clocks, and the processes of the instance
 // the CUDA device stands for. Without MIG that is the GPU itself. Under MIG, the MIG device that

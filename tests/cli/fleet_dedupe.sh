@@ -1,5 +1,6 @@
 # fleet counts each GPU once (issue 20): of several reports with the same GPU UUID (a node
-# re-run after a repair), the newest stands and the older are listed as superseded.
+# re-run after a repair), the newest stands and the older are listed as superseded. Two MIG
+# instances of one GPU share its UUID and are two GPUs to the fleet (device.mig_uuid).
 source "$(dirname "$0")/lib.sh"
 "$BIN" run --devices none --quiet --case cpu-ref/minimal-1-0 --out "$WORK/run" >"$WORK/out" 2>&1 || { cat "$WORK/out"; fail "run"; }
 src="$(ls "$WORK"/run/*.json)"
@@ -7,10 +8,11 @@ mkdir -p "$WORK/fleet"
 python3 - "$src" "$WORK/fleet" <<'PY' || fail "python"
 import json, sys
 src, out = sys.argv[1:3]
-def gpu(name, uuid, finished, verdict, suite=None):
+def gpu(name, uuid, finished, verdict, suite=None, mig=None):
     d = json.load(open(src))
     if suite: d["suites"] = [{"name": suite, "source": "builtin:" + suite, "description": ""}]
     d["device"] = {"uuid": uuid, "name": "NVIDIA H200", "cuda_ordinal": 0, "pci_bus_id": "0000:19:00.0"}
+    if mig: d["device"].update({"mig_enabled": True, "mig_uuid": mig})
     d["finished_at"] = finished
     for c in d["cases"]:
         c["verdict"] = verdict
@@ -21,11 +23,15 @@ gpu("n1-old", "GPU-1111", "2026-11-01T10:00:00Z", "FAULT")   # before the repair
 gpu("n1-new", "GPU-1111", "2026-11-02T10:00:00Z", "PASS")    # after it
 gpu("n2", "GPU-2222", "2026-11-01T11:00:00Z", "PASS")
 gpu("n2-perf", "GPU-2222", "2026-11-01T12:00:00Z", "PASS", suite="perf")  # another suite: kept
+gpu("n3-mig-a", "GPU-3333", "2026-11-01T13:00:00Z", "PASS", mig="MIG-aaaa")  # two instances
+gpu("n3-mig-b", "GPU-3333", "2026-11-01T14:00:00Z", "PASS", mig="MIG-bbbb")  # of one GPU: both kept
 PY
 "$BIN" fleet "$WORK/fleet" --format json >"$WORK/f.json" 2>"$WORK/err"; rc=$?
 [ "$rc" -eq 0 ] || { cat "$WORK/f.json" "$WORK/err"; fail "fleet: exit $rc, expected 0 (the FAULT report is superseded)"; }
-[ "$(json_get "$WORK/f.json" "len(d['nodes'])")" = "3" ] \
-  || fail "fleet: expected 3 reports (n1-new, n2, and n2's run of another suite)"
+[ "$(json_get "$WORK/f.json" "len(d['nodes'])")" = "5" ] \
+  || fail "fleet: expected 5 reports (n1-new, n2, n2's run of another suite, two MIG instances of one GPU)"
+[ "$(json_get "$WORK/f.json" "sorted(n['mig_uuid'] for n in d['nodes'] if n['mig_uuid'])")" = "['MIG-aaaa', 'MIG-bbbb']" ] \
+  || fail "fleet: the MIG instances are not named"
 [ "$(json_get "$WORK/f.json" "len(d['superseded'])")" = "1" ] || fail "fleet: expected only n1-old superseded"
 json_get "$WORK/f.json" "d['superseded'][0]" | grep -q "n1-old.json (GPU GPU-1111, suites .*: a newer report is .*n1-new.json)" \
   || { json_get "$WORK/f.json" "d['superseded']"; fail "the older report is not named as superseded"; }

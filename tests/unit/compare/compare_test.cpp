@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "model/exit_codes.hpp"
+#include "report/exports.hpp"
+#include "report/report_fields.hpp"
 #include "synthetic_reports.hpp"
 
 namespace vsa {
@@ -88,6 +90,22 @@ TEST(CompareConfig, MigShowsOnlyWhereAReportRanOnAnInstance) {
   ASSERT_NE(row_titled(c, "MIG"), nullptr);
   EXPECT_EQ(row_titled(c, "MIG")->values, (Strings{"", "on"}));
   EXPECT_EQ(c.config_differences(), (Strings{"MIG"}));
+}
+
+// Two MIG instances of one GPU share its UUID: the instance's names the device, shown as identity.
+TEST(CompareConfig, AMigInstanceIsNamedByItsOwnUuid) {
+  auto a = synthetic_report({});
+  auto b = synthetic_report({});
+  a.report.device["mig_uuid"] = "MIG-aaaa";
+  b.report.device["mig_uuid"] = "MIG-bbbb";
+  const Comparison c = compare_reports({a, b}, {});
+  ASSERT_NE(row_titled(c, "MIG instance"), nullptr);
+  EXPECT_TRUE(row_titled(c, "MIG instance")->identity);
+  EXPECT_EQ(row_titled(c, "MIG instance")->values, (Strings{"MIG-aaaa", "MIG-bbbb"}));
+  EXPECT_EQ(device_uuid_of(a.report.device), "MIG-aaaa");
+  EXPECT_EQ(device_uuid_of(synthetic_report({}).report.device), "GPU-node1-0");
+  EXPECT_EQ(device_uuid_of(nlohmann::json()), "");
+  EXPECT_EQ(gpu_id_of(a.report), "MIG-aaaa");  // the exports' gpu_uuid label
 }
 
 TEST(CompareConfig, CpuOnlyAgainstGpuReportShowsTheGpuAsADifference) {

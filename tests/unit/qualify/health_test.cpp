@@ -237,6 +237,27 @@ TEST(HealthGates, AnotherProcessOnTheGpuFailsExclusive) {
   EXPECT_EQ(c.code, kCodeHealthUnknown);
 }
 
+// Under MIG the lists come from the worker's instance (telemetry/nvml_cuda.hpp): where it could not
+// be found the SKIP says why, and a PASS names the instance, not the GPU.
+TEST(HealthGates, ExclusiveUnderMigSaysWhyItSkipsAndWhatPassed) {
+  fake::State s;
+  const HealthRecord r = monitored_run(s);
+  const std::string why = "MIG is on and NVML has no MIG device MIG-0 (nvmlDeviceGetHandleByUUID)";
+  Report unresolved = testing::sustained_report(nlohmann::json::array(
+      {{{"pass", 0}, {"before", {{"compute_pids", nullptr}, {"compute_pids_why", why}}}, {"after", nullptr}}}));
+  unresolved.device = {{"mig_enabled", true}};
+  auto c = check_of(health_checks(r, unresolved), "exclusive");
+  EXPECT_EQ(c.verdict, kSkip);
+  EXPECT_NE(c.reason.find(why), std::string::npos) << c.reason;
+  Report alone = report_with_sustained({"sw_power_cap"});
+  alone.device = {{"mig_enabled", true}};
+  c = check_of(health_checks(r, alone), "exclusive");
+  EXPECT_EQ(c.verdict, kPass);
+  EXPECT_NE(c.reason.find("on this MIG instance"), std::string::npos) << c.reason;
+  alone.device = {{"mig_enabled", false}};
+  EXPECT_NE(check_of(health_checks(r, alone), "exclusive").reason.find("on this GPU"), std::string::npos);
+}
+
 TEST(HealthGates, PendingOrFailedRowRemapFails) {
   fake::State s;
   s.remap_pending = 1;
@@ -350,13 +371,13 @@ TEST(HealthGates, ThermalEvidenceIsReadThroughTheNvmlLayer) {
   const Nvml nvml(fake::lookup, "fake-nvml");
   const NvmlDevice device{fake::the_device()};
   EXPECT_EQ(*nvml.memory_temperature(device).value, 71u);
-  EXPECT_EQ(*nvml.sample(device).memory_temperature_c, 71u);
-  EXPECT_EQ(*nvml.sample(device).thermal_violation_ns, 7'000'000'000ULL);
+  EXPECT_EQ(*nvml.sample(NvmlSampleTarget::whole(device)).memory_temperature_c, 71u);
+  EXPECT_EQ(*nvml.sample(NvmlSampleTarget::whole(device)).thermal_violation_ns, 7'000'000'000ULL);
   // Each piece missing or unsupported is a stated reason, never a number.
   s.memory_field_status = nvml_api::NVML_ERROR_NOT_SUPPORTED;
   EXPECT_EQ(nvml.memory_temperature(device).why,
             "nvmlDeviceGetFieldValues(NVML_FI_DEV_MEMORY_TEMP): Not Supported (3)");
-  EXPECT_FALSE(nvml.sample(device).memory_temperature_c);
+  EXPECT_FALSE(nvml.sample(NvmlSampleTarget::whole(device)).memory_temperature_c);
   s.threshold_status = nvml_api::NVML_ERROR_NOT_SUPPORTED;
   EXPECT_EQ(nvml.temperature_threshold(device, TemperatureThreshold::gpu_max).why,
             "nvmlDeviceGetTemperatureThreshold: Not Supported (3)");

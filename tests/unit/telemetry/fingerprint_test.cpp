@@ -171,7 +171,7 @@ TEST(Nvml, MissingLibraryIsReportedNotFatal) {
   EXPECT_FALSE(nvml.driver_version());
   EXPECT_FALSE(nvml.device_count());
   EXPECT_FALSE(nvml.device_by_index(0));
-  const ClockSample sample = nvml.sample(NvmlDevice{});
+  const ClockSample sample = nvml.sample(NvmlSampleTarget{});
   EXPECT_FALSE(sample.sm_clock_mhz);
   EXPECT_FALSE(sample.event_reasons);
 
@@ -314,7 +314,7 @@ TEST(Nvml, FakeOldDriverLosesOnlyTheMissingFields) {
     // The old throttle name stands in for the clocks-event one, so it is not "missing".
     EXPECT_FALSE(contains(nvml.missing_symbols(), "ClocksEventReasons"));
 
-    const ClockSample sample = nvml.sample(*device);
+    const ClockSample sample = nvml.sample(NvmlSampleTarget::whole(*device));
     EXPECT_EQ(sample.sm_clock_mhz, 1755u);
     EXPECT_EQ(sample.mem_clock_mhz, 2619u);
     EXPECT_FALSE(sample.temperature_c);

@@ -41,9 +41,12 @@ nvmlReturn_t by_pci_bus_id(const char*, nvmlDevice_t* d) {
   return NVML_SUCCESS;
 }
 nvmlReturn_t by_uuid(const char* uuid, nvmlDevice_t* d) {
-  if (std::strcmp(uuid, kOursUuid) == 0) *d = ours();
-  else if (std::strcmp(uuid, kTheirsUuid) == 0) *d = theirs();
-  else return 6;  // NVML_ERROR_NOT_FOUND
+  if (std::strcmp(uuid, kOursUuid) == 0)
+    *d = ours();
+  else if (std::strcmp(uuid, kTheirsUuid) == 0)
+    *d = theirs();
+  else
+    return 6;  // NVML_ERROR_NOT_FOUND
   return NVML_SUCCESS;
 }
 nvmlReturn_t mig_mode(nvmlDevice_t d, unsigned* current, unsigned* pending) {
@@ -123,8 +126,9 @@ TEST(NvmlMig, UnderMigTheSampleListsOnlyOurInstancesProcesses) {
   const ClockSample sample = nvml.sample(target);
   EXPECT_EQ(sample.sm_clock_mhz, 1980u);  // still read from the GPU
   EXPECT_EQ(pids_of(sample), (Pids{4700}));
+  EXPECT_FALSE(nlohmann::json(sample).contains("compute_pids_why"));
   // What the GPU's own handle would have said: the other instance's pids as neighbours.
-  EXPECT_EQ(pids_of(nvml.sample(gpu)), (Pids{4700, 5100, 5101}));
+  EXPECT_EQ(pids_of(nvml.sample(NvmlSampleTarget::whole(gpu))), (Pids{4700, 5100, 5101}));
 }
 
 TEST(NvmlMig, WithoutMigTheGpuListsItsProcessesAndNoUuidIsAsked) {
@@ -167,14 +171,19 @@ TEST(NvmlMig, AnInstanceThatCannotBeFoundLeavesTheProcessesUnknown) {
   const mig_fake::Reset reset;
   const Nvml nvml(mig_fake::lookup, "fake-mig-nvml");
   const NvmlDevice gpu{mig_fake::gpu()};
-  for (const std::optional<std::string>& uuid :
-       {std::optional<std::string>(), std::optional<std::string>("MIG-00000000-0000-0000-0000-000000000000")}) {
+  const std::vector<std::pair<std::optional<std::string>, std::string>> cases = {
+      {std::nullopt, "MIG UUID is unknown"},
+      {"MIG-00000000-0000-0000-0000-000000000000", "no MIG device MIG-00000000-0000-0000-0000-000000000000"}};
+  for (const auto& [uuid, why] : cases) {
     const NvmlSampleTarget target = sample_target(nvml, gpu, [&] { return uuid; });
     EXPECT_FALSE(target.processes) << uuid.value_or("no uuid");
+    EXPECT_NE(target.why.find(why), std::string::npos) << target.why;
     const ClockSample sample = nvml.sample(target);
     EXPECT_EQ(sample.sm_clock_mhz, 1980u);
     EXPECT_FALSE(sample.compute_pids);
-    EXPECT_TRUE(nlohmann::json(sample)["compute_pids"].is_null());
+    const nlohmann::json j = sample;
+    EXPECT_TRUE(j["compute_pids"].is_null());
+    EXPECT_EQ(j.value("compute_pids_why", ""), target.why);
   }
 }
 
@@ -185,7 +194,41 @@ TEST(NvmlMig, AMigModeThatCannotBeReadLeavesTheProcessesUnknown) {
   const auto mig = nvml.mig_enabled(NvmlDevice{mig_fake::gpu()});
   EXPECT_FALSE(mig.value);
   EXPECT_NE(mig.why.find("nvmlDeviceGetMigMode"), std::string::npos) << mig.why;
-  EXPECT_FALSE(sample_target(nvml, NvmlDevice{mig_fake::gpu()}, {}).processes);
+  const NvmlSampleTarget target = sample_target(nvml, NvmlDevice{mig_fake::gpu()}, {});
+  EXPECT_FALSE(target.processes);
+  EXPECT_NE(target.why.find("whether MIG is on is unknown"), std::string::npos) << target.why;
+}
+
+// The worker's CUDA side gives cuDeviceGetUuid_v2 as a MIG UUID whatever the GPU; NVML decides
+// whether it names an instance (without MIG it is the GPU's own UUID, wrongly prefixed).
+TEST(NvmlMig, TheFingerprintKeepsTheInstanceUuidOnlyUnderMig) {
+  const mig_fake::Reset reset;
+  auto joined = [](bool mig_on, const std::optional<std::string>& cuda_uuid) {
+    mig_fake::mig_current = mig_on ? 1 : 0;
+    const Nvml nvml(mig_fake::lookup, "fake-mig-nvml");
+    DeviceFingerprint fp;
+    fp.pci_bus_id = "0000:19:00.0";
+    fp.mig_uuid = cuda_uuid;
+    std::vector<std::string> notes;
+    add_nvml_fields(nvml, fp, notes);
+    return std::make_pair(fp, notes);
+  };
+  auto [on, on_notes] = joined(true, std::string(mig_fake::kOursUuid));
+  EXPECT_EQ(on.mig_uuid, mig_fake::kOursUuid);
+  EXPECT_TRUE(on_notes.empty());
+  EXPECT_FALSE(joined(false, std::string(mig_fake::kOursUuid)).first.mig_uuid);
+  auto [unknown, unknown_notes] = joined(true, std::nullopt);
+  EXPECT_FALSE(unknown.mig_uuid);
+  ASSERT_EQ(unknown_notes.size(), 1u);
+  EXPECT_NE(unknown_notes[0].find("did not give the instance's UUID"), std::string::npos) << unknown_notes[0];
+  // No NVML: nothing confirms MIG, so nothing names an instance.
+  const Nvml missing(std::string("libvsa-no-such-nvml.so.1"));
+  DeviceFingerprint fp;
+  fp.mig_uuid = mig_fake::kOursUuid;
+  std::vector<std::string> notes;
+  add_nvml_fields(missing, fp, notes);
+  EXPECT_FALSE(fp.mig_uuid);
+  EXPECT_TRUE(nlohmann::json(fp)["mig_uuid"].is_null());
 }
 
 TEST(NvmlMig, TheFingerprintSaysMigIsOn) {
@@ -200,13 +243,17 @@ TEST(NvmlMig, TheFingerprintSaysMigIsOn) {
   EXPECT_EQ(nlohmann::json(fp).get<DeviceFingerprint>().mig_enabled, true);
   Fingerprint whole;
   whole.devices = {fp};
-  EXPECT_NE(format_fingerprint_text(whole).find("MIG"), std::string::npos) << format_fingerprint_text(whole);
+  EXPECT_NE(format_fingerprint_text(whole).find("on (this device is one instance)"), std::string::npos)
+      << format_fingerprint_text(whole);
 }
 
 TEST(NvmlMig, UuidBytesAreSpelledAsNvidiaSmiSpellsThem) {
-  // cuDeviceGetUuid_v2's bytes for the instance nvidia-smi -L calls MIG-a65afc88-50b5-5ccf-b0a8-f93b3247ae9e.
-  const char bytes[16] = {char(0xa6), char(0x5a), char(0xfc), char(0x88), char(0x50), char(0xb5), char(0x5c), char(0xcf),
-                          char(0xb0), char(0xa8), char(0xf9), char(0x3b), char(0x32), char(0x47), char(0xae), char(0x9e)};
+  // The spelling only: these bytes are read off a MIG UUID as nvidia-smi -L prints it (a public
+  // issue's output), not taken from cuDeviceGetUuid_v2. That the driver's bytes spell NVML's UUID
+  // is checked on a GPU (tests/device, NvmlCudaDevice) for the GPU's own UUID; no MIG GPU was at hand.
+  const char bytes[16] = {char(0xa6), char(0x5a), char(0xfc), char(0x88), char(0x50), char(0xb5),
+                          char(0x5c), char(0xcf), char(0xb0), char(0xa8), char(0xf9), char(0x3b),
+                          char(0x32), char(0x47), char(0xae), char(0x9e)};
   EXPECT_EQ(format_uuid(bytes, "MIG-"), mig_fake::kOursUuid);
   EXPECT_EQ(format_uuid(bytes, "GPU-"), "GPU-a65afc88-50b5-5ccf-b0a8-f93b3247ae9e");
 }
