@@ -15,17 +15,21 @@ std::string text_of(const json& j, const char* key) {
   return j.is_object() && j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
 }
 
-// The same GPU: by UUID where both sides know it, else by PCI bus id and name.
+// The same GPU: by UUID where both sides know it, else by PCI bus id and name. Two MIG instances
+// of one GPU share its UUID: where both sides name their instance, it must be the same one.
 bool same_gpu(const json& a, const json& b) {
+  const std::string ma = text_of(a, "mig_uuid"), mb = text_of(b, "mig_uuid");
+  if (!ma.empty() && !mb.empty() && ma != mb) return false;
   const std::string ua = text_of(a, "uuid"), ub = text_of(b, "uuid");
   if (!ua.empty() || !ub.empty()) return ua == ub;
   return text_of(a, "pci_bus_id") == text_of(b, "pci_bus_id") && text_of(a, "name") == text_of(b, "name");
 }
 
 std::string gpu_name(const json& d) {
-  const std::string uuid = text_of(d, "uuid");
+  const std::string uuid = text_of(d, "uuid"), mig_uuid = text_of(d, "mig_uuid");
   return (text_of(d, "name").empty() ? std::string("GPU") : text_of(d, "name")) + " " +
-         (uuid.empty() ? "at PCI " + text_of(d, "pci_bus_id") : uuid);
+         (uuid.empty() ? "at PCI " + text_of(d, "pci_bus_id") : uuid) +
+         (mig_uuid.empty() ? std::string() : " instance " + mig_uuid);
 }
 
 std::string refuse(const ReportFile& f, const std::string& why) {

@@ -37,6 +37,7 @@
 #include "telemetry/clock_sampler.hpp"
 #include "telemetry/node_fingerprint.hpp"
 #include "telemetry/nvml.hpp"
+#include "telemetry/nvml_cuda.hpp"
 #include "telemetry/pci_gpus.hpp"
 #include "report/exports.hpp"
 #include "report/nvbench_json.hpp"
@@ -264,7 +265,12 @@ Discovery discover_devices(bool isolate) {
     for (const auto& dev : q.devices) {
       char pci[32] = {};
       cudaDeviceGetPCIBusId(pci, sizeof pci, dev.ordinal);
-      d.devices.push_back({{"ordinal", dev.ordinal}, {"name", dev.name}, {"pci_bus_id", pci}});
+      // mig_uuid as the worker's facts give it (kept by add_nvml_fields only where MIG is on).
+      const std::optional<std::string> mig_uuid = cuda_uuid_v2(dev.ordinal, "MIG-");
+      d.devices.push_back({{"ordinal", dev.ordinal},
+                           {"name", dev.name},
+                           {"pci_bus_id", pci},
+                           {"mig_uuid", mig_uuid ? json(*mig_uuid) : json()}});
     }
     d.note = q.note;
     return d;

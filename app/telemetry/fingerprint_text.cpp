@@ -93,7 +93,7 @@ void device_block(std::string& out, const DeviceFingerprint& d, std::size_t posi
   line(out, "persistence", on_off(d.persistence_mode, "on", "off"));
   line(out, "MIG",
        d.mig_enabled == true && d.mig_uuid ? "on: this device is instance " + *d.mig_uuid
-                                           : on_off(d.mig_enabled, "on (this device is one instance)", "off"));
+                                           : on_off(d.mig_enabled, "on", "off"));
   line(out, "temperature", d.temperature_c ? fmt::format("{} C", *d.temperature_c) : kUnknown);
 }
 

@@ -30,7 +30,7 @@ assert isinstance(doc["devices"], list) and isinstance(doc["notes"], list)
 device_keys = ["nvml_index", "cuda_ordinal", "name", "uuid", "serial", "pci_bus_id", "driver_version",
                "cuda_driver_version", "cuda_runtime_version", "vbios_version", "gsp_firmware_version",
                "gsp_firmware_enabled", "inforom_image_version", "ecc_enabled", "ecc_uncorrected_volatile",
-               "power_limit_w", "sm_clock_mhz", "sm_clock_max_mhz", "persistence_mode", "temperature_c",
+               "power_limit_w", "sm_clock_mhz", "sm_clock_max_mhz", "persistence_mode", "mig_enabled", "mig_uuid", "temperature_c",
                "memory_total_bytes", "cc_major", "cc_minor", "sm_count", "l2_cache_bytes",
                "smem_per_block_optin_bytes", "sm_clock_peak_khz"]
 for i, dev in enumerate(doc["devices"]):

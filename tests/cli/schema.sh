@@ -94,6 +94,16 @@ edit "$WORK/checked.json" "$WORK/check-kind.json" "d['checks'][0]['kind'] = 'vib
 invalid report "$WORK/check-kind.json" "'vibes' is not one of"
 edit "$WORK/checked.json" "$WORK/health-field.json" "d['health']['before']['temperature'] = 40"
 invalid report "$WORK/health-field.json" "('temperature' was unexpected)"
+# A MIG instance's report: the device names its instance, and a sample whose process list is
+# unknown says why (telemetry/nvml_cuda.hpp).
+edit "$WORK/checked.json" "$WORK/mig.json" "
+d['device'].update(mig_enabled=True, mig_uuid='MIG-a65afc88-50b5-5ccf-b0a8-f93b3247ae9e')
+t = next(t for c in d['cases'] for b in c['backends'] for t in b['timings'] if t.get('clocks'))
+t['clocks'][0]['before'] = dict(t['clocks'][0]['before'] or {}, compute_pids=None,
+                                compute_pids_why='MIG is on and NVML has no MIG device MIG-0 (nvmlDeviceGetHandleByUUID)')"
+valid --schema report "$WORK/mig.json"
+edit "$WORK/mig.json" "$WORK/mig-bad.json" "d['device']['mig_uuid'] = 7"
+invalid report "$WORK/mig-bad.json" "7 is not of type"
 
 correctness="$SRC/results/baselines/h200-correctness.json"
 "$BIN" repro "$correctness" --case correctness/odd-nb --bundle "$WORK/bundle.json" >"$WORK/out" 2>&1 \

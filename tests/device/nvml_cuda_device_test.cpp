@@ -2,16 +2,22 @@
 // spelt as nvidia-smi spells them, name the same device NVML does, and a timing's clock sample
 // for a CUDA ordinal lists the processes (ours among them, once we hold a context). Without MIG
 // the UUID is the GPU's, so this checks the driver lookup and the spelling that the MIG path
-// relies on for a MIG instance's UUID; a MIG GPU was not at hand. Skips with the reason where
-// NVML or a GPU is absent.
+// relies on for a MIG instance's UUID; on a MIG GPU the instance branch only repeats the code's
+// own lookup (no MIG GPU was at hand). Skips with the reason where NVML or a GPU is absent.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime_api.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "telemetry/fingerprint.hpp"
 #include "telemetry/node_fingerprint.hpp"
 #include "telemetry/nvml.hpp"
 #include "telemetry/nvml_cuda.hpp"
@@ -40,6 +46,12 @@ TEST(NvmlCudaDevice, TheDriversUuidNamesTheDeviceNvmlJoinsByPciBusId) {
   ASSERT_TRUE(target);
   ASSERT_TRUE(target->processes) << target->why;
   EXPECT_EQ(target->processes->handle, *mig.value ? by_uuid->handle : gpu->handle);
+  // The fingerprint as a worker and the supervisor build it: an instance's UUID only under MIG.
+  std::vector<std::string> notes;
+  DeviceFingerprint fp = collect_cuda_device_fingerprint(0, notes);
+  add_nvml_fields(nvml, fp, notes);
+  EXPECT_EQ(fp.mig_enabled, *mig.value);
+  EXPECT_EQ(fp.mig_uuid, *mig.value ? uuid : std::nullopt);
 }
 
 TEST(NvmlCudaDevice, AClockSampleListsOurOwnContext) {
@@ -51,7 +63,9 @@ TEST(NvmlCudaDevice, AClockSampleListsOurOwnContext) {
   const nlohmann::json sample = sample_clocks_json(0);
   ASSERT_TRUE(sample.is_object());
   ASSERT_TRUE(sample["compute_pids"].is_array()) << sample.dump();
-  EXPECT_GE(sample["compute_pids"].size(), 1u) << sample.dump();
+  // Our own pid, as this pid namespace numbers it (the driver's numbering: telemetry/nvml.hpp).
+  const auto& pids = sample["compute_pids"];
+  EXPECT_NE(std::find(pids.begin(), pids.end(), nlohmann::json(unsigned(getpid()))), pids.end()) << sample.dump();
   EXPECT_NE(sample["sm_clock_mhz"], nullptr);
 }
 

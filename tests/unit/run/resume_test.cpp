@@ -86,6 +86,21 @@ TEST(Resume, RefusesAnotherNodeGpuBinaryOrLabel) {
   EXPECT_NE(label.refusal().find("its label is \"rack1\", not \"rack2\""), std::string::npos) << label.refusal();
 }
 
+// Two MIG instances of one GPU share its UUID; a report resumes only on its own instance.
+TEST(Resume, RefusesAnotherMigInstanceOfTheSameGpu) {
+  Fixture f;
+  f.run.devices = {{{"uuid", "GPU-1"}, {"mig_uuid", "MIG-a"}, {"name", "NVIDIA H200"}, {"pci_bus_id", "0000:19:00.0"}},
+                   {{"uuid", "GPU-1"}, {"mig_uuid", "MIG-b"}, {"name", "NVIDIA H200"}, {"pci_bus_id", "0000:19:00.0"}}};
+  f.file.report.device = f.run.devices[1];
+  EXPECT_EQ(plan_resume(f.file, f.run).device_index, 1);  // MIG-b, not the first with GPU-1
+  f.run.devices.pop_back();
+  EXPECT_NE(f.refusal().find("its GPU, NVIDIA H200 GPU-1 instance MIG-b, is not one this run can use"),
+            std::string::npos)
+      << f.refusal();
+  f.file.report.device.erase("mig_uuid");  // a report from before the field: by the GPU's UUID
+  EXPECT_EQ(f.refusal(), "");
+}
+
 TEST(Resume, CpuOnlyReportsResumeOnlyCpuOnlyAndCompleteOnesNot) {
   Fixture cpu;
   cpu.file.report.device = nullptr;

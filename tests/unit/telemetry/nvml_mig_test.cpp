@@ -206,9 +206,10 @@ TEST(NvmlMig, TheFingerprintKeepsTheInstanceUuidOnlyUnderMig) {
   auto joined = [](bool mig_on, const std::optional<std::string>& cuda_uuid) {
     mig_fake::mig_current = mig_on ? 1 : 0;
     const Nvml nvml(mig_fake::lookup, "fake-mig-nvml");
-    DeviceFingerprint fp;
-    fp.pci_bus_id = "0000:19:00.0";
-    fp.mig_uuid = cuda_uuid;
+    DeviceFingerprint worker;  // the worker's CUDA facts, sent to the supervisor as JSON
+    worker.pci_bus_id = "0000:19:00.0";
+    worker.mig_uuid = cuda_uuid;
+    DeviceFingerprint fp = nlohmann::json(worker).get<DeviceFingerprint>();
     std::vector<std::string> notes;
     add_nvml_fields(nvml, fp, notes);
     return std::make_pair(fp, notes);
@@ -228,7 +229,8 @@ TEST(NvmlMig, TheFingerprintKeepsTheInstanceUuidOnlyUnderMig) {
   std::vector<std::string> notes;
   add_nvml_fields(missing, fp, notes);
   EXPECT_FALSE(fp.mig_uuid);
-  EXPECT_TRUE(nlohmann::json(fp)["mig_uuid"].is_null());
+  EXPECT_TRUE(nlohmann::json(fp).at("mig_uuid").is_null());
+  EXPECT_EQ(nlohmann::json(on).at("mig_uuid"), mig_fake::kOursUuid);
 }
 
 TEST(NvmlMig, TheFingerprintSaysMigIsOn) {
@@ -243,7 +245,11 @@ TEST(NvmlMig, TheFingerprintSaysMigIsOn) {
   EXPECT_EQ(nlohmann::json(fp).get<DeviceFingerprint>().mig_enabled, true);
   Fingerprint whole;
   whole.devices = {fp};
-  EXPECT_NE(format_fingerprint_text(whole).find("on (this device is one instance)"), std::string::npos)
+  EXPECT_NE(format_fingerprint_text(whole).find("MIG"), std::string::npos);
+  EXPECT_EQ(format_fingerprint_text(whole).find("off"), std::string::npos) << format_fingerprint_text(whole);
+  whole.devices[0].mig_uuid = mig_fake::kOursUuid;
+  EXPECT_NE(format_fingerprint_text(whole).find(std::string("on: this device is instance ") + mig_fake::kOursUuid),
+            std::string::npos)
       << format_fingerprint_text(whole);
 }
 
