@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "qualify/idle_utilization.hpp"
 #include "telemetry/nvml.hpp"
 
 namespace vsa {
@@ -31,6 +32,7 @@ struct HealthRecord {
   bool monitored = false;  // false: no NVML device for this GPU (why_not says why)
   std::string why_not;
   HealthSnapshot before, after;
+  IdleUtilization idle;  // read before the first case (health.exclusive)
   bool xid_watched = false;
   std::string xid_note;               // why Xids were not (or no longer) watched
   std::vector<std::uint64_t> xids;    // critical Xid errors seen during the run, in order

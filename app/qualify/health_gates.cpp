@@ -131,10 +131,28 @@ NodeCheck ecc_growth(const HealthRecord& r) {
   return make("ecc_growth", kPass, kCodeCheckOk, counts, value, {{"uncorrected_growth", 0}});
 }
 
+// The idle reading before the first case (idle_utilization.hpp) as text: "37%, 36%, 36% over 2.2 s".
+std::string idle_text(const IdleUtilization& idle) {
+  return fmt::format("{}% over {:.1f} s", fmt::join(idle.busy_percent, "%, "), idle.seconds);
+}
+
 // Whether the GPU was this run's alone while it timed (report/shared_gpu.hpp): a neighbour's
 // CUDA work time-slices with the cases, so every figure the floors judged may be low, at any
-// spread (kernels/sm90a/notes/runs.md, run 49).
-NodeCheck exclusive(const Report& report) {
+// spread (kernels/sm90a/notes/runs.md, run 49). A neighbour NVML does not list (another pid
+// namespace) shows in the kernel time the GPU had before the first case.
+NodeCheck exclusive(const Report& report, const HealthRecord& record) {
+  const IdleUtilization& idle = record.idle;
+  if (record.monitored && idle.busy())
+    return make("exclusive", kFail, kCodeSharedGpu,
+                "the GPU ran another process's kernels before this run launched any: busy " + idle_text(idle) +
+                    " (nvmlDeviceGetUtilizationRates); NVML lists no process outside this pid namespace, so a "
+                    "neighbour in another container shows only in its work; run the node again with the GPU to itself",
+                {{"idle_busy_percent", idle.busy_percent}}, 0);
+  // What the idle reading adds to a PASS: it covers neighbours NVML does not list.
+  const std::string idle_said = !record.monitored || idle.busy_percent.empty()
+                                    ? "; whether an unlisted process ran before the first case is unknown" +
+                                          (idle.why.empty() ? std::string() : " (" + idle.why + ")")
+                                    : "; before the first case the GPU ran no one's kernels (" + idle_text(idle) + ")";
   int timings = 0, sampled = 0, shared = 0;
   std::set<unsigned> pids;
   std::string first, unknown_why;
@@ -150,7 +168,11 @@ NodeCheck exclusive(const Report& report) {
         pids.insert(s.pids.begin(), s.pids.end());
         if (first.empty()) first = c.name + " " + b.backend + " " + t.op;
       }
-  const json value = {{"timings", timings}, {"sampled", sampled}, {"shared", shared}, {"pids", pids}};
+  const json value = {{"timings", timings},
+                      {"sampled", sampled},
+                      {"shared", shared},
+                      {"pids", pids},
+                      {"idle_busy_percent", idle.busy_percent}};
   if (timings == 0) return make("exclusive", kSkip, kCodeHealthUnknown, "no timing in this run");
   if (sampled == 0)
     return unknown("exclusive",
@@ -169,7 +191,7 @@ NodeCheck exclusive(const Report& report) {
   const bool mig = report.device.is_object() && report.device.value("mig_enabled", json()) == true;
   return make("exclusive", kPass, kCodeCheckOk,
               std::string("no other process held a CUDA context on this ") + (mig ? "MIG instance" : "GPU") +
-                  " during the " + std::to_string(sampled) + " sampled timings",
+                  " during the " + std::to_string(sampled) + " sampled timings" + idle_said,
               value, 0);
 }
 
@@ -189,7 +211,7 @@ std::vector<NodeCheck> health_checks(const HealthRecord& record, const Report& r
     checks.push_back(ecc_growth(record));
   }
   checks.push_back(throttle_check(report, record, floors, policy));
-  checks.push_back(exclusive(report));
+  checks.push_back(exclusive(report, record));
   return checks;
 }
 

@@ -5,8 +5,8 @@
 namespace vsa {
 
 HealthMonitor::HealthMonitor(const Nvml& nvml, std::optional<NvmlDevice> device, std::string why_not,
-                             std::chrono::milliseconds poll)
-    : m_nvml(nvml), m_device(device), m_poll(poll) {
+                             std::chrono::milliseconds poll, std::chrono::milliseconds idle_settle)
+    : m_nvml(nvml), m_device(device), m_poll(poll), m_idle_settle(idle_settle) {
   m_record.why_not = std::move(why_not);
 }
 
@@ -21,6 +21,7 @@ void HealthMonitor::start() {
   if (!m_device) return;
   m_record.monitored = true;
   m_record.before = take_health_snapshot(m_nvml, *m_device);
+  m_record.idle = read_idle_utilization(m_nvml, *m_device, m_idle_settle);
   const auto events = m_nvml.open_xid_events(*m_device);
   if (events.value) {
     m_events = *events.value;

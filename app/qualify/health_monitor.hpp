@@ -15,12 +15,16 @@ namespace vsa {
 class HealthMonitor {
  public:
   // `device` null (nullopt) when NVML has no device for this GPU: the record says why_not.
+  // `idle_settle`: read_idle_utilization's settle period (tests shorten it).
   HealthMonitor(const Nvml& nvml, std::optional<NvmlDevice> device, std::string why_not = {},
-                std::chrono::milliseconds poll = std::chrono::milliseconds(250));
+                std::chrono::milliseconds poll = std::chrono::milliseconds(250),
+                std::chrono::milliseconds idle_settle = kIdleSettle);
   ~HealthMonitor();
   HealthMonitor(const HealthMonitor&) = delete;
   HealthMonitor& operator=(const HealthMonitor&) = delete;
 
+  // Call before any worker runs a case: it also reads whether the GPU ran someone else's kernels
+  // (idle_utilization.hpp), waiting up to a few seconds only while it did.
   void start();
   // Stops the thread, takes the after snapshot; the record of the whole run.
   [[nodiscard]] HealthRecord stop();
@@ -32,6 +36,7 @@ class HealthMonitor {
   const Nvml& m_nvml;
   std::optional<NvmlDevice> m_device;
   std::chrono::milliseconds m_poll;
+  std::chrono::milliseconds m_idle_settle;
   HealthRecord m_record;
   void* m_events = nullptr;
   std::atomic<bool> m_stop{false};

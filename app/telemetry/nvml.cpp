@@ -23,6 +23,7 @@ struct Nvml::Symbols {
   nvmlDeviceGetHandleByPciBusId_v2_fn by_pci_bus_id = nullptr;
   nvmlDeviceGetHandleByUUID_fn by_uuid = nullptr;
   nvmlDeviceGetMigMode_fn mig_mode = nullptr;
+  nvmlDeviceGetUtilizationRates_fn utilization = nullptr;
   nvmlDeviceGetIndex_fn index = nullptr;
   nvmlDeviceGetString_fn name = nullptr;
   nvmlDeviceGetString_fn uuid = nullptr;
@@ -174,6 +175,7 @@ void Nvml::load(const SymbolLookup& lookup, const std::string& origin) {
   resolve("nvmlDeviceGetComputeRunningProcesses_v3", s.compute_processes, false);
   resolve("nvmlDeviceGetHandleByUUID", s.by_uuid, false);
   resolve("nvmlDeviceGetMigMode", s.mig_mode, false);
+  resolve("nvmlDeviceGetUtilizationRates", s.utilization, false);
   resolve("nvmlEventSetCreate", s.event_set_create, false);
   resolve("nvmlDeviceRegisterEvents", s.register_events, false);
   resolve("nvmlEventSetWait_v2", s.event_set_wait, false);
@@ -531,6 +533,14 @@ NvmlAnswer<bool> Nvml::mig_enabled(NvmlDevice device) const {
   if (status == NVML_ERROR_NOT_SUPPORTED) return {false, ""};
   if (status != NVML_SUCCESS) return {std::nullopt, "nvmlDeviceGetMigMode: " + error_text(status)};
   return {current == NVML_DEVICE_MIG_ENABLE, ""};
+}
+
+NvmlAnswer<unsigned> Nvml::kernel_busy_percent(NvmlDevice device) const {
+  VSA_NVML_PRECONDITION(m_symbols->utilization, "nvmlDeviceGetUtilizationRates");
+  nvmlUtilization_t utilization{};
+  const nvmlReturn_t status = m_symbols->utilization(as_nvml(device), &utilization);
+  if (status != NVML_SUCCESS) return {std::nullopt, "nvmlDeviceGetUtilizationRates: " + error_text(status)};
+  return {utilization.gpu, ""};
 }
 
 NvmlAnswer<std::vector<GpuProcess>> Nvml::compute_processes(NvmlDevice device) const {

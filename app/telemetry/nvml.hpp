@@ -153,6 +153,9 @@ class Nvml {
   [[nodiscard]] NvmlAnswer<std::uint64_t> thermal_violation_ns(NvmlDevice device) const;
   [[nodiscard]] NvmlAnswer<PcieLink> pcie_link(NvmlDevice device) const;      // current generation and width
   [[nodiscard]] NvmlAnswer<PcieLink> pcie_link_max(NvmlDevice device) const;  // the most this GPU and slot allow
+  // The percent of NVML's last sample period (1 s to 1/6 s, by product) in which any kernel ran
+  // on the GPU, whoever launched it (nvmlDeviceGetUtilizationRates().gpu; not under MIG).
+  [[nodiscard]] NvmlAnswer<unsigned> kernel_busy_percent(NvmlDevice device) const;
   // Whether MIG is enabled now (nvmlDeviceGetMigMode's current mode); false on a GPU or an NVML
   // that has no MIG, nullopt (with why) when the call fails.
   [[nodiscard]] NvmlAnswer<bool> mig_enabled(NvmlDevice device) const;

@@ -164,6 +164,14 @@ struct nvmlPciInfo_t {
   char busId[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE];  // "domain:bus:device.function", 8-digit domain
 };
 
+// nvmlUtilization_t (nvmlDeviceGetUtilizationRates, "Device Queries"): the percent of time over the
+// past sample period (1 s to 1/6 s, by product) during which one or more kernels ran (gpu), or
+// device memory was read or written (memory). Not supported on a MIG-enabled GPU.
+struct nvmlUtilization_t {
+  unsigned int gpu;
+  unsigned int memory;
+};
+
 // nvmlMemory_t (v1, as filled by nvmlDeviceGetMemoryInfo), bytes.
 struct nvmlMemory_t {
   unsigned long long total;
@@ -200,6 +208,7 @@ using nvmlDeviceGetHandleByPciBusId_v2_fn = nvmlReturn_t (*)(const char*, nvmlDe
 // MIG-aware, then taught the canonical "MIG-UUID" form); a MIG device's handle answers for its instance.
 using nvmlDeviceGetHandleByUUID_fn = nvmlReturn_t (*)(const char*, nvmlDevice_t*);
 using nvmlDeviceGetMigMode_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int* current, unsigned int* pending);
+using nvmlDeviceGetUtilizationRates_fn = nvmlReturn_t (*)(nvmlDevice_t, nvmlUtilization_t*);
 using nvmlDeviceGetIndex_fn = nvmlReturn_t (*)(nvmlDevice_t, unsigned int*);
 using nvmlDeviceGetString_fn = nvmlReturn_t (*)(nvmlDevice_t, char*,
                                                 unsigned int);  // name, uuid, serial, vbios, inforom image

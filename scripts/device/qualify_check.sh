@@ -2,7 +2,8 @@
 # The node checks of docs/qualify.md on a real GPU, in one call (issue 20): a qualify run
 # with its floors and NVML health gates, the same facts from nvidia-smi beside them,
 # planted defects that each gate must catch (a floor table twice the baseline: slow node
-# and clock hold; an illegal-address kernel: a real Xid), and the floors regenerated
+# and clock hold; an illegal-address kernel: a real Xid; a neighbour in another pid namespace,
+# which NVML does not list: the idle reading of health.exclusive), and the floors regenerated
 # with the fresh report as a new baseline. Packed as OUT_DIR.tgz.
 #   scripts/device/qualify_check.sh BUILD_DIR OUT_DIR
 set -uo pipefail
@@ -103,6 +104,39 @@ if [ -x "$SRC/.tools/venv/bin/python" ] && "$SRC/.tools/venv/bin/python" -c "imp
 else
   python3 -c "import jsonschema" 2>/dev/null && { python3 "$SRC/scripts/check_schema.py" "$OUT"/q/qualify-*.json; RC[schema]=$?; } \
     || RC[schema]="not run: no jsonschema here (run scripts/check_schema.py on the report afterwards)"
+fi
+
+# health.exclusive's idle reading (qualify/idle_utilization.hpp): the qualify run above had the GPU
+# to itself, so its reading before the first case must be 0.
+expect idle_reading_quiet yes "$(python3 -c "
+import json, sys
+idle = [(json.load(open(p)).get('health') or {}).get('idle_before') for p in sys.argv[1:]]
+print('yes' if idle and all(i and i['busy_percent'] and i['busy_percent'][-1] == 0 for i in idle) else 'no')" "$OUT"/q/qualify-*.json)"
+
+step "planted: a neighbour this run's pid namespace cannot see (vsa-bench under unshare --pid; expect exit 1, VSA_E_SHARED_GPU from the idle reading)"
+# The neighbour runs in the host's pid namespace and vsa-bench in a new one, so NVML lists the
+# neighbour to nvidia-smi but not to vsa-bench: only its kernel time can show it.
+if command -v unshare >/dev/null && python3 -c "import torch" 2>/dev/null; then
+  python3 -c "
+import torch
+x = torch.zeros(1 << 24, device='cuda')
+while True:
+    x.add_(1.0)
+    torch.cuda.synchronize()" & hidden=$!
+  sleep 5
+  nvidia-smi --query-compute-apps=pid,process_name --format=csv,noheader | sed 's/^/host namespace sees: /'
+  unshare --pid --fork --mount-proc "$BIN" run --case perf-16k --out "$OUT/hidden" --label hidden --quiet
+  RC[planted_hidden]=$?
+  kill "$hidden"; wait "$hidden" 2>/dev/null
+  expect planted_hidden_exit 1 "${RC[planted_hidden]}"
+  checks "$OUT"/hidden/hidden-*.json
+  expect planted_hidden_VSA_E_SHARED_GPU yes "$(has_code VSA_E_SHARED_GPU "$OUT"/hidden/hidden-*.json)"
+  expect planted_hidden_by_idle_reading yes "$(python3 -c "
+import json, sys
+c = [c for p in sys.argv[1:] for c in json.load(open(p)).get('checks', []) if c['name'] == 'health.exclusive']
+print('yes' if c and 'before this run launched any' in c[0]['reason'] else 'no')" "$OUT"/hidden/hidden-*.json)"
+else
+  RC[planted_hidden]="not run: needs unshare and python3 with torch"
 fi
 
 step "planted: every floor twice its baseline (expect exit 1, VSA_E_SLOW_NODE and VSA_E_CLOCK_HOLD)"

@@ -77,7 +77,8 @@ snap = {'remapped_rows': {'correctable': 0, 'uncorrectable': 0, 'pending': False
         'pcie_link': {'generation': 5, 'width': 16}, 'pcie_link_max': {'generation': 5, 'width': 16}}
 d['health'] = {'monitored': True, 'seconds': 60.5, 'before': snap, 'after': snap,
                'xid': {'watched': True, 'note': '', 'events': []},
-               'pcie_during': {'best': {'generation': 5, 'width': 16}, 'samples': 240, 'note': ''}}
+               'pcie_during': {'best': {'generation': 5, 'width': 16}, 'samples': 240, 'note': ''},
+               'idle_before': {'busy_percent': [37, 0], 'seconds': 1.1, 'why': ''}}
 d['checks'] = [{'name': 'floor qualify/fast/perf-16k sm90a fwd', 'kind': 'floor', 'verdict': 'FAIL',
                 'code': 'VSA_E_SLOW_NODE', 'reason': 'measured 400 TFLOPS is below the floor 543.5', 'value': 400,
                 'threshold': {'floor': 543.5, 'baseline_median': 605.2, 'baseline_spread': 0.002, 'margin': 0.1}},
@@ -94,6 +95,8 @@ edit "$WORK/checked.json" "$WORK/check-kind.json" "d['checks'][0]['kind'] = 'vib
 invalid report "$WORK/check-kind.json" "'vibes' is not one of"
 edit "$WORK/checked.json" "$WORK/health-field.json" "d['health']['before']['temperature'] = 40"
 invalid report "$WORK/health-field.json" "('temperature' was unexpected)"
+edit "$WORK/checked.json" "$WORK/idle-pct.json" "d['health']['idle_before']['busy_percent'] = [140]"
+invalid report "$WORK/idle-pct.json" "140 is greater than the maximum of 100"
 # A MIG instance's report: the device names its instance, and a sample whose process list is
 # unknown says why (telemetry/nvml_cuda.hpp).
 edit "$WORK/checked.json" "$WORK/mig.json" "

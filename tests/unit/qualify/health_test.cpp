@@ -4,6 +4,7 @@
 // entry point or answers NOT_SUPPORTED, never a pass, never a crash.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -12,6 +13,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "qualify/check_codes.hpp"
 #include "qualify/health_gates.hpp"
@@ -49,6 +51,10 @@ struct State {
   unsigned long long thermal_violation_ns = 7'000'000'000ULL;
   unsigned memory_c = 71;
   nvmlReturn_t memory_field_status = NVML_SUCCESS;  // the field's own return, the call succeeds
+  // Kernel-busy percent, one reading per call (the last repeats); an idle GPU by default.
+  std::vector<unsigned> busy = {0};
+  std::size_t busy_reads = 0;
+  nvmlReturn_t busy_status = NVML_SUCCESS;
 };
 State* state = nullptr;
 int device_tag = 0;
@@ -137,6 +143,13 @@ nvmlReturn_t field_values(nvmlDevice_t, int count, nvmlFieldValue_t* values) {
   return NVML_SUCCESS;
 }
 
+nvmlReturn_t utilization(nvmlDevice_t, nvmlUtilization_t* u) {
+  if (state->busy_status != NVML_SUCCESS) return state->busy_status;
+  u->gpu = state->busy[std::min(state->busy_reads++, state->busy.size() - 1)];
+  u->memory = u->gpu;
+  return NVML_SUCCESS;
+}
+
 void* lookup(const char* symbol) {
   const std::map<std::string, void*> table = {
       {"nvmlInit_v2", reinterpret_cast<void*>(&init)},
@@ -158,6 +171,7 @@ void* lookup(const char* symbol) {
       {"nvmlDeviceGetTemperatureThreshold", reinterpret_cast<void*>(&temperature_threshold)},
       {"nvmlDeviceGetViolationStatus", reinterpret_cast<void*>(&violation)},
       {"nvmlDeviceGetFieldValues", reinterpret_cast<void*>(&field_values)},
+      {"nvmlDeviceGetUtilizationRates", reinterpret_cast<void*>(&utilization)},
   };
   if (state->hidden.count(symbol)) return nullptr;
   const auto it = table.find(symbol);
@@ -173,7 +187,7 @@ HealthRecord monitored_run(fake::State& s, During&& during) {
   EXPECT_TRUE(nvml.available()) << nvml.error();
   const auto device = nvml.device_by_pci_bus_id("00000000:19:00.0");
   EXPECT_TRUE(device.has_value());
-  HealthMonitor monitor(nvml, device, "", std::chrono::milliseconds(5));
+  HealthMonitor monitor(nvml, device, "", std::chrono::milliseconds(5), std::chrono::milliseconds(2));
   monitor.start();
   during();
   // Let the monitor wait at least twice, so a queued event is seen by the thread.
@@ -235,6 +249,43 @@ TEST(HealthGates, AnotherProcessOnTheGpuFailsExclusive) {
   c = check_of(health_checks(r, unlisted), "exclusive");
   EXPECT_EQ(c.verdict, kSkip);
   EXPECT_EQ(c.code, kCodeHealthUnknown);
+}
+
+// A neighbour NVML does not list (another container's pid namespace) shows in the kernel time the
+// GPU had before the first case (qualify/idle_utilization.hpp): still busy after the settle
+// periods fails the node; busy that ends (a job that just finished) does not.
+TEST(HealthGates, AGpuBusyBeforeTheFirstCaseFailsExclusive) {
+  fake::State s;
+  s.busy = {41, 38, 40, 39};
+  HealthRecord r = monitored_run(s);
+  EXPECT_EQ(r.idle.busy_percent, (std::vector<unsigned>{41, 38, 40, 39}));  // three settle periods, then stop
+  auto c = check_of(health_checks(r, report_with_sustained({"sw_power_cap"})), "exclusive");
+  EXPECT_EQ(c.verdict, kFail);
+  EXPECT_EQ(c.code, kCodeSharedGpu);
+  EXPECT_NE(c.reason.find("ran another process's kernels before this run launched any: busy 41%, 38%, 40%, 39% over"),
+            std::string::npos)
+      << c.reason;
+  EXPECT_EQ(to_json(r)["idle_before"]["busy_percent"], nlohmann::json({41, 38, 40, 39}));
+
+  fake::State ended;
+  ended.busy = {63, 0};
+  r = monitored_run(ended);
+  EXPECT_EQ(r.idle.busy_percent, (std::vector<unsigned>{63, 0}));
+  c = check_of(health_checks(r, report_with_sustained({"sw_power_cap"})), "exclusive");
+  EXPECT_EQ(c.verdict, kPass) << c.reason;
+  EXPECT_NE(c.reason.find("before the first case the GPU ran no one's kernels (63%, 0% over"), std::string::npos)
+      << c.reason;
+
+  fake::State mig;
+  mig.busy_status = 3;  // not supported (a MIG-enabled GPU)
+  r = monitored_run(mig);
+  EXPECT_TRUE(r.idle.busy_percent.empty());
+  c = check_of(health_checks(r, report_with_sustained({"sw_power_cap"})), "exclusive");
+  EXPECT_EQ(c.verdict, kPass) << c.reason;
+  EXPECT_NE(c.reason.find("whether an unlisted process ran before the first case is unknown "
+                          "(nvmlDeviceGetUtilizationRates: Not Supported (3))"),
+            std::string::npos)
+      << c.reason;
 }
 
 // Under MIG the lists come from the worker's instance (telemetry/nvml_cuda.hpp): where it could not

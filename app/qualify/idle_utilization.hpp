@@ -1,0 +1,39 @@
+#pragma once
+// Whether the GPU ran someone else's kernels while this run had none, read before the first
+// case (docs/qualify.md, "exclusive"). The shared-GPU check counts the processes NVML lists, and
+// the driver lists only those in the caller's pid namespace: a neighbour in another container
+// (a time-sliced Kubernetes GPU, say) is not listed, and shows only in its work. Before the
+// first case no process of this run has launched a kernel (the supervisor holds no CUDA
+// context, and device discovery launches none), so any kernel time then is another process's.
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "telemetry/nvml.hpp"
+
+namespace vsa {
+
+struct IdleUtilization {
+  // Nvml::kernel_busy_percent: at the start, then one settle period apart while above 0.
+  std::vector<unsigned> busy_percent;
+  double seconds = 0;  // from the first reading to the last
+  std::string why;     // why there is no reading (e.g. not supported under MIG)
+
+  // Still running kernels after the settle periods. A reading that falls to 0 was the tail of
+  // work that ended before the run (a job just finished, an earlier run of this tool).
+  [[nodiscard]] bool busy() const { return !busy_percent.empty() && busy_percent.back() > 0; }
+};
+
+// Reads at once; while the reading is above 0, waits `settle` (at least one of NVML's sample
+// periods, at most 1 s) and reads again, at most `max_settles` times. Costs nothing on an idle GPU.
+inline constexpr std::chrono::milliseconds kIdleSettle{1100};
+inline constexpr int kIdleMaxSettles = 3;
+[[nodiscard]] IdleUtilization read_idle_utilization(const Nvml& nvml, NvmlDevice device,
+                                                    std::chrono::milliseconds settle = kIdleSettle,
+                                                    int max_settles = kIdleMaxSettles);
+
+[[nodiscard]] nlohmann::json to_json(const IdleUtilization& idle);
+
+}  // namespace vsa
