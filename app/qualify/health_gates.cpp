@@ -138,21 +138,11 @@ std::string idle_text(const IdleUtilization& idle) {
 
 // Whether the GPU was this run's alone while it timed (report/shared_gpu.hpp): a neighbour's
 // CUDA work time-slices with the cases, so every figure the floors judged may be low, at any
-// spread (kernels/sm90a/notes/runs.md, run 49). A neighbour NVML does not list (another pid
-// namespace) shows in the kernel time the GPU had before the first case.
+// spread (kernels/sm90a/notes/runs.md, run 49). Two views: the processes NVML lists in each
+// timing's samples, and the work the GPU did before this invocation launched any kernel
+// (idle_utilization.hpp), which also shows a neighbour the list leaves out (another pid
+// namespace, on current drivers).
 NodeCheck exclusive(const Report& report, const HealthRecord& record) {
-  const IdleUtilization& idle = record.idle;
-  if (record.monitored && idle.busy())
-    return make("exclusive", kFail, kCodeSharedGpu,
-                "the GPU ran another process's kernels before this run launched any: busy " + idle_text(idle) +
-                    " (nvmlDeviceGetUtilizationRates); NVML lists no process outside this pid namespace, so a "
-                    "neighbour in another container shows only in its work; run the node again with the GPU to itself",
-                {{"idle_busy_percent", idle.busy_percent}}, 0);
-  // What the idle reading adds to a PASS: it covers neighbours NVML does not list.
-  const std::string idle_said = !record.monitored || idle.busy_percent.empty()
-                                    ? "; whether an unlisted process ran before the first case is unknown" +
-                                          (idle.why.empty() ? std::string() : " (" + idle.why + ")")
-                                    : "; before the first case the GPU ran no one's kernels (" + idle_text(idle) + ")";
   int timings = 0, sampled = 0, shared = 0;
   std::set<unsigned> pids;
   std::string first, unknown_why;
@@ -168,17 +158,14 @@ NodeCheck exclusive(const Report& report, const HealthRecord& record) {
         pids.insert(s.pids.begin(), s.pids.end());
         if (first.empty()) first = c.name + " " + b.backend + " " + t.op;
       }
+  const IdleUtilization& idle = record.idle;
+  const bool idle_read = record.monitored && !idle.busy_percent.empty();
   const json value = {{"timings", timings},
                       {"sampled", sampled},
                       {"shared", shared},
                       {"pids", pids},
-                      {"idle_busy_percent", idle.busy_percent}};
-  if (timings == 0) return make("exclusive", kSkip, kCodeHealthUnknown, "no timing in this run");
-  if (sampled == 0)
-    return unknown("exclusive",
-                   "no timing's samples list the processes on the GPU "
-                   "(nvmlDeviceGetComputeRunningProcesses_v3)" +
-                       (unknown_why.empty() ? std::string() : ": " + unknown_why));
+                      {"idle_busy_percent", idle.busy_percent},
+                      {"idle_persistence_mode", idle.persistence_mode ? json(*idle.persistence_mode) : json()}};
   if (shared > 0)
     return make("exclusive", kFail, kCodeSharedGpu,
                 std::to_string(shared) + " of " + std::to_string(timings) +
@@ -187,12 +174,40 @@ NodeCheck exclusive(const Report& report, const HealthRecord& record) {
                     ", this run's worker among them): its work slows ours at any spread; run the node again with "
                     "the GPU to itself",
                 value, 0);
+  if (record.monitored && idle.busy_with_others())
+    return make("exclusive", kFail, kCodeSharedGpu,
+                "the GPU was busy before this run launched any kernel: " + idle_text(idle) +
+                    " (nvmlDeviceGetUtilizationRates, persistence mode on), and still at the last reading; a process "
+                    "the list may leave out (another container's pid namespace, on current drivers) shows only in "
+                    "its work, which slows ours; run the node again with the GPU to itself",
+                value, 0);
+  // What the idle reading adds to the verdict below.
+  std::string idle_said;
+  if (!idle_read || !idle.why.empty())
+    idle_said = "; whether an unlisted process ran before the first case is unknown" +
+                (idle.why.empty() ? std::string() : " (" + idle.why + ")");
+  else if (!idle.busy())
+    idle_said = "; before its first case the GPU ran no one's work (" + idle_text(idle) + ")";
+  if (timings == 0) return make("exclusive", kSkip, kCodeHealthUnknown, "no timing in this run" + idle_said, value);
+  if (sampled == 0)
+    return make("exclusive", kSkip, kCodeHealthUnknown,
+                "NVML cannot say: no timing's samples list the processes on the GPU "
+                "(nvmlDeviceGetComputeRunningProcesses_v3)" +
+                    (unknown_why.empty() ? std::string() : ": " + unknown_why) + idle_said,
+                value);
   // Under MIG the lists were read from the worker's instance (telemetry/nvml_cuda.hpp).
   const bool mig = report.device.is_object() && report.device.value("mig_enabled", json()) == true;
-  return make("exclusive", kPass, kCodeCheckOk,
-              std::string("no other process held a CUDA context on this ") + (mig ? "MIG instance" : "GPU") +
-                  " during the " + std::to_string(sampled) + " sampled timings" + idle_said,
-              value, 0);
+  const std::string listed = std::string("no other process held a CUDA context on this ") +
+                             (mig ? "MIG instance" : "GPU") + " during the " + std::to_string(sampled) +
+                             " sampled timings";
+  if (idle_read && idle.busy())
+    return make("exclusive", kSkip, kCodeHealthUnknown,
+                listed + ", but the GPU was busy before the first case (" + idle_text(idle) +
+                    ") with persistence mode " + (idle.persistence_mode ? "off" : "unknown") +
+                    ": the driver may just have brought the GPU up (ECC scrubbing reads as busy), so a neighbour the "
+                    "list leaves out is neither shown nor ruled out",
+                value);
+  return make("exclusive", kPass, kCodeCheckOk, listed + idle_said, value, 0);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@ namespace vsa {
 IdleUtilization read_idle_utilization(const Nvml& nvml, NvmlDevice device, std::chrono::milliseconds settle,
                                       int max_settles) {
   IdleUtilization idle;
+  idle.persistence_mode = nvml.persistence_mode(device);
   const auto first = std::chrono::steady_clock::now();
   for (int settles = 0;; ++settles) {
     const NvmlAnswer<unsigned> reading = nvml.kernel_busy_percent(device);
@@ -23,7 +24,10 @@ IdleUtilization read_idle_utilization(const Nvml& nvml, NvmlDevice device, std::
 }
 
 nlohmann::json to_json(const IdleUtilization& idle) {
-  return {{"busy_percent", idle.busy_percent}, {"seconds", idle.seconds}, {"why", idle.why}};
+  return {{"busy_percent", idle.busy_percent},
+          {"seconds", idle.seconds},
+          {"why", idle.why},
+          {"persistence_mode", idle.persistence_mode ? nlohmann::json(*idle.persistence_mode) : nlohmann::json()}};
 }
 
 }  // namespace vsa

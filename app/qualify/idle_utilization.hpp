@@ -6,6 +6,7 @@
 // first case no process of this run has launched a kernel (the supervisor holds no CUDA
 // context, and device discovery launches none), so any kernel time then is another process's.
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,11 +20,17 @@ struct IdleUtilization {
   // Nvml::kernel_busy_percent: at the start, then one settle period apart while above 0.
   std::vector<unsigned> busy_percent;
   double seconds = 0;  // from the first reading to the last
-  std::string why;     // why there is no reading (e.g. not supported under MIG)
+  std::string why;     // why there is no (further) reading (e.g. not supported under MIG)
+  // Persistence mode at the reading. Without it the driver brings a GPU up when its first client
+  // comes, and the NVML reference notes that ECC scrubbing then reads as high utilization.
+  std::optional<bool> persistence_mode;
 
   // Still running kernels after the settle periods. A reading that falls to 0 was the tail of
-  // work that ended before the run (a job just finished, an earlier run of this tool).
-  [[nodiscard]] bool busy() const { return !busy_percent.empty() && busy_percent.back() > 0; }
+  // work that ended before the run (a job just finished, an earlier run of this tool); one that
+  // ends in an error is not known to have settled.
+  [[nodiscard]] bool busy() const { return why.empty() && !busy_percent.empty() && busy_percent.back() > 0; }
+  // busy(), and the GPU was not just brought up: what health.exclusive fails a node for.
+  [[nodiscard]] bool busy_with_others() const { return busy() && persistence_mode == true; }
 };
 
 // Reads at once; while the reading is above 0, waits `settle` (at least one of NVML's sample

@@ -671,6 +671,10 @@ RunSummary run_suites(const RunOptions& o) {
   // backend list would otherwise open one in the supervisor (cuda-ref asks the driver which image
   // it loaded once it sees a device), a context beside any GPU run on the node.
   if (o.devices == "none") setenv("CUDA_VISIBLE_DEVICES", "", 1);
+  // NVML opened before discovery keeps the driver's hold on the GPUs from discovery to the idle
+  // reading (qualify/idle_utilization.hpp): without persistence mode, a GPU left by its last
+  // client is torn down and brought up again, which can read as busy (ECC scrubbing).
+  if (qualification.enabled()) (void)shared_nvml();
   const Discovery discovery = o.devices == "none" ? Discovery{{}, "--devices none"} : discover_devices(o.isolate);
   if (!o.label.empty() && file_name_part(o.label) != o.label)
     throw SuiteError("--label \"" + printable(o.label) +

@@ -116,27 +116,36 @@ print('yes' if idle and all(i and i['busy_percent'] and i['busy_percent'][-1] ==
 step "planted: a neighbour this run's pid namespace cannot see (vsa-bench under unshare --pid; expect exit 1, VSA_E_SHARED_GPU from the idle reading)"
 # The neighbour runs in the host's pid namespace and vsa-bench in a new one, so NVML lists the
 # neighbour to nvidia-smi but not to vsa-bench: only its kernel time can show it.
-if command -v unshare >/dev/null && python3 -c "import torch" 2>/dev/null; then
+if ! python3 -c "import torch" 2>/dev/null; then
+  RC[planted_hidden]="not run: needs python3 with torch"
+elif ! unshare --pid --fork --mount-proc true 2>/dev/null; then
+  RC[planted_hidden]="not run: unshare --pid refused here (needs CAP_SYS_ADMIN)"
+else
+  rm -f "$OUT/hidden.ready"
   python3 -c "
-import torch
+import torch, sys
 x = torch.zeros(1 << 24, device='cuda')
+x.add_(1.0); torch.cuda.synchronize(); open(sys.argv[1], 'w').close()
 while True:
     x.add_(1.0)
-    torch.cuda.synchronize()" & hidden=$!
-  sleep 5
+    torch.cuda.synchronize()" "$OUT/hidden.ready" & hidden=$!
+  for _ in $(seq 120); do [ -e "$OUT/hidden.ready" ] && break; sleep 0.5; done
   nvidia-smi --query-compute-apps=pid,process_name --format=csv,noheader | sed 's/^/host namespace sees: /'
+  # The premise: inside a new pid namespace the driver lists no process (the neighbour has no pid there).
+  expect planted_hidden_unlisted yes "$(unshare --pid --fork --mount-proc nvidia-smi --query-compute-apps=pid \
+    --format=csv,noheader | grep -q '[0-9]' && echo no || echo yes)"
   unshare --pid --fork --mount-proc "$BIN" run --case perf-16k --out "$OUT/hidden" --label hidden --quiet
   RC[planted_hidden]=$?
   kill "$hidden"; wait "$hidden" 2>/dev/null
   expect planted_hidden_exit 1 "${RC[planted_hidden]}"
   checks "$OUT"/hidden/hidden-*.json
   expect planted_hidden_VSA_E_SHARED_GPU yes "$(has_code VSA_E_SHARED_GPU "$OUT"/hidden/hidden-*.json)"
+  # Caught by the idle reading, with the process list seeing no one.
   expect planted_hidden_by_idle_reading yes "$(python3 -c "
 import json, sys
 c = [c for p in sys.argv[1:] for c in json.load(open(p)).get('checks', []) if c['name'] == 'health.exclusive']
-print('yes' if c and 'before this run launched any' in c[0]['reason'] else 'no')" "$OUT"/hidden/hidden-*.json)"
-else
-  RC[planted_hidden]="not run: needs unshare and python3 with torch"
+print('yes' if c and 'busy before this run launched any kernel' in c[0]['reason'] and (c[0].get('value') or {}).get('shared') == 0
+      else 'no')" "$OUT"/hidden/hidden-*.json)"
 fi
 
 step "planted: every floor twice its baseline (expect exit 1, VSA_E_SLOW_NODE and VSA_E_CLOCK_HOLD)"

@@ -78,7 +78,7 @@ snap = {'remapped_rows': {'correctable': 0, 'uncorrectable': 0, 'pending': False
 d['health'] = {'monitored': True, 'seconds': 60.5, 'before': snap, 'after': snap,
                'xid': {'watched': True, 'note': '', 'events': []},
                'pcie_during': {'best': {'generation': 5, 'width': 16}, 'samples': 240, 'note': ''},
-               'idle_before': {'busy_percent': [37, 0], 'seconds': 1.1, 'why': ''}}
+               'idle_before': {'busy_percent': [37, 0], 'seconds': 1.1, 'why': '', 'persistence_mode': True}}
 d['checks'] = [{'name': 'floor qualify/fast/perf-16k sm90a fwd', 'kind': 'floor', 'verdict': 'FAIL',
                 'code': 'VSA_E_SLOW_NODE', 'reason': 'measured 400 TFLOPS is below the floor 543.5', 'value': 400,
                 'threshold': {'floor': 543.5, 'baseline_median': 605.2, 'baseline_spread': 0.002, 'margin': 0.1}},

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -55,6 +56,8 @@ struct State {
   std::vector<unsigned> busy = {0};
   std::size_t busy_reads = 0;
   nvmlReturn_t busy_status = NVML_SUCCESS;
+  std::size_t busy_fails_after = SIZE_MAX;  // reads before the call starts to fail
+  nvmlEnableState_t persistence = NVML_FEATURE_ENABLED;
 };
 State* state = nullptr;
 int device_tag = 0;
@@ -143,8 +146,13 @@ nvmlReturn_t field_values(nvmlDevice_t, int count, nvmlFieldValue_t* values) {
   return NVML_SUCCESS;
 }
 
+nvmlReturn_t persistence(nvmlDevice_t, nvmlEnableState_t* mode) {
+  *mode = state->persistence;
+  return NVML_SUCCESS;
+}
 nvmlReturn_t utilization(nvmlDevice_t, nvmlUtilization_t* u) {
   if (state->busy_status != NVML_SUCCESS) return state->busy_status;
+  if (state->busy_reads >= state->busy_fails_after) return 999;
   u->gpu = state->busy[std::min(state->busy_reads++, state->busy.size() - 1)];
   u->memory = u->gpu;
   return NVML_SUCCESS;
@@ -172,6 +180,7 @@ void* lookup(const char* symbol) {
       {"nvmlDeviceGetViolationStatus", reinterpret_cast<void*>(&violation)},
       {"nvmlDeviceGetFieldValues", reinterpret_cast<void*>(&field_values)},
       {"nvmlDeviceGetUtilizationRates", reinterpret_cast<void*>(&utilization)},
+      {"nvmlDeviceGetPersistenceMode", reinterpret_cast<void*>(&persistence)},
   };
   if (state->hidden.count(symbol)) return nullptr;
   const auto it = table.find(symbol);
@@ -262,9 +271,11 @@ TEST(HealthGates, AGpuBusyBeforeTheFirstCaseFailsExclusive) {
   auto c = check_of(health_checks(r, report_with_sustained({"sw_power_cap"})), "exclusive");
   EXPECT_EQ(c.verdict, kFail);
   EXPECT_EQ(c.code, kCodeSharedGpu);
-  EXPECT_NE(c.reason.find("ran another process's kernels before this run launched any: busy 41%, 38%, 40%, 39% over"),
+  EXPECT_NE(c.reason.find("the GPU was busy before this run launched any kernel: 41%, 38%, 40%, 39% over"),
             std::string::npos)
       << c.reason;
+  EXPECT_EQ(c.value["shared"], 0);  // the process list saw no one: only the idle reading shows the neighbour
+  EXPECT_EQ(c.value["idle_persistence_mode"], true);
   EXPECT_EQ(to_json(r)["idle_before"]["busy_percent"], nlohmann::json({41, 38, 40, 39}));
 
   fake::State ended;
@@ -273,7 +284,31 @@ TEST(HealthGates, AGpuBusyBeforeTheFirstCaseFailsExclusive) {
   EXPECT_EQ(r.idle.busy_percent, (std::vector<unsigned>{63, 0}));
   c = check_of(health_checks(r, report_with_sustained({"sw_power_cap"})), "exclusive");
   EXPECT_EQ(c.verdict, kPass) << c.reason;
-  EXPECT_NE(c.reason.find("before the first case the GPU ran no one's kernels (63%, 0% over"), std::string::npos)
+  EXPECT_NE(c.reason.find("before its first case the GPU ran no one's work (63%, 0% over"), std::string::npos)
+      << c.reason;
+
+  // Without persistence mode the driver may just have brought the GPU up (ECC scrubbing): busy
+  // readings then show nothing either way.
+  fake::State fresh;
+  fresh.busy = {90};
+  fresh.persistence = nvml_api::NVML_FEATURE_DISABLED;
+  r = monitored_run(fresh);
+  c = check_of(health_checks(r, report_with_sustained({"sw_power_cap"})), "exclusive");
+  EXPECT_EQ(c.verdict, kSkip) << c.reason;
+  EXPECT_NE(c.reason.find("with persistence mode off: the driver may just have brought the GPU up"), std::string::npos)
+      << c.reason;
+
+  // A reading that fails after a busy one has not shown the GPU settled: not judged busy.
+  fake::State broken;
+  broken.busy = {55};
+  broken.busy_fails_after = 1;
+  r = monitored_run(broken);
+  EXPECT_EQ(r.idle.busy_percent, (std::vector<unsigned>{55}));
+  EXPECT_FALSE(r.idle.why.empty());
+  EXPECT_FALSE(r.idle.busy());
+  c = check_of(health_checks(r, report_with_sustained({"sw_power_cap"})), "exclusive");
+  EXPECT_EQ(c.verdict, kPass) << c.reason;
+  EXPECT_NE(c.reason.find("whether an unlisted process ran before the first case is unknown"), std::string::npos)
       << c.reason;
 
   fake::State mig;
@@ -286,6 +321,12 @@ TEST(HealthGates, AGpuBusyBeforeTheFirstCaseFailsExclusive) {
                           "(nvmlDeviceGetUtilizationRates: Not Supported (3))"),
             std::string::npos)
       << c.reason;
+
+  fake::State old_driver;  // no nvmlDeviceGetUtilizationRates at all
+  old_driver.hidden["nvmlDeviceGetUtilizationRates"] = true;
+  r = monitored_run(old_driver);
+  EXPECT_NE(r.idle.why.find("nvmlDeviceGetUtilizationRates is missing"), std::string::npos) << r.idle.why;
+  EXPECT_EQ(check_of(health_checks(r, report_with_sustained({"sw_power_cap"})), "exclusive").verdict, kPass);
 }
 
 // Under MIG the lists come from the worker's instance (telemetry/nvml_cuda.hpp): where it could not
