@@ -31,13 +31,13 @@
 #include "run/plugin_inspection.hpp"
 #include "plugins/described_backend.hpp"
 #include "plugins/plugin_registry.hpp"
+#include "run/device_facts.hpp"
 #include "run/resume.hpp"
 #include "run/worker_process.hpp"
 #include "run/worker_supervisor.hpp"
 #include "telemetry/clock_sampler.hpp"
 #include "telemetry/node_fingerprint.hpp"
 #include "telemetry/nvml.hpp"
-#include "telemetry/nvml_cuda.hpp"
 #include "telemetry/pci_gpus.hpp"
 #include "report/exports.hpp"
 #include "report/nvbench_json.hpp"
@@ -262,16 +262,8 @@ Discovery discover_devices(bool isolate) {
   Discovery d;
   if (!isolate) {
     const DeviceQuery q = query_devices();
-    for (const auto& dev : q.devices) {
-      char pci[32] = {};
-      cudaDeviceGetPCIBusId(pci, sizeof pci, dev.ordinal);
-      // mig_uuid as the worker's facts give it (kept by add_nvml_fields only where MIG is on).
-      const std::optional<std::string> mig_uuid = cuda_uuid_v2(dev.ordinal, "MIG-");
-      d.devices.push_back({{"ordinal", dev.ordinal},
-                           {"name", dev.name},
-                           {"pci_bus_id", pci},
-                           {"mig_uuid", mig_uuid ? json(*mig_uuid) : json()}});
-    }
+    // The same facts a discovery worker gives (its CUDA half of the fingerprint included).
+    for (const auto& dev : q.devices) d.devices.push_back(device_facts(dev));
     d.note = q.note;
     return d;
   }

@@ -11,9 +11,9 @@
 #include "engine/backend_listing.hpp"
 #include "engine/case_runner.hpp"
 #include "engine/devices.hpp"
+#include "run/device_facts.hpp"
 #include "suite/suite.hpp"
 #include "telemetry/clock_sampler.hpp"
-#include "telemetry/fingerprint.hpp"
 #include "vsa/registry.hpp"
 #include "model/exit_codes.hpp"
 #include "plugins/plugin_description.hpp"
@@ -24,24 +24,6 @@ namespace vsa {
 namespace {
 
 void reply(const nlohmann::json& j) { std::cout << j.dump() << std::endl; }
-
-nlohmann::json device_json(const DeviceInfo& d) {
-  // The CUDA half of the fingerprint (runtime version, L2, peak clocks...): only a
-  // worker may initialise CUDA; the parent adds the NVML half by PCI bus id.
-  std::vector<std::string> notes;
-  nlohmann::json j = collect_cuda_device_fingerprint(d.ordinal, notes);
-  char pci[32] = {};
-  cudaDeviceGetPCIBusId(pci, sizeof pci, d.ordinal);
-  j.update(nlohmann::json{{"pci_bus_id", pci},
-                          {"ordinal", d.ordinal},
-                          {"name", d.name},
-                          {"cc_major", d.cc_major},
-                          {"cc_minor", d.cc_minor},
-                          {"sm_count", d.sm_count},
-                          {"smem_per_block_optin", d.smem_per_block_optin},
-                          {"global_mem", d.global_mem}});
-  return j;
-}
 
 // The plugin backends' description and their answers to the parent's shape questions.
 nlohmann::json plugins_reply(const std::vector<std::shared_ptr<const PluginLibrary>>& plugins, const Registry& registry,
@@ -129,7 +111,8 @@ int worker_main(int device_ordinal, const std::vector<std::string>& plugin_paths
     }
     if (op == "hello") {
       nlohmann::json list = nlohmann::json::array();
-      for (const auto& d : devices().devices) list.push_back(device_json(d));
+      // Only a worker may initialise CUDA; the parent adds the NVML half by PCI bus id.
+      for (const auto& d : devices().devices) list.push_back(device_facts(d));
       // The images each backend's kernels load from, asked here: on a GPU that means CUDA
       // (cuda-ref asks the driver which image it loaded), which the supervisor must not touch.
       nlohmann::json images = nlohmann::json::object();
