@@ -8,7 +8,7 @@
 # made elsewhere). Peers: scripts/peers/peers.py (each checked before it is timed):
 #   flex-attention, flex-attention-flash (when .peers/flash_attn4 holds the manifest of
 #   scripts/peers/pack_flash_attn4.py and its parts are carried or stashed: see that script;
-#   else skipped with the reason), flashinfer-vsa (when .peers/flashinfer holds scripts/peers/pack_flashinfer.py's
+#   else skipped with the reason), flashinfer-vsa (when .peers/flashinfer or the stash holds scripts/peers/pack_flashinfer.py's
 #   output: unpacked to /tmp/peer-site, its kernels compiled by nvcc on the node) and
 #   fastvideo-triton (when .peers/fastvideo_triton/block_sparse_attn_triton.py exists).
 # FastVideo's ThunderKittens H100 kernels (peers/fastvideo_tk) run inside our `vsa-bench run`,
