@@ -66,7 +66,8 @@ json to_json(const HealthRecord& r) {
           {"xid", {{"watched", r.xid_watched}, {"note", r.xid_note}, {"events", r.xids}}},
           {"pcie_during",
            {{"best", r.pcie_best ? link(*r.pcie_best) : json()}, {"samples", r.pcie_samples}, {"note", r.pcie_note}}},
-          {"idle_before", to_json(r.idle)}};
+          {"idle_before", to_json(r.idle)},
+          {"idle_after", to_json(r.idle_after)}};
 }
 
 }  // namespace vsa

@@ -32,7 +32,8 @@ struct HealthRecord {
   bool monitored = false;  // false: no NVML device for this GPU (why_not says why)
   std::string why_not;
   HealthSnapshot before, after;
-  IdleUtilization idle;  // read before the first case (health.exclusive)
+  IdleUtilization idle;        // read before the first case (health.exclusive)
+  IdleUtilization idle_after;  // read a settle period after the run's workers ended (the same)
   bool xid_watched = false;
   std::string xid_note;               // why Xids were not (or no longer) watched
   std::vector<std::uint64_t> xids;    // critical Xid errors seen during the run, in order

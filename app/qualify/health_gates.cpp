@@ -1,5 +1,6 @@
 #include "qualify/health_gates.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
@@ -131,17 +132,43 @@ NodeCheck ecc_growth(const HealthRecord& r) {
   return make("ecc_growth", kPass, kCodeCheckOk, counts, value, {{"uncorrected_growth", 0}});
 }
 
-// The idle reading before the first case (idle_utilization.hpp) as text: "37%, 36%, 36% over 2.2 s".
+// An idle reading (idle_utilization.hpp) as text: "37%, 36%, 36% over 2.2 s".
 std::string idle_text(const IdleUtilization& idle) {
   return fmt::format("{}% over {:.1f} s", fmt::join(idle.busy_percent, "%, "), idle.seconds);
 }
 
+bool any_case_hung(const Report& report) {
+  return std::any_of(report.cases.begin(), report.cases.end(), [](const CaseResult& c) { return c.verdict == kHang; });
+}
+
+// What the two idle readings add to a verdict that did not FAIL on them.
+std::string idle_readings_said(const HealthRecord& record, bool hung) {
+  const IdleUtilization& before = record.idle;
+  const IdleUtilization& after = record.idle_after;
+  std::string said;
+  if (!record.monitored || before.busy_percent.empty() || !before.why.empty())
+    said = "; whether an unlisted process ran before the first case is unknown" +
+           (before.why.empty() ? std::string() : " (" + before.why + ")");
+  else if (!before.busy())
+    said = "; before its first case the GPU ran no one's work (" + idle_text(before) + ")";
+  if (record.monitored && hung && after.busy())
+    said += "; the reading after the run (" + idle_text(after) +
+            ") is not judged: a worker killed for a HANG may leave its kernel running until the driver ends it";
+  else if (!record.monitored || after.busy_percent.empty() || !after.why.empty())
+    said += "; whether one ran after the last case is unknown" +
+            (after.why.empty() ? std::string() : " (" + after.why + ")");
+  else if (!after.busy())
+    said += "; after its last worker ended the GPU ran no one's work (" + idle_text(after) + ")";
+  return said;
+}
+
 // Whether the GPU was this run's alone while it timed (report/shared_gpu.hpp): a neighbour's
 // CUDA work time-slices with the cases, so every figure the floors judged may be low, at any
-// spread (kernels/sm90a/notes/runs.md, run 49). Two views: the processes NVML lists in each
-// timing's samples, and the work the GPU did before this invocation launched any kernel
-// (idle_utilization.hpp), which also shows a neighbour the list leaves out (another pid
-// namespace, on current drivers).
+// spread (kernels/sm90a/notes/runs.md, run 49). Three views: the processes NVML lists in each
+// timing's samples, and the work the GPU did before this invocation launched any kernel and
+// after its last worker ended (idle_utilization.hpp), which also show a neighbour the list
+// leaves out (another pid namespace, on current drivers): one there from the start, and one
+// that came during the run and stayed.
 NodeCheck exclusive(const Report& report, const HealthRecord& record) {
   int timings = 0, sampled = 0, shared = 0;
   std::set<unsigned> pids;
@@ -158,14 +185,17 @@ NodeCheck exclusive(const Report& report, const HealthRecord& record) {
         pids.insert(s.pids.begin(), s.pids.end());
         if (first.empty()) first = c.name + " " + b.backend + " " + t.op;
       }
-  const IdleUtilization& idle = record.idle;
-  const bool idle_read = record.monitored && !idle.busy_percent.empty();
+  const IdleUtilization& before = record.idle;
+  const IdleUtilization& after = record.idle_after;
+  // A worker killed for a HANG leaves its kernel to the driver, which may still be ending it.
+  const bool hung = any_case_hung(report);
   const json value = {{"timings", timings},
                       {"sampled", sampled},
                       {"shared", shared},
                       {"pids", pids},
-                      {"idle_busy_percent", idle.busy_percent},
-                      {"idle_persistence_mode", idle.persistence_mode ? json(*idle.persistence_mode) : json()}};
+                      {"idle_busy_percent", before.busy_percent},
+                      {"idle_after_busy_percent", after.busy_percent},
+                      {"idle_persistence_mode", before.persistence_mode ? json(*before.persistence_mode) : json()}};
   if (shared > 0)
     return make("exclusive", kFail, kCodeSharedGpu,
                 std::to_string(shared) + " of " + std::to_string(timings) +
@@ -174,20 +204,23 @@ NodeCheck exclusive(const Report& report, const HealthRecord& record) {
                     ", this run's worker among them): its work slows ours at any spread; run the node again with "
                     "the GPU to itself",
                 value, 0);
-  if (record.monitored && idle.busy_with_others())
+  if (record.monitored && before.busy_with_others())
     return make("exclusive", kFail, kCodeSharedGpu,
-                "the GPU was busy before this run launched any kernel: " + idle_text(idle) +
+                "the GPU was busy before this run launched any kernel: " + idle_text(before) +
                     " (nvmlDeviceGetUtilizationRates, persistence mode on), and still at the last reading; a process "
                     "the list may leave out (another container's pid namespace, on current drivers) shows only in "
                     "its work, which slows ours; run the node again with the GPU to itself",
                 value, 0);
-  // What the idle reading adds to the verdict below.
-  std::string idle_said;
-  if (!idle_read || !idle.why.empty())
-    idle_said = "; whether an unlisted process ran before the first case is unknown" +
-                (idle.why.empty() ? std::string() : " (" + idle.why + ")");
-  else if (!idle.busy())
-    idle_said = "; before its first case the GPU ran no one's work (" + idle_text(idle) + ")";
+  if (record.monitored && after.busy_with_others() && !hung)
+    return make("exclusive", kFail, kCodeSharedGpu,
+                "the GPU was busy after this run's last worker had ended: " + idle_text(after) +
+                    " (nvmlDeviceGetUtilizationRates, from " + fmt::format("{:.1f}", kIdleSettle.count() / 1000.0) +
+                    " s after, persistence mode on), and still at the last reading; a process that came during the "
+                    "run and that the list may leave out (another container's pid namespace, on current drivers) "
+                    "shows only in its work, which slowed ours from when it came; run the node again with the GPU "
+                    "to itself",
+                value, 0);
+  const std::string idle_said = idle_readings_said(record, hung);
   if (timings == 0) return make("exclusive", kSkip, kCodeHealthUnknown, "no timing in this run" + idle_said, value);
   if (sampled == 0)
     return make("exclusive", kSkip, kCodeHealthUnknown,
@@ -200,13 +233,19 @@ NodeCheck exclusive(const Report& report, const HealthRecord& record) {
   const std::string listed = std::string("no other process held a CUDA context on this ") +
                              (mig ? "MIG instance" : "GPU") + " during the " + std::to_string(sampled) +
                              " sampled timings";
-  if (idle_read && idle.busy())
+  // Busy without persistence mode: the driver may have just brought the GPU up, or be taking it down.
+  for (const auto* idle : {&before, &after}) {
+    if (!record.monitored || !idle->busy() || (idle == &after && hung)) continue;
     return make("exclusive", kSkip, kCodeHealthUnknown,
-                listed + ", but the GPU was busy before the first case (" + idle_text(idle) +
-                    ") with persistence mode " + (idle.persistence_mode ? "off" : "unknown") +
-                    ": the driver may just have brought the GPU up (ECC scrubbing reads as busy), so a neighbour the "
-                    "list leaves out is neither shown nor ruled out",
+                listed + ", but the GPU was busy " +
+                    (idle == &before ? "before the first case" : "after the last worker ended") + " (" +
+                    idle_text(*idle) + ") with persistence mode " + (idle->persistence_mode ? "off" : "unknown") +
+                    (idle == &before ? ": the driver may just have brought the GPU up (ECC scrubbing reads as busy)"
+                                     : ": without it the driver's own work (ECC scrubbing when it brings the GPU up) "
+                                       "can read as busy") +
+                    ", so a neighbour the list leaves out is neither shown nor ruled out",
                 value);
+  }
   return make("exclusive", kPass, kCodeCheckOk, listed + idle_said, value, 0);
 }
 

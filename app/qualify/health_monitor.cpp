@@ -67,7 +67,7 @@ void HealthMonitor::watch() {
   }
 }
 
-HealthRecord HealthMonitor::stop() {
+HealthRecord HealthMonitor::stop(std::chrono::steady_clock::time_point workers_ended) {
   m_stop = true;
   if (m_thread.joinable()) m_thread.join();
   if (m_device) {
@@ -78,6 +78,8 @@ HealthRecord HealthMonitor::stop() {
       m_record.xids.push_back(w.xid);
     }
     m_record.after = take_health_snapshot(m_nvml, *m_device);
+    m_record.idle_after =
+        read_idle_utilization(m_nvml, *m_device, m_idle_settle, kIdleMaxSettles, workers_ended + m_idle_settle);
   }
   m_nvml.close_xid_events(m_events);
   m_events = nullptr;

@@ -26,8 +26,11 @@ class HealthMonitor {
   // Call before any worker runs a case: it also reads whether the GPU ran someone else's kernels
   // (idle_utilization.hpp), waiting up to a few seconds only while it did.
   void start();
-  // Stops the thread, takes the after snapshot; the record of the whole run.
-  [[nodiscard]] HealthRecord stop();
+  // Stops the thread, takes the after snapshot and the idle reading after the run (from one
+  // settle period past `workers_ended`: the moment no worker of this run was left to launch a
+  // kernel); the record of the whole run.
+  [[nodiscard]] HealthRecord stop(
+      std::chrono::steady_clock::time_point workers_ended = std::chrono::steady_clock::now());
 
  private:
   void watch();

@@ -5,7 +5,8 @@
 namespace vsa {
 
 IdleUtilization read_idle_utilization(const Nvml& nvml, NvmlDevice device, std::chrono::milliseconds settle,
-                                      int max_settles) {
+                                      int max_settles, std::chrono::steady_clock::time_point not_before) {
+  std::this_thread::sleep_until(not_before);
   IdleUtilization idle;
   idle.persistence_mode = nvml.persistence_mode(device);
   const auto first = std::chrono::steady_clock::now();

@@ -1,10 +1,13 @@
 #pragma once
-// Whether the GPU ran someone else's kernels while this run had none, read before the first
-// case (docs/qualify.md, "exclusive"). The shared-GPU check counts the processes NVML lists, and
-// the driver lists only those in the caller's pid namespace: a neighbour in another container
-// (a time-sliced Kubernetes GPU, say) is not listed, and shows only in its work. Before the
-// first case no process of this run has launched a kernel (the supervisor holds no CUDA
-// context, and device discovery launches none), so any kernel time then is another process's.
+// Whether the GPU ran someone else's kernels while this run had none (docs/qualify.md,
+// "exclusive"): read before the first case, and again once the run's last worker has ended. The
+// shared-GPU check counts the processes NVML lists, and the driver lists only those in the
+// caller's pid namespace: a neighbour in another container (a time-sliced Kubernetes GPU, say)
+// is not listed, and shows only in its work. Before the first case no process of this run has
+// launched a kernel (the supervisor holds no CUDA context, and device discovery launches none),
+// and after the workers have ended none does, so any kernel time then is another process's: the
+// first reading shows a neighbour that was there from the start, the second one that came
+// during the run and is still there.
 #include <chrono>
 #include <optional>
 #include <string>
@@ -17,7 +20,7 @@
 namespace vsa {
 
 struct IdleUtilization {
-  // Nvml::kernel_busy_percent: at the start, then one settle period apart while above 0.
+  // Nvml::kernel_busy_percent: the first reading, then one settle period apart while above 0.
   std::vector<unsigned> busy_percent;
   double seconds = 0;  // from the first reading to the last
   std::string why;     // why there is no (further) reading (e.g. not supported under MIG)
@@ -33,13 +36,16 @@ struct IdleUtilization {
   [[nodiscard]] bool busy_with_others() const { return busy() && persistence_mode == true; }
 };
 
-// Reads at once; while the reading is above 0, waits `settle` (at least one of NVML's sample
-// periods, at most 1 s) and reads again, at most `max_settles` times. Costs nothing on an idle GPU.
+// Reads at `not_before` (at once when that has passed); while the reading is above 0, waits
+// `settle` (longer than NVML's sample period, which is at most 1 s) and reads again, at most
+// `max_settles` times. Costs nothing on an idle GPU. After a run, `not_before` is one settle
+// period past its last kernel, so the first reading's window holds none of the run's own work.
 inline constexpr std::chrono::milliseconds kIdleSettle{1100};
 inline constexpr int kIdleMaxSettles = 3;
 [[nodiscard]] IdleUtilization read_idle_utilization(const Nvml& nvml, NvmlDevice device,
                                                     std::chrono::milliseconds settle = kIdleSettle,
-                                                    int max_settles = kIdleMaxSettles);
+                                                    int max_settles = kIdleMaxSettles,
+                                                    std::chrono::steady_clock::time_point not_before = {});
 
 [[nodiscard]] nlohmann::json to_json(const IdleUtilization& idle);
 

@@ -73,11 +73,12 @@ std::unique_ptr<HealthMonitor> NodeQualification::start_monitor(const nlohmann::
   return monitor;
 }
 
-void NodeQualification::finish(Report& report, HealthMonitor* monitor) const {
+void NodeQualification::finish(Report& report, HealthMonitor* monitor,
+                               std::chrono::steady_clock::time_point workers_ended) const {
   if (!m_enabled || !report.device.is_object()) return;
   HealthRecord record;
   if (monitor)
-    record = monitor->stop();
+    record = monitor->stop(workers_ended);
   else
     record.why_not = "not monitored";
   report.health = to_json(record);

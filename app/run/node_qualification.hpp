@@ -2,6 +2,7 @@
 // What `run` adds for node qualification (docs/qualify.md), kept out of the suite
 // runner's loop: backend aliases resolved per GPU, a health monitor per GPU while
 // the run goes on, and the node checks (floors, health) written into each report.
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,7 +35,8 @@ class NodeQualification {
   // A started monitor for a GPU target (null when off or for the CPU).
   [[nodiscard]] std::unique_ptr<HealthMonitor> start_monitor(const nlohmann::json& facts) const;
   // Stops the monitor and writes health, checks and the exit code into the report.
-  void finish(Report& report, HealthMonitor* monitor) const;
+  // `workers_ended`: when the last worker of the run was gone (HealthMonitor::stop).
+  void finish(Report& report, HealthMonitor* monitor, std::chrono::steady_clock::time_point workers_ended) const;
 
  private:
   bool m_enabled = false;

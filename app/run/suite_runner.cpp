@@ -739,13 +739,15 @@ RunSummary run_suites(const RunOptions& o) {
       }
     });
   for (auto& t : threads) t.join();
+  // Each target's workers ended with its TargetRun: from here no process of this run launches a kernel.
+  const auto workers_ended = std::chrono::steady_clock::now();
 
   int code = kExitOk;
   std::string problems;
   for (std::size_t i = 0; i < targets.size(); ++i) {
     Report& r = reports[i];
     r.exit_code = exit_code_of(r.cases);
-    qualification.finish(r, monitors[i].get());
+    qualification.finish(r, monitors[i].get(), workers_ended);
     r.complete = target_errors[i].empty();  // else `fleet` counts it INCOMPLETE
     if (!r.complete) {
       r.exit_code = kExitIncomplete;

@@ -3,7 +3,8 @@
 # with its floors and NVML health gates, the same facts from nvidia-smi beside them,
 # planted defects that each gate must catch (a floor table twice the baseline: slow node
 # and clock hold; an illegal-address kernel: a real Xid; a neighbour in another pid namespace,
-# which NVML does not list: the idle reading of health.exclusive), and the floors regenerated
+# which NVML does not list, there from the start or coming mid-run: the idle readings before and
+# after the run, in health.exclusive), and the floors regenerated
 # with the fresh report as a new baseline. Packed as OUT_DIR.tgz.
 #   scripts/device/qualify_check.sh BUILD_DIR OUT_DIR
 set -uo pipefail
@@ -106,11 +107,11 @@ else
     || RC[schema]="not run: no jsonschema here (run scripts/check_schema.py on the report afterwards)"
 fi
 
-# health.exclusive's idle reading (qualify/idle_utilization.hpp): the qualify run above had the GPU
-# to itself, so its reading before the first case must be 0.
+# health.exclusive's idle readings (qualify/idle_utilization.hpp): the qualify run above had the GPU
+# to itself, so its readings before the first case and after the last worker must end at 0.
 expect idle_reading_quiet yes "$(python3 -c "
 import json, sys
-idle = [(json.load(open(p)).get('health') or {}).get('idle_before') for p in sys.argv[1:]]
+idle = [(json.load(open(p)).get('health') or {}).get(k) for p in sys.argv[1:] for k in ('idle_before', 'idle_after')]
 print('yes' if idle and all(i and i['busy_percent'] and i['busy_percent'][-1] == 0 for i in idle) else 'no')" "$OUT"/q/qualify-*.json)"
 
 step "planted: a neighbour this run's pid namespace cannot see (vsa-bench under unshare --pid; expect exit 1, VSA_E_SHARED_GPU from the idle reading)"
@@ -146,6 +147,42 @@ import json, sys
 c = [c for p in sys.argv[1:] for c in json.load(open(p)).get('checks', []) if c['name'] == 'health.exclusive']
 print('yes' if c and 'busy before this run launched any kernel' in c[0]['reason'] and (c[0].get('value') or {}).get('shared') == 0
       else 'no')" "$OUT"/hidden/hidden-*.json)"
+fi
+
+step "planted: the same neighbour, coming after the run began (expect exit 1, VSA_E_SHARED_GPU from the reading after the run)"
+# The neighbour is ready (torch loaded, its context made) before the run and starts its kernels
+# once the run's report exists, which is after the reading before the first case: only the
+# reading after the last worker ended can show it.
+if [[ "${RC[planted_hidden]}" == not\ run* ]]; then
+  RC[planted_midrun]="${RC[planted_hidden]}"
+else
+  rm -f "$OUT/midrun.ready" "$OUT/midrun.go"; mkdir -p "$OUT/midrun"
+  python3 -c "
+import os, sys, time, torch
+x = torch.zeros(1 << 24, device='cuda')
+torch.cuda.synchronize(); open(sys.argv[1], 'w').close()
+while not os.path.exists(sys.argv[2]):
+    time.sleep(0.01)
+while True:
+    x.add_(1.0)
+    torch.cuda.synchronize()" "$OUT/midrun.ready" "$OUT/midrun.go" & midrun=$!
+  for _ in $(seq 120); do [ -e "$OUT/midrun.ready" ] && break; sleep 0.5; done
+  unshare --pid --fork --mount-proc "$BIN" run --case perf-16k --out "$OUT/midrun" --label midrun --quiet & run=$!
+  for _ in $(seq 600); do ls "$OUT"/midrun/midrun-*.json >/dev/null 2>&1 && break; sleep 0.05; done
+  touch "$OUT/midrun.go"; echo "neighbour started $(date +%T.%N | cut -c1-12), after the run's report appeared"
+  wait "$run"; RC[planted_midrun]=$?
+  kill "$midrun"; wait "$midrun" 2>/dev/null
+  expect planted_midrun_exit 1 "${RC[planted_midrun]}"
+  checks "$OUT"/midrun/midrun-*.json
+  expect planted_midrun_VSA_E_SHARED_GPU yes "$(has_code VSA_E_SHARED_GPU "$OUT"/midrun/midrun-*.json)"
+  # Caught by the reading after the run, with the reading before quiet and the process list seeing no one.
+  expect planted_midrun_by_reading_after yes "$(python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = [c for c in d.get('checks', []) if c['name'] == 'health.exclusive']
+before = d['health']['idle_before']['busy_percent']
+print('yes' if c and 'busy after this run' in c[0]['reason'] and (c[0].get('value') or {}).get('shared') == 0
+      and before and before[-1] == 0 else 'no')" "$OUT"/midrun/midrun-*.json)"
 fi
 
 step "planted: every floor twice its baseline (expect exit 1, VSA_E_SLOW_NODE and VSA_E_CLOCK_HOLD)"

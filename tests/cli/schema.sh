@@ -78,7 +78,8 @@ snap = {'remapped_rows': {'correctable': 0, 'uncorrectable': 0, 'pending': False
 d['health'] = {'monitored': True, 'seconds': 60.5, 'before': snap, 'after': snap,
                'xid': {'watched': True, 'note': '', 'events': []},
                'pcie_during': {'best': {'generation': 5, 'width': 16}, 'samples': 240, 'note': ''},
-               'idle_before': {'busy_percent': [37, 0], 'seconds': 1.1, 'why': '', 'persistence_mode': True}}
+               'idle_before': {'busy_percent': [37, 0], 'seconds': 1.1, 'why': '', 'persistence_mode': True},
+               'idle_after': {'busy_percent': [0], 'seconds': 0.0, 'why': '', 'persistence_mode': True}}
 d['checks'] = [{'name': 'floor qualify/fast/perf-16k sm90a fwd', 'kind': 'floor', 'verdict': 'FAIL',
                 'code': 'VSA_E_SLOW_NODE', 'reason': 'measured 400 TFLOPS is below the floor 543.5', 'value': 400,
                 'threshold': {'floor': 543.5, 'baseline_median': 605.2, 'baseline_spread': 0.002, 'margin': 0.1}},
@@ -97,6 +98,8 @@ edit "$WORK/checked.json" "$WORK/health-field.json" "d['health']['before']['temp
 invalid report "$WORK/health-field.json" "('temperature' was unexpected)"
 edit "$WORK/checked.json" "$WORK/idle-pct.json" "d['health']['idle_before']['busy_percent'] = [140]"
 invalid report "$WORK/idle-pct.json" "140 is greater than the maximum of 100"
+edit "$WORK/checked.json" "$WORK/idle-after.json" "d['health']['idle_after']['when'] = 'later'"
+invalid report "$WORK/idle-after.json" "Additional properties are not allowed ('when' was unexpected)"
 # A MIG instance's report: the device names its instance, and a sample whose process list is
 # unknown says why (telemetry/nvml_cuda.hpp).
 edit "$WORK/checked.json" "$WORK/mig.json" "

@@ -55,6 +55,7 @@ struct State {
   // Kernel-busy percent, one reading per call (the last repeats); an idle GPU by default.
   std::vector<unsigned> busy = {0};
   std::size_t busy_reads = 0;
+  std::vector<std::chrono::steady_clock::time_point> busy_read_at;  // when each reading was taken
   nvmlReturn_t busy_status = NVML_SUCCESS;
   std::size_t busy_fails_after = SIZE_MAX;  // reads before the call starts to fail
   nvmlEnableState_t persistence = NVML_FEATURE_ENABLED;
@@ -153,6 +154,7 @@ nvmlReturn_t persistence(nvmlDevice_t, nvmlEnableState_t* mode) {
 nvmlReturn_t utilization(nvmlDevice_t, nvmlUtilization_t* u) {
   if (state->busy_status != NVML_SUCCESS) return state->busy_status;
   if (state->busy_reads >= state->busy_fails_after) return 999;
+  state->busy_read_at.push_back(std::chrono::steady_clock::now());
   u->gpu = state->busy[std::min(state->busy_reads++, state->busy.size() - 1)];
   u->memory = u->gpu;
   return NVML_SUCCESS;
@@ -327,6 +329,71 @@ TEST(HealthGates, AGpuBusyBeforeTheFirstCaseFailsExclusive) {
   r = monitored_run(old_driver);
   EXPECT_NE(r.idle.why.find("nvmlDeviceGetUtilizationRates is missing"), std::string::npos) << r.idle.why;
   EXPECT_EQ(check_of(health_checks(r, report_with_sustained({"sw_power_cap"})), "exclusive").verdict, kPass);
+}
+
+// A neighbour that came during the run and stayed, unlisted, shows in the reading after the last
+// worker ended: FAIL. One that left, or a worker killed for a HANG (its kernel is the driver's to
+// end), does not fail the node; the reason says what each reading showed.
+TEST(HealthGates, AGpuBusyAfterTheLastWorkerFailsExclusive) {
+  fake::State s;
+  s.busy = {0, 47, 45, 46, 44};  // idle before the first case; busy after the run
+  HealthRecord r = monitored_run(s);
+  EXPECT_EQ(r.idle.busy_percent, (std::vector<unsigned>{0}));
+  EXPECT_EQ(r.idle_after.busy_percent, (std::vector<unsigned>{47, 45, 46, 44}));
+  auto c = check_of(health_checks(r, report_with_sustained({"sw_power_cap"})), "exclusive");
+  EXPECT_EQ(c.verdict, kFail);
+  EXPECT_EQ(c.code, kCodeSharedGpu);
+  EXPECT_NE(c.reason.find("the GPU was busy after this run's last worker had ended: 47%, 45%, 46%, 44% over"),
+            std::string::npos)
+      << c.reason;
+  EXPECT_EQ(c.value["idle_after_busy_percent"], nlohmann::json({47, 45, 46, 44}));
+  EXPECT_EQ(to_json(r)["idle_after"]["busy_percent"], nlohmann::json({47, 45, 46, 44}));
+
+  Report hung = report_with_sustained({"sw_power_cap"});
+  CaseResult stuck;
+  stuck.name = "stuck";
+  stuck.verdict = kHang;
+  hung.cases.push_back(stuck);
+  c = check_of(health_checks(r, hung), "exclusive");
+  EXPECT_EQ(c.verdict, kPass) << c.reason;
+  EXPECT_NE(c.reason.find("the reading after the run (47%, 45%, 46%, 44% over"), std::string::npos) << c.reason;
+  EXPECT_NE(c.reason.find("is not judged: a worker killed for a HANG"), std::string::npos) << c.reason;
+
+  fake::State left;
+  left.busy = {0, 30, 0};  // the tail of work that ended
+  r = monitored_run(left);
+  c = check_of(health_checks(r, report_with_sustained({"sw_power_cap"})), "exclusive");
+  EXPECT_EQ(c.verdict, kPass) << c.reason;
+  EXPECT_NE(c.reason.find("before its first case the GPU ran no one's work (0% over"), std::string::npos) << c.reason;
+  EXPECT_NE(c.reason.find("after its last worker ended the GPU ran no one's work (30%, 0% over"), std::string::npos)
+      << c.reason;
+
+  fake::State fresh;  // without persistence mode busy is not judged either way
+  fresh.busy = {0, 80};
+  fresh.persistence = nvml_api::NVML_FEATURE_DISABLED;
+  r = monitored_run(fresh);
+  c = check_of(health_checks(r, report_with_sustained({"sw_power_cap"})), "exclusive");
+  EXPECT_EQ(c.verdict, kSkip) << c.reason;
+  EXPECT_NE(c.reason.find("busy after the last worker ended (80%, 80%, 80%, 80% over"), std::string::npos) << c.reason;
+}
+
+// The reading after the run starts one settle period after the workers ended, so its first
+// window (NVML's sample period, at most 1 s) holds none of the run's own kernels.
+TEST(HealthGates, TheReadingAfterTheRunWaitsOneSettlePeriodPastTheWorkers) {
+  fake::State s;
+  fake::state = &s;
+  const Nvml nvml(fake::lookup, "fake-nvml");
+  const auto device = nvml.device_by_pci_bus_id("00000000:19:00.0");
+  ASSERT_TRUE(device.has_value());
+  const auto settle = std::chrono::milliseconds(60);
+  HealthMonitor monitor(nvml, device, "", std::chrono::milliseconds(5), settle);
+  monitor.start();
+  ASSERT_EQ(s.busy_read_at.size(), 1U);  // before: at once
+  const auto workers_ended = std::chrono::steady_clock::now();
+  const HealthRecord r = monitor.stop(workers_ended);
+  ASSERT_EQ(s.busy_read_at.size(), 2U);
+  EXPECT_GE(s.busy_read_at[1], workers_ended + settle);
+  EXPECT_EQ(r.idle_after.busy_percent, (std::vector<unsigned>{0}));
 }
 
 // Under MIG the lists come from the worker's instance (telemetry/nvml_cuda.hpp): where it could not
