@@ -151,8 +151,9 @@ fi
 
 step "planted: the same neighbour, coming after the run began (expect exit 1, VSA_E_SHARED_GPU from the reading after the run)"
 # The neighbour is ready (torch loaded, its context made) before the run and starts its kernels
-# once the run's report exists, which is after the reading before the first case: only the
-# reading after the last worker ended can show it.
+# once the run's report has content, which is after the reading before the first case (the file
+# itself exists earlier, empty: its name is reserved first), so only the reading after the last
+# worker ended can show it.
 if [[ "${RC[planted_hidden]}" == not\ run* ]]; then
   RC[planted_midrun]="${RC[planted_hidden]}"
 else
@@ -168,8 +169,11 @@ while True:
     torch.cuda.synchronize()" "$OUT/midrun.ready" "$OUT/midrun.go" & midrun=$!
   for _ in $(seq 120); do [ -e "$OUT/midrun.ready" ] && break; sleep 0.5; done
   unshare --pid --fork --mount-proc "$BIN" run --case perf-16k --out "$OUT/midrun" --label midrun --quiet & run=$!
-  for _ in $(seq 600); do ls "$OUT"/midrun/midrun-*.json >/dev/null 2>&1 && break; sleep 0.05; done
-  touch "$OUT/midrun.go"; echo "neighbour started $(date +%T.%N | cut -c1-12), after the run's report appeared"
+  for _ in $(seq 600); do
+    for f in "$OUT"/midrun/midrun-*.json; do [ -s "$f" ] && break 2; done
+    sleep 0.05
+  done
+  touch "$OUT/midrun.go"; echo "neighbour started $(date +%T.%N | cut -c1-12), once the run's report had content"
   wait "$run"; RC[planted_midrun]=$?
   kill "$midrun"; wait "$midrun" 2>/dev/null
   expect planted_midrun_exit 1 "${RC[planted_midrun]}"
