@@ -15,6 +15,8 @@
 #include "report/nvbench_json.hpp"
 #include "report/report.hpp"
 #include "report/report_files.hpp"
+#include "run/output_paths.hpp"
+#include "suite/suite.hpp"
 #include "util/files.hpp"
 
 namespace vsa::cli {
@@ -31,6 +33,12 @@ int run_render(const RenderOptions& o) {
   if (o.format == "markdown" && o.reports.size() != 1) {
     std::cerr << "vsa-bench render: Markdown renders one report; " << o.reports.size()
               << " given (--format nvbench takes several, one per GPU)\n";
+    return kExitUsage;
+  }
+  try {
+    check_output_file("--out", o.out);
+  } catch (const SuiteError& e) {
+    std::cerr << "vsa-bench render: " << e.what() << "\n";
     return kExitUsage;
   }
   std::string text;

@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "suite/suite.hpp"
+#include "run/output_paths.hpp"
 #include "run/suite_runner.hpp"
 #include "report/report.hpp"
 #include "util/file_digest.hpp"
@@ -158,6 +159,7 @@ std::string changed_plugins(const json& bundle) {
 }  // namespace
 
 ReproOutcome run_repro(const ReproOptions& o) {
+  check_output_file("--bundle", o.bundle, /*folder_is_made=*/true);
   json bundle = make_repro_bundle(o.report, o.case_name);
   if (!o.plugins.empty()) {
     json paths = json::array();

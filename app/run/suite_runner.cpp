@@ -28,6 +28,7 @@
 #include "qualify/backend_alias.hpp"
 #include "run/gpu_expectation.hpp"
 #include "run/node_qualification.hpp"
+#include "run/output_paths.hpp"
 #include "run/plugin_inspection.hpp"
 #include "plugins/described_backend.hpp"
 #include "plugins/plugin_registry.hpp"
@@ -628,6 +629,11 @@ RunSummary refused_run(const RunOptions& o, const std::string& reason) {
 }  // namespace
 
 RunSummary run_suites(const RunOptions& o) {
+  check_output_dir("--out", o.out_dir);
+  check_output_file("--junit", o.junit_path);
+  check_output_file("--metrics", o.metrics_path);
+  check_output_file("--jsonl", o.jsonl_path);
+  check_output_file("--nvbench", o.nvbench_path);
   json suites_json = json::array();
   std::vector<std::string> plugin_paths;
   std::vector<CaseSpec> cases = collect_cases(o, suites_json, plugin_paths);

@@ -1,6 +1,7 @@
 #include "run/worker_supervisor.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <set>
 
 #include <spdlog/spdlog.h>
@@ -31,6 +32,13 @@ void WorkerSupervisor::ensure_worker() {
 }
 
 CaseResult WorkerSupervisor::attempt(const CaseSpec& spec, bool& worker_lost) {
+  // A case the worker did not answer for still took the time until it was given up on (a
+  // HANG's timeout, a FAULT's run up to the crash): its report says so, not 0 s.
+  const auto started = std::chrono::steady_clock::now();
+  const auto lost_after = [&](CaseResult r) {
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return r;
+  };
   ensure_worker();
   worker_lost = false;
   std::string backend = "worker", phase = "startup";
@@ -65,9 +73,9 @@ CaseResult WorkerSupervisor::attempt(const CaseSpec& spec, bool& worker_lost) {
           }
           return r;
         }
-        if (ev == "error") return case_error(spec, msg->value("message", "worker error"));
+        if (ev == "error") return lost_after(case_error(spec, msg->value("message", "worker error")));
       } catch (const std::exception& e) {  // nlohmann's type/out_of_range errors, an unknown verdict
-        return case_error(spec, "the worker sent a malformed \"" + ev + "\" message: " + e.what());
+        return lost_after(case_error(spec, "the worker sent a malformed \"" + ev + "\" message: " + e.what()));
       }
       continue;
     }
@@ -95,7 +103,7 @@ CaseResult WorkerSupervisor::attempt(const CaseSpec& spec, bool& worker_lost) {
     r.backends.push_back(br);
     r.message = why;
     r.verdict = br.verdict;
-    return r;
+    return lost_after(std::move(r));
   }
 }
 

@@ -87,6 +87,37 @@ TEST(CaseRunner, StabilityCatchesRunToRunDifferences) {
   EXPECT_TRUE(saw);
 }
 
+// A backend without the case's op has nothing checked: SKIP naming the op, never a PASS
+// with no metrics (a forward-only plugin on a backward case, or added with --add-backend).
+class ForwardOnlyBackend final : public Backend {
+ public:
+  std::string name() const override { return "flawed"; }
+  std::string description() const override { return "test double, forward only"; }
+  Memory memory() const override { return Memory::host; }
+  bool has_op(Op op) const override { return op == Op::forward; }
+  Support supports(const DeviceInfo&, const Shape&, Op) const override { return Support::yes(); }
+  Status forward(const ForwardArgs& a) override {
+    naive::forward(a);
+    return Status::success();
+  }
+  Status backward(const BackwardArgs&) override { return Status::failure("no backward"); }
+};
+
+TEST(CaseRunner, ABackendWithoutTheCasesOpSkipsNamingIt) {
+  CaseSpec spec = small_case();
+  spec.op = OpSelect::backward;
+  CaseResult r = test::run_host_case(std::make_unique<ForwardOnlyBackend>(), spec);
+  EXPECT_EQ(r.verdict, kSkip);
+  ASSERT_EQ(r.backends.size(), 1u);
+  EXPECT_EQ(r.backends[0].reason, "implements no requested op (backward)");
+  EXPECT_TRUE(r.backends[0].metrics.empty());
+
+  spec.op = OpSelect::both;  // the op it has still runs and is checked
+  r = test::run_host_case(std::make_unique<ForwardOnlyBackend>(), spec);
+  EXPECT_EQ(r.verdict, kPass) << r.message;
+  EXPECT_EQ(r.backends[0].metrics.size(), 2u);  // o, lse
+}
+
 TEST(CaseRunner, GpuBackendSkipsWithReasonWithoutDevice) {
   CaseSpec spec = small_case();
   spec.backends = {"cuda-ref", "not-built-here"};

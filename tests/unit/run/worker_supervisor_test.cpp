@@ -68,6 +68,7 @@ TEST(WorkerSupervisor, ADeathIsAFaultOfTheBackendItWasRunningWithItsStderr) {
   EXPECT_NE(b->reason.find("terminated by signal 6"), std::string::npos) << b->reason;
   EXPECT_NE(b->reason.find("during forward"), std::string::npos) << b->reason;
   EXPECT_NE(b->reason.find("assertion failed: x < n"), std::string::npos) << b->reason;
+  EXPECT_GT(r.seconds, 0.0);
 }
 
 TEST(WorkerSupervisor, SilenceBeyondTheTimeoutIsAHang) {
@@ -75,6 +76,7 @@ TEST(WorkerSupervisor, SilenceBeyondTheTimeoutIsAHang) {
   const CaseResult r = s.run(spec_of({"b1"}, 1));
   EXPECT_EQ(r.verdict, kHang);
   EXPECT_NE(r.message.find("no answer within 1 s during forward"), std::string::npos) << r.message;
+  EXPECT_GE(r.seconds, 1.0);  // the case took its timeout, and its report says so
 }
 
 TEST(WorkerSupervisor, AnErrorEventFailsTheCase) {

@@ -1,0 +1,49 @@
+#include "run/output_paths.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "suite/suite.hpp"
+
+namespace vsa {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string named(std::string_view flag, const std::string& path) { return std::string(flag) + " " + path; }
+
+void check_writable_dir(std::string_view flag, const std::string& path, const fs::path& dir) {
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    throw SuiteError(named(flag, path) + ": cannot write in " + dir.string() + ": " + std::strerror(errno));
+}
+
+}  // namespace
+
+void check_output_file(std::string_view flag, const std::string& path, bool folder_is_made) {
+  if (path.empty()) return;
+  std::error_code ec;
+  const fs::path p(path);
+  if (fs::is_directory(p, ec)) throw SuiteError(named(flag, path) + ": is a directory; give a file name");
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  if (fs::is_directory(dir, ec)) return check_writable_dir(flag, path, dir);
+  if (fs::exists(dir, ec)) throw SuiteError(named(flag, path) + ": " + dir.string() + " is not a directory");
+  if (!folder_is_made) throw SuiteError(named(flag, path) + ": no directory " + dir.string() + " (create it first)");
+}
+
+void check_output_dir(std::string_view flag, const std::string& path) {
+  std::error_code ec;
+  fs::path dir = fs::absolute(path, ec).lexically_normal();
+  if (ec) throw SuiteError(named(flag, path) + ": " + ec.message());
+  if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
+    throw SuiteError(named(flag, path) + ": is a file, not a directory");
+  // The folders that do not exist yet are made under the nearest one that does.
+  while (!fs::exists(dir, ec) && dir.has_parent_path() && dir.parent_path() != dir) dir = dir.parent_path();
+  if (!fs::is_directory(dir, ec)) throw SuiteError(named(flag, path) + ": " + dir.string() + " is not a directory");
+  check_writable_dir(flag, path, dir);
+}
+
+}  // namespace vsa

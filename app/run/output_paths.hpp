@@ -1,0 +1,19 @@
+#pragma once
+// Where a command will write, checked before it spends any time on what goes there: a --junit
+// in a missing folder, or an --out that is a file, found after a two-hour qualification run
+// used to cost the run (exit 4 at the end); now it is bad input at the start (exit 2).
+#include <string>
+#include <string_view>
+
+namespace vsa {
+
+// PATH will be written as a file: it must not be a directory, and its folder must exist and
+// be writable (unless `folder_is_made`: the command creates it). Throws SuiteError naming FLAG.
+void check_output_file(std::string_view flag, const std::string& path, bool folder_is_made = false);
+
+// PATH is the folder reports go to, made later when missing (a run refused before then writes
+// nothing): it must not be a file, and it or the nearest folder above it that exists must be
+// writable. Throws SuiteError naming FLAG.
+void check_output_dir(std::string_view flag, const std::string& path);
+
+}  // namespace vsa

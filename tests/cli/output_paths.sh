@@ -1,0 +1,21 @@
+# Where a run writes is checked before it runs (run/output_paths.hpp): a bad --junit, --out,
+# render --out or repro --bundle is bad input (exit 2, the flag named), and no case runs first.
+source "$(dirname "$0")/lib.sh"
+refused() {  # refused TEXT COMMAND...: exit 2, TEXT on stderr, no report written
+  local text="$1"; shift
+  "$@" >"$WORK/out" 2>&1; local rc=$?
+  [ "$rc" -eq 2 ] || { cat "$WORK/out"; fail "$*: exit $rc, expected 2"; }
+  grep -qF -- "$text" "$WORK/out" || { cat "$WORK/out"; fail "$*: no \"$text\" in the message"; }
+}
+touch "$WORK/a-file"
+refused "--junit $WORK/nodir/j.xml: no directory $WORK/nodir" \
+  "$BIN" run smoke --devices none --quiet --out "$WORK/r1" --junit "$WORK/nodir/j.xml"
+[ -z "$(ls -A "$WORK/r1" 2>/dev/null)" ] || fail "a report was written before the refusal"
+refused "--nvbench $WORK: is a directory" "$BIN" run smoke --devices none --quiet --out "$WORK/r2" --nvbench "$WORK"
+refused "--out $WORK/a-file: is a file, not a directory" "$BIN" run smoke --devices none --quiet --out "$WORK/a-file"
+# A good run, then render and repro with bad destinations.
+"$BIN" run smoke --devices none --quiet --out "$WORK/good" >"$WORK/out" 2>&1 || { cat "$WORK/out"; fail "run smoke"; }
+report=$(ls "$WORK"/good/*.json | head -1)
+refused "--out $WORK: is a directory" "$BIN" render "$report" --out "$WORK"
+refused "--bundle $WORK: is a directory" "$BIN" repro "$report" --case smoke/cpu-ref --bundle "$WORK"
+echo "ok"

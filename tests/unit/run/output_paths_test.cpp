@@ -1,0 +1,72 @@
+// Where run, render and repro write is checked before any work (run/output_paths.hpp): each bad
+// path is refused naming its flag and what is wrong, and a good one passes untouched.
+#include "run/output_paths.hpp"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+
+#include "suite/suite.hpp"
+
+namespace vsa {
+namespace {
+
+namespace fs = std::filesystem;
+
+class OutputPaths : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    m_dir = fs::temp_directory_path() / ("vsa-output-paths-" + std::to_string(::getpid()));
+    fs::remove_all(m_dir);
+    fs::create_directories(m_dir);
+    std::ofstream(m_dir / "a-file") << "x";
+  }
+  void TearDown() override { fs::remove_all(m_dir); }
+  std::string at(const std::string& name) const { return (m_dir / name).string(); }
+  fs::path m_dir;
+};
+
+std::string refusal(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const SuiteError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST_F(OutputPaths, AFileInAFolderThatExistsIsFine) {
+  EXPECT_EQ(refusal([&] { check_output_file("--junit", at("j.xml")); }), "");
+  EXPECT_EQ(refusal([&] { check_output_file("--junit", at("a-file")); }), "");  // overwritten, as before
+  EXPECT_EQ(refusal([&] { check_output_file("--junit", ""); }), "");            // not asked for
+  EXPECT_FALSE(fs::exists(at("j.xml")));                                        // nothing written
+}
+
+TEST_F(OutputPaths, AFileIsRefusedNamingTheFlagAndWhatIsWrong) {
+  EXPECT_EQ(refusal([&] { check_output_file("--junit", m_dir.string()); }),
+            "--junit " + m_dir.string() + ": is a directory; give a file name");
+  EXPECT_EQ(refusal([&] { check_output_file("--metrics", at("nodir/m.prom")); }),
+            "--metrics " + at("nodir/m.prom") + ": no directory " + at("nodir") + " (create it first)");
+  EXPECT_EQ(refusal([&] { check_output_file("--nvbench", at("a-file/n.json")); }),
+            "--nvbench " + at("a-file/n.json") + ": " + at("a-file") + " is not a directory");
+  // A command that makes the folder itself (repro --bundle) takes a missing one.
+  EXPECT_EQ(refusal([&] { check_output_file("--bundle", at("nodir/b.json"), true); }), "");
+}
+
+TEST_F(OutputPaths, TheReportFolderIsCheckedNotMade) {
+  EXPECT_EQ(refusal([&] { check_output_dir("--out", at("new/deeper")); }), "");
+  EXPECT_FALSE(fs::exists(at("new")));  // made by the run, once it is not refused
+  EXPECT_EQ(refusal([&] { check_output_dir("--out", m_dir.string()); }), "");
+  EXPECT_EQ(refusal([&] { check_output_dir("--out", at("a-file")); }),
+            "--out " + at("a-file") + ": is a file, not a directory");
+  EXPECT_EQ(refusal([&] { check_output_dir("--out", at("a-file/sub")); }),
+            "--out " + at("a-file/sub") + ": " + at("a-file") + " is not a directory");
+}
+
+}  // namespace
+}  // namespace vsa
