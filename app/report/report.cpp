@@ -58,7 +58,7 @@ nlohmann::json to_json(const Report& r) {
   nlohmann::json j = {
       {"schema", "vsa-bench/report"},
       {"schema_version", kReportSchemaVersion},
-      {"tool", report_tool_json()},
+      {"tool", r.tool.is_object() ? r.tool : report_tool_json()},
       {"argv", r.argv},
       {"label", r.label},
       {"started_at", r.started_at},
@@ -92,6 +92,7 @@ Report report_from_json(const nlohmann::json& j) {
     throw std::invalid_argument("report schema_version " + std::to_string(j.value("schema_version", 0)) +
                                 " is newer than this tool understands (" + std::to_string(kReportSchemaVersion) + ")");
   Report r;
+  r.tool = j.value("tool", nlohmann::json());
   r.argv = j.value("argv", std::vector<std::string>{});
   r.label = j.value("label", "");
   r.started_at = j.value("started_at", "");
@@ -227,8 +228,13 @@ std::string plugin_line(const nlohmann::json& p) {
 std::string render_markdown(const Report& r) {
   std::ostringstream md;
   md << "# vsa-bench report" << (r.label.empty() ? "" : ": " + escape_cell(r.label)) << "\n\n";
-  md << "- tool: vsa-bench " << build::kVersion << " (" << build::git_sha() << "), CUDA toolkit " << build::kCudaToolkit
-     << "\n";
+  const nlohmann::json tool = r.tool.is_object() ? r.tool : report_tool_json();
+  const auto field = [&](const char* key) {
+    const auto it = tool.find(key);
+    return it != tool.end() && it->is_string() ? escape_cell(it->get<std::string>()) : std::string("?");
+  };
+  md << "- tool: " << field("name") << " " << field("version") << " (" << field("git_sha") << "), CUDA toolkit "
+     << field("cuda_toolkit") << "\n";
   md << "- node: " << escape_cell(r.node.is_object() ? r.node.value("hostname", "?") : std::string("?")) << "\n";
   if (r.device.is_object()) {
     md << "- GPU: " << r.device.value("name", "?") << " (index " << r.device.value("cuda_ordinal", -1) << ", PCI "

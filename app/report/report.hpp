@@ -17,6 +17,9 @@ namespace vsa {
 inline constexpr int kReportSchemaVersion = 2;
 
 struct Report {
+  // What wrote it (report_tool_json()'s shape): null for a report this binary is writing, the
+  // file's own for one read back, so rendering or rewriting it later keeps its author.
+  nlohmann::json tool = nullptr;
   std::vector<std::string> argv;
   std::string label;
   std::string started_at, finished_at;  // ISO 8601 UTC
