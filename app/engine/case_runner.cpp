@@ -206,23 +206,53 @@ class CaseRun {
     if (d.q.download(m_stream) != m_host.q) throw std::runtime_error("GPU input generation differs from the host");
   }
 
+  // The forward whose O and lse every backward takes as inputs: the reference's, or without one
+  // (`reference: none`) the first backend's here that has a forward, run once, untimed and
+  // unchecked (docs/spec.md, "Reference"). Null when no backward runs or none has a forward.
+  Backend* backward_input_source() const {
+    if (m_reference) return m_reference;
+    if (!runs_backward(m_spec.op)) return nullptr;
+    for (auto* b : m_active)
+      if (b->has_op(Op::forward)) return b;
+    return nullptr;
+  }
+
   void run_reference(CaseResult& r) {
-    if (!m_reference) return;
+    Backend* source = backward_input_source();
+    if (!source) {
+      if (!m_reference && runs_backward(m_spec.op)) {
+        // Uninitialised memory as O and lse would make every backward output garbage (NaN from
+        // exp overflow, say), which no stability check can tell from a race.
+        r.message =
+            "reference \"none\": the backward needs O and lse from a forward, and no backend in this "
+            "case has one; name a reference";
+        for (auto& b : r.backends)
+          if (b.verdict == kPending) {
+            b.verdict = kSkip;
+            b.reason = "no backward inputs";
+          }
+      }
+      return;
+    }
+    const bool is_reference = source == m_reference;
+    const std::string phase = is_reference ? "reference forward" : "forward for the backward's inputs";
     BackendResult ref;
-    ref.backend = m_reference->name() + " (reference)";
+    ref.backend = source->name() + (is_reference ? " (reference)" : " (backward inputs)");
     try {
-      BackendSession session(*m_reference, m_map, m_host, m_dev.get(), m_stream, ProbeDelays{});
-      emit_start(m_reference->name(), "reference forward");
+      BackendSession session(*source, m_map, m_host, m_dev.get(), m_stream, ProbeDelays{});
+      emit_start(source->name(), phase);
       session.poison_forward();
-      throw_if(session.forward(), "reference forward");
-      m_ref.fwd = session.fetch_forward();
-      session.to_m_format(m_ref.fwd);  // a plugin chosen as the reference may have its own form
-      m_host.out = m_ref.fwd.o;
-      m_host.lse = m_ref.fwd.lse;
+      throw_if(session.forward(), phase);
+      HostOutputs fwd = session.fetch_forward();
+      session.to_m_format(fwd);  // a plugin may have its own lse form
+      m_host.out = fwd.o;
+      m_host.lse = fwd.lse;
       if (m_dev) {
         m_dev->out.upload(m_host.out, m_stream);
         m_dev->lse.upload(m_host.lse, m_stream);
       }
+      if (!is_reference) return;
+      m_ref.fwd = std::move(fwd);
       if (runs_backward(m_spec.op)) {
         emit_start(m_reference->name(), "reference backward");
         session.poison_backward();
@@ -233,11 +263,12 @@ class CaseRun {
       ref.verdict = kFault;
       ref.reason = e.what();
       r.backends.push_back(ref);
-      r.message = std::string("reference failed: ") + e.what();
+      const std::string failed = is_reference ? "reference failed" : "the forward for the backward's inputs failed";
+      r.message = failed + ": " + e.what();
       for (auto& b : r.backends)
         if (b.verdict == kPending) {
           b.verdict = kSkip;
-          b.reason = "reference failed";
+          b.reason = failed;
         }
       if (e.sticky()) throw;
     }

@@ -118,6 +118,48 @@ TEST(CaseRunner, ABackendWithoutTheCasesOpSkipsNamingIt) {
   EXPECT_EQ(r.backends[0].metrics.size(), 2u);  // o, lse
 }
 
+// Without a reference the backward still gets real O and lse: the first backend's forward, run
+// untimed. Uninitialised inputs would make every output garbage that no stability check can tell
+// from a race (and null pointers on the host).
+TEST(CaseRunner, WithoutAReferenceTheBackwardTakesTheBackendsOwnForward) {
+  CaseSpec spec = small_case(Mode::stability);
+  spec.reference = "none";
+  spec.op = OpSelect::backward;
+  CaseResult r = run_with(Flaw::none, spec);
+  EXPECT_EQ(r.verdict, kPass) << r.message;
+  ASSERT_FALSE(r.backends.empty());
+  EXPECT_FALSE(r.backends[0].stability.empty());
+
+  r = run_with(Flaw::flip_each_run, spec);  // a run-to-run difference is still seen
+  EXPECT_EQ(r.verdict, kFail) << r.message;
+}
+
+class BackwardOnlyBackend final : public Backend {
+ public:
+  std::string name() const override { return "flawed"; }
+  std::string description() const override { return "test double, backward only"; }
+  Memory memory() const override { return Memory::host; }
+  bool has_op(Op op) const override { return op == Op::backward; }
+  Support supports(const DeviceInfo&, const Shape&, Op) const override { return Support::yes(); }
+  Status forward(const ForwardArgs&) override { return Status::failure("no forward"); }
+  Status backward(const BackwardArgs& a) override {
+    naive::backward(a);
+    return Status::success();
+  }
+};
+
+TEST(CaseRunner, WithoutAReferenceOrAForwardTheBackwardIsNotRunOnGarbage) {
+  CaseSpec spec = small_case(Mode::stability);
+  spec.reference = "none";
+  spec.op = OpSelect::backward;
+  const CaseResult r = test::run_host_case(std::make_unique<BackwardOnlyBackend>(), spec);
+  EXPECT_EQ(r.verdict, kFail);
+  EXPECT_NE(r.message.find("the backward needs O and lse from a forward, and no backend in this case has one"),
+            std::string::npos)
+      << r.message;
+  EXPECT_EQ(r.backends[0].verdict, kSkip);
+}
+
 TEST(CaseRunner, GpuBackendSkipsWithReasonWithoutDevice) {
   CaseSpec spec = small_case();
   spec.backends = {"cuda-ref", "not-built-here"};
