@@ -43,7 +43,15 @@ int run_render(const RenderOptions& o) {
   }
   std::string text;
   if (o.format == "markdown") {
-    text = render_markdown(load_report_file(o.reports.front()).report);
+    const std::string& path = o.reports.front();
+    const ReportFile file = load_report_file(path);
+    try {
+      text = render_markdown(file.report);
+    } catch (const nlohmann::json::exception& e) {
+      std::cerr << "vsa-bench render: " << path << ": does not follow docs/schema/report.schema.json (" << e.what()
+                << "); check it with scripts/check_schema.py\n";
+      return kExitUsage;
+    }
   } else {
     std::vector<Report> reports;
     nlohmann::json tool;
