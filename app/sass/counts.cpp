@@ -55,9 +55,23 @@ std::string signed_delta(int d) {
   return out;
 }
 
+// The demangled name without its parameter list: cut at the first '(' outside template
+// arguments that does not open "(anonymous namespace)", or every kernel in one reads "vsa::".
 std::string short_name(const std::string& mangled) {
-  std::string name = demangle(mangled);
-  if (const auto paren = name.find('('); paren != std::string::npos) name.resize(paren);
+  const std::string name = demangle(mangled);
+  static constexpr std::string_view kAnonymous = "(anonymous namespace)";
+  int depth = 0;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    if (name.compare(i, kAnonymous.size(), kAnonymous) == 0) {
+      i += kAnonymous.size() - 1;
+    } else if (name[i] == '<') {
+      ++depth;
+    } else if (name[i] == '>' && depth > 0) {
+      --depth;
+    } else if (name[i] == '(' && depth == 0) {
+      return name.substr(0, i);
+    }
+  }
   return name;
 }
 

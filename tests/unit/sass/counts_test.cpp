@@ -99,6 +99,16 @@ TEST(SassCounts, ChangesNameTheKernelAndTheDelta) {
   EXPECT_EQ(text.find("mma "), std::string::npos) << "unchanged classes are not listed: " << text;
 }
 
+// Kernels in an anonymous namespace keep their names in the table (not all "vsa::").
+TEST(SassCounts, KernelsInAnAnonymousNamespaceKeepTheirNames) {
+  const auto counts =
+      kernel_counts(parse_listing("\tcode for sm_90a\n" + kernel("_ZN3vsa12_GLOBAL__N_16kernelEi", kBody) +
+                                  kernel("_ZN3vsa12_GLOBAL__N_16kernelILi2EEEvi", kBody)));
+  const std::string text = format_counts(counts);
+  EXPECT_NE(text.find("\nvsa::(anonymous namespace)::kernel | sm_90a"), std::string::npos) << text;
+  EXPECT_NE(text.find("\nvoid vsa::(anonymous namespace)::kernel<2> | sm_90a"), std::string::npos) << text;
+}
+
 TEST(SassCounts, IdenticalBuildsReportNothing) {
   const auto a = kernel_counts(parse_listing("\tcode for sm_90a\n" + kernel("_Z1kv", kBody)));
   const auto b = kernel_counts(parse_listing("\tcode for sm_90a\n" + kernel("_Z1kv", kBody)));
