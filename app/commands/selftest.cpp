@@ -25,7 +25,9 @@ void register_selftest(CLI::App& app, int& exit_code) {
   cmd->add_option("--devices", opts->devices, "GPU the planted kernels run on (a CUDA ordinal, or none)")
       ->capture_default_str();
   cmd->add_option("-o,--out", opts->out_dir, "Keep the planted-fault suite and its report here (default: discarded)");
-  cmd->add_option("--hang-timeout", opts->hang_timeout_s, "Seconds the HANG rows wait")->capture_default_str();
+  cmd->add_option("--hang-timeout", opts->hang_timeout_s, "Seconds the HANG rows wait")
+      ->check(CLI::Range(0.1, 604800.0))
+      ->capture_default_str();
   cmd->add_option("--race-runs", opts->race_runs, "Stability runs of the overlap-race rows")
       ->check(CLI::Range(2, 100000))
       ->capture_default_str();

@@ -1,5 +1,7 @@
 #include "run/gpu_expectation.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -16,12 +18,35 @@ std::string others_saw(const GpuEvidence& e) {
 
 }  // namespace
 
-std::string fail_closed_reason(const GpuEvidence& e) {
-  if (e.devices_flag == "none") {
-    if (e.expect_gpus && *e.expect_gpus > 0)
-      return fmt::format("--expect-gpus {} contradicts --devices none", *e.expect_gpus);
-    return {};
+std::string devices_flag_error(const std::string& text, bool list) {
+  if (text == "none" || (list && text == "all")) return {};
+  const std::string accepted = list ? "all, none or CUDA ordinals like 0,2" : "none or one CUDA ordinal";
+  std::vector<std::string> seen;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (item.empty() || item.size() > 4 || item.find_first_not_of("0123456789") != std::string::npos)
+      return fmt::format("\"{}\" is not a device ({})", item, accepted);
+    if (std::find(seen.begin(), seen.end(), item) != seen.end()) return fmt::format("device {} given twice", item);
+    seen.push_back(item);
+    if (comma == std::string::npos) break;
+    if (!list) return fmt::format("\"{}\": one device only ({})", text, accepted);
+    start = comma + 1;
   }
+  return {};
+}
+
+std::string contradicting_gpu_flags(const GpuEvidence& e) {
+  if (e.devices_flag != "none") return {};
+  if (e.require_gpu) return "--require-gpu contradicts --devices none";
+  if (e.expect_gpus && *e.expect_gpus > 0)
+    return fmt::format("--expect-gpus {} contradicts --devices none", *e.expect_gpus);
+  return {};
+}
+
+std::string fail_closed_reason(const GpuEvidence& e) {
+  if (e.devices_flag == "none") return contradicting_gpu_flags(e);
   const std::string cuda = e.cuda_devices > 0 ? fmt::format("CUDA can use {} device(s)", e.cuda_devices)
                                               : "CUDA cannot use any GPU (" + e.cuda_note + ")";
   if (e.expect_gpus && e.cuda_devices != *e.expect_gpus)

@@ -22,4 +22,13 @@ struct GpuEvidence {
 // Empty when the run may go on; otherwise the reason it must stop with exit 4.
 [[nodiscard]] std::string fail_closed_reason(const GpuEvidence& evidence);
 
+// Empty when TEXT is a --devices value: `none`, one CUDA ordinal, or (when `list`) `all` or a
+// comma list of distinct ordinals, digits only; otherwise what is wrong (a usage error, exit 2,
+// before any work: a typo must not read as a node without GPUs).
+[[nodiscard]] std::string devices_flag_error(const std::string& text, bool list = true);
+
+// Empty unless the GPU flags contradict each other: --devices none with --require-gpu or
+// --expect-gpus N > 0 (a usage error, exit 2, not a node's failure).
+[[nodiscard]] std::string contradicting_gpu_flags(const GpuEvidence& flags);
+
 }  // namespace vsa

@@ -629,6 +629,13 @@ RunSummary refused_run(const RunOptions& o, const std::string& reason) {
 }  // namespace
 
 RunSummary run_suites(const RunOptions& o) {
+  if (const std::string e = devices_flag_error(o.devices); !e.empty())
+    throw SuiteError("--devices " + o.devices + ": " + e);
+  GpuEvidence flags;
+  flags.devices_flag = o.devices;
+  flags.require_gpu = o.require_gpu;
+  flags.expect_gpus = o.expect_gpus;
+  if (const std::string c = contradicting_gpu_flags(flags); !c.empty()) throw SuiteError(c);
   check_output_dir("--out", o.out_dir);
   check_output_file("--junit", o.junit_path);
   check_output_file("--metrics", o.metrics_path);

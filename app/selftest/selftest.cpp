@@ -13,6 +13,7 @@
 #include "selftest/lint_rows.hpp"
 #include "selftest/stream_safety.hpp"
 #include "suite/suite.hpp"
+#include "run/output_paths.hpp"
 #include "run/suite_runner.hpp"
 #include "report/report.hpp"
 #include "vsa/registry.hpp"
@@ -129,6 +130,7 @@ int SelftestResult::exit_code() const {
 }
 
 SelftestResult run_selftest(const SelftestOptions& o) {
+  if (!o.out_dir.empty()) check_output_dir("--out", o.out_dir);
   const WorkDir work(o.out_dir);
   const std::vector<PlantedCase> cases = planted_cases(o);
   const std::string suite_path = (fs::path(work.path()) / "planted-faults.suite.json").string();

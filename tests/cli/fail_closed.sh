@@ -49,4 +49,13 @@ rc=$(run_rc expect --expect-gpus 8)
 grep -q -- "--expect-gpus 8: CUDA cannot use any GPU" "$WORK/expect.out" || { cat "$WORK/expect.out"; fail "no reason for --expect-gpus"; }
 rc=$(run_rc expect0 --expect-gpus 0)
 [ "$rc" -eq 0 ] || { cat "$WORK/expect0.out"; fail "--expect-gpus 0 on a GPU-less node: exit $rc, expected 0"; }
+# 6. Input, not a node: a typo in --devices, or flags that contradict each other, is exit 2 and
+# writes no report (a report would say the node's GPU is unusable).
+for args in "--devices bogus" "--devices 1x" "--require-gpu --devices none" "--expect-gpus 2 --devices none"; do
+  # shellcheck disable=SC2086
+  rc=$(run_rc usage $args)
+  [ "$rc" -eq 2 ] || { cat "$WORK/usage.out"; fail "$args: exit $rc, expected 2"; }
+  [ ! -e "$WORK/usage" ] || fail "$args: a report was written"
+done
+grep -q -- "--expect-gpus 2 contradicts --devices none" "$WORK/usage.out" || { cat "$WORK/usage.out"; fail "no reason"; }
 echo "ok"
