@@ -495,6 +495,17 @@ std::string summary_table(const std::vector<Report>& reports, const std::vector<
         if (b.verdict != kPass && b.verdict != kSkip)
           t << "  " << b.verdict << "  " << printable(c.name) << "  " << printable(b.backend) << ": "
             << printable(b.reason.substr(0, 160)) << "\n";
+    // Why things were skipped, most common first: a run of SKIPs must say whether that was
+    // the missing GPU or a build without the backend.
+    std::map<std::string, int> skipped;
+    for (const auto& c : reports[i].cases)
+      for (const auto& b : c.backends)
+        if (b.verdict == kSkip) ++skipped[b.reason.empty() ? std::string("no reason given") : b.reason];
+    std::vector<std::pair<std::string, int>> reasons(skipped.begin(), skipped.end());
+    std::stable_sort(reasons.begin(), reasons.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    for (std::size_t k = 0; k < reasons.size() && k < 3; ++k)
+      t << "  SKIP " << reasons[k].second << " backend(s): " << printable(reasons[k].first.substr(0, 160)) << "\n";
+    if (reasons.size() > 3) t << "  SKIP, " << reasons.size() - 3 << " other reasons: see the report\n";
     if (!reports[i].checks.empty()) {
       const auto k = check_counts(reports[i].checks);
       t << "  node checks (docs/qualify.md): PASS " << k[verdict_name(kPass)] << ", FAIL " << k[verdict_name(kFail)]
