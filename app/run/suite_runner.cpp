@@ -113,12 +113,17 @@ std::vector<CaseSpec> collect_cases(const RunOptions& o, json& suites_json, std:
   std::vector<CaseSpec> cases;
   std::vector<std::string> listed;  // the backends the selected cases name, before --backends
   plugins = o.plugins;
+  std::map<std::string, std::string> case_source;  // qualified case name -> the suite argument it came from
   for (const auto& name : o.suites) {
     Suite s = load_suite(name);
     suites_json.push_back({{"name", s.name}, {"source", s.source}, {"description", s.description}});
     plugins.insert(plugins.end(), s.plugins.begin(), s.plugins.end());
     for (auto& c : s.cases) {
       c.name = qualified_case_name(s, name, c.name);
+      // A report's rows, repro --case and --resume find a case by its name: two must not share one.
+      if (const auto [it, fresh] = case_source.emplace(c.name, name); !fresh)
+        throw SuiteError("case " + c.name + " comes twice (from " + it->second + " and " + name +
+                         "): give each suite once, and suites of one name their own names");
       if (!o.cases.empty() && std::none_of(o.cases.begin(), o.cases.end(),
                                            [&](const std::string& f) { return c.name.find(f) != std::string::npos; }))
         continue;

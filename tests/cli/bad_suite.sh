@@ -31,4 +31,9 @@ printf '{ "cases": [' >"$WORK/bad.json"
 "$BIN" run no-such-suite --out "$WORK/out" 2>"$WORK/stderr"; rc=$?
 [ "$rc" -eq 2 ] && grep -q "no such built-in suite" "$WORK/stderr" || fail "unknown suite"
 "$BIN" run --bogus-flag 2>/dev/null; [ $? -eq 2 ] || fail "bad flag must exit 2"
+# One case name twice in a run (a suite given twice): the report's rows, repro --case and --resume
+# find cases by name.
+"$BIN" run smoke smoke --devices none --out "$WORK/dup" 2>"$WORK/stderr"; rc=$?
+[ "$rc" -eq 2 ] && grep -q "case smoke/cpu-ref comes twice (from smoke and smoke)" "$WORK/stderr" \
+  || { cat "$WORK/stderr"; fail "a case name twice: exit $rc"; }
 echo "ok"
