@@ -46,11 +46,22 @@ int run_compare(const CompareCommandOptions& o) {
   }
   std::vector<ReportFile> reports;
   if (!o.baseline.empty()) reports.push_back(load_report_file(o.baseline));
-  for (auto& r : load_report_paths(o.reports).reports)
-    if (o.baseline.empty() || !same_file(r.path, o.baseline)) reports.push_back(std::move(r));
-  if (reports.size() < 2)
+  int baseline_again = 0;  // the baseline named among the reports too: compared once
+  for (auto& r : load_report_paths(o.reports).reports) {
+    if (!o.baseline.empty() && same_file(r.path, o.baseline))
+      ++baseline_again;
+    else
+      reports.push_back(std::move(r));
+  }
+  if (reports.size() < 2) {
+    std::string why;
+    if (baseline_again > 0) why += "; the baseline " + o.baseline + " is also among the reports, and counts once";
+    for (const auto& path : o.reports)
+      if (std::filesystem::is_directory(path) && load_report_paths({path}).reports.empty())
+        why += "; " + path + " holds no vsa-bench report";
     throw CLI::ValidationError("reports", "compare needs two reports or more (or one and --baseline), found " +
-                                              std::to_string(reports.size()));
+                                              std::to_string(reports.size()) + why);
+  }
   const Comparison comparison = compare_reports(reports, options);
   if (o.format == "json")
     std::cout << to_json(comparison).dump(2) << "\n";

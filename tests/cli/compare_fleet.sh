@@ -120,4 +120,10 @@ grep -qF "$WORK/broken.json" "$WORK/err" || fail "fleet: broken file not named"
 "$BIN" compare "${reports[@]}" --threshold abc >"$WORK/out" 2>"$WORK/err"; rc=$?; expect_rc 2 "compare --threshold abc"
 mkdir -p "$WORK/empty"
 "$BIN" fleet "$WORK/empty" >"$WORK/out" 2>"$WORK/err"; rc=$?; expect_rc 2 "fleet on an empty directory"
+# The message says why there are too few: a directory without reports, the baseline given twice.
+"$BIN" compare "$WORK/empty" "${reports[0]}" >"$WORK/out" 2>"$WORK/err"; rc=$?; expect_rc 2 "compare with an empty directory"
+grep -qF "$WORK/empty holds no vsa-bench report" "$WORK/err" || { cat "$WORK/err"; fail "compare: the empty directory not named"; }
+"$BIN" compare --baseline "${reports[0]}" "${reports[0]}" >"$WORK/out" 2>"$WORK/err"; rc=$?
+expect_rc 2 "compare --baseline X X"
+grep -qF "is also among the reports, and counts once" "$WORK/err" || { cat "$WORK/err"; fail "compare: baseline twice"; }
 echo "ok"
