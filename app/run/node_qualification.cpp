@@ -45,13 +45,19 @@ NodeQualification::NodeQualification(const RunOptions& o) {
   } catch (const std::invalid_argument& e) {
     throw SuiteError(std::string("--sw-thermal-max: ") + e.what());
   }
-  if (!m_enabled) return;
   if (o.floors_path.empty()) {
-    m_floors = builtin_floors();
+    if (m_enabled) m_floors = builtin_floors();
     return;
   }
+  // Read even with the checks off, like the options above: a mistyped path is refused, not ignored.
+  nlohmann::json table;
   try {
-    m_floors = floor_table_from_json(parse_json_input(read_input_file(o.floors_path)), o.floors_path);
+    table = parse_json_input(read_input_file(o.floors_path));
+  } catch (const std::exception& e) {
+    throw SuiteError("--floors " + o.floors_path + ": " + e.what());
+  }
+  try {
+    m_floors = floor_table_from_json(table, o.floors_path);
   } catch (const std::exception& e) {
     throw SuiteError(std::string("--floors: ") + e.what());
   }

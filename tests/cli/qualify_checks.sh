@@ -26,6 +26,10 @@ diff -u "$SRC/suites/floors/floors.json" "$WORK/floors.json" >"$WORK/diff" \
 echo '{"schema": "vsa-bench/floors", "schema_version": 1, "margin": 0.1, "floors": [{"gpu": {}}]}' >"$WORK/bad.json"
 "$BIN" run qualify --devices none --floors "$WORK/bad.json" --out "$WORK/r0" >"$WORK/out" 2>&1; rc=$?
 [ "$rc" -eq 2 ] && grep -q 'bad.json: $.floors\[0\]' "$WORK/out" || { cat "$WORK/out"; fail "bad --floors: exit $rc"; }
+# A --floors file that cannot be read is named, and refused even where node checks are off.
+"$BIN" run smoke --devices none --floors "$WORK/missing.json" --out "$WORK/r0" >"$WORK/out" 2>&1; rc=$?
+[ "$rc" -eq 2 ] && grep -qF -- "--floors $WORK/missing.json: cannot read" "$WORK/out" \
+  || { cat "$WORK/out"; fail "missing --floors without node checks: exit $rc"; }
 "$BIN" run qualify --devices none --node-checks sometimes --out "$WORK/r0" >"$WORK/out" 2>&1; rc=$?
 [ "$rc" -ne 0 ] && grep -q "node-checks" "$WORK/out" || { cat "$WORK/out"; fail "bad --node-checks accepted"; }
 
