@@ -4,6 +4,7 @@
 #include <memory>
 
 #include <CLI/CLI.hpp>
+#include <cmath>
 
 #include "commands/commands.hpp"
 #include "dump/case_dump.hpp"
@@ -26,7 +27,15 @@ void register_dump(CLI::App& app, int& exit_code) {
   cmd->add_option("--reference-limit", opts->reference_limit_flops,
                   "Refuse a case whose CPU reference needs more docs/spec.md FLOPs (forward + backward) than this")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      // CLI::PositiveNumber's message prints DBL_MAX in full (300 digits).
+      ->check(CLI::Validator(
+          [](const std::string& text) {
+            double v = 0;
+            return CLI::detail::lexical_cast(text, v) && v > 0 && std::isfinite(v)
+                       ? std::string()
+                       : "\"" + text + "\" is not a positive number of FLOPs (e.g. 1e12)";
+          },
+          "FLOPS > 0"));
   // Errors throw and main maps them (SuiteError: exit 2, any other: 4); success is exit 0.
   cmd->callback([&exit_code, opts] {
     opts->argv = process_argv();

@@ -44,33 +44,37 @@ std::string known_names() {
   return list;
 }
 
+// An integer item: NVML's bit values (dcgmi diag --clocksevent-mask style), alone or summed.
+bool add_mask(std::string_view item, std::set<std::string>& out) {
+  std::uint64_t mask = 0;
+  const auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), mask);
+  if (ec != std::errc() || end != item.data() + item.size()) return false;
+  std::uint64_t rest = mask;
+  for (const auto& m : kMaskable)
+    if (mask & m.bit) {
+      out.insert(m.name);
+      rest &= ~m.bit;
+    }
+  if (rest != 0)
+    throw std::invalid_argument(fmt::format("bit mask {} has bits ({:#x}) that are not a failing reason; known: {}",
+                                            mask, rest, known_names()));
+  return true;
+}
+
 std::set<std::string> ignored_reasons(const std::string& text) {
   std::set<std::string> out;
   const std::string all(trim(text));
   if (all.empty() || lower(all) == "none") return out;
-  std::uint64_t mask = 0;
-  const auto [end, ec] = std::from_chars(all.data(), all.data() + all.size(), mask);
-  if (ec == std::errc() && end == all.data() + all.size()) {
-    std::uint64_t rest = mask;
-    for (const auto& m : kMaskable)
-      if (mask & m.bit) {
-        out.insert(m.name);
-        rest &= ~m.bit;
-      }
-    if (rest != 0)
-      throw std::invalid_argument(fmt::format("bit mask {} has bits ({:#x}) that are not a failing reason; known: {}",
-                                              mask, rest, known_names()));
-    return out;
-  }
   if (all.back() == ',') throw std::invalid_argument("\"" + all + "\" ends with a comma; known: " + known_names());
   std::stringstream ss(all);
   for (std::string item; std::getline(ss, item, ',');) {
+    if (add_mask(trim(item), out)) continue;
     const std::string name = lower(std::string(trim(item)));
     const bool known =
         std::any_of(std::begin(kMaskable), std::end(kMaskable), [&](const Maskable& m) { return name == m.name; });
     if (!known)
       throw std::invalid_argument("\"" + std::string(trim(item)) + "\" is not a reason the gate fails on; known: " +
-                                  known_names() + ", or their sum as an integer");
+                                  known_names() + " (a name, its value, or a sum of values)");
     out.insert(name);
   }
   return out;

@@ -135,13 +135,16 @@ TEST(ThrottleGate, IgnoredReasonsDoNotFailAndAreNamed) {
     EXPECT_TRUE(has(c.reason, "seen but ignored (--throttle-ignore): sw_thermal")) << c.reason;
   }
   EXPECT_EQ(throttle_policy("40", 0.05).ignored, (std::vector<std::string>{"hw_slowdown", "sw_thermal"}));
+  // Values in a list, as the names are: what the error's "hw_slowdown (8)" invites.
+  EXPECT_EQ(throttle_policy("8,32", 0.05).ignored, (std::vector<std::string>{"hw_slowdown", "sw_thermal"}));
+  EXPECT_EQ(throttle_policy("8, sw_thermal", 0.05).ignored, (std::vector<std::string>{"hw_slowdown", "sw_thermal"}));
   // A raised share lets the same run pass; the default fails it.
   EXPECT_EQ(throttle_check(r, thresholds(), {}, throttle_policy("", 0.95)).verdict, kPass);
   EXPECT_EQ(throttle_check(r, thresholds(), {}, throttle_policy("none", 0.05)).verdict, kFail);
 }
 
 TEST(ThrottleGate, BadIgnoreListsAreRefusedNamingTheItem) {
-  for (const std::string bad : {"sw_power_cap", "hw_slowdwn", "4", "1024", "sw_thermal,", "-8"}) {
+  for (const std::string bad : {"sw_power_cap", "hw_slowdwn", "4", "1024", "sw_thermal,", "-8", "8,4"}) {
     try {
       (void)throttle_policy(bad, 0.05);
       ADD_FAILURE() << "accepted \"" << bad << "\"";
