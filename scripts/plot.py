@@ -17,7 +17,10 @@ import json
 import sys
 from collections import defaultdict
 
-import matplotlib
+try:
+    import matplotlib
+except ModuleNotFoundError:
+    sys.exit("plot.py needs matplotlib: pip install matplotlib (scripts/test.sh installs it into .tools/venv)")
 
 matplotlib.use("Agg")  # files only: no display on cluster nodes
 import matplotlib.pyplot as plt  # noqa: E402
