@@ -160,9 +160,8 @@ void scale_lse(std::vector<float>& lse, double factor) {
 const float* BackendSession::prepare_backward_input() {
   if (m_lse_factor == 1.0) return on_device() ? m_device->lse.get() : m_host.lse.data();
   if (!m_lse_own_ready) {
-    // The forward's lse as the case holds it: the reference's, copied to the host. Without a
-    // reference nothing wrote the device copy either (its values are undefined, as they are
-    // for an M-format backend then); it is converted all the same.
+    // The forward's lse as the case holds it (M format): the reference's, or without one the
+    // forward that provided the backward's inputs (engine/case_runner.cpp), on the host.
     std::vector<float> lse = m_host.lse;
     if (lse.empty() && m_device != nullptr && m_device->lse.size() > 0) lse = m_device->lse.download(m_stream);
     scale_lse(lse, m_lse_factor);

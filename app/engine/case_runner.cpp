@@ -71,6 +71,7 @@ class CaseRun {
       if (!m_active.empty()) {
         prepare_inputs(r);
         run_reference(r);
+        if (r.message.empty() && !m_reference && runs_backward(m_spec.op)) provide_backward_inputs(r);
         if (r.message.empty()) run_backends(r, outcome);
       }
     } catch (const CudaError& e) {
@@ -206,53 +207,18 @@ class CaseRun {
     if (d.q.download(m_stream) != m_host.q) throw std::runtime_error("GPU input generation differs from the host");
   }
 
-  // The forward whose O and lse every backward takes as inputs: the reference's, or without one
-  // (`reference: none`) the first backend's here that has a forward, run once, untimed and
-  // unchecked (docs/spec.md, "Reference"). Null when no backward runs or none has a forward.
-  Backend* backward_input_source() const {
-    if (m_reference) return m_reference;
-    if (!runs_backward(m_spec.op)) return nullptr;
-    for (auto* b : m_active)
-      if (b->has_op(Op::forward)) return b;
-    return nullptr;
-  }
-
   void run_reference(CaseResult& r) {
-    Backend* source = backward_input_source();
-    if (!source) {
-      if (!m_reference && runs_backward(m_spec.op)) {
-        // Uninitialised memory as O and lse would make every backward output garbage (NaN from
-        // exp overflow, say), which no stability check can tell from a race.
-        r.message =
-            "reference \"none\": the backward needs O and lse from a forward, and no backend in this "
-            "case has one; name a reference";
-        for (auto& b : r.backends)
-          if (b.verdict == kPending) {
-            b.verdict = kSkip;
-            b.reason = "no backward inputs";
-          }
-      }
-      return;
-    }
-    const bool is_reference = source == m_reference;
-    const std::string phase = is_reference ? "reference forward" : "forward for the backward's inputs";
+    if (!m_reference) return;
     BackendResult ref;
-    ref.backend = source->name() + (is_reference ? " (reference)" : " (backward inputs)");
+    ref.backend = m_reference->name() + " (reference)";
     try {
-      BackendSession session(*source, m_map, m_host, m_dev.get(), m_stream, ProbeDelays{});
-      emit_start(source->name(), phase);
+      BackendSession session(*m_reference, m_map, m_host, m_dev.get(), m_stream, ProbeDelays{});
+      emit_start(m_reference->name(), "reference forward");
       session.poison_forward();
-      throw_if(session.forward(), phase);
-      HostOutputs fwd = session.fetch_forward();
-      session.to_m_format(fwd);  // a plugin may have its own lse form
-      m_host.out = fwd.o;
-      m_host.lse = fwd.lse;
-      if (m_dev) {
-        m_dev->out.upload(m_host.out, m_stream);
-        m_dev->lse.upload(m_host.lse, m_stream);
-      }
-      if (!is_reference) return;
-      m_ref.fwd = std::move(fwd);
+      throw_if(session.forward(), "reference forward");
+      m_ref.fwd = session.fetch_forward();
+      session.to_m_format(m_ref.fwd);  // a plugin chosen as the reference may have its own form
+      set_backward_inputs(m_ref.fwd);
       if (runs_backward(m_spec.op)) {
         emit_start(m_reference->name(), "reference backward");
         session.poison_backward();
@@ -263,15 +229,73 @@ class CaseRun {
       ref.verdict = kFault;
       ref.reason = e.what();
       r.backends.push_back(ref);
-      const std::string failed = is_reference ? "reference failed" : "the forward for the backward's inputs failed";
-      r.message = failed + ": " + e.what();
-      for (auto& b : r.backends)
-        if (b.verdict == kPending) {
-          b.verdict = kSkip;
-          b.reason = failed;
-        }
+      r.message = std::string("reference failed: ") + e.what();
+      skip_pending(r, "reference failed");
       if (e.sticky()) throw;
     }
+  }
+
+  // O and lse (M format), the inputs of every backward, where each backend session reads them.
+  void set_backward_inputs(const HostOutputs& fwd) {
+    m_host.out = fwd.o;
+    m_host.lse = fwd.lse;
+    if (m_dev) {
+      m_dev->out.upload(m_host.out, m_stream);
+      m_dev->lse.upload(m_host.lse, m_stream);
+    }
+  }
+
+  void skip_pending(CaseResult& r, const std::string& reason) {
+    for (auto& b : r.backends)
+      if (b.verdict == kPending) {
+        b.verdict = kSkip;
+        b.reason = reason;
+      }
+  }
+
+  // Without a reference (`reference: none`) the backward still needs O and lse as inputs: the
+  // forward of the first backend in the case, in its order, that can run one here (has the op,
+  // supports this shape and device, has a usable lse form), run once, untimed and unchecked; if
+  // it fails and the context survives, the next one (docs/spec.md, "Reference"). Uninitialised
+  // memory instead would make every backward output garbage (NaN from exp overflow, say), which
+  // no stability check can tell from a race.
+  void provide_backward_inputs(CaseResult& r) {
+    const std::string phase = "forward for the backward's inputs";
+    std::string failures;
+    for (Backend* b : m_active) {
+      if (!b->has_op(Op::forward) || !b->supports_shape(m_map.shape, Op::forward).ok ||
+          !b->supports(m_ctx.device, m_map.shape, Op::forward).ok || !usable_lse_factor(b->lse_factor(m_map.shape)))
+        continue;
+      try {
+        BackendSession session(*b, m_map, m_host, m_dev.get(), m_stream, ProbeDelays{});
+        emit_start(b->name(), phase);
+        session.poison_forward();
+        throw_if(session.forward(), phase);
+        HostOutputs fwd = session.fetch_forward();
+        session.to_m_format(fwd);  // a plugin may have its own lse form
+        set_backward_inputs(fwd);
+        return;
+      } catch (const CudaError& e) {
+        if (e.sticky()) {
+          BackendResult source;
+          source.backend = b->name() + " (backward inputs)";
+          source.verdict = kFault;
+          source.reason = e.what();
+          r.backends.push_back(source);
+          r.message = "the " + phase + " failed: " + e.what();
+          skip_pending(r, "the " + phase + " failed");
+          throw;
+        }
+        failures += "; " + b->name() + ": " + e.what();
+      } catch (const std::exception& e) {
+        failures += "; " + b->name() + ": " + e.what();
+      }
+    }
+    r.message = "reference \"none\": the backward needs O and lse from a forward, and " +
+                (failures.empty() ? std::string("no backend in this case can run one here")
+                                  : "every forward tried failed (" + failures.substr(2) + ")") +
+                "; name a reference";
+    skip_pending(r, "no backward inputs");
   }
 
   void emit_start(const std::string& backend, const std::string& phase) {

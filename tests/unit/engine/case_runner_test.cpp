@@ -154,10 +154,56 @@ TEST(CaseRunner, WithoutAReferenceOrAForwardTheBackwardIsNotRunOnGarbage) {
   spec.op = OpSelect::backward;
   const CaseResult r = test::run_host_case(std::make_unique<BackwardOnlyBackend>(), spec);
   EXPECT_EQ(r.verdict, kFail);
-  EXPECT_NE(r.message.find("the backward needs O and lse from a forward, and no backend in this case has one"),
+  EXPECT_NE(r.message.find("the backward needs O and lse from a forward, and no backend in this case can run one here"),
             std::string::npos)
       << r.message;
   EXPECT_EQ(r.backends[0].verdict, kSkip);
+}
+
+// A backend whose forward cannot give the backward its inputs: refused for the shape (asked
+// before it is chosen), or failing when run (the next backend's forward is taken).
+class NoUsableForwardBackend final : public Backend {
+ public:
+  NoUsableForwardBackend(bool refuses, int& forwards) : m_refuses(refuses), m_forwards(forwards) {}
+  std::string name() const override { return "flawed"; }
+  std::string description() const override { return "test double, no usable forward"; }
+  Memory memory() const override { return Memory::host; }
+  bool has_op(Op) const override { return true; }
+  Support supports(const DeviceInfo&, const Shape&, Op op) const override {
+    return m_refuses && op == Op::forward ? Support::no("no forward at this shape") : Support::yes();
+  }
+  Status forward(const ForwardArgs&) override {
+    ++m_forwards;
+    return Status::failure("forward broke");
+  }
+  Status backward(const BackwardArgs& a) override {
+    naive::backward(a);
+    return Status::success();
+  }
+
+ private:
+  bool m_refuses;
+  int& m_forwards;
+};
+
+TEST(CaseRunner, WithoutAReferenceTheBackwardsInputsComeFromAForwardThatCanRun) {
+  CaseSpec spec = small_case(Mode::stability);
+  spec.reference = "none";
+  spec.op = OpSelect::backward;
+  spec.backends = {"flawed", "cpu-ref"};
+  for (const bool refuses : {true, false}) {
+    int forwards = 0;
+    const CaseResult r = test::run_host_case(std::make_unique<NoUsableForwardBackend>(refuses, forwards), spec);
+    EXPECT_EQ(r.verdict, kPass) << (refuses ? "refused" : "failing") << " forward: " << r.message;
+    for (const auto& b : r.backends) EXPECT_EQ(b.verdict, kPass) << b.backend << ": " << b.reason;
+    EXPECT_EQ(forwards, refuses ? 0 : 1);  // a forward its backend refuses is not run
+  }
+  spec.backends = {"flawed"};  // none other: refused, naming what was tried
+  int forwards = 0;
+  const CaseResult r = test::run_host_case(std::make_unique<NoUsableForwardBackend>(false, forwards), spec);
+  EXPECT_EQ(r.verdict, kFail);
+  EXPECT_NE(r.message.find("every forward tried failed (flawed: forward for the backward's inputs"), std::string::npos)
+      << r.message;
 }
 
 TEST(CaseRunner, GpuBackendSkipsWithReasonWithoutDevice) {
