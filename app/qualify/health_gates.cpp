@@ -152,8 +152,7 @@ std::string idle_readings_said(const HealthRecord& record, bool hung) {
   else if (!before.busy())
     said = "; before its first case the GPU ran no one's work (" + idle_text(before) + ")";
   if (record.monitored && hung && after.busy())
-    said += "; the reading after the run (" + idle_text(after) +
-            ") is not judged: a worker killed for a HANG may leave its kernel running until the driver ends it";
+    said += "; the reading after the run (" + idle_text(after) + ") is not judged";
   else if (!record.monitored || after.busy_percent.empty() || !after.why.empty())
     said += "; whether one ran after the last case is unknown" +
             (after.why.empty() ? std::string() : " (" + after.why + ")");
@@ -233,6 +232,12 @@ NodeCheck exclusive(const Report& report, const HealthRecord& record) {
   const std::string listed = std::string("no other process held a CUDA context on this ") +
                              (mig ? "MIG instance" : "GPU") + " during the " + std::to_string(sampled) +
                              " sampled timings";
+  if (record.monitored && hung && after.busy())
+    return make("exclusive", kSkip, kCodeHealthUnknown,
+                listed + ", but the GPU was busy after the last worker ended (" + idle_text(after) +
+                    ") and a case HANGed: its killed worker's kernel may run until the driver ends it, so a "
+                    "neighbour that came during the run is neither shown nor ruled out",
+                value);
   // Busy without persistence mode: the driver may have just brought the GPU up, or be taking it down.
   for (const auto* idle : {&before, &after}) {
     if (!record.monitored || !idle->busy() || (idle == &after && hung)) continue;

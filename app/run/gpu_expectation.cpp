@@ -19,17 +19,20 @@ std::string others_saw(const GpuEvidence& e) {
 }  // namespace
 
 std::string devices_flag_error(const std::string& text, bool list) {
-  if (text == "none" || (list && text == "all")) return {};
-  const std::string accepted = list ? "all, none or CUDA ordinals like 0,2" : "none or one CUDA ordinal";
-  std::vector<std::string> seen;
+  if (text == "none" || text == "all") return {};
+  const std::string accepted =
+      list ? "all, none or CUDA ordinals like 0,2" : "all (the first), none or one CUDA ordinal";
+  std::vector<int> seen;
   std::size_t start = 0;
   for (;;) {
     const std::size_t comma = text.find(',', start);
     const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     if (item.empty() || item.size() > 4 || item.find_first_not_of("0123456789") != std::string::npos)
       return fmt::format("\"{}\" is not a device ({})", item, accepted);
-    if (std::find(seen.begin(), seen.end(), item) != seen.end()) return fmt::format("device {} given twice", item);
-    seen.push_back(item);
+    const int ordinal = std::stoi(item);  // digits only, at most 4: no throw
+    if (std::find(seen.begin(), seen.end(), ordinal) != seen.end())
+      return fmt::format("device {} given twice", ordinal);
+    seen.push_back(ordinal);
     if (comma == std::string::npos) break;
     if (!list) return fmt::format("\"{}\": one device only ({})", text, accepted);
     start = comma + 1;

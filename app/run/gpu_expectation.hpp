@@ -22,8 +22,8 @@ struct GpuEvidence {
 // Empty when the run may go on; otherwise the reason it must stop with exit 4.
 [[nodiscard]] std::string fail_closed_reason(const GpuEvidence& evidence);
 
-// Empty when TEXT is a --devices value: `none`, one CUDA ordinal, or (when `list`) `all` or a
-// comma list of distinct ordinals, digits only; otherwise what is wrong (a usage error, exit 2,
+// Empty when TEXT is a --devices value: `all`, `none`, one CUDA ordinal, or (when `list`) a comma
+// list of distinct ordinals, digits only; otherwise what is wrong (a usage error, exit 2,
 // before any work: a typo must not read as a node without GPUs).
 [[nodiscard]] std::string devices_flag_error(const std::string& text, bool list = true);
 

@@ -34,8 +34,20 @@ void check_output_file(std::string_view flag, const std::string& path, bool fold
   if (!folder_is_made) throw SuiteError(named(flag, path) + ": no directory " + dir.string() + " (create it first)");
 }
 
-void check_output_dir(std::string_view flag, const std::string& path) {
+bool directly_in(const std::string& file, const std::string& dir) {
   std::error_code ec;
+  const auto normal = [&](const fs::path& p) {
+    fs::path n = fs::absolute(p, ec).lexically_normal();
+    return n.has_filename() ? n : n.parent_path();  // "R/" as "R"
+  };
+  return !file.empty() && !dir.empty() && normal(fs::path(file)).parent_path() == normal(fs::path(dir));
+}
+
+void check_output_dir(std::string_view flag, const std::string& path) {
+  if (path.empty()) throw SuiteError(std::string(flag) + ": empty; give a directory");
+  std::error_code ec;
+  if (fs::is_symlink(path, ec) && !fs::exists(path, ec))
+    throw SuiteError(named(flag, path) + ": a symbolic link to nothing (" + fs::read_symlink(path, ec).string() + ")");
   fs::path dir = fs::absolute(path, ec).lexically_normal();
   if (ec) throw SuiteError(named(flag, path) + ": " + ec.message());
   if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))

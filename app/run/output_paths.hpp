@@ -11,6 +11,10 @@ namespace vsa {
 // be writable (unless `folder_is_made`: the command creates it). Throws SuiteError naming FLAG.
 void check_output_file(std::string_view flag, const std::string& path, bool folder_is_made = false);
 
+// Whether FILE sits directly in DIR (both as given, relative to the working directory or not):
+// a run's exports may go into its --out, which the run makes.
+[[nodiscard]] bool directly_in(const std::string& file, const std::string& dir);
+
 // PATH is the folder reports go to, made later when missing (a run refused before then writes
 // nothing): it must not be a file, and it or the nearest folder above it that exists must be
 // writable. Throws SuiteError naming FLAG.

@@ -653,10 +653,11 @@ RunSummary run_suites(const RunOptions& o) {
   flags.expect_gpus = o.expect_gpus;
   if (const std::string c = contradicting_gpu_flags(flags); !c.empty()) throw SuiteError(c);
   check_output_dir("--out", o.out_dir);
-  check_output_file("--junit", o.junit_path);
-  check_output_file("--metrics", o.metrics_path);
-  check_output_file("--jsonl", o.jsonl_path);
-  check_output_file("--nvbench", o.nvbench_path);
+  // An export may go into --out, which the run makes before it writes.
+  check_output_file("--junit", o.junit_path, directly_in(o.junit_path, o.out_dir));
+  check_output_file("--metrics", o.metrics_path, directly_in(o.metrics_path, o.out_dir));
+  check_output_file("--jsonl", o.jsonl_path, directly_in(o.jsonl_path, o.out_dir));
+  check_output_file("--nvbench", o.nvbench_path, directly_in(o.nvbench_path, o.out_dir));
   json suites_json = json::array();
   std::vector<std::string> plugin_paths;
   std::vector<CaseSpec> cases = collect_cases(o, suites_json, plugin_paths);

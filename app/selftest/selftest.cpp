@@ -13,6 +13,7 @@
 #include "selftest/lint_rows.hpp"
 #include "selftest/stream_safety.hpp"
 #include "suite/suite.hpp"
+#include "run/gpu_expectation.hpp"
 #include "run/output_paths.hpp"
 #include "run/suite_runner.hpp"
 #include "report/report.hpp"
@@ -131,6 +132,8 @@ int SelftestResult::exit_code() const {
 
 SelftestResult run_selftest(const SelftestOptions& o) {
   if (!o.out_dir.empty()) check_output_dir("--out", o.out_dir);
+  if (const std::string e = devices_flag_error(o.devices, /*list=*/false); !e.empty())
+    throw SuiteError("--devices " + o.devices + ": " + e);
   const WorkDir work(o.out_dir);
   const std::vector<PlantedCase> cases = planted_cases(o);
   const std::string suite_path = (fs::path(work.path()) / "planted-faults.suite.json").string();

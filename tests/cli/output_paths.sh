@@ -11,6 +11,10 @@ touch "$WORK/a-file"
 refused "--junit $WORK/nodir/j.xml: no directory $WORK/nodir" \
   "$BIN" run smoke --devices none --quiet --out "$WORK/r1" --junit "$WORK/nodir/j.xml"
 [ -z "$(ls -A "$WORK/r1" 2>/dev/null)" ] || fail "a report was written before the refusal"
+# ... but an export directly in the --out the run makes is fine.
+"$BIN" run smoke --devices none --quiet --out "$WORK/fresh" --junit "$WORK/fresh/j.xml" >"$WORK/out" 2>&1 \
+  || { cat "$WORK/out"; fail "--junit inside a new --out"; }
+[ -s "$WORK/fresh/j.xml" ] || fail "--junit inside a new --out: not written"
 refused "--nvbench $WORK: is a directory" "$BIN" run smoke --devices none --quiet --out "$WORK/r2" --nvbench "$WORK"
 refused "--out $WORK/a-file: is a file, not a directory" "$BIN" run smoke --devices none --quiet --out "$WORK/a-file"
 # A good run, then render and repro with bad destinations.

@@ -16,13 +16,14 @@ TEST(GpuFlags, DevicesTakesAllNoneOrOrdinals) {
   EXPECT_EQ(devices_flag_error("0,"), "\"\" is not a device (all, none or CUDA ordinals like 0,2)");
   EXPECT_EQ(devices_flag_error("-1"), "\"-1\" is not a device (all, none or CUDA ordinals like 0,2)");
   EXPECT_EQ(devices_flag_error("0,0"), "device 0 given twice");
+  EXPECT_EQ(devices_flag_error("0,00"), "device 0 given twice");  // the same GPU timed against itself
 }
 
 TEST(GpuFlags, OneDeviceWhereOnlyOneIsTaken) {
   EXPECT_EQ(devices_flag_error("none", false), "");
   EXPECT_EQ(devices_flag_error("2", false), "");
-  EXPECT_EQ(devices_flag_error("0,1", false), "\"0,1\": one device only (none or one CUDA ordinal)");
-  EXPECT_EQ(devices_flag_error("all", false), "\"all\" is not a device (none or one CUDA ordinal)");
+  EXPECT_EQ(devices_flag_error("all", false), "");  // the first
+  EXPECT_EQ(devices_flag_error("0,1", false), "\"0,1\": one device only (all (the first), none or one CUDA ordinal)");
 }
 
 TEST(GpuFlags, NoneContradictsAskingForGpus) {

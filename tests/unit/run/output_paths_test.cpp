@@ -58,12 +58,25 @@ TEST_F(OutputPaths, AFileIsRefusedNamingTheFlagAndWhatIsWrong) {
   EXPECT_EQ(refusal([&] { check_output_file("--bundle", at("nodir/b.json"), true); }), "");
 }
 
+TEST_F(OutputPaths, AnExportMayGoIntoTheReportFolderTheRunMakes) {
+  EXPECT_TRUE(directly_in(at("new/j.xml"), at("new")));
+  EXPECT_TRUE(directly_in(at("new/j.xml"), at("new") + "/"));
+  EXPECT_TRUE(directly_in(at("new/./j.xml"), at("x/../new")));
+  EXPECT_FALSE(directly_in(at("new/sub/j.xml"), at("new")));  // a folder below it is not made
+  EXPECT_FALSE(directly_in(at("other/j.xml"), at("new")));
+  EXPECT_FALSE(directly_in("", at("new")));
+}
+
 TEST_F(OutputPaths, TheReportFolderIsCheckedNotMade) {
   EXPECT_EQ(refusal([&] { check_output_dir("--out", at("new/deeper")); }), "");
   EXPECT_FALSE(fs::exists(at("new")));  // made by the run, once it is not refused
   EXPECT_EQ(refusal([&] { check_output_dir("--out", m_dir.string()); }), "");
   EXPECT_EQ(refusal([&] { check_output_dir("--out", at("a-file")); }),
             "--out " + at("a-file") + ": is a file, not a directory");
+  fs::create_symlink(at("gone"), at("dangling"));
+  EXPECT_EQ(refusal([&] { check_output_dir("--out", at("dangling")); }),
+            "--out " + at("dangling") + ": a symbolic link to nothing (" + at("gone") + ")");
+  EXPECT_EQ(refusal([&] { check_output_dir("--out", ""); }), "--out: empty; give a directory");
   EXPECT_EQ(refusal([&] { check_output_dir("--out", at("a-file/sub")); }),
             "--out " + at("a-file/sub") + ": " + at("a-file") + " is not a directory");
 }
