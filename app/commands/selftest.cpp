@@ -22,7 +22,8 @@ void register_selftest(CLI::App& app, int& exit_code) {
       "check), a worker that aborts or hangs. Exit 0 when every row that ran is detected; rows that need a GPU "
       "(or cuobjdump) read SKIP without one.");
   add_format_option(*cmd, *format, {"text", "json"}, "json: the rows as JSON");
-  cmd->add_option("--devices", opts->devices, "GPU the planted kernels run on (a CUDA ordinal, all for the first, or none)")
+  cmd->add_option("--devices", opts->devices,
+                  "GPU the planted kernels run on (a CUDA ordinal, all for the first, or none)")
       ->capture_default_str();
   cmd->add_option("-o,--out", opts->out_dir, "Keep the planted-fault suite and its report here (default: discarded)");
   cmd->add_option("--hang-timeout", opts->hang_timeout_s, "Seconds the HANG rows wait")

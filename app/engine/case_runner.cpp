@@ -274,6 +274,7 @@ class CaseRun {
         HostOutputs fwd = session.fetch_forward();
         session.to_m_format(fwd);  // a plugin may have its own lse form
         set_backward_inputs(fwd);
+        r.backward_inputs = b->name();
         return;
       } catch (const CudaError& e) {
         if (e.sticky()) {

@@ -36,6 +36,27 @@ void from_json(const nlohmann::json& j, BackendResult& b) {
   read_optional(j, "lse_factor", b.lse_factor);
 }
 
+void to_json(nlohmann::json& j, const CaseResult& c) {
+  j = {{"name", c.name},       {"spec", c.spec},        {"verdict", c.verdict},     {"reference", c.reference},
+       {"message", c.message}, {"pairs", c.pairs},      {"flops_fwd", c.flops_fwd}, {"flops_bwd", c.flops_bwd},
+       {"seconds", c.seconds}, {"backends", c.backends}};
+  if (c.backward_inputs) j["backward_inputs"] = *c.backward_inputs;
+}
+
+void from_json(const nlohmann::json& j, CaseResult& c) {
+  j.at("name").get_to(c.name);
+  j.at("spec").get_to(c.spec);
+  j.at("verdict").get_to(c.verdict);
+  j.at("reference").get_to(c.reference);
+  j.at("message").get_to(c.message);
+  j.at("pairs").get_to(c.pairs);
+  j.at("flops_fwd").get_to(c.flops_fwd);
+  j.at("flops_bwd").get_to(c.flops_bwd);
+  j.at("seconds").get_to(c.seconds);
+  j.at("backends").get_to(c.backends);
+  read_optional(j, "backward_inputs", c.backward_inputs);
+}
+
 void to_json(nlohmann::json& j, const Timing& t) {
   j = {{"op", t.op},
        {"median_ms", t.median_ms},

@@ -118,9 +118,12 @@ struct CaseResult {
   double flops_bwd = 0;
   double seconds = 0;
   std::vector<BackendResult> backends;
+  // With `reference: none` and a backward: the backend whose forward gave every backward its O
+  // and lse (engine/case_runner.cpp). Written only when set, optional when read.
+  std::optional<std::string> backward_inputs;
 };
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(CaseResult, name, spec, verdict, reference, message, pairs, flops_fwd, flops_bwd,
-                                   seconds, backends)
+void to_json(nlohmann::json& j, const CaseResult& c);
+void from_json(const nlohmann::json& j, CaseResult& c);
 
 // Case verdict from its backends: the most severe; PASS beats SKIP.
 void aggregate_verdict(CaseResult& result);

@@ -130,6 +130,11 @@ CaseResult WorkerSupervisor::run(const CaseSpec& spec) {
                      r.backends.end());
     for (auto& b : more.backends) r.backends.push_back(b);
     if (r.reference.empty()) r.reference = more.reference;
+    // Without a reference the retry's backwards took their inputs from its own first forward.
+    if (!r.backward_inputs)
+      r.backward_inputs = more.backward_inputs;
+    else if (more.backward_inputs && *more.backward_inputs != *r.backward_inputs)
+      r.backward_inputs = *r.backward_inputs + ", then " + *more.backward_inputs + " (after a lost worker)";
     r.pairs = std::max(r.pairs, more.pairs);
     r.flops_fwd = std::max(r.flops_fwd, more.flops_fwd);
     r.flops_bwd = std::max(r.flops_bwd, more.flops_bwd);

@@ -129,6 +129,11 @@ TEST(CaseRunner, WithoutAReferenceTheBackwardTakesTheBackendsOwnForward) {
   EXPECT_EQ(r.verdict, kPass) << r.message;
   ASSERT_FALSE(r.backends.empty());
   EXPECT_FALSE(r.backends[0].stability.empty());
+  EXPECT_EQ(r.backward_inputs, "flawed");  // the report says whose forward it was
+  EXPECT_EQ(nlohmann::json(r)["backward_inputs"], "flawed");
+  EXPECT_EQ(nlohmann::json(r).get<CaseResult>().backward_inputs, "flawed");
+  EXPECT_FALSE(run_with(Flaw::none, small_case()).backward_inputs);  // with a reference: absent
+  EXPECT_FALSE(nlohmann::json(run_with(Flaw::none, small_case())).contains("backward_inputs"));
 
   r = run_with(Flaw::flip_each_run, spec);  // a run-to-run difference is still seen
   EXPECT_EQ(r.verdict, kFail) << r.message;
@@ -197,6 +202,7 @@ TEST(CaseRunner, WithoutAReferenceTheBackwardsInputsComeFromAForwardThatCanRun) 
     EXPECT_EQ(r.verdict, kPass) << (refuses ? "refused" : "failing") << " forward: " << r.message;
     for (const auto& b : r.backends) EXPECT_EQ(b.verdict, kPass) << b.backend << ": " << b.reason;
     EXPECT_EQ(forwards, refuses ? 0 : 1);  // a forward its backend refuses is not run
+    EXPECT_EQ(r.backward_inputs, "cpu-ref");
   }
   spec.backends = {"flawed"};  // none other: refused, naming what was tried
   int forwards = 0;

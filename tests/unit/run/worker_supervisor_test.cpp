@@ -103,6 +103,22 @@ TEST(WorkerSupervisor, BackendsAfterACrashRunInAFreshWorker) {
   EXPECT_EQ(r.verdict, kFault);
 }
 
+// Without a reference, the retry's backwards took their inputs from its own first forward: the
+// merged case names it (CaseResult::backward_inputs).
+TEST(WorkerSupervisor, TheRetrysBackwardInputsAreKept) {
+  const fs::path marker = fs::temp_directory_path() / ("vsa-supervisor-bi-" + std::to_string(::getpid()));
+  fs::remove(marker);
+  std::string answer = result_line("b2", "PASS");
+  answer.insert(answer.rfind('}', answer.rfind('}') - 1), R"(, "backward_inputs": "b2")");  // in "result"
+  const std::string script = "if [ -e " + marker.string() + " ]; then echo '" + answer + "'; sleep 5; else touch " +
+                             marker.string() +
+                             R"(; echo '{"event": "start", "backend": "b1", "phase": "forward"}'; kill -SEGV $$; fi)";
+  WorkerSupervisor s(scripted(script), -1);
+  const CaseResult r = s.run(spec_of({"b1", "b2"}));
+  fs::remove(marker);
+  EXPECT_EQ(r.backward_inputs, "b2");
+}
+
 // What issue 20 found aborting the parent (an exception out of the target's thread):
 // each must end as a verdict on the case, with the run going on.
 
