@@ -213,12 +213,7 @@ class CaseRun {
     ref.backend = m_reference->name() + " (reference)";
     try {
       BackendSession session(*m_reference, m_map, m_host, m_dev.get(), m_stream, ProbeDelays{});
-      emit_start(m_reference->name(), "reference forward");
-      session.poison_forward();
-      throw_if(session.forward(), "reference forward");
-      m_ref.fwd = session.fetch_forward();
-      session.to_m_format(m_ref.fwd);  // a plugin chosen as the reference may have its own form
-      set_backward_inputs(m_ref.fwd);
+      m_ref.fwd = forward_as_backward_inputs(session, "reference forward");
       if (runs_backward(m_spec.op)) {
         emit_start(m_reference->name(), "reference backward");
         session.poison_backward();
@@ -233,6 +228,18 @@ class CaseRun {
       skip_pending(r, "reference failed");
       if (e.sticky()) throw;
     }
+  }
+
+  // Runs the session's forward once, untimed, and makes its O and lse (M format: a plugin may
+  // have its own lse form) the inputs of every backward; returns those outputs.
+  HostOutputs forward_as_backward_inputs(BackendSession& session, const std::string& phase) {
+    emit_start(session.backend().name(), phase);
+    session.poison_forward();
+    throw_if(session.forward(), phase);
+    HostOutputs fwd = session.fetch_forward();
+    session.to_m_format(fwd);
+    set_backward_inputs(fwd);
+    return fwd;
   }
 
   // O and lse (M format), the inputs of every backward, where each backend session reads them.
@@ -268,12 +275,7 @@ class CaseRun {
         continue;
       try {
         BackendSession session(*b, m_map, m_host, m_dev.get(), m_stream, ProbeDelays{});
-        emit_start(b->name(), phase);
-        session.poison_forward();
-        throw_if(session.forward(), phase);
-        HostOutputs fwd = session.fetch_forward();
-        session.to_m_format(fwd);  // a plugin may have its own lse form
-        set_backward_inputs(fwd);
+        (void)forward_as_backward_inputs(session, phase);
         r.backward_inputs = b->name();
         return;
       } catch (const CudaError& e) {

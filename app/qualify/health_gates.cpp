@@ -240,7 +240,7 @@ NodeCheck exclusive(const Report& report, const HealthRecord& record) {
                 value);
   // Busy without persistence mode: the driver may have just brought the GPU up, or be taking it down.
   for (const auto* idle : {&before, &after}) {
-    if (!record.monitored || !idle->busy() || (idle == &after && hung)) continue;
+    if (!record.monitored || !idle->busy()) continue;
     return make("exclusive", kSkip, kCodeHealthUnknown,
                 listed + ", but the GPU was busy " +
                     (idle == &before ? "before the first case" : "after the last worker ended") + " (" +
