@@ -16,6 +16,7 @@
 # limit; the report, rewritten after every case, then says incomplete: run this again with
 # it as REPORT_TO_RESUME (`run --resume` keeps its finished cases).
 # VSA_PERF_TARGET (e.g. 1%) and VSA_PERF_BUDGET (seconds) override the two settings.
+# Everything it writes is also packed as OUT_DIR.tgz beside OUT_DIR.
 # Exit: the run's exit code; 4 when it was cut short; 1 when a figure above 2% has no reason.
 set -uo pipefail
 BUILD="${1:?build dir}"; OUT="${2:?output dir}"; RESUME="${3:-}"
@@ -46,7 +47,7 @@ if [ "$rc" = 124 ] || [ "$rc" = 137 ] || [ ! -s "$OUT/perf-baseline.nvbench.json
 fi
 echo "== report: $report"
 # The table, read from the NVBench export (its summaries by tag, as NVBench's readers do).
-python3 - "$OUT/perf-baseline.nvbench.json" "$rc" <<'PY'
+python3 - "$OUT/perf-baseline.nvbench.json" "$rc" >"$OUT/table.txt" <<'PY'
 import json, sys
 root, rc = json.load(open(sys.argv[1])), int(sys.argv[2])
 def value(state, tag):
@@ -77,3 +78,9 @@ print(f"\ngoal (spread <= target, or a stated reason): {len(timed)} figures, {wi
       f"{len(timed) - within - unexplained} above with a reason, {unexplained} above WITHOUT one")
 sys.exit(1 if unexplained and rc == 0 else rc)
 PY
+table_rc=$?
+cat "$OUT/table.txt"
+# One file to copy off the node, however many the run wrote (a device call returns a bounded
+# number of files: 2026-12-05's H100 call lost this folder's report that way).
+abs="$(cd "$OUT" && pwd)"; tar czf "$abs.tgz" -C "$(dirname "$abs")" "$(basename "$abs")" && echo "archive: $abs.tgz"
+exit "$table_rc"
