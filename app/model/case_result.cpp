@@ -1,6 +1,7 @@
 #include "model/case_result.hpp"
 
 #include "util/json_optional.hpp"
+#include "util/json_path_error.hpp"
 
 namespace vsa {
 
@@ -12,10 +13,10 @@ void to_json(nlohmann::json& j, const ScheduleRecord& s) {
 }
 
 void from_json(const nlohmann::json& j, ScheduleRecord& s) {
-  j.at("count").get_to(s.count);
-  j.at("first_seed").get_to(s.first_seed);
-  read_optional(j, "finding_seed", s.finding_seed);
-  read_optional(j, "baseline_seed", s.baseline_seed);
+  read_field(j, "count", s.count);
+  read_field(j, "first_seed", s.first_seed);
+  read_optional_field(j, "finding_seed", s.finding_seed);
+  read_optional_field(j, "baseline_seed", s.baseline_seed);
 }
 
 void to_json(nlohmann::json& j, const BackendResult& b) {
@@ -26,14 +27,14 @@ void to_json(nlohmann::json& j, const BackendResult& b) {
 }
 
 void from_json(const nlohmann::json& j, BackendResult& b) {
-  j.at("backend").get_to(b.backend);
-  j.at("verdict").get_to(b.verdict);
-  j.at("reason").get_to(b.reason);
-  j.at("metrics").get_to(b.metrics);
-  j.at("timings").get_to(b.timings);
-  j.at("stability").get_to(b.stability);
-  read_optional(j, "schedules", b.schedules);
-  read_optional(j, "lse_factor", b.lse_factor);
+  read_field(j, "backend", b.backend);
+  read_field(j, "verdict", b.verdict);
+  read_field(j, "reason", b.reason);
+  read_each(j, "metrics", b.metrics);
+  read_each(j, "timings", b.timings);
+  read_each(j, "stability", b.stability);
+  read_optional_field(j, "schedules", b.schedules);
+  read_optional_field(j, "lse_factor", b.lse_factor);
 }
 
 void to_json(nlohmann::json& j, const CaseResult& c) {
@@ -44,17 +45,18 @@ void to_json(nlohmann::json& j, const CaseResult& c) {
 }
 
 void from_json(const nlohmann::json& j, CaseResult& c) {
-  j.at("name").get_to(c.name);
-  j.at("spec").get_to(c.spec);
-  j.at("verdict").get_to(c.verdict);
-  j.at("reference").get_to(c.reference);
-  j.at("message").get_to(c.message);
-  j.at("pairs").get_to(c.pairs);
-  j.at("flops_fwd").get_to(c.flops_fwd);
-  j.at("flops_bwd").get_to(c.flops_bwd);
-  j.at("seconds").get_to(c.seconds);
-  j.at("backends").get_to(c.backends);
-  read_optional(j, "backward_inputs", c.backward_inputs);
+  read_field(j, "name", c.name);
+  read_field(j, "spec", c.spec);
+  if (!c.spec.is_object()) throw JsonPathError(".spec", std::string("must be object, but is ") + c.spec.type_name());
+  read_field(j, "verdict", c.verdict);
+  read_field(j, "reference", c.reference);
+  read_field(j, "message", c.message);
+  read_field(j, "pairs", c.pairs);
+  read_field(j, "flops_fwd", c.flops_fwd);
+  read_field(j, "flops_bwd", c.flops_bwd);
+  read_field(j, "seconds", c.seconds);
+  read_each(j, "backends", c.backends);
+  read_optional_field(j, "backward_inputs", c.backward_inputs);
 }
 
 void to_json(nlohmann::json& j, const Timing& t) {
@@ -74,20 +76,20 @@ void to_json(nlohmann::json& j, const Timing& t) {
 }
 
 void from_json(const nlohmann::json& j, Timing& t) {
-  j.at("op").get_to(t.op);
-  j.at("median_ms").get_to(t.median_ms);
-  j.at("spread").get_to(t.spread);
-  j.at("pass_medians_ms").get_to(t.pass_medians_ms);
-  j.at("tflops").get_to(t.tflops);
-  j.at("iterations").get_to(t.iterations);
-  t.launches_per_iteration = j.value("launches_per_iteration", 1);
-  j.at("passes").get_to(t.passes);
-  j.at("l2_flush").get_to(t.l2_flush);
-  j.at("clocks").get_to(t.clocks);
-  t.pass_range = j.value("pass_range", t.spread);
-  if (j.contains("off_clock_passes")) j.at("off_clock_passes").get_to(t.off_clock_passes);
+  read_field(j, "op", t.op);
+  read_field(j, "median_ms", t.median_ms);
+  read_field(j, "spread", t.spread);
+  read_field(j, "pass_medians_ms", t.pass_medians_ms);
+  read_field(j, "tflops", t.tflops);
+  read_field(j, "iterations", t.iterations);
+  read_field_or(j, "launches_per_iteration", t.launches_per_iteration, 1);
+  read_field(j, "passes", t.passes);
+  read_field(j, "l2_flush", t.l2_flush);
+  read_field(j, "clocks", t.clocks);
+  read_field_or(j, "pass_range", t.pass_range, t.spread);
+  if (j.contains("off_clock_passes")) read_each(j, "off_clock_passes", t.off_clock_passes);
   if (j.contains("sampling")) {
-    j.at("sampling").get_to(t.sampling);
+    read_field(j, "sampling", t.sampling);
   } else {
     t.sampling.min_passes = t.sampling.max_passes = t.passes;
   }
@@ -104,13 +106,13 @@ void to_json(nlohmann::json& j, const StabilityOutput& s) {
 }
 
 void from_json(const nlohmann::json& j, StabilityOutput& s) {
-  j.at("tensor").get_to(s.tensor);
-  j.at("runs").get_to(s.runs);
-  j.at("mismatched_runs").get_to(s.mismatched_runs);
-  j.at("max_mismatched_elems").get_to(s.max_mismatched_elems);
-  s.worst_rel_dev = ratio_from_json(j, "worst_rel_dev");
-  j.at("band").get_to(s.band);
-  j.at("pass").get_to(s.pass);
+  read_field(j, "tensor", s.tensor);
+  read_field(j, "runs", s.runs);
+  read_field(j, "mismatched_runs", s.mismatched_runs);
+  read_field(j, "max_mismatched_elems", s.max_mismatched_elems);
+  s.worst_rel_dev = at_path(".worst_rel_dev", [&] { return ratio_from_json(j, "worst_rel_dev"); });
+  read_field(j, "band", s.band);
+  read_field(j, "pass", s.pass);
 }
 
 void aggregate_verdict(CaseResult& r) {

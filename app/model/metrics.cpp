@@ -3,6 +3,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "util/json_path_error.hpp"
 #include "vsa/device_ops.hpp"
 
 namespace vsa {
@@ -80,17 +81,17 @@ void to_json(nlohmann::json& j, const TensorMetrics& m) {
 }
 
 void from_json(const nlohmann::json& j, TensorMetrics& m) {
-  j.at("tensor").get_to(m.tensor);
-  j.at("elements").get_to(m.elements);
-  m.rel_max = ratio_from_json(j, "rel_max");
-  m.rel_l2 = ratio_from_json(j, "rel_l2");
-  m.norm_ratio = ratio_from_json(j, "norm_ratio");
-  m.max_abs_err = ratio_from_json(j, "max_abs_err");
-  j.at("nan_count").get_to(m.nan_count);
-  j.at("inf_mismatch").get_to(m.inf_mismatch);
-  j.at("unwritten").get_to(m.unwritten);
-  j.at("pass").get_to(m.pass);
-  j.at("why").get_to(m.why);
+  read_field(j, "tensor", m.tensor);
+  read_field(j, "elements", m.elements);
+  m.rel_max = at_path(".rel_max", [&] { return ratio_from_json(j, "rel_max"); });
+  m.rel_l2 = at_path(".rel_l2", [&] { return ratio_from_json(j, "rel_l2"); });
+  m.norm_ratio = at_path(".norm_ratio", [&] { return ratio_from_json(j, "norm_ratio"); });
+  m.max_abs_err = at_path(".max_abs_err", [&] { return ratio_from_json(j, "max_abs_err"); });
+  read_field(j, "nan_count", m.nan_count);
+  read_field(j, "inf_mismatch", m.inf_mismatch);
+  read_field(j, "unwritten", m.unwritten);
+  read_field(j, "pass", m.pass);
+  read_field(j, "why", m.why);
 }
 
 TensorMetrics compare_bf16(const std::string& tensor, const bf16_bits* got, const bf16_bits* ref, std::int64_t count,

@@ -1,5 +1,7 @@
 #include "model/node_check.hpp"
 
+#include "util/json_path_error.hpp"
+
 namespace vsa {
 
 void to_json(nlohmann::json& j, const NodeCheck& c) {
@@ -8,11 +10,11 @@ void to_json(nlohmann::json& j, const NodeCheck& c) {
 }
 
 void from_json(const nlohmann::json& j, NodeCheck& c) {
-  c.name = j.value("name", "");
-  c.kind = j.value("kind", "");
-  c.verdict = j.value("verdict", kSkip);
-  c.code = j.value("code", "");
-  c.reason = j.value("reason", "");
+  read_field_or(j, "name", c.name, std::string());
+  read_field_or(j, "kind", c.kind, std::string());
+  read_field_or(j, "verdict", c.verdict, kSkip);
+  read_field_or(j, "code", c.code, std::string());
+  read_field_or(j, "reason", c.reason, std::string());
   c.value = j.value("value", nlohmann::json());
   c.threshold = j.value("threshold", nlohmann::json());
 }

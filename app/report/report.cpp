@@ -18,6 +18,7 @@
 #include "report/timing_text.hpp"
 #include "telemetry/clock_summary.hpp"
 #include "util/files.hpp"
+#include "util/json_path_error.hpp"
 
 namespace vsa {
 
@@ -91,27 +92,31 @@ Report report_from_json(const nlohmann::json& j) {
   if (j.value("schema_version", 0) > kReportSchemaVersion)
     throw std::invalid_argument("report schema_version " + std::to_string(j.value("schema_version", 0)) +
                                 " is newer than this tool understands (" + std::to_string(kReportSchemaVersion) + ")");
+  // Each field named by its path when it has the wrong type (util/json_path_error.hpp); the
+  // fields kept as JSON are checked for the shape the readers of a report iterate over.
+  using T = nlohmann::json::value_t;
+  const nlohmann::json null_value;
   Report r;
-  r.tool = j.value("tool", nlohmann::json());
-  r.argv = j.value("argv", std::vector<std::string>{});
-  r.label = j.value("label", "");
-  r.started_at = j.value("started_at", "");
-  r.finished_at = j.value("finished_at", "");
-  r.node = j.value("node", nlohmann::json());
-  r.device = j.value("device", nlohmann::json());
-  r.devices_note = j.value("devices_note", nlohmann::json());
-  r.suites = j.value("suites", nlohmann::json::array());
-  r.backends = j.value("backends", nlohmann::json::array());
-  r.probes = j.value("probes", nlohmann::json::object());
-  r.plugins = j.value("plugins", nlohmann::json::array());
-  r.cases = j.value("cases", std::vector<CaseResult>{});
-  r.checks = j.value("checks", std::vector<NodeCheck>{});  // absent in reports before node checks
-  r.health = j.value("health", nlohmann::json());
-  r.backend_aliases = j.value("backend_aliases", nlohmann::json::array());
-  r.planned_cases = j.value("planned_cases", std::vector<std::string>{});
-  r.resumed = j.value("resumed", nlohmann::json::array());
-  r.complete = j.value("complete", false);
-  r.exit_code = j.value("exit_code", 0);
+  r.tool = read_shaped(j, "tool", null_value, {T::object, T::null});
+  read_field_or(j, "argv", r.argv, {});
+  read_field_or(j, "label", r.label, std::string());
+  read_field_or(j, "started_at", r.started_at, std::string());
+  read_field_or(j, "finished_at", r.finished_at, std::string());
+  r.node = read_shaped(j, "node", null_value, {T::object, T::null});
+  r.device = read_shaped(j, "device", null_value, {T::object, T::null});
+  r.devices_note = read_shaped(j, "devices_note", null_value, {T::string, T::null});
+  r.suites = read_shaped(j, "suites", nlohmann::json::array(), {T::array});
+  r.backends = read_shaped(j, "backends", nlohmann::json::array(), {T::array});
+  r.probes = read_shaped(j, "probes", nlohmann::json::object(), {T::object});
+  r.plugins = read_shaped(j, "plugins", nlohmann::json::array(), {T::array});
+  if (j.contains("cases")) read_each(j, "cases", r.cases);
+  if (j.contains("checks")) read_each(j, "checks", r.checks);  // absent in reports before node checks
+  r.health = read_shaped(j, "health", null_value, {T::object, T::null});
+  r.backend_aliases = read_shaped(j, "backend_aliases", nlohmann::json::array(), {T::array});
+  read_field_or(j, "planned_cases", r.planned_cases, {});
+  r.resumed = read_shaped(j, "resumed", nlohmann::json::array(), {T::array});
+  read_field_or(j, "complete", r.complete, false);
+  read_field_or(j, "exit_code", r.exit_code, 0);
   return r;
 }
 

@@ -1,6 +1,6 @@
 # A report that parses but holds a field of the wrong type (report_input.hpp): render and
 # --format nvbench refuse it as bad input (exit 2, naming the schema), never exit 4 with a raw
-# library error.
+# library error, and the message names the bad field by its path from the report's root.
 source "$(dirname "$0")/lib.sh"
 "$BIN" run smoke --devices none --quiet --out "$WORK/good" >"$WORK/out" 2>&1 || { cat "$WORK/out"; fail "run smoke"; }
 good=$(ls "$WORK"/good/*.json | head -1)
@@ -21,9 +21,19 @@ refused() {  # refused WHAT COMMAND...
 edit "$WORK/plugins.json" "d['plugins'] = 'x'"
 refused "render, plugins a string" "$BIN" render "$WORK/plugins.json"
 grep -qF "$WORK/plugins.json" "$WORK/stderr" || fail "render names the file"
+grep -qF '$.plugins: must be array, but is string' "$WORK/stderr" || { cat "$WORK/stderr"; fail "render names the field's path"; }
 edit "$WORK/aliases.json" "d['backend_aliases'] = 'x'"
 refused "render, backend_aliases a string" "$BIN" render "$WORK/aliases.json"
 edit "$WORK/spec.json" "d['cases'][0]['spec'] = None"
 refused "render --format nvbench, a case without its spec" "$BIN" render --format nvbench "$WORK/spec.json"
+grep -qF '$.cases[0].spec: must be object' "$WORK/stderr" || { cat "$WORK/stderr"; fail "the case's spec named by its path"; }
+# A field deep inside a case: the whole path, through the arrays' indices.
+edit "$WORK/deep.json" "next(b for c in d['cases'] for b in c['backends'] if b['metrics'])['metrics'][0]['elements'] = 'many'"
+refused "compare, a metric's count a string" "$BIN" compare "$good" "$WORK/deep.json"
+grep -qE '\$\.cases\[[0-9]+\]\.backends\[[0-9]+\]\.metrics\[0\]\.elements: type must be number, but is string' "$WORK/stderr" \
+  || { cat "$WORK/stderr"; fail "the path to a metric's field"; }
+edit "$WORK/verdict.json" "d['cases'][0]['backends'][0]['verdict'] = 'MAYBE'"
+refused "fleet, an unknown verdict" "$BIN" fleet "$WORK/verdict.json"
+grep -qF '$.cases[0].backends[0].verdict: not a verdict: "MAYBE"' "$WORK/stderr" || { cat "$WORK/stderr"; fail "an unknown verdict named by its path"; }
 "$BIN" render "$good" >/dev/null || fail "the good report renders"
 echo "ok"
