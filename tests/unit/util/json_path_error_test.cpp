@@ -81,7 +81,9 @@ TEST(JsonPathError, ShapedValuesKeepTheirJsonOrNameTheType) {
   const nlohmann::json j = {{"plugins", nlohmann::json::array({1})}, {"node", 3}};
   EXPECT_EQ(read_shaped(j, "plugins", nlohmann::json(), {T::array}), nlohmann::json::array({1}));
   EXPECT_EQ(read_shaped(j, "absent", nlohmann::json::object(), {T::object}), nlohmann::json::object());
-  EXPECT_EQ(error_of([&] { (void)read_shaped(j, "node", nlohmann::json(), {T::object, T::null}); }),
+  EXPECT_EQ(error_of([&] {
+              (void)read_shaped(j, "node", nlohmann::json(), {T::object, T::null});
+            }),
             "$.node: must be object or null, but is number");
 }
 
