@@ -12,6 +12,7 @@
 #include "compare/fleet_stats.hpp"
 #include "embedded_floors.hpp"
 #include "qualify/check_codes.hpp"
+#include "util/json_lookup.hpp"
 
 namespace vsa {
 
@@ -119,7 +120,7 @@ FloorTable derive_floors(const std::vector<ReportFile>& baselines, double margin
   for (const auto& file : baselines) {
     const auto gpu = gpu_model_of(file.report.device);
     if (!gpu) continue;
-    const std::string sha = file.tool.value("git_sha", "");
+    const std::string sha = json_value_or(file.tool, "git_sha", "");
     table.sources.push_back(
         {{"path", file.path}, {"git_sha", sha}, {"gpu", to_string(*gpu)}, {"finished_at", file.report.finished_at}});
     for (const auto& c : file.report.cases) {

@@ -6,13 +6,14 @@
 #include "report/exports.hpp"
 #include "report/reason_codes.hpp"
 #include "report/report_fields.hpp"
+#include "util/json_lookup.hpp"
 
 namespace vsa {
 
 std::string gpu_id_of(const Report& r) {
   if (!r.device.is_object()) return "cpu";
   if (std::string uuid = device_uuid_of(r.device); !uuid.empty()) return uuid;
-  return "gpu" + std::to_string(r.device.value("cuda_ordinal", -1));
+  return "gpu" + std::to_string(json_value_or(r.device, "cuda_ordinal", -1));
 }
 
 // One row per measurement: a metric of a tensor, a timing of an op, a stability output,
@@ -21,9 +22,9 @@ std::string render_jsonl(const std::vector<Report>& reports) {
   using nlohmann::json;
   std::ostringstream out;
   for (const auto& r : reports) {
-    const json who = {{"host", r.node.is_object() ? r.node.value("hostname", "") : ""},
+    const json who = {{"host", json_value_or(r.node, "hostname", "")},
                       {"gpu_uuid", gpu_id_of(r)},
-                      {"gpu_name", r.device.is_object() ? r.device.value("name", "") : ""},
+                      {"gpu_name", json_value_or(r.device, "name", "")},
                       {"label", r.label},
                       {"started_at", r.started_at}};
     auto row = [&](const CaseResult& c, const BackendResult& b, json fields) {

@@ -4,6 +4,7 @@
 #include "report/exports.hpp"
 #include "report/reason_codes.hpp"
 #include "util/printable.hpp"
+#include "util/json_lookup.hpp"
 
 namespace vsa {
 namespace {
@@ -52,7 +53,7 @@ std::string render_junit(const std::vector<Report>& reports) {
   std::ostringstream x;
   x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"vsa-bench\">\n";
   for (const auto& r : reports) {
-    const std::string host = r.node.is_object() ? r.node.value("hostname", "host") : "host";
+    const std::string host = json_value_or(r.node, "hostname", "host");
     const std::string suite = host + "/" + gpu_id_of(r);
     int tests = 0, failures = 0, errors = 0, skipped = 0;
     std::ostringstream body;

@@ -10,6 +10,7 @@
 
 #include "report/noise_reason.hpp"
 #include "telemetry/clock_summary.hpp"
+#include "util/json_lookup.hpp"
 
 namespace vsa {
 
@@ -83,7 +84,7 @@ std::vector<AxisValue> case_axes(const CaseResult& c) {
   return axes;
 }
 
-int device_id_of(const Report& r) { return r.device.is_object() ? r.device.value("cuda_ordinal", -1) : -1; }
+int device_id_of(const Report& r) { return json_value_or(r.device, "cuda_ordinal", -1); }
 
 // The ops a case's states cover: those timed, else those its spec asks for.
 std::vector<std::string> case_ops(const CaseResult& c) {
@@ -253,7 +254,7 @@ void add_clock_summaries(ojson& out, const Timing& t, const Report& r) {
       out, "nv/cold/sm_clock_rate/mean", "Clock Rate", "frequency",
       "Mean SM clock of the kept passes (NVML, sampled during each pass, else after a pass too short for one sample)",
       mean_hz);
-  const double peak_khz = r.device.is_object() ? r.device.value("sm_clock_peak_khz", 0.0) : 0.0;
+  const double peak_khz = json_value_or(r.device, "sm_clock_peak_khz", 0.0);
   if (peak_khz > 0)
     add_float(out, "nv/cold/sm_clock_rate/scaling/percent", "Clock Scaling", "percentage",
               "Mean SM clock of the kept passes as a fraction of the device's default clock",
@@ -378,6 +379,8 @@ ojson axes_json(const std::vector<Entry*>& group) {
 
 // NVBench's device fields that a report's fingerprint holds (telemetry/fingerprint.hpp), in
 // NVBench's units (Hz, bytes); the ones the fingerprint lacks are left out.
+bool is_number_at(const json& g, const char* key) { return g.contains(key) && g[key].is_number(); }
+
 ojson device_json(const Report& r) {
   ojson d;
   d["id"] = device_id_of(r);
@@ -386,21 +389,22 @@ ojson device_json(const Report& r) {
     return d;
   }
   const json& g = r.device;
-  d["name"] = g.value("name", std::string("?"));
-  if (g.contains("cc_major") && g.contains("cc_minor"))
-    d["sm_version"] = g.value("cc_major", 0) * 100 + g.value("cc_minor", 0) * 10;
-  if (g.value("sm_clock_peak_khz", 0.0) > 0)
-    d["sm_default_clock_rate"] = std::int64_t(g.value("sm_clock_peak_khz", 0.0)) * 1000;
-  if (g.contains("sm_count")) d["number_of_sms"] = g.value("sm_count", 0);
-  if (g.contains("cuda_global_memory_bytes"))
-    d["global_memory_size"] = g.value("cuda_global_memory_bytes", std::int64_t(0));
-  const auto mem_hz = std::int64_t(g.value("mem_clock_peak_khz", 0.0)) * 1000;
-  const auto width = g.value("memory_bus_width_bits", std::int64_t(0));
+  d["name"] = json_value_or(g, "name", "?");
+  if (is_number_at(g, "cc_major") && is_number_at(g, "cc_minor"))
+    d["sm_version"] = json_value_or(g, "cc_major", 0) * 100 + json_value_or(g, "cc_minor", 0) * 10;
+  if (json_value_or(g, "sm_clock_peak_khz", 0.0) > 0)
+    d["sm_default_clock_rate"] = std::int64_t(json_value_or(g, "sm_clock_peak_khz", 0.0)) * 1000;
+  if (is_number_at(g, "sm_count")) d["number_of_sms"] = json_value_or(g, "sm_count", 0);
+  if (is_number_at(g, "cuda_global_memory_bytes"))
+    d["global_memory_size"] = json_value_or(g, "cuda_global_memory_bytes", std::int64_t(0));
+  const auto mem_hz = std::int64_t(json_value_or(g, "mem_clock_peak_khz", 0.0)) * 1000;
+  const auto width = json_value_or(g, "memory_bus_width_bits", std::int64_t(0));
   if (mem_hz > 0) d["global_memory_bus_peak_clock_rate"] = mem_hz;
   if (width > 0) d["global_memory_bus_width"] = width;
   if (mem_hz > 0 && width > 0) d["global_memory_bus_bandwidth"] = 2 * mem_hz * (width / 8);  // DDR: 2 per clock
-  if (g.contains("l2_cache_bytes")) d["l2_cache_size"] = g.value("l2_cache_bytes", std::int64_t(0));
-  if (g.contains("smem_per_sm_bytes")) d["shared_memory_per_sm"] = g.value("smem_per_sm_bytes", std::int64_t(0));
+  if (is_number_at(g, "l2_cache_bytes")) d["l2_cache_size"] = json_value_or(g, "l2_cache_bytes", std::int64_t(0));
+  if (is_number_at(g, "smem_per_sm_bytes"))
+    d["shared_memory_per_sm"] = json_value_or(g, "smem_per_sm_bytes", std::int64_t(0));
   if (g.contains("ecc_enabled") && g["ecc_enabled"].is_boolean()) d["ecc_state"] = g["ecc_enabled"].get<bool>();
   return d;
 }

@@ -5,6 +5,7 @@
 #include "model/exit_codes.hpp"
 #include "report/exports.hpp"
 #include "report/reason_codes.hpp"
+#include "util/json_lookup.hpp"
 
 namespace vsa {
 namespace {
@@ -33,9 +34,9 @@ double min_sm_clock(const Timing& t) {
     double v = NAN;
     if (pass.contains("during") && pass["during"].contains("sm_clock_mhz") &&
         pass["during"]["sm_clock_mhz"].is_object())
-      v = pass["during"]["sm_clock_mhz"].value("min", NAN);
+      v = json_value_or(pass["during"]["sm_clock_mhz"], "min", double(NAN));
     else if (pass.contains("after") && pass["after"].is_object())
-      v = pass["after"].value("sm_clock_mhz", NAN);
+      v = json_value_or(pass["after"], "sm_clock_mhz", double(NAN));
     if (!std::isnan(v) && (std::isnan(low) || v < low)) low = v;
   }
   return low;
@@ -56,7 +57,7 @@ std::string render_prometheus(const std::vector<Report>& reports, double now_uni
   stamps << "# HELP vsa_last_run_timestamp_seconds When vsa-bench last finished a run on this GPU.\n"
          << "# TYPE vsa_last_run_timestamp_seconds gauge\n";
   for (const auto& r : reports) {
-    const std::string host = r.node.is_object() ? r.node.value("hostname", "host") : "host";
+    const std::string host = json_value_or(r.node, "hostname", "host");
     const std::string gpu = "host=\"" + label(host) + "\",gpu_uuid=\"" + label(gpu_id_of(r)) + "\"";
     stamps << "vsa_last_run_timestamp_seconds{" << gpu << "} " << std::fixed << now_unix_s << std::defaultfloat << "\n";
     if (r.cases.empty() && r.exit_code != kExitOk)

@@ -19,6 +19,7 @@
 #include "telemetry/clock_summary.hpp"
 #include "util/files.hpp"
 #include "util/json_path_error.hpp"
+#include "util/json_lookup.hpp"
 
 namespace vsa {
 
@@ -240,12 +241,14 @@ std::string render_markdown(const Report& r) {
   };
   md << "- tool: " << field("name") << " " << field("version") << " (" << field("git_sha") << "), CUDA toolkit "
      << field("cuda_toolkit") << "\n";
-  md << "- node: " << escape_cell(r.node.is_object() ? r.node.value("hostname", "?") : std::string("?")) << "\n";
+  md << "- node: " << escape_cell(json_value_or(r.node, "hostname", "?")) << "\n";
   if (r.device.is_object()) {
-    md << "- GPU: " << r.device.value("name", "?") << " (index " << r.device.value("cuda_ordinal", -1) << ", PCI "
-       << r.device.value("pci_bus_id", "?") << ")\n";
-    md << "- driver " << r.device.value("driver_version", "?") << ", VBIOS " << r.device.value("vbios_version", "?")
-       << ", GSP " << r.device.value("gsp_firmware_version", "?") << "\n";
+    md << "- GPU: " << escape_cell(json_value_or(r.device, "name", "?")) << " (index "
+       << json_value_or(r.device, "cuda_ordinal", -1) << ", PCI " << json_value_or(r.device, "pci_bus_id", "?")
+       << ")\n";
+    md << "- driver " << json_value_or(r.device, "driver_version", "?") << ", VBIOS "
+       << json_value_or(r.device, "vbios_version", "?") << ", GSP "
+       << json_value_or(r.device, "gsp_firmware_version", "?") << "\n";
   } else {
     md << "- GPU: none ("
        << escape_cell(r.devices_note.is_string() ? r.devices_note.get<std::string>() : "CPU-only run")

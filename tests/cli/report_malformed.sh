@@ -36,4 +36,20 @@ edit "$WORK/verdict.json" "d['cases'][0]['backends'][0]['verdict'] = 'MAYBE'"
 refused "fleet, an unknown verdict" "$BIN" fleet "$WORK/verdict.json"
 grep -qF '$.cases[0].backends[0].verdict: not a verdict: "MAYBE"' "$WORK/stderr" || { cat "$WORK/stderr"; fail "an unknown verdict named by its path"; }
 "$BIN" render "$good" >/dev/null || fail "the good report renders"
+# Null is what the fingerprint writes for every field NVML could not give (a node without NVML,
+# an old driver): valid, and rendered as "?" by render, its NVBench export and the exports.
+python3 - "$SRC/results/baselines/h200-sm90a.json" "$WORK/nonvml.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for k in ("name", "cuda_ordinal", "pci_bus_id", "driver_version", "vbios_version", "gsp_firmware_version", "sm_count",
+          "cc_major", "sm_clock_peak_khz", "mem_clock_peak_khz"):
+    d["device"][k] = None
+json.dump(d, open(sys.argv[2], "w"))
+PY
+python3 "$SRC/scripts/check_schema.py" "$WORK/nonvml.json" >/dev/null || fail "the null-field report is not valid by the schema"
+"$BIN" render "$WORK/nonvml.json" >"$WORK/md" 2>"$WORK/stderr" || { cat "$WORK/stderr"; fail "render: null device fields"; }
+grep -q "^- driver ?, VBIOS ?, GSP ?$" "$WORK/md" || { head -8 "$WORK/md"; fail "render: null device fields as ?"; }
+"$BIN" render --format nvbench "$WORK/nonvml.json" >/dev/null 2>"$WORK/stderr" || { cat "$WORK/stderr"; fail "render --format nvbench: null device fields"; }
+"$BIN" fleet "$WORK/nonvml.json" >/dev/null 2>"$WORK/stderr"; [ $? -le 1 ] || { cat "$WORK/stderr"; fail "fleet: null device fields"; }
+"$BIN" floors "$WORK/nonvml.json" >/dev/null 2>"$WORK/stderr"; [ $? -le 1 ] || { cat "$WORK/stderr"; fail "floors: null device fields"; }
 echo "ok"
