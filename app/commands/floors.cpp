@@ -35,6 +35,7 @@ int run_floors(const FloorsOptions& o) {
   const ReportCollection collection = load_report_paths(o.paths);
   const FloorTable table = derive_floors(collection.reports, margin);
   for (const auto& s : collection.skipped) std::cerr << "vsa-bench floors: skipped " << s << "\n";
+  for (const auto& s : table.left_out) std::cerr << "vsa-bench floors: left out " << s << "\n";
   if (table.floors.empty()) {
     std::cerr << "vsa-bench floors: no PASS timing of a known GPU model in these reports\n";
     return kExitCheckFailed;
@@ -59,7 +60,9 @@ void register_floors(CLI::App& app, int& exit_code) {
       ->type_name("PERCENT")
       ->capture_default_str();
   cmd->footer(
-      "Every floor names the reports and cases it came from; commit those reports with the table. "
+      "Every floor names the reports and cases it came from; commit those reports with the table. A report "
+      "whose run did not finish or did not exit 0 (a failed node check or case: the node did not qualify) is "
+      "left out, named on stderr. "
       "Exit codes: 0 written, 1 no floor could be derived, 2 an unreadable report (named).");
   cmd->callback(
       [options, &exit_code] { exit_code = run_reading_reports("floors", [&] { return run_floors(*options); }); });

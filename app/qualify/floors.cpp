@@ -11,6 +11,7 @@
 #include "report/shared_gpu.hpp"
 #include "compare/fleet_stats.hpp"
 #include "embedded_floors.hpp"
+#include "model/exit_codes.hpp"
 #include "qualify/check_codes.hpp"
 #include "util/json_lookup.hpp"
 
@@ -102,6 +103,24 @@ json workload_of(const json& spec) {
   return w;
 }
 
+namespace {
+
+// Why a report cannot be a baseline, or "" when it can.
+std::string not_a_baseline(const Report& r) {
+  if (!r.complete) return "incomplete (the run did not finish)";
+  if (r.exit_code == kExitOk) return "";
+  std::vector<std::string> failed;
+  for (const auto& c : r.checks)
+    if (c.verdict == kFail) failed.push_back(c.name + " " + c.code);
+  for (const auto& c : r.cases)
+    if (c.verdict != kPass && c.verdict != kSkip) failed.push_back(c.name + " " + std::string(to_string(c.verdict)));
+  std::string why = "its run exited " + std::to_string(r.exit_code) + ", not 0";
+  if (!failed.empty()) why += fmt::format(" ({})", fmt::join(failed, "; "));
+  return why;
+}
+
+}  // namespace
+
 FloorTable derive_floors(const std::vector<ReportFile>& baselines, double margin) {
   if (!(margin >= 0 && margin < 1)) throw std::invalid_argument("margin " + number(margin) + " is not in [0, 1)");
   FloorTable table;
@@ -118,6 +137,10 @@ FloorTable derive_floors(const std::vector<ReportFile>& baselines, double margin
     table.floors[it->second].samples.push_back(std::move(sample));
   };
   for (const auto& file : baselines) {
+    if (const std::string why = not_a_baseline(file.report); !why.empty()) {
+      table.left_out.push_back(file.path + ": " + why);
+      continue;
+    }
     const auto gpu = gpu_model_of(file.report.device);
     if (!gpu) continue;
     const std::string sha = json_value_or(file.tool, "git_sha", "");

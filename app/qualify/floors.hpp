@@ -55,13 +55,17 @@ struct FloorTable {
   double margin = 0.10;  // how far below the baseline, beyond its spread, a node may fall
   std::vector<Floor> floors;
   nlohmann::json sources = nlohmann::json::array();  // the reports read: path, git_sha, gpu, finished_at
+  std::vector<std::string> left_out;                 // "PATH: why", reports that are no baseline (not in the JSON)
 };
 
 inline constexpr double kDefaultFloorMargin = 0.10;
 
 // Floors from baseline reports: every PASS timing of a GPU with a known model, without
-// delay probes (they slow a kernel on purpose). Throws std::invalid_argument for a
-// margin outside [0, 1).
+// delay probes (they slow a kernel on purpose). A report is a baseline only when it is
+// complete and its run exited 0: one that failed a node check (another process on the GPU,
+// a throttle, a slow floor) or a case measured a node that did not qualify, and its figures
+// would lower the floor every node is held to. Those go to left_out, with the reason. Throws std::invalid_argument for
+// a margin outside [0, 1).
 [[nodiscard]] FloorTable derive_floors(const std::vector<ReportFile>& baselines, double margin = kDefaultFloorMargin);
 
 [[nodiscard]] nlohmann::json to_json(const FloorTable& table);

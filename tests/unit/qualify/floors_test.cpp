@@ -67,6 +67,29 @@ TEST(Floors, ASharedBaselineTimingIsNotASample) {
   EXPECT_DOUBLE_EQ(t.floors[0].baseline_median, 600);
 }
 
+// A node that did not qualify is no baseline: a run that failed a node check (here another
+// process on the GPU, seen by the idle reading, which leaves the timings themselves unmarked)
+// or did not finish gives no sample, and is named with the reason.
+TEST(Floors, AReportThatDidNotQualifyOrFinishIsLeftOutWithItsReason) {
+  ReportFile neighbour = timed("neighbour", 310, 0.004);
+  neighbour.report.exit_code = 1;
+  NodeCheck shared;
+  shared.name = "health.exclusive";
+  shared.verdict = kFail;
+  shared.code = "VSA_E_SHARED_GPU";
+  neighbour.report.checks.push_back(shared);
+  ReportFile cut = timed("cut", 300, 0.0);
+  cut.report.complete = false;
+  const FloorTable t = derive_floors({timed("a", 600, 0.0), neighbour, cut}, 0.10);
+  ASSERT_EQ(t.floors.size(), 1u);
+  ASSERT_EQ(t.floors[0].samples.size(), 1u);
+  EXPECT_EQ(t.floors[0].samples[0].report, "a.json");
+  ASSERT_EQ(t.left_out.size(), 2u);
+  EXPECT_EQ(t.left_out[0], "neighbour.json: its run exited 1, not 0 (health.exclusive VSA_E_SHARED_GPU)");
+  EXPECT_EQ(t.left_out[1], "cut.json: incomplete (the run did not finish)");
+  EXPECT_EQ(t.sources.size(), 1u);
+}
+
 TEST(Floors, BelowTheFloorFailsWithTheFigureAndTheFloor) {
   const FloorTable t = derive_floors({timed("base", 600, 0.0)}, 0.10);  // floor 540
   auto slow = timed("slow", 450, 0.01);
