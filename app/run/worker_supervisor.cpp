@@ -31,7 +31,13 @@ void WorkerSupervisor::ensure_worker() {
   if (!m_worker) m_worker = std::make_unique<WorkerProcess>(m_argv);
 }
 
-CaseResult WorkerSupervisor::attempt(const CaseSpec& spec, bool& worker_lost) {
+namespace {
+
+bool is_reference_phase(const std::string& phase) { return phase.rfind("reference", 0) == 0; }
+
+}  // namespace
+
+CaseResult WorkerSupervisor::attempt(const CaseSpec& spec, bool& worker_lost, std::string& reference) {
   // A case the worker did not answer for still took the time until it was given up on (a
   // HANG's timeout, a FAULT's run up to the crash): its report says so, not 0 s.
   const auto started = std::chrono::steady_clock::now();
@@ -61,6 +67,7 @@ CaseResult WorkerSupervisor::attempt(const CaseSpec& spec, bool& worker_lost) {
         if (ev == "start") {
           backend = msg->value("backend", backend);
           phase = msg->value("phase", phase);
+          if (is_reference_phase(phase)) reference = backend;
           continue;
         }
         if (ev == "result") {
@@ -97,7 +104,9 @@ CaseResult WorkerSupervisor::attempt(const CaseSpec& spec, bool& worker_lost) {
         : hung ? "no answer within " + std::to_string(int(spec.timeout_s)) + " s during " + phase + " (worker killed)"
                : "worker " + end + " during " + phase + (tail.empty() ? "" : ": " + tail);
     BackendResult br;
-    br.backend = backend;
+    // Named as the worker's own error path names a failed reference, so the retry below
+    // sees that the case has no reference left to check against.
+    br.backend = is_reference_phase(phase) ? backend + " (reference)" : backend;
     br.verdict = hung && !overflowed ? kHang : kFault;
     br.reason = why;
     r.backends.push_back(br);
@@ -109,7 +118,16 @@ CaseResult WorkerSupervisor::attempt(const CaseSpec& spec, bool& worker_lost) {
 
 CaseResult WorkerSupervisor::run(const CaseSpec& spec) {
   bool lost = false;
-  CaseResult r = attempt(spec, lost);
+  std::string reference;
+  CaseResult r = attempt(spec, lost, reference);
+  // The reference failed (its row, named "X (reference)" by the worker or above), or the worker
+  // was lost before it ran anything: nothing is left to check the other backends against.
+  const auto reference_lost = [](const CaseResult& c) {
+    return std::any_of(c.backends.begin(), c.backends.end(), [&](const BackendResult& b) {
+      return b.backend.find("(reference)") != std::string::npos || b.backend == "worker" ||
+             (b.backend == c.reference && (b.verdict == kFault || b.verdict == kHang || b.verdict == kFail));
+    });
+  };
   // After a crash, hang or sticky fault: re-run the backends it kept from running.
   for (int retry = 0; lost && retry < int(spec.backends.size()); ++retry) {
     std::set<std::string> finished;
@@ -118,18 +136,23 @@ CaseResult WorkerSupervisor::run(const CaseSpec& spec) {
     std::vector<std::string> remaining;
     for (const auto& b : spec.backends)
       if (!finished.count(b)) remaining.push_back(b);
-    const bool reference_failed = std::any_of(r.backends.begin(), r.backends.end(), [&](const BackendResult& b) {
-      return b.backend.find("(reference)") != std::string::npos || b.backend == r.reference || (b.backend == "worker");
-    });
-    if (remaining.empty() || reference_failed) break;
+    if (remaining.empty() || reference_lost(r)) break;
     CaseSpec rest = spec;
     rest.backends = remaining;
-    CaseResult more = attempt(rest, lost);
+    // The backends --add-backend added, of those left (the worker refuses a spec whose added
+    // backends it does not list), and the reference the first attempt chose.
+    std::erase_if(rest.added_backends, [&](const std::string& b) {
+      return std::find(remaining.begin(), remaining.end(), b) == remaining.end();
+    });
+    if (!reference.empty()) rest.reference = reference;
+    CaseResult more = attempt(rest, lost, reference);
     r.backends.erase(std::remove_if(r.backends.begin(), r.backends.end(),
                                     [](const BackendResult& b) { return b.verdict == kPending; }),
                      r.backends.end());
     for (auto& b : more.backends) r.backends.push_back(b);
     if (r.reference.empty()) r.reference = more.reference;
+    if (!more.message.empty() && more.backends.empty())  // the retry itself was refused: say so
+      r.message = (r.message.empty() ? "" : r.message + "; ") + "the retry after a lost worker: " + more.message;
     // Without a reference the retry's backwards took their inputs from its own first forward.
     if (!r.backward_inputs)
       r.backward_inputs = more.backward_inputs;
@@ -140,11 +163,35 @@ CaseResult WorkerSupervisor::run(const CaseSpec& spec) {
     r.flops_bwd = std::max(r.flops_bwd, more.flops_bwd);
     r.seconds += more.seconds;
   }
+  if (r.reference.empty()) r.reference = reference;
   for (auto& b : r.backends)
     if (b.verdict == kPending) {
       b.verdict = kSkip;
       b.reason = "not run: the worker was lost earlier in this case";
     }
+  // Every backend of the case has a row: one the lost workers never reached is a stated SKIP.
+  const bool reference_failed = reference_lost(r);
+  if (lost || reference_failed)
+    for (const auto& name : spec.backends) {
+      const bool has_row =
+          std::any_of(r.backends.begin(), r.backends.end(), [&](const BackendResult& b) { return b.backend == name; });
+      if (has_row) continue;
+      BackendResult skipped;
+      skipped.backend = name;
+      skipped.verdict = kSkip;
+      skipped.reason = !reference_failed   ? "not run: the worker was lost earlier in this case"
+                       : reference.empty() ? "not run: the worker was lost before any backend ran"
+                                           : "not run: the reference " + reference + " failed (its row says how)";
+      r.backends.push_back(skipped);
+    }
+  // Rows in the case's order, as a case without a lost worker has them (a failed reference's
+  // row, which is no backend of the case, first).
+  const auto position = [&](const BackendResult& b) {
+    const auto it = std::find(spec.backends.begin(), spec.backends.end(), b.backend);
+    return it == spec.backends.end() ? -1 : int(it - spec.backends.begin());
+  };
+  std::stable_sort(r.backends.begin(), r.backends.end(),
+                   [&](const BackendResult& a, const BackendResult& b) { return position(a) < position(b); });
   // A case-level message is a FAIL at least (as in-process, engine/case_runner.cpp):
   // a worker loss is already a more severe FAULT/HANG in a backend.
   aggregate_verdict(r);

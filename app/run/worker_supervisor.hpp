@@ -31,7 +31,10 @@ class WorkerSupervisor {
   // A case-level FAIL with `message`; the worker is ended (it may still answer for this case).
   CaseResult case_error(const CaseSpec& spec, const std::string& message);
   // One attempt: returns the result, or a synthesised one naming the culprit.
-  CaseResult attempt(const CaseSpec& spec, bool& worker_lost);
+  // `reference` gets the reference backend the worker started, when it started one (its
+  // start events' phase begins with "reference"): a retry keeps it rather than choosing
+  // "auto" again from fewer backends.
+  CaseResult attempt(const CaseSpec& spec, bool& worker_lost, std::string& reference);
 
   std::vector<std::string> m_argv;
   int m_ordinal;

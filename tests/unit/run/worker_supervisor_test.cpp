@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -101,6 +102,61 @@ TEST(WorkerSupervisor, BackendsAfterACrashRunInAFreshWorker) {
   EXPECT_EQ(backend(r, "b1")->verdict, kFault);
   EXPECT_EQ(backend(r, "b2")->verdict, kPass);
   EXPECT_EQ(r.verdict, kFault);
+}
+
+// The retry after a lost worker asks for the backends left, with the --add-backend list cut to
+// those (the worker refuses a spec whose added backends it does not list: every other backend
+// of the case vanished from the report) and the reference the first attempt chose (an "auto"
+// reference chosen again from fewer backends can differ).
+TEST(WorkerSupervisor, TheRetryKeepsTheAddedBackendsLeftAndTheFirstReference) {
+  const fs::path marker = fs::temp_directory_path() / ("vsa-supervisor-rs-" + std::to_string(::getpid()));
+  const fs::path request = fs::temp_directory_path() / ("vsa-supervisor-rq-" + std::to_string(::getpid()));
+  fs::remove(marker);
+  const std::string script = "if [ -e " + marker.string() + " ]; then echo \"$request\" > " + request.string() +
+                             "; echo '" + result_line("b2", "PASS") + "'; sleep 5; else touch " + marker.string() +
+                             R"(; echo '{"event": "start", "backend": "cpu-ref", "phase": "reference forward"}';)"
+                             R"( echo '{"event": "start", "backend": "b1", "phase": "forward"}'; kill -SEGV $$; fi)";
+  WorkerSupervisor s(scripted(script), -1);
+  CaseSpec spec = spec_of({"b1", "b2"});
+  spec.reference = "auto";
+  spec.added_backends = {"b1", "b2"};
+  const CaseResult r = s.run(spec);
+  fs::remove(marker);
+  const auto asked = nlohmann::json::parse(std::ifstream(request));
+  fs::remove(request);
+  EXPECT_EQ(asked["case"]["backends"], nlohmann::json({"b2"}));
+  EXPECT_EQ(asked["case"]["added_backends"], nlohmann::json({"b2"}));
+  EXPECT_EQ(asked["case"]["reference"], "cpu-ref");
+  ASSERT_NE(backend(r, "b2"), nullptr);
+  EXPECT_EQ(backend(r, "b2")->verdict, kPass);
+}
+
+// A reference lost with its worker is named as the reference and not retried: nothing is left
+// to check against, and each retry would cost the case's timeout again. Every other backend has
+// a row saying why it did not run.
+TEST(WorkerSupervisor, AHungReferenceIsOneRowAndTheOthersSkipNamingIt) {
+  const fs::path count = fs::temp_directory_path() / ("vsa-supervisor-rc-" + std::to_string(::getpid()));
+  fs::remove(count);
+  WorkerSupervisor s(
+      scripted("echo x >> " + count.string() +
+               R"(; echo '{"event": "start", "backend": "cpu-ref", "phase": "reference forward"}'; sleep 30)"),
+      -1);
+  CaseSpec spec = spec_of({"b1", "b2"}, 1);
+  spec.reference = "cpu-ref";
+  const CaseResult r = s.run(spec);
+  std::ifstream lines(count);
+  int attempts = 0;
+  for (std::string line; std::getline(lines, line);) ++attempts;
+  fs::remove(count);
+  EXPECT_EQ(attempts, 1);
+  ASSERT_NE(backend(r, "cpu-ref (reference)"), nullptr);
+  EXPECT_EQ(backend(r, "cpu-ref (reference)")->verdict, kHang);
+  for (const char* name : {"b1", "b2"}) {
+    ASSERT_NE(backend(r, name), nullptr) << name;
+    EXPECT_EQ(backend(r, name)->verdict, kSkip);
+    EXPECT_NE(backend(r, name)->reason.find("the reference cpu-ref failed"), std::string::npos);
+  }
+  EXPECT_EQ(r.verdict, kHang);
 }
 
 // Without a reference, the retry's backwards took their inputs from its own first forward: the
