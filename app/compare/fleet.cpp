@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <tuple>
@@ -239,30 +240,54 @@ std::string suites_of(const Report& r) {
   return fmt::format("{}", fmt::join(names, "+"));
 }
 
-// One report per GPU UUID (a MIG instance's, under MIG) and suite set, the newest (by when it
-// finished, else started): a node re-run after a repair counts once. Reports without a UUID
-// (CPU-only, NVML missing) are all kept.
+// The cases a report set out to run: its planned list, else the cases it holds.
+std::set<std::string> case_set_of(const Report& r) {
+  if (!r.planned_cases.empty()) return {r.planned_cases.begin(), r.planned_cases.end()};
+  std::set<std::string> names;
+  for (const auto& c : r.cases) names.insert(c.name);
+  return names;
+}
+
+// One report per GPU UUID (a MIG instance's, under MIG) and suite set: a node re-run after a
+// repair counts once. A report gives way only to a newer one (by when it finished, else
+// started) of the same GPU and suites that covers all of its cases, so a narrower re-run
+// (`run --case X`) cannot hide a failed GPU; an identical copy gives way to the first. Reports
+// without a UUID (CPU-only, NVML missing) are all kept.
 std::vector<ReportFile> newest_per_gpu(const std::vector<ReportFile>& all, std::vector<std::string>& superseded) {
   auto when = [](const Report& r) { return r.finished_at.empty() ? r.started_at : r.finished_at; };
   auto key_of = [](const Report& r) {
     const std::string uuid = gpu_uuid_of(r);
     return uuid.empty() ? uuid : uuid + "\n" + suites_of(r);
   };
-  std::map<std::string, std::size_t> newest;
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    const std::string key = key_of(all[i].report);
-    if (key.empty()) continue;
-    auto [it, inserted] = newest.emplace(key, i);
-    if (!inserted && when(all[i].report) > when(all[it->second].report)) it->second = i;
+  std::map<std::string, std::vector<std::size_t>> groups;
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (const std::string key = key_of(all[i].report); !key.empty()) groups[key].push_back(i);
+  std::vector<std::string> why(all.size());
+  for (const auto& [key, members] : groups) {
+    std::vector<std::set<std::string>> cases;
+    for (const std::size_t i : members) cases.push_back(case_set_of(all[i].report));
+    for (std::size_t a = 0; a < members.size(); ++a) {
+      std::optional<std::size_t> by;
+      for (std::size_t b = 0; b < members.size(); ++b) {
+        if (a == b || !std::includes(cases[b].begin(), cases[b].end(), cases[a].begin(), cases[a].end())) continue;
+        const std::string wa = when(all[members[a]].report), wb = when(all[members[b]].report);
+        const bool newer = wb > wa, same_run = wb == wa && cases[b] == cases[a] && b < a;
+        if ((newer || same_run) && (!by || wb > when(all[members[*by]].report))) by = b;
+      }
+      if (!by) continue;
+      const Report& r = all[members[a]].report;
+      const bool same = when(all[members[*by]].report) == when(r);
+      why[members[a]] = all[members[a]].path + " (GPU " + gpu_uuid_of(r) + ", suites " + suites_of(r) +
+                        (same ? ": the same run as " : ": a newer report of its cases is ") + all[members[*by]].path +
+                        ")";
+    }
   }
   std::vector<ReportFile> kept;
   for (std::size_t i = 0; i < all.size(); ++i) {
-    const std::string key = key_of(all[i].report);
-    if (key.empty() || newest.at(key) == i)
+    if (why[i].empty())
       kept.push_back(all[i]);
     else
-      superseded.push_back(all[i].path + " (GPU " + gpu_uuid_of(all[i].report) + ", suites " +
-                           suites_of(all[i].report) + ": a newer report is " + all[newest.at(key)].path + ")");
+      superseded.push_back(why[i]);
   }
   return kept;
 }
