@@ -86,13 +86,11 @@ nlohmann::json list_cases_json(const std::string& suite, const std::vector<std::
 
 std::string render_listing(const nlohmann::json& l) {
   std::ostringstream out;
-  char line[512];
   if (l.contains("suites")) {
     out << "Suites (built in; `vsa-bench run NAME`):\n";
     for (const auto& s : l["suites"]) {
-      std::snprintf(line, sizeof line, "  %-14s %4d cases  %s\n", s["name"].get<std::string>().c_str(),
-                    s["cases"].get<int>(), s["description"].get<std::string>().c_str());
-      out << line;
+      out << fmt::format("  {:<14} {:>4} cases  {}\n", s["name"].get<std::string>(), s["cases"].get<int>(),
+                         s["description"].get<std::string>());
     }
   }
   if (l.contains("backends")) {
@@ -102,10 +100,10 @@ std::string render_listing(const nlohmann::json& l) {
       // that form trips GCC 12's bogus -Wrestrict in std::string's operator+ (GCC bug 105329).
       const std::string images = fmt::format("{}", fmt::join(b["images"].get<std::vector<std::string>>(), ","));
       const std::string ops = fmt::format("{}", fmt::join(b["ops"].get<std::vector<std::string>>(), ","));
-      std::snprintf(line, sizeof line, "  %-14s %-7s %-9s images: %-26s %s\n", b["name"].get<std::string>().c_str(),
-                    b["memory"].get<std::string>().c_str(), ops.c_str(), images.empty() ? "-" : images.c_str(),
-                    b["description"].get<std::string>().c_str());
-      out << line;
+      // fmt, not a fixed buffer: a plugin's long description was cut and ran into the next line.
+      out << fmt::format("  {:<14} {:<7} {:<9} images: {:<26} {}\n", b["name"].get<std::string>(),
+                         b["memory"].get<std::string>(), ops, images.empty() ? "-" : images,
+                         b["description"].get<std::string>());
       for (const auto& s : b["support"])
         out << "      " << s["device_name"].get<std::string>() << ": "
             << (s["supported"].get<bool>() ? "supported" : "not supported: " + s["reason"].get<std::string>()) << "\n";

@@ -1,10 +1,13 @@
+#include <algorithm>
 #include <sstream>
+
+#include <fmt/format.h>
 
 #include "model/exit_codes.hpp"
 #include "report/exports.hpp"
 #include "report/reason_codes.hpp"
-#include "util/printable.hpp"
 #include "util/json_lookup.hpp"
+#include "util/printable.hpp"
 
 namespace vsa {
 namespace {
@@ -38,7 +41,10 @@ std::string xml(const std::string& text) {
 
 void testcase(std::ostringstream& x, const std::string& suite, const std::string& name, Verdict verdict,
               const std::string& code, const std::string& reason, double seconds) {
-  x << "    <testcase classname=\"" << xml(suite) << "\" name=\"" << xml(name) << "\" time=\"" << seconds << "\">\n";
+  // Seconds in fixed point: the common JUnit XSDs (Surefire's, Jenkins') type `time` as a decimal,
+  // which an exponent ("2.8e-05") is not.
+  x << "    <testcase classname=\"" << xml(suite) << "\" name=\"" << xml(name) << "\" time=\""
+    << fmt::format("{:.3f}", std::max(0.0, seconds)) << "\">\n";
   const std::string text = code + ": " + reason;
   if (verdict == kSkip) x << "      <skipped message=\"" << xml(text) << "\"/>\n";
   if (verdict == kFail) x << "      <failure type=\"" << code << "\" message=\"" << xml(text) << "\"/>\n";

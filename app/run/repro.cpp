@@ -1,8 +1,10 @@
 #include "run/repro.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <string_view>
 #include <fmt/ranges.h>
 
 #include "suite/suite.hpp"
@@ -15,6 +17,18 @@
 
 namespace vsa {
 namespace {
+
+// A path as a shell reads it back: as is when plain, else in single quotes (a bundle path with
+// a space printed bare was not the command it claimed to be).
+std::string shell_quoted(const std::string& text) {
+  const bool plain = !text.empty() && std::all_of(text.begin(), text.end(), [](unsigned char c) {
+    return std::isalnum(c) || std::string_view("_./:=@%+-,").find(char(c)) != std::string_view::npos;
+  });
+  if (plain) return text;
+  std::string out = "'";
+  for (const char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -172,7 +186,7 @@ ReproOutcome run_repro(const ReproOptions& o) {
   if (!o.bundle.empty()) {
     if (const auto dir = fs::path(o.bundle).parent_path(); !dir.empty()) fs::create_directories(dir);
     write_file_atomic(o.bundle, bundle.dump(2) + "\n");
-    outcome.text += "wrote " + o.bundle + " (run it with: vsa-bench run " + o.bundle + ")\n";
+    outcome.text += "wrote " + o.bundle + " (run it with: vsa-bench run " + shell_quoted(o.bundle) + ")\n";
     return outcome;
   }
   fs::create_directories(o.out_dir);

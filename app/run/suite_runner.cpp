@@ -52,6 +52,8 @@
 #include "report/report_files.hpp"
 
 namespace vsa {
+
+constexpr std::size_t kMaxLabelChars = 120;
 namespace {
 
 namespace fs = std::filesystem;
@@ -702,6 +704,11 @@ RunSummary run_suites(const RunOptions& o) {
     throw SuiteError("--label \"" + printable(o.label) +
                      "\": use letters, digits, '.', '_' and '-' only, not starting with '.' (it names report files "
                      "inside --out)");
+  // A report's file name is LABEL-HOST-gpuN-TIMESTAMP.json, within a file system's 255 bytes
+  // for any host name (at most 64).
+  if (o.label.size() > kMaxLabelChars)
+    throw SuiteError(fmt::format("--label: {} characters, at most {} (it names report files inside --out)",
+                                 o.label.size(), kMaxLabelChars));
   RunSummary summary;
   const std::string refusal = o.fail_closed ? fail_closed_reason(gpu_evidence(o, discovery)) : std::string();
   if (!refusal.empty()) return refused_run(o, refusal);

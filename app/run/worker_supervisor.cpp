@@ -4,6 +4,7 @@
 #include <chrono>
 #include <set>
 
+#include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
 namespace vsa {
@@ -101,7 +102,7 @@ CaseResult WorkerSupervisor::attempt(const CaseSpec& spec, bool& worker_lost, st
     const std::string why =
         overflowed ? "the worker wrote more than " + std::to_string(kMaxWorkerLineBytes >> 20) +
                          " MiB to stdout without a newline during " + phase + " (worker killed)"
-        : hung ? "no answer within " + std::to_string(int(spec.timeout_s)) + " s during " + phase + " (worker killed)"
+        : hung ? fmt::format("no answer within {:g} s during {} (worker killed)", spec.timeout_s, phase)
                : "worker " + end + " during " + phase + (tail.empty() ? "" : ": " + tail);
     BackendResult br;
     // Named as the worker's own error path names a failed reference, so the retry below

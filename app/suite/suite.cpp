@@ -158,6 +158,8 @@ CaseSpec case_from_json(const json& j, const std::string& src, const std::string
   f.read("added_backends", c.added_backends);
   f.read("reference", c.reference);
   f.read("cpu_reference_limit", c.cpu_reference_limit);
+  if (!(c.cpu_reference_limit >= 0))
+    f.fail(f.path_of("cpu_reference_limit"), fmt::format("must be >= 0, got {}", c.cpu_reference_limit));
   f.read("validate", c.validate);
   f.read("timeout_s", c.timeout_s);
   f.read("probes", c.probes);
@@ -177,6 +179,10 @@ CaseSpec case_from_json(const json& j, const std::string& src, const std::string
     t.read("rel_max", c.tolerance.rel_max);
     t.read("rel_l2", c.tolerance.rel_l2);
     t.finish();
+    // A bound at or below 0 fails every backend (even an exact one): a typo, not a check.
+    if (!(c.tolerance.rel_max > 0))
+      t.fail(t.path_of("rel_max"), fmt::format("must be > 0, got {}", c.tolerance.rel_max));
+    if (!(c.tolerance.rel_l2 > 0)) t.fail(t.path_of("rel_l2"), fmt::format("must be > 0, got {}", c.tolerance.rel_l2));
   }
   if (f.has("timing")) {
     JsonFields t(f.raw("timing"), f.path_of("timing"), src);

@@ -31,6 +31,8 @@ assert "planted stray error event" in failure.get("message"), failure.get("messa
 skipped = cases["x/gpu [cuda-ref]"].find("skipped")
 assert skipped is not None and skipped.get("message").startswith("VSA_E_"), ET.tostring(cases["x/gpu [cuda-ref]"])
 assert suites[0].get("tests") == "3" and suites[0].get("failures") == "1" and suites[0].get("skipped") == "1"
+import re  # time as the JUnit XSDs type it: a decimal, no exponent
+assert all(re.fullmatch(r"[0-9]+\.[0-9]{3}", c.get("time")) for c in cases.values()), [c.get("time") for c in cases.values()]
 
 families = {f.name: f for f in text_string_to_metric_families(open(prom).read())}
 assert {"vsa_verdict", "vsa_last_run_timestamp_seconds"} <= set(families), set(families)

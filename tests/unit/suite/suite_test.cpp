@@ -21,6 +21,13 @@ std::string error_of(const std::string& case_fields) {
   return "(accepted)";
 }
 
+// A tolerance at or below 0 fails every backend, an exact one too: refused as the typo it is.
+TEST(Suite, AToleranceAtOrBelowZeroIsRefusedByPath) {
+  EXPECT_EQ(error_of(R"("tolerance": {"rel_max": -1})"), "t.json: $.cases[0].tolerance.rel_max: must be > 0, got -1");
+  EXPECT_EQ(error_of(R"("tolerance": {"rel_l2": 0})"), "t.json: $.cases[0].tolerance.rel_l2: must be > 0, got 0");
+  EXPECT_EQ(error_of(R"("S": 128, "tolerance": {"rel_max": 0.02})"), "(accepted)");
+}
+
 TEST(Suite, ExpandsSweepsIntoTheCartesianProduct) {
   const Suite s = parse_suite(R"({"name": "x", "defaults": {"backends": ["cpu-ref"], "D": 64},
       "cases": [{"name": "a", "sweep": {"S": [512, 1024], "pattern.density": [0.25, 0.5]}}]})",
