@@ -49,6 +49,11 @@ def json_path(error):
     return path
 
 
+def not_json(constant):
+    """NaN and Infinity: Python's json reads them, JSON (RFC 8259) and vsa-bench do not."""
+    raise ValueError(f"{constant} is not JSON (RFC 8259 has no NaN or Infinity)")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--schema", choices=KINDS, help="check every file against this schema")
@@ -59,8 +64,8 @@ def main():
     bad = 0
     for name in args.files:
         try:
-            document = json.loads(pathlib.Path(name).read_text())
-        except (OSError, json.JSONDecodeError) as e:
+            document = json.loads(pathlib.Path(name).read_text(), parse_constant=not_json)
+        except (OSError, ValueError) as e:
             print(f"{name}: cannot read: {e}", file=sys.stderr)
             return 2
         kind = args.schema or kind_of(document)

@@ -55,6 +55,12 @@ int run_fleet(const FleetCommandOptions& o) {
   if (o.failed_hosts) {
     // One line, a Slurm hostlist: scontrol update nodename=LIST state=drain reason=...
     std::cout << fmt::format("{}", fmt::join(fleet.failed_hosts(), ",")) << "\n";
+    // A failed GPU whose report names no host cannot be in the list: say so, or a drain recipe
+    // fed this line drains nothing and nobody hears of that GPU.
+    for (const auto& n : fleet.nodes)
+      if ((n.failed() || n.slow > 0) && n.scheduler_host.empty())
+        std::cerr << "vsa-bench fleet: " << n.path
+                  << " failed but names no host (node.hostname, node.launcher.node_name): not in this list\n";
   } else if (o.format == "json") {
     auto j = to_json(fleet);
     j["exit_code"] = fleet.exit_code(o.gate);

@@ -7,6 +7,7 @@
 #include <ctime>
 #include <fstream>
 #include <functional>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <spdlog/spdlog.h>
@@ -110,7 +111,13 @@ Report report_from_json(const nlohmann::json& j) {
   r.backends = read_shaped(j, "backends", nlohmann::json::array(), {T::array});
   r.probes = read_shaped(j, "probes", nlohmann::json::object(), {T::object});
   r.plugins = read_shaped(j, "plugins", nlohmann::json::array(), {T::array});
-  if (j.contains("cases")) read_each(j, "cases", r.cases);
+  // Required: a report without its cases would read as a GPU that ran nothing and passed.
+  read_each(j, "cases", r.cases);
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < r.cases.size(); ++i)
+    if (!names.insert(r.cases[i].name).second)  // compare and fleet key cases by name
+      throw JsonPathError(".cases[" + std::to_string(i) + "].name",
+                          "\"" + r.cases[i].name + "\" comes twice in this report; a case name is its key");
   if (j.contains("checks")) read_each(j, "checks", r.checks);  // absent in reports before node checks
   r.health = read_shaped(j, "health", null_value, {T::object, T::null});
   r.backend_aliases = read_shaped(j, "backend_aliases", nlohmann::json::array(), {T::array});

@@ -46,6 +46,11 @@ json_get "$WORK/f.json" "d['superseded'][1]" | grep -q "n2.json (GPU GPU-2222, s
   || { json_get "$WORK/f.json" "d['superseded']"; fail "the copy is not named as the same run"; }
 "$BIN" fleet "$WORK/fleet" --failed-hosts >"$WORK/hosts" 2>/dev/null
 [ -s "$WORK/hosts" ] || fail "fleet --failed-hosts: n4's failed GPU, hidden by a narrower re-run"
+# A failed GPU whose report names no host cannot be drained by name: stderr says so.
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['node']=None; json.dump(d,open(sys.argv[2],'w'))" \
+  "$WORK/fleet/n4-all.json" "$WORK/nohost.json"
+"$BIN" fleet "$WORK/nohost.json" --failed-hosts >"$WORK/hosts" 2>"$WORK/err"
+grep -q "nohost.json failed but names no host" "$WORK/err" || { cat "$WORK/err"; fail "fleet --failed-hosts: a failed GPU without a host name is not named"; }
 "$BIN" fleet "$WORK/fleet" >"$WORK/f.md" 2>&1
 grep -q "^Superseded .*n1-old.json" "$WORK/f.md" || { cat "$WORK/f.md"; fail "Markdown lacks the superseded line"; }
 echo "ok"

@@ -35,6 +35,12 @@ grep -qE '\$\.cases\[[0-9]+\]\.backends\[[0-9]+\]\.metrics\[0\]\.elements: type 
 edit "$WORK/verdict.json" "d['cases'][0]['backends'][0]['verdict'] = 'MAYBE'"
 refused "fleet, an unknown verdict" "$BIN" fleet "$WORK/verdict.json"
 grep -qF '$.cases[0].backends[0].verdict: not a verdict: "MAYBE"' "$WORK/stderr" || { cat "$WORK/stderr"; fail "an unknown verdict named by its path"; }
+edit "$WORK/nocases.json" "del d['cases']"
+refused "fleet, a report without its cases (it read as a GPU that ran nothing and passed)" "$BIN" fleet "$WORK/nocases.json"
+grep -qF '$.cases: missing' "$WORK/stderr" || { cat "$WORK/stderr"; fail "a missing cases array named"; }
+edit "$WORK/twice.json" "d['cases'].append(d['cases'][0])"
+refused "compare, a case name twice" "$BIN" compare "$good" "$WORK/twice.json"
+grep -qF "comes twice in this report" "$WORK/stderr" || { cat "$WORK/stderr"; fail "a case name given twice named"; }
 "$BIN" render "$good" >/dev/null || fail "the good report renders"
 # Null is what the fingerprint writes for every field NVML could not give (a node without NVML,
 # an old driver): valid, and rendered as "?" by render, its NVBench export and the exports.

@@ -53,7 +53,7 @@ valid --schema suite "${suites[@]}"
 "$BIN" run smoke --devices none --out "$WORK/run" --label schema >"$WORK/out" 2>&1 || { cat "$WORK/out"; fail "run smoke"; }
 cat >"$WORK/failing.json" <<'JSON'
 {"name": "schema-fail", "cases": [{"name": "zero-tolerance", "B": 1, "H": 1, "S": 128, "D": 32,
-  "backends": ["cpu-ref"], "tolerance": {"rel_max": 0, "rel_l2": 0}}]}
+  "backends": ["cpu-ref"], "tolerance": {"rel_max": 1e-30, "rel_l2": 1e-30}}]}
 JSON
 valid --schema suite "$WORK/failing.json"
 "$BIN" run "$WORK/failing.json" --devices none --out "$WORK/fail" >"$WORK/out" 2>&1
@@ -192,4 +192,9 @@ edit "$WORK/gate.json" "$WORK/exit0.json" "d['exit_code'] = 0"
 invalid compare "$WORK/exit0.json" "\$.gate.regressions"
 edit "$WORK/fleet.json" "$WORK/ok.json" "d['nodes'][0]['verdict'] = 'OK'"
 invalid fleet "$WORK/ok.json" "'OK' is not one of"
+# NaN is no JSON (RFC 8259): Python's json reads it, vsa-bench refuses the file; so must the checker.
+"$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); d['cases'][0]['seconds']=float('nan'); open(sys.argv[2],'w').write(json.dumps(d))" \
+  "${reports[0]}" "$WORK/nan.json"
+"${CHECK[@]}" "$WORK/nan.json" >"$WORK/out" 2>&1; rc=$?
+[ "$rc" -eq 2 ] && grep -q "NaN is not JSON" "$WORK/out" || { cat "$WORK/out"; fail "a report with NaN: exit $rc, expected 2 naming NaN"; }
 echo "ok"
