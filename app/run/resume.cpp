@@ -32,6 +32,13 @@ std::string gpu_name(const json& d) {
          (mig_uuid.empty() ? std::string() : " instance " + mig_uuid);
 }
 
+nlohmann::json suite_names(const nlohmann::json& suites) {
+  nlohmann::json names = nlohmann::json::array();
+  if (suites.is_array())
+    for (const auto& s : suites) names.push_back(s.is_object() && s.contains("name") ? s["name"] : s);
+  return names;
+}
+
 std::string refuse(const ReportFile& f, const std::string& why) {
   return "--resume " + f.path + ": " + why + "; start a new run instead";
 }
@@ -45,9 +52,11 @@ ResumePlan plan_resume(const ReportFile& f, const ResumingRun& run) {
     plan.refusal = refuse(f, "the report is complete already");
     return plan;
   }
-  if (r.suites != run.suites) {
-    plan.refusal =
-        refuse(f, "it ran suites " + printable(r.suites.dump()) + ", this run " + printable(run.suites.dump()));
+  // Suites by name: a suite file given by another spelling of its path (relative, absolute,
+  // from another directory) is the same suite; every finished case's spec is compared below.
+  if (suite_names(r.suites) != suite_names(run.suites)) {
+    plan.refusal = refuse(f, "it ran suites " + printable(suite_names(r.suites).dump()) + ", this run " +
+                                 printable(suite_names(run.suites).dump()));
     return plan;
   }
   // The case list: the report's plan where it has one, else its finished cases must be

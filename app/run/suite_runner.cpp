@@ -750,6 +750,9 @@ RunSummary run_suites(const RunOptions& o) {
     r.plugins = plugins.plugins;
     r.probes = o.probes;
     r.complete = false;
+    // What the file says until the run ends and sets the real code: a run cut short (a signal,
+    // a killed job) leaves a report that reads as incomplete by its exit code too, not 0.
+    r.exit_code = kExitIncomplete;
     json facts;
     if (targets[i] >= 0) {
       for (const auto& d : discovery.devices)

@@ -32,6 +32,7 @@ for sig in KILL INT TERM; do
   [ "$(workers)" -eq 0 ] || fail "$sig: a worker outlived the killed run"
   got="$(json_get "$r" "(d['complete'], [c['name'] for c in d['cases']])")"; [ "$got" = "(False, ['ir/a', 'ir/b'])" ] \
     || fail "$sig: the interrupted report does not hold exactly the finished cases: $got"
+  [ "$(json_get "$r" "d['exit_code']")" = 4 ] || fail "$sig: the interrupted report's exit_code is not 4 (incomplete)"
   "$BIN" run "$WORK/s.json" --devices none --quiet --out "$out" --resume "$r" >"$WORK/resume.out" 2>&1; rc=$?
   [ "$rc" -eq 4 ] || { cat "$WORK/resume.out"; fail "$sig: resume exit $rc, expected 4 as the reference"; }
   [ "$(ls "$out")" = "$(basename "$r")

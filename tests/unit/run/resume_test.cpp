@@ -54,6 +54,15 @@ TEST(Resume, TheSameRunContinuesOnTheReportsGpu) {
   EXPECT_EQ(f.refusal(), "");
 }
 
+// A suite file given by another spelling of its path (absolute, or from another directory) is
+// the same suite: the finished cases' specs are what must match.
+TEST(Resume, TheSameSuiteByAnotherPathIsTheSameSuite) {
+  Fixture f;
+  f.file.report.suites[0]["source"] = "s/slow.json";
+  f.run.suites[0]["source"] = "/tmp/work/s/slow.json";
+  EXPECT_EQ(f.refusal(), "");
+}
+
 TEST(Resume, RefusesAnotherSuiteOrCaseList) {
   Fixture f;
   f.run.suites[0]["name"] = "perf";
