@@ -172,6 +172,27 @@ TEST(ComparePerf, NoRatioWhenTheCaseSpecDiffers) {
   EXPECT_TRUE(c.regressions.empty());
 }
 
+// How long a figure was sampled (--target-spread, --timing-budget, a schema-1 report without
+// today's timing defaults) is not another spec: the ratio stands. A cold L2 or sustained
+// passes measure something else: no ratio.
+TEST(ComparePerf, SamplingSettingsAreTheSameSpecAColdL2IsNot) {
+  auto reports = pair_with_tflops(400, 390);
+  reports[0].report.cases[0].spec["timing"] = {{"passes", 4}, {"iterations", 20}, {"warmup", 5}, {"l2_flush", false}};
+  reports[1].report.cases[0].spec["timing"] = {{"passes", 4},           {"iterations", 50},      {"warmup", 5},
+                                               {"l2_flush", false},     {"target_spread", 0.01}, {"max_passes", 100},
+                                               {"time_budget_s", 60.0}, {"min_pass_ms", 0.0}};
+  const PerfRow* row = perf_row(compare_reports(reports, {}), "perf/S=16384", "fwd", "sm90a");
+  ASSERT_TRUE(row->ratios[1].has_value()) << row->notes[1];
+  EXPECT_NEAR(*row->ratios[1], 390.0 / 400.0, 1e-12);
+  reports[1].report.cases[0].spec["timing"]["l2_flush"] = true;
+  row = perf_row(compare_reports(reports, {}), "perf/S=16384", "fwd", "sm90a");
+  EXPECT_EQ(row->notes[1], "spec differs");
+  reports[1].report.cases[0].spec["timing"]["l2_flush"] = false;
+  reports[1].report.cases[0].spec["timing"]["min_pass_ms"] = 3000.0;
+  row = perf_row(compare_reports(reports, {}), "perf/S=16384", "fwd", "sm90a");
+  EXPECT_EQ(row->notes[1], "spec differs");
+}
+
 // A plugin that converted its lse inside the timed call, then declared its form (plugin ABI
 // 2): the ratio is still given, with the reason it may have moved, in the row and Markdown.
 TEST(ComparePerf, AnLseFormChangeKeepsTheRatioAndSaysSo) {
