@@ -84,6 +84,7 @@ nlohmann::json to_json(const Report& r) {
   };
   // Only where there is something to say, so reports of runs that never resumed keep their bytes.
   if (!r.planned_cases.empty()) j["planned_cases"] = r.planned_cases;
+  if (r.sanitizer.is_object()) j["sanitizer"] = r.sanitizer;
   if (!r.resumed.empty()) j["resumed"] = r.resumed;
   return j;
 }
@@ -125,6 +126,7 @@ Report report_from_json(const nlohmann::json& j) {
   r.resumed = read_shaped(j, "resumed", nlohmann::json::array(), {T::array});
   read_field_or(j, "complete", r.complete, false);
   read_field_or(j, "exit_code", r.exit_code, 0);
+  r.sanitizer = read_shaped(j, "sanitizer", null_value, {T::object, T::null});
   return r;
 }
 
@@ -238,6 +240,37 @@ std::string plugin_line(const nlohmann::json& p) {
 
 }  // namespace
 
+namespace {
+
+// The section of a report run under `vsa-bench sanitize`, from its annotation: what ran, how it
+// ended, and the first line of each finding.
+std::string sanitizer_section(const nlohmann::json& s) {
+  std::ostringstream md;
+  std::vector<std::string> words;
+  if (const auto c = s.find("command"); c != s.end() && c->is_array())
+    for (const auto& w : *c) words.push_back(w.is_string() ? w.get<std::string>() : w.dump());
+  const nlohmann::json result = json_value_or(s, "result", nlohmann::json::object());
+  const auto summary = json_value_or(result, "summary", std::vector<std::string>{});
+  const auto findings = json_value_or(result, "findings", std::vector<std::vector<std::string>>{});
+  md << "\n## compute-sanitizer " << json_value_or(s, "tool", "?") << "\n\n";
+  md << "- command: `" << fmt::format("{}", fmt::join(words, " ")) << "`\n";
+  md << "- exit status: " << json_value_or(s, "exit_status", -1) << "; "
+     << (summary.empty() ? std::string("no summary line in the tool's output")
+                         : fmt::format("{}", fmt::join(summary, "; ")))
+     << "\n";
+  md << "- full output: " << json_value_or(s, "log_file", "?") << "\n";
+  if (findings.empty()) {
+    md << "- findings: none\n";
+  } else {
+    md << "- findings (" << json_value_or(result, "findings_seen", std::uint64_t(findings.size()))
+       << ", first line of each):\n";
+    for (const auto& f : findings) md << "  - " << (f.empty() ? std::string() : f.front()) << "\n";
+  }
+  return md.str();
+}
+
+}  // namespace
+
 std::string render_markdown(const Report& r) {
   std::ostringstream md;
   md << "# vsa-bench report" << (r.label.empty() ? "" : ": " + escape_cell(r.label)) << "\n\n";
@@ -301,6 +334,7 @@ std::string render_markdown(const Report& r) {
       md << "- `" << a.value("alias", "") << "` -> " << escape_cell(a.value("backends", nlohmann::json::array()).dump())
          << ": " << escape_cell(a.value("rule", "")) << "\n";
   }
+  if (r.sanitizer.is_object()) md << sanitizer_section(r.sanitizer);
   return md.str();
 }
 

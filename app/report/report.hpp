@@ -44,6 +44,9 @@ struct Report {
   nlohmann::json resumed = nlohmann::json::array();
   bool complete = false;  // false while running or when interrupted
   int exit_code = 0;
+  // `vsa-bench sanitize`'s annotation (selftest/sanitize.hpp): the tool, its command, exit status
+  // and findings; null for a run not under compute-sanitizer.
+  nlohmann::json sanitizer = nullptr;
 };
 
 [[nodiscard]] nlohmann::json to_json(const Report& report);

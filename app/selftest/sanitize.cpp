@@ -56,8 +56,6 @@ std::string read_text(const std::string& path) {
   return buffer.str();
 }
 
-std::string joined(const std::vector<std::string>& words) { return fmt::format("{}", fmt::join(words, " ")); }
-
 std::string count_text(const SanitizerLog& log) {
   if (!log.summary.empty()) {
     return fmt::format("{}", fmt::join(log.summary, "; "));
@@ -65,27 +63,14 @@ std::string count_text(const SanitizerLog& log) {
   return "no summary line in the tool's output";
 }
 
-std::string markdown_section(const SanitizeOptions& o, const SanitizeResult& r) {
-  std::ostringstream md;
-  md << "\n## compute-sanitizer " << o.tool << "\n\n";
-  md << "- command: `" << joined(r.command) << "`\n";
-  md << "- exit status: " << r.exit_status << "; " << count_text(r.log) << "\n";
-  md << "- full output: " << r.log_file << "\n";
-  if (r.log.findings.empty()) {
-    md << "- findings: none\n";
-  } else {
-    md << "- findings (" << r.log.findings_seen << ", first line of each):\n";
-    for (const auto& f : r.log.findings) md << "  - " << f.front() << "\n";
-  }
-  return md.str();
-}
-
-void annotate_report(const std::string& path, const json& sanitizer, const std::string& markdown) {
+// The annotation goes into the JSON, and the Markdown beside it is rendered again from that
+// JSON, so `render` gives the same section (report/report.cpp, sanitizer_section).
+void annotate_report(const std::string& path, const json& sanitizer) {
   json report = read_report_document(path);
   report["sanitizer"] = sanitizer;
   write_file_atomic(path, report.dump(2) + "\n");
   const std::string md_path = path.substr(0, path.size() - 5) + ".md";
-  if (fs::exists(md_path)) write_file_atomic(md_path, read_text(md_path) + markdown);
+  if (fs::exists(md_path)) write_file_atomic(md_path, render_markdown(load_report_file(path).report));
 }
 
 }  // namespace
@@ -176,8 +161,7 @@ SanitizeResult run_sanitize(const SanitizeOptions& o, const std::string& self) {
   for (const auto& path : r.report_paths)
     r.run_exit_code = std::max(r.run_exit_code, read_report_document(path).value("exit_code", int(kExitIncomplete)));
   const json annotation = sanitizer_json(o, r);
-  const std::string markdown = markdown_section(o, r);
-  for (const auto& path : r.report_paths) annotate_report(path, annotation, markdown);
+  for (const auto& path : r.report_paths) annotate_report(path, annotation);
   return r;
 }
 
