@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -19,6 +20,13 @@ std::string named(std::string_view flag, const std::string& path) { return std::
 void check_writable_dir(std::string_view flag, const std::string& path, const fs::path& dir) {
   if (::access(dir.c_str(), W_OK | X_OK) != 0)
     throw SuiteError(named(flag, path) + ": cannot write in " + dir.string() + ": " + std::strerror(errno));
+  // access() answers yes to root everywhere, /proc and a read-only mount included: a file made
+  // and removed is the answer the run's own writes will get.
+  std::string probe = (dir / ".vsa-bench-write-probe-XXXXXX").string();
+  const int fd = ::mkstemp(probe.data());
+  if (fd < 0) throw SuiteError(named(flag, path) + ": cannot write in " + dir.string() + ": " + std::strerror(errno));
+  ::close(fd);
+  ::unlink(probe.c_str());
 }
 
 }  // namespace
@@ -41,6 +49,19 @@ bool directly_in(const std::string& file, const std::string& dir) {
     return n.has_filename() ? n : n.parent_path();  // "R/" as "R"
   };
   return !file.empty() && !dir.empty() && normal(fs::path(file)).parent_path() == normal(fs::path(dir));
+}
+
+void check_distinct_outputs(const std::vector<std::pair<std::string_view, std::string>>& outputs) {
+  std::error_code ec;
+  const auto resolved = [&](const std::string& p) { return fs::weakly_canonical(fs::absolute(p, ec), ec); };
+  for (std::size_t i = 0; i < outputs.size(); ++i)
+    for (std::size_t j = i + 1; j < outputs.size(); ++j) {
+      if (outputs[i].second.empty() || outputs[j].second.empty()) continue;
+      if (resolved(outputs[i].second) == resolved(outputs[j].second))
+        throw SuiteError(std::string(outputs[i].first) + " " + outputs[i].second + " and " +
+                         std::string(outputs[j].first) + " " + outputs[j].second +
+                         " are one file: give each its own path");
+    }
 }
 
 void check_output_dir(std::string_view flag, const std::string& path) {

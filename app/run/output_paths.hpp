@@ -4,6 +4,8 @@
 // used to cost the run (exit 4 at the end); now it is bad input at the start (exit 2).
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace vsa {
 
@@ -14,6 +16,12 @@ void check_output_file(std::string_view flag, const std::string& path, bool fold
 // Whether FILE sits directly in DIR (both as given, relative to the working directory or not):
 // a run's exports may go into its --out, which the run makes.
 [[nodiscard]] bool directly_in(const std::string& file, const std::string& dir);
+
+// No two of these (flag, path) pairs name one file (empty paths aside): --junit and --metrics
+// on one path kept only the last export, and `render R.json --out R.json` replaced the report
+// with its Markdown. Paths are compared as the file system resolves them (symlinks, "..").
+// Throws SuiteError naming both flags.
+void check_distinct_outputs(const std::vector<std::pair<std::string_view, std::string>>& outputs);
 
 // PATH is the folder reports go to, made later when missing (a run refused before then writes
 // nothing): it must not be a file, and it or the nearest folder above it that exists must be

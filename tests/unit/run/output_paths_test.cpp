@@ -81,5 +81,28 @@ TEST_F(OutputPaths, TheReportFolderIsCheckedNotMade) {
             "--out " + at("a-file/sub") + ": " + at("a-file") + " is not a directory");
 }
 
+// Two outputs on one file, however spelled: the first export would be lost (or, for render,
+// the report replaced by its Markdown).
+TEST_F(OutputPaths, TwoOutputsOnOneFileAreRefusedByBothFlags) {
+  EXPECT_EQ(
+      refusal([&] {
+        check_distinct_outputs({{"--junit", at("x.out")}, {"--metrics", at("new/../x.out")}});
+      }),
+      "--junit " + at("x.out") + " and --metrics " + at("new/../x.out") + " are one file: give each its own path");
+  EXPECT_EQ(refusal([&] {
+              check_distinct_outputs({{"--junit", at("j.xml")}, {"--metrics", at("m.prom")}, {"--jsonl", ""}});
+            }),
+            "");
+  fs::create_symlink(at("a-file"), at("alias"));
+  EXPECT_NE(refusal([&] { check_distinct_outputs({{"--out", at("alias")}, {"the report", at("a-file")}}); }), "");
+}
+
+// access() says yes to root everywhere; the write probe finds what the run's writes would.
+TEST_F(OutputPaths, AFolderNoFileCanBeMadeInIsRefusedEvenForRoot) {
+  if (!fs::is_directory("/proc")) GTEST_SKIP() << "no /proc on this system";
+  EXPECT_NE(refusal([&] { check_output_dir("--out", "/proc/vsa-bench-out"); }), "");
+  EXPECT_FALSE(fs::exists("/proc/vsa-bench-out"));
+}
+
 }  // namespace
 }  // namespace vsa
