@@ -18,11 +18,40 @@
 #include "report/markdown_table.hpp"
 #include "report/report.hpp"
 #include "util/files.hpp"
+#include "util/json_input.hpp"
 
 namespace vsa {
 namespace {
 
 namespace fs = std::filesystem;
+
+// A dump into a folder that holds an earlier one: the earlier case.json's files go first, so no
+// reference of another case (o.npy of a dump with outputs, beside inputs dumped without) is
+// left for a notebook to load. Only the files that case.json lists, and only by plain name.
+void remove_previous_dump(const std::string& dir) {
+  const fs::path listing = fs::path(dir) / "case.json";
+  std::error_code ec;
+  if (!fs::is_regular_file(listing, ec)) return;
+  nlohmann::json previous;
+  try {
+    previous = nlohmann::json::parse(read_input_file(listing.string()));
+  } catch (const std::exception&) {
+    return;  // not ours to read: left as it is
+  }
+  // Only a dump's own listing (another tool's case.json is left alone).
+  if (!previous.is_object() || previous.value("schema", nlohmann::json()) != "vsa-bench/case-dump") return;
+  const auto files = previous.find("files");
+  if (files == previous.end() || !files->is_object()) return;
+  for (const auto& [key, entry] : files->items()) {
+    const auto file = entry.is_object() ? entry.find("file") : entry.end();
+    const std::string name =
+        entry.is_object() && file != entry.end() && file->is_string() ? file->get<std::string>() : "";
+    if (!name.empty() && fs::path(name).filename() == fs::path(name) && name != "." && name != "..")
+      fs::remove(fs::path(dir) / name, ec);
+  }
+  fs::remove(listing, ec);
+}
+
 using nlohmann::json;
 using Dims = std::vector<std::int64_t>;
 
@@ -118,6 +147,7 @@ std::string dump_case(const DumpOptions& o) {
     throw SuiteError(o.out_dir + ": cannot create the output folder (" + e.code().message() + ")");
   }
   const auto path = [&](const std::string& file) { return (fs::path(o.out_dir) / file).string(); };
+  remove_previous_dump(o.out_dir);
   const Dims bhsd{s.batch, s.heads, s.seq(), s.head_dim}, bhs{s.batch, s.heads, s.seq()};
   const Dims q2k_dims{s.batch, s.heads, s.num_blocks, s.max_kv}, k2q_dims{s.batch, s.heads, s.num_blocks, s.max_q};
   const Dims counts{s.batch, s.heads, s.num_blocks}, blocks{s.num_blocks};

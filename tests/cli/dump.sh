@@ -86,4 +86,10 @@ grep -q -- "--no-reference" "$WORK/err" || { cat "$WORK/err"; fail "the refusal 
 [ -s "$WORK/big/q.npy" ] && [ ! -e "$WORK/big/o.npy" ] || fail "--no-reference: wrong files"
 [ "$(json_get "$WORK/big/case.json" "d['reference']")" = "None" ] || fail "--no-reference: case.json reference"
 cmp -s "$WORK/big/q.npy" "$WORK/d/q.npy" || fail "the same case dumped twice differs"
+# Dumped without outputs over a dump with them: no earlier reference is left to be loaded as
+# this dump's; a file the earlier dump did not write stays.
+cp -r "$WORK/d" "$WORK/again" && touch "$WORK/again/notes.txt"
+"$BIN" dump --case "$CASE" --out "$WORK/again" --no-reference >"$WORK/out" 2>"$WORK/err" || { cat "$WORK/err"; fail "dump over a dump"; }
+[ ! -e "$WORK/again/o.npy" ] && [ ! -e "$WORK/again/lse.npy" ] || fail "an earlier dump's reference outputs were left behind"
+[ -s "$WORK/again/q.npy" ] && [ -e "$WORK/again/notes.txt" ] || fail "dump over a dump: its inputs, or a file not of a dump, missing"
 echo "ok"
