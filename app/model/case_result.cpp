@@ -77,10 +77,15 @@ void to_json(nlohmann::json& j, const Timing& t) {
 
 void from_json(const nlohmann::json& j, Timing& t) {
   read_field(j, "op", t.op);
+  if (t.op != "fwd" && t.op != "bwd") throw JsonPathError(".op", "must be \"fwd\" or \"bwd\", got \"" + t.op + "\"");
   read_field(j, "median_ms", t.median_ms);
   read_field(j, "spread", t.spread);
   read_field(j, "pass_medians_ms", t.pass_medians_ms);
   read_field(j, "tflops", t.tflops);
+  // A figure below 0 is no measurement (readers drop figures <= 0 as untimed, so a damaged one
+  // would vanish from fleet and compare instead of being refused).
+  if (!(t.median_ms >= 0)) throw JsonPathError(".median_ms", "must be >= 0");
+  if (!(t.tflops >= 0)) throw JsonPathError(".tflops", "must be >= 0");
   read_field(j, "iterations", t.iterations);
   read_field_or(j, "launches_per_iteration", t.launches_per_iteration, 1);
   read_field(j, "passes", t.passes);

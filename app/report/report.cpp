@@ -126,6 +126,8 @@ Report report_from_json(const nlohmann::json& j) {
   r.resumed = read_shaped(j, "resumed", nlohmann::json::array(), {T::array});
   read_field_or(j, "complete", r.complete, false);
   read_field_or(j, "exit_code", r.exit_code, 0);
+  if (r.exit_code < 0 || r.exit_code > 4)
+    throw JsonPathError(".exit_code", "must be 0-4, got " + std::to_string(r.exit_code));
   r.sanitizer = read_shaped(j, "sanitizer", null_value, {T::object, T::null});
   return r;
 }

@@ -41,6 +41,22 @@ grep -qF '$.cases: missing' "$WORK/stderr" || { cat "$WORK/stderr"; fail "a miss
 edit "$WORK/twice.json" "d['cases'].append(d['cases'][0])"
 refused "compare, a case name twice" "$BIN" compare "$good" "$WORK/twice.json"
 grep -qF "comes twice in this report" "$WORK/stderr" || { cat "$WORK/stderr"; fail "a case name given twice named"; }
+# Values out of their range: refused by path, not dropped (a figure <= 0 read as untimed).
+perf="$SRC/results/baselines/h200-sm90a.json"
+for change in "t['tflops'] = -5|.tflops: must be >= 0" "t['op'] = 'sideways'|.op: must be \"fwd\" or \"bwd\""; do
+  python3 - "$perf" "$WORK/range.json" "${change%%|*}" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = d["cases"][0]["backends"][0]["timings"][0]
+exec(sys.argv[3])
+json.dump(d, open(sys.argv[2], "w"))
+PY
+  refused "fleet, ${change%%|*}" "$BIN" fleet "$WORK/range.json"
+  grep -qF "\$.cases[0].backends[0].timings[0]${change#*|}" "$WORK/stderr" || { cat "$WORK/stderr"; fail "${change%%|*} not named"; }
+done
+edit "$WORK/exit9.json" "d['exit_code'] = 9"
+refused "render, exit_code 9" "$BIN" render "$WORK/exit9.json"
+grep -qF '$.exit_code: must be 0-4, got 9' "$WORK/stderr" || { cat "$WORK/stderr"; fail "exit_code 9 not named"; }
 "$BIN" render "$good" >/dev/null || fail "the good report renders"
 # Null is what the fingerprint writes for every field NVML could not give (a node without NVML,
 # an old driver): valid, and rendered as "?" by render, its NVBench export and the exports.
