@@ -37,6 +37,7 @@ TEST(JsonPathError, NamesTheFieldThroughArraysAndNestedRecords) {
   BackendResult b;
   b.backend = "sm90a";
   b.timings = {Timing{}, Timing{}};
+  for (auto& t : b.timings) t.op = "fwd";
   nlohmann::json j = {{"backends", nlohmann::json::array({nlohmann::json(b)})}};
   j["backends"][0]["timings"][1]["median_ms"] = "slow";
   std::vector<BackendResult> out;
