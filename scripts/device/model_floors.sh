@@ -17,8 +17,7 @@ BUILD="${1:?build dir}"; OUT="${2:?output dir}"; RUNS="${3:-3}"
 BIN="$(cd "$BUILD" && pwd)/vsa-bench"; SRC="$(cd "$(dirname "$0")/../.." && pwd)"; mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
 step() { printf '\n===== %s\n' "$*"; }
-declare -A GOT WANT
-expect() { WANT[$1]="$2"; GOT[$1]="$3"; }
+source "$(dirname "$0")/lib/expectations.sh"
 floor_checks() {  # floor_checks REPORT: the floor and clock_hold checks, one line each
   python3 - "$1" <<'PY'
 import json, sys
@@ -84,9 +83,5 @@ r="$(ls "$OUT"/slow/slow-*.json | head -1)"; floor_checks "$r"
 expect planted_slow_node_fires yes "$([ "$(count_code VSA_E_SLOW_NODE "$r")" -gt 0 ] && echo yes || echo no)"
 
 step "summary"
-printf '%-28s %-6s %-6s %s\n' expectation want got ok
-for k in "${!GOT[@]}"; do
-  ok=no; [ "${GOT[$k]}" = "${WANT[$k]}" ] && ok=yes
-  printf '%-28s %-6s %-6s %s\n' "$k" "${WANT[$k]}" "${GOT[$k]}" "$ok"
-done | sort
+expectations_table
 tar czf "$OUT.tgz" -C "$(dirname "$OUT")" "$(basename "$OUT")" && echo "archive: $OUT.tgz"

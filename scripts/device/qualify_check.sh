@@ -11,10 +11,8 @@ set -uo pipefail
 BUILD="${1:?build dir}"; OUT="${2:?output dir}"
 BIN="$BUILD/vsa-bench"; SRC="$(cd "$(dirname "$0")/../.." && pwd)"; mkdir -p "$OUT"
 step() { printf '\n===== %s\n' "$*"; }
-declare -A RC GOT WANT
-expect() {  # expect NAME WANT GOT: a row of the table printed last
-  WANT[$1]="$2"; GOT[$1]="$3"
-}
+declare -A RC
+source "$(dirname "$0")/lib/expectations.sh"
 has_code() {  # has_code CODE REPORT...: "yes" when a node check of these reports FAILs with CODE
   python3 -c "
 import json, sys
@@ -227,9 +225,6 @@ step "summary"
 for k in "${!RC[@]}"; do printf '%-24s %s\n' "$k" "${RC[$k]}"; done | sort
 printf '\nthrottle evidence of the qualify run (docs/qualify.md, "Throttle"):\n'
 grep -v "^    " "$OUT/throttle.txt"
-printf '\n%-32s %-6s %-6s %s\n' expectation want got ok
-for k in "${!GOT[@]}"; do
-  ok=no; [ "${GOT[$k]}" = "${WANT[$k]}" ] && ok=yes
-  printf '%-32s %-6s %-6s %s\n' "$k" "${WANT[$k]}" "${GOT[$k]}" "$ok"
-done | sort
+echo
+expectations_table
 abs="$(cd "$OUT" && pwd)"; tar czf "$abs.tgz" -C "$(dirname "$abs")" "$(basename "$abs")" && echo "archive: $abs.tgz"

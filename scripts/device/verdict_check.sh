@@ -7,11 +7,11 @@ set -uo pipefail
 BUILD="${1:?build dir}"; OUT="${2:?output dir}"
 BIN="$BUILD/vsa-bench"; mkdir -p "$OUT"
 step() { printf '\n===== %s\n' "$*"; }
-declare -A GOT WANT
+source "$(dirname "$0")/lib/expectations.sh"
 check() {  # check NAME WANT_EXIT COMMAND...: run it, keep its exit code beside the expected one
   local name="$1" want="$2"; shift 2
   step "$name (expect exit $want)"
-  "$@"; GOT[$name]=$?; WANT[$name]=$want
+  "$@"; expect "$name" "$want" "$?"
 }
 
 check qualify 0 "$BIN" run qualify --expect-gpus 1 --out "$OUT/qualify" --label qualify --quiet \
@@ -27,8 +27,4 @@ for f in "$OUT/qualify.xml" "$OUT/qualify.prom" "$OUT/qualify.jsonl"; do
   echo "--- $f"; head -5 "$f" 2>/dev/null || echo "(missing)"
 done
 step "summary"
-printf '%-22s %-6s %-6s %s\n' step want got ok
-for k in "${!GOT[@]}"; do
-  ok=no; [ "${GOT[$k]}" = "${WANT[$k]}" ] && ok=yes
-  printf '%-22s %-6s %-6s %s\n' "$k" "${WANT[$k]}" "${GOT[$k]}" "$ok"
-done | sort
+expectations_table step
