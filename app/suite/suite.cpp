@@ -361,7 +361,14 @@ Suite parse_suite(const std::string& text, const std::string& src) {
       if (suite.cases.size() >= kMaxSuiteCases)
         throw SuiteError(src + ": " + path + ": the suite expands to more than " + std::to_string(kMaxSuiteCases) +
                          " cases");
-      suite.cases.push_back(case_from_json(expanded, src, path));
+      try {
+        suite.cases.push_back(case_from_json(expanded, src, path));
+      } catch (const SuiteError& e) {
+        if (!merged.contains("sweep")) throw;
+        // The path is the case's; the value that broke it came from its sweep: say which.
+        throw SuiteError(std::string(e.what()) + " (in \"" + expanded.value("name", std::string("?")) + "\", from " +
+                         path + ".sweep)");
+      }
       suite.cases.back().origin = src + ": " + path;
     }
   }

@@ -28,6 +28,12 @@ TEST(Suite, AToleranceAtOrBelowZeroIsRefusedByPath) {
   EXPECT_EQ(error_of(R"("S": 128, "tolerance": {"rel_max": 0.02})"), "(accepted)");
 }
 
+// A swept value that breaks its case: the error names the expanded case and its sweep.
+TEST(Suite, ABadSweptValueNamesTheCaseAndTheSweep) {
+  EXPECT_EQ(error_of(R"("D": 64, "sweep": {"S": [128, 100]})"),
+            "t.json: $.cases[0].S: must be a multiple of blk (64), got 100 (in \"a/S=100\", from $.cases[0].sweep)");
+}
+
 TEST(Suite, ExpandsSweepsIntoTheCartesianProduct) {
   const Suite s = parse_suite(R"({"name": "x", "defaults": {"backends": ["cpu-ref"], "D": 64},
       "cases": [{"name": "a", "sweep": {"S": [512, 1024], "pattern.density": [0.25, 0.5]}}]})",
