@@ -119,6 +119,17 @@ std::vector<CaseSpec> collect_cases(const RunOptions& o, json& suites_json, std:
   for (const auto& name : o.suites) {
     Suite s = load_suite(name);
     suites_json.push_back({{"name", s.name}, {"source", s.source}, {"description", s.description}});
+    for (std::size_t i = 0; i < s.plugins.size(); ++i) {
+      std::error_code ec;
+      // Named by the file and entry that gave it: a bundle from another node names its plugins by
+      // that node's paths, and "plugin X: no such file" did not say where X came from.
+      if (!std::filesystem::is_regular_file(s.plugins[i], ec))
+        throw SuiteError(
+            fmt::format("{}: $.plugins[{}]: no such file {} (a suite or bundle from another node names "
+                        "its plugins by that node's paths: edit them, or write the bundle again with "
+                        "`repro --bundle ... --plugin PATH`)",
+                        name, i, s.plugins[i]));
+    }
     plugins.insert(plugins.end(), s.plugins.begin(), s.plugins.end());
     for (auto& c : s.cases) {
       c.name = qualified_case_name(s, name, c.name);

@@ -239,4 +239,12 @@ else
   [ "$(json_get "$WORK/out" "[(f['rule'], f['severity']) for f in d['plugins'][0]['findings']]")" = \
     "[('local-spill', 'warning')]" ] || { cat "$WORK/out"; fail "lint --plugin JSON: the spill's severity"; }
 fi
+# A suite (a bundle from another node, say) naming a plugin that is not here: exit 2, naming the
+# suite file and its entry.
+printf '{"plugins": ["/nonexistent/vsa_plugin.so"], "cases": [{"name": "a", "S": 128, "backends": ["cpu-ref"]}]}' \
+  >"$WORK/moved.json"
+"$BIN" run "$WORK/moved.json" --devices none --quiet --out "$WORK/moved" >"$WORK/out" 2>&1; rc=$?
+[ "$rc" -eq 2 ] || { cat "$WORK/out"; fail "a suite's missing plugin: exit $rc, expected 2"; }
+grep -qF "$WORK/moved.json: \$.plugins[0]: no such file /nonexistent/vsa_plugin.so" "$WORK/out" \
+  || { cat "$WORK/out"; fail "a suite's missing plugin is not named by file and entry"; }
 echo "ok"
