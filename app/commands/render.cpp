@@ -37,9 +37,7 @@ int run_render(const RenderOptions& o) {
   }
   try {
     check_output_file("--out", o.out);
-    std::vector<std::pair<std::string_view, std::string>> paths = {{"--out", o.out}};
-    for (const auto& r : o.reports) paths.emplace_back("the report", r);  // --out must not overwrite its input
-    check_distinct_outputs(paths);
+    for (const auto& r : o.reports) check_distinct_outputs({{"--out", o.out}, {"the report", r}});  // not onto an input
   } catch (const SuiteError& e) {
     std::cerr << "vsa-bench render: " << e.what() << "\n";
     return kExitUsage;

@@ -50,7 +50,8 @@ FleetNode node_of(const ReportFile& file) {
   if (file.report.exit_code == kExitIncomplete && node.verdict != verdict_name(kFault) &&
       node.verdict != verdict_name(kHang)) {
     node.verdict = kIncomplete;
-    if (file.report.devices_note.is_string())
+    // Only a run that refused to start: an interrupted one (exit code 4 until it finishes) ran cases.
+    if (file.report.devices_note.is_string() && file.report.complete && file.report.cases.empty())
       node.problems.push_back("not run: " + file.report.devices_note.get<std::string>().substr(0, kReasonChars));
   }
   return node;

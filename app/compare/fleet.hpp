@@ -109,7 +109,9 @@ struct Fleet {
   ConfigGrouping by_config;              // driver, GSP firmware, VBIOS, CUDA toolkit together
   std::vector<ConfigGrouping> by_field;  // each varying field alone, when two or more vary
   std::vector<std::string> skipped;      // files passed over while reading (set by the caller)
-  // Older reports of a GPU (same UUID) that a newer report replaces: a re-run node counts once.
+  // Reports of a GPU (same UUID and suites) that another replaces: a newer one that covers all of
+  // their cases, or an identical copy read earlier. A re-run node counts once; a narrower re-run
+  // (`--case`) replaces nothing, so that GPU shows once per report.
   std::vector<std::string> superseded;
 
   [[nodiscard]] int failed_nodes() const;

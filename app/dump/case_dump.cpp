@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <set>
 #include <stdexcept>
 
 #include <nlohmann/json.hpp>
@@ -25,31 +26,29 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A dump into a folder that holds an earlier one: the earlier case.json's files go first, so no
-// reference of another case (o.npy of a dump with outputs, beside inputs dumped without) is
-// left for a notebook to load. Only the files that case.json lists, and only by plain name.
-void remove_previous_dump(const std::string& dir) {
+// The files an earlier dump in `dir` wrote, by its case.json: plain names only, and only from a
+// dump's own listing (another tool's case.json is left alone).
+std::set<std::string> files_of_previous_dump(const std::string& dir) {
   const fs::path listing = fs::path(dir) / "case.json";
   std::error_code ec;
-  if (!fs::is_regular_file(listing, ec)) return;
+  if (!fs::is_regular_file(listing, ec)) return {};
   nlohmann::json previous;
   try {
     previous = nlohmann::json::parse(read_input_file(listing.string()));
   } catch (const std::exception&) {
-    return;  // not ours to read: left as it is
+    return {};
   }
-  // Only a dump's own listing (another tool's case.json is left alone).
-  if (!previous.is_object() || previous.value("schema", nlohmann::json()) != "vsa-bench/case-dump") return;
+  if (!previous.is_object() || previous.value("schema", nlohmann::json()) != "vsa-bench/case-dump") return {};
   const auto files = previous.find("files");
-  if (files == previous.end() || !files->is_object()) return;
+  if (files == previous.end() || !files->is_object()) return {};
+  std::set<std::string> names;
   for (const auto& [key, entry] : files->items()) {
     const auto file = entry.is_object() ? entry.find("file") : entry.end();
-    const std::string name =
-        entry.is_object() && file != entry.end() && file->is_string() ? file->get<std::string>() : "";
-    if (!name.empty() && fs::path(name).filename() == fs::path(name) && name != "." && name != "..")
-      fs::remove(fs::path(dir) / name, ec);
+    if (!entry.is_object() || file == entry.end() || !file->is_string()) continue;
+    const std::string name = file->get<std::string>();
+    if (!name.empty() && fs::path(name).filename() == fs::path(name) && name != "." && name != "..") names.insert(name);
   }
-  fs::remove(listing, ec);
+  return names;
 }
 
 using nlohmann::json;
@@ -147,7 +146,9 @@ std::string dump_case(const DumpOptions& o) {
     throw SuiteError(o.out_dir + ": cannot create the output folder (" + e.code().message() + ")");
   }
   const auto path = [&](const std::string& file) { return (fs::path(o.out_dir) / file).string(); };
-  remove_previous_dump(o.out_dir);
+  // Read before this dump overwrites case.json; removed once it is complete (below), so a dump
+  // that fails halfway loses nothing of the earlier one it did not overwrite.
+  const std::set<std::string> previous_files = files_of_previous_dump(o.out_dir);
   const Dims bhsd{s.batch, s.heads, s.seq(), s.head_dim}, bhs{s.batch, s.heads, s.seq()};
   const Dims q2k_dims{s.batch, s.heads, s.num_blocks, s.max_kv}, k2q_dims{s.batch, s.heads, s.num_blocks, s.max_q};
   const Dims counts{s.batch, s.heads, s.num_blocks}, blocks{s.num_blocks};
@@ -229,6 +230,15 @@ std::string dump_case(const DumpOptions& o) {
       {"reference", reference},
   };
   write_file_atomic(path("case.json"), doc.dump(2) + "\n");
+  // An earlier dump's files this one did not write (its o.npy beside a --no-reference dump's
+  // inputs would read as this case's reference).
+  std::set<std::string> written;
+  for (const auto& [key, entry] : files.items())
+    if (entry.is_object() && entry.contains("file")) written.insert(entry["file"].get<std::string>());
+  for (const auto& name : previous_files) {
+    std::error_code ec;
+    if (!written.count(name)) fs::remove(fs::path(o.out_dir) / name, ec);
+  }
   return "dumped \"" + spec.name + "\" (B=" + std::to_string(s.batch) + " H=" + std::to_string(s.heads) +
          " S=" + std::to_string(s.seq()) + " D=" + std::to_string(s.head_dim) + ", pairs=" + std::to_string(map.pairs) +
          ") to " + o.out_dir + "; reference outputs: " + (o.reference ? "cpu-ref" : "not computed (--no-reference)") +

@@ -61,8 +61,7 @@ ReportFile report_file_from_json(const nlohmann::json& document, const std::stri
     file.report = report_from_json(document);
   } catch (const std::exception& e) {
     throw ReportFileError(path, std::string("malformed report, ") + e.what() +
-                                    "; it does not follow docs/schema/report.schema.json (scripts/check_schema.py "
-                                    "checks a report against it)");
+                                    " (docs/schema/report.schema.json and docs/report-schema.md describe a report)");
   }
   const auto tool = document.find("tool");
   if (tool != document.end() && tool->is_object()) file.tool = *tool;

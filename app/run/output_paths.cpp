@@ -52,8 +52,14 @@ bool directly_in(const std::string& file, const std::string& dir) {
 }
 
 void check_distinct_outputs(const std::vector<std::pair<std::string_view, std::string>>& outputs) {
-  std::error_code ec;
-  const auto resolved = [&](const std::string& p) { return fs::weakly_canonical(fs::absolute(p, ec), ec); };
+  // As the file system resolves it where it can, else lexically (a path that cannot be resolved
+  // must not compare equal to another that cannot either).
+  const auto resolved = [](const std::string& p) {
+    std::error_code ec;
+    const fs::path absolute = fs::absolute(p, ec).lexically_normal();
+    const fs::path canonical = fs::weakly_canonical(absolute, ec);
+    return ec || canonical.empty() ? absolute : canonical;
+  };
   for (std::size_t i = 0; i < outputs.size(); ++i)
     for (std::size_t j = i + 1; j < outputs.size(); ++j) {
       if (outputs[i].second.empty() || outputs[j].second.empty()) continue;

@@ -750,6 +750,9 @@ RunSummary run_suites(const RunOptions& o) {
     Report& r = reports[i];
     if (resumed && i == 0) {
       r = resumed->report;
+      // A sanitize annotation covered the cases run under compute-sanitizer; the cases this run
+      // adds are not, so the finished report must not claim it (sanitize annotates afresh).
+      r.sanitizer = nullptr;
       paths[i] = o.resume;
       r.resumed.push_back({{"argv", o.argv}, {"started_at", utc_now_iso8601()}});
     } else {

@@ -53,4 +53,11 @@ python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['node']=None; jso
 grep -q "nohost.json failed but names no host" "$WORK/err" || { cat "$WORK/err"; fail "fleet --failed-hosts: a failed GPU without a host name is not named"; }
 "$BIN" fleet "$WORK/fleet" >"$WORK/f.md" 2>&1
 grep -q "^Superseded .*n1-old.json" "$WORK/f.md" || { cat "$WORK/f.md"; fail "Markdown lacks the superseded line"; }
+# An interrupted CPU-only run (exit code 4 from its first write, cases done) ran: not "not run".
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d.update(complete=False, exit_code=4); json.dump(d,open(sys.argv[2],'w'))" \
+  "$src" "$WORK/cut.json"
+"$BIN" fleet "$WORK/cut.json" --format json >"$WORK/cut.out" 2>/dev/null
+[ "$(json_get "$WORK/cut.out" "[p for n in d['nodes'] for p in n['problems'] if p.startswith('not run')]")" = "[]" ] \
+  || { cat "$WORK/cut.out"; fail "an interrupted run is labelled as one that never ran"; }
+[ "$(json_get "$WORK/cut.out" "d['nodes'][0]['verdict']")" = "INCOMPLETE" ] || fail "an interrupted run is not INCOMPLETE"
 echo "ok"

@@ -33,6 +33,9 @@ for sig in KILL INT TERM; do
   got="$(json_get "$r" "(d['complete'], [c['name'] for c in d['cases']])")"; [ "$got" = "(False, ['ir/a', 'ir/b'])" ] \
     || fail "$sig: the interrupted report does not hold exactly the finished cases: $got"
   [ "$(json_get "$r" "d['exit_code']")" = 4 ] || fail "$sig: the interrupted report's exit_code is not 4 (incomplete)"
+  # As `sanitize` annotates a report it ran, cut short or not: the resumed cases were not under
+  # compute-sanitizer, so the finished report must not carry the annotation on.
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['sanitizer']={'tool': 'memcheck'}; json.dump(d,open(sys.argv[1],'w'))" "$r"
   "$BIN" run "$WORK/s.json" --devices none --quiet --out "$out" --resume "$r" >"$WORK/resume.out" 2>&1; rc=$?
   [ "$rc" -eq 4 ] || { cat "$WORK/resume.out"; fail "$sig: resume exit $rc, expected 4 as the reference"; }
   [ "$(ls "$out")" = "$(basename "$r")
@@ -48,6 +51,7 @@ assert got["label"] == "lab" and got["node"]["label"] == "lab", (got["label"], g
 assert "--resume" not in got["argv"] and "--label" in got["argv"], got["argv"]
 assert len(got["resumed"]) == 1 and "--resume" in got["resumed"][0]["argv"], got["resumed"]
 assert got["planned_cases"] == [c["name"] for c in ref["cases"]], got["planned_cases"]
+assert "sanitizer" not in got, "a resumed report kept the sanitize annotation of its first part"
 PY
   echo "ok: $sig"
 done

@@ -16,7 +16,7 @@ refused() {  # refused WHAT COMMAND...
   local what="$1"; shift
   "$@" >"$WORK/stdout" 2>"$WORK/stderr"; local rc=$?
   [ "$rc" -eq 2 ] || { cat "$WORK/stdout" "$WORK/stderr"; fail "$what: exit $rc, expected 2"; }
-  grep -q "does not follow docs/schema/report.schema.json" "$WORK/stderr" || { cat "$WORK/stderr"; fail "$what: message"; }
+  grep -q "docs/schema/report.schema.json" "$WORK/stderr" || { cat "$WORK/stderr"; fail "$what: message"; }
 }
 edit "$WORK/plugins.json" "d['plugins'] = 'x'"
 refused "render, plugins a string" "$BIN" render "$WORK/plugins.json"

@@ -192,6 +192,10 @@ edit "$WORK/gate.json" "$WORK/exit0.json" "d['exit_code'] = 0"
 invalid compare "$WORK/exit0.json" "\$.gate.regressions"
 edit "$WORK/fleet.json" "$WORK/ok.json" "d['nodes'][0]['verdict'] = 'OK'"
 invalid fleet "$WORK/ok.json" "'OK' is not one of"
+# The schema holds the tool's own rule: a tolerance must be above 0 (suite.cpp refuses 0).
+edit "$WORK/failing.json" "$WORK/zero-tol.json" "d['cases'][0]['tolerance']['rel_max'] = 0"
+invalid suite "$WORK/zero-tol.json" "less than or equal to the minimum of 0"
+"$BIN" run "$WORK/zero-tol.json" --devices none --out "$WORK/zt" >"$WORK/out" 2>&1; [ $? -eq 2 ] || { cat "$WORK/out"; fail "the tool accepts a zero tolerance"; }
 # NaN is no JSON (RFC 8259): Python's json reads it, vsa-bench refuses the file; so must the checker.
 "$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); d['cases'][0]['seconds']=float('nan'); open(sys.argv[2],'w').write(json.dumps(d))" \
   "${reports[0]}" "$WORK/nan.json"
