@@ -1,5 +1,7 @@
 #include "run/resume.hpp"
 
+#include <filesystem>
+
 #include <map>
 
 #include <fmt/format.h>
@@ -32,10 +34,22 @@ std::string gpu_name(const json& d) {
          (mig_uuid.empty() ? std::string() : " instance " + mig_uuid);
 }
 
+// A suite as --resume matches it: its name and its file's name ("builtin:perf", "slow.json"), not
+// the path as typed, which another working directory or spelling changes.
 nlohmann::json suite_names(const nlohmann::json& suites) {
   nlohmann::json names = nlohmann::json::array();
-  if (suites.is_array())
-    for (const auto& s : suites) names.push_back(s.is_object() && s.contains("name") ? s["name"] : s);
+  if (!suites.is_array()) return names;
+  for (const auto& s : suites) {
+    if (!s.is_object()) {
+      names.push_back(s);
+      continue;
+    }
+    const auto source = s.find("source");
+    names.push_back({s.value("name", nlohmann::json()),
+                     source != s.end() && source->is_string()
+                         ? nlohmann::json(std::filesystem::path(source->get<std::string>()).filename().string())
+                         : nlohmann::json()});
+  }
   return names;
 }
 
@@ -52,8 +66,9 @@ ResumePlan plan_resume(const ReportFile& f, const ResumingRun& run) {
     plan.refusal = refuse(f, "the report is complete already");
     return plan;
   }
-  // Suites by name: a suite file given by another spelling of its path (relative, absolute,
-  // from another directory) is the same suite; every finished case's spec is compared below.
+  // Suites by name and file name: a suite file given by another spelling of its path (relative,
+  // absolute, from another directory) is the same suite; every finished case's spec is compared
+  // below.
   if (suite_names(r.suites) != suite_names(run.suites)) {
     plan.refusal = refuse(f, "it ran suites " + printable(suite_names(r.suites).dump()) + ", this run " +
                                  printable(suite_names(run.suites).dump()));

@@ -61,6 +61,8 @@ TEST(Resume, TheSameSuiteByAnotherPathIsTheSameSuite) {
   f.file.report.suites[0]["source"] = "s/slow.json";
   f.run.suites[0]["source"] = "/tmp/work/s/slow.json";
   EXPECT_EQ(f.refusal(), "");
+  f.run.suites[0]["source"] = "/tmp/work/s/fast.json";  // another file of the same suite name
+  EXPECT_NE(f.refusal().find("it ran suites"), std::string::npos) << f.refusal();
 }
 
 TEST(Resume, RefusesAnotherSuiteOrCaseList) {
