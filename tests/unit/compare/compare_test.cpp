@@ -181,15 +181,18 @@ TEST(ComparePerf, SamplingSettingsAreTheSameSpecAColdL2IsNot) {
   reports[1].report.cases[0].spec["timing"] = {{"passes", 4},           {"iterations", 50},      {"warmup", 5},
                                                {"l2_flush", false},     {"target_spread", 0.01}, {"max_passes", 100},
                                                {"time_budget_s", 60.0}, {"min_pass_ms", 0.0}};
-  const PerfRow* row = perf_row(compare_reports(reports, {}), "perf/S=16384", "fwd", "sm90a");
+  Comparison c = compare_reports(reports, {});  // kept: the row points into it
+  const PerfRow* row = perf_row(c, "perf/S=16384", "fwd", "sm90a");
   ASSERT_TRUE(row->ratios[1].has_value()) << row->notes[1];
   EXPECT_NEAR(*row->ratios[1], 390.0 / 400.0, 1e-12);
   reports[1].report.cases[0].spec["timing"]["l2_flush"] = true;
-  row = perf_row(compare_reports(reports, {}), "perf/S=16384", "fwd", "sm90a");
+  c = compare_reports(reports, {});
+  row = perf_row(c, "perf/S=16384", "fwd", "sm90a");
   EXPECT_EQ(row->notes[1], "spec differs");
   reports[1].report.cases[0].spec["timing"]["l2_flush"] = false;
   reports[1].report.cases[0].spec["timing"]["min_pass_ms"] = 3000.0;
-  row = perf_row(compare_reports(reports, {}), "perf/S=16384", "fwd", "sm90a");
+  c = compare_reports(reports, {});
+  row = perf_row(c, "perf/S=16384", "fwd", "sm90a");
   EXPECT_EQ(row->notes[1], "spec differs");
 }
 
