@@ -34,7 +34,7 @@ std::set<std::string> files_of_previous_dump(const std::string& dir) {
   if (!fs::is_regular_file(listing, ec)) return {};
   nlohmann::json previous;
   try {
-    previous = nlohmann::json::parse(read_input_file(listing.string()));
+    previous = parse_json_input(read_input_file(listing.string()));
   } catch (const std::exception&) {
     return {};
   }

@@ -16,6 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "util/json_optional.hpp"
+
 namespace vsa {
 
 class JsonPathError : public std::exception {
@@ -83,17 +85,10 @@ void read_field_or(const nlohmann::json& j, const char* key, T& out, T fallback)
   read_field(j, key, out);
 }
 
-// Null or absent -> nullopt.
+// Null or absent -> nullopt (util/json_optional.hpp's read_optional, with the path).
 template <class T>
 void read_optional_field(const nlohmann::json& j, const char* key, std::optional<T>& out) {
-  const auto it = j.find(key);
-  if (it == j.end() || it->is_null()) {
-    out.reset();
-    return;
-  }
-  T value{};
-  read_field(j, key, value);
-  out = std::move(value);
+  at_path(std::string(".") + key, [&] { read_optional(j, key, out); });
 }
 
 // An array of records, each read by its own from_json, element i named "[i]".
