@@ -1,7 +1,6 @@
 #include "run/resume.hpp"
 
 #include <filesystem>
-
 #include <map>
 
 #include <fmt/format.h>
@@ -69,9 +68,8 @@ ResumePlan plan_resume(const ReportFile& f, const ResumingRun& run) {
   // Suites by name and file name: a suite file given by another spelling of its path (relative,
   // absolute, from another directory) is the same suite; every finished case's spec is compared
   // below.
-  if (suite_names(r.suites) != suite_names(run.suites)) {
-    plan.refusal = refuse(f, "it ran suites " + printable(suite_names(r.suites).dump()) + ", this run " +
-                                 printable(suite_names(run.suites).dump()));
+  if (const json then = suite_names(r.suites), now = suite_names(run.suites); then != now) {
+    plan.refusal = refuse(f, "it ran suites " + printable(then.dump()) + ", this run " + printable(now.dump()));
     return plan;
   }
   // The case list: the report's plan where it has one, else its finished cases must be

@@ -52,9 +52,9 @@
 #include "report/report_files.hpp"
 
 namespace vsa {
+namespace {
 
 constexpr std::size_t kMaxLabelChars = 120;
-namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
