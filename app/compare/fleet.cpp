@@ -293,12 +293,84 @@ std::vector<ReportFile> newest_per_gpu(const std::vector<ReportFile>& all, std::
   return kept;
 }
 
+// A GPU's reports that no other supersedes, as one: the newest, with each case and node check
+// that it lacks taken from the newest older report that holds it. Only reports of one
+// configuration merge: results from before a driver or firmware change are another node's.
+struct MergedReport {
+  ReportFile file;
+  std::vector<FleetNode::MergedFrom> merged_from;
+};
+
+MergedReport merge_newest_first(std::vector<ReportFile> reports) {
+  MergedReport merged{std::move(reports.front()), {}};
+  Report& into = merged.file.report;
+  std::set<std::string> cases, checks, planned(into.planned_cases.begin(), into.planned_cases.end());
+  for (const auto& c : into.cases) cases.insert(c.name);
+  for (const auto& k : into.checks) checks.insert(k.name);
+  for (std::size_t i = 1; i < reports.size(); ++i) {
+    const Report& older = reports[i].report;
+    FleetNode::MergedFrom from{reports[i].path, {}, {}};
+    for (const auto& c : older.cases)
+      if (cases.insert(c.name).second) {
+        into.cases.push_back(c);
+        from.cases.push_back(c.name);
+      }
+    for (const auto& k : older.checks)
+      if (checks.insert(k.name).second) {
+        into.checks.push_back(k);
+        from.checks.push_back(k.name);
+      }
+    for (const auto& name : older.planned_cases)
+      if (planned.insert(name).second) into.planned_cases.push_back(name);
+    // Unfinished anywhere is unfinished as a whole: a merged node cannot read PASS over a run cut short.
+    if (!older.complete) into.complete = false;
+    if (older.exit_code == kExitIncomplete) into.exit_code = kExitIncomplete;
+    merged.merged_from.push_back(std::move(from));
+  }
+  return merged;
+}
+
+// In the order of each node's newest report among the inputs, so tables keep the order read.
+std::vector<MergedReport> merge_reruns(const std::vector<ReportFile>& kept) {
+  auto when = [](const Report& r) { return r.finished_at.empty() ? r.started_at : r.finished_at; };
+  std::map<std::tuple<std::string, std::string, ConfigKey>, std::vector<std::size_t>> groups;
+  std::vector<std::vector<std::size_t>> nodes;  // kept indices per node, in first-read order
+  std::map<std::size_t, std::size_t> node_of_first;
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    const std::string uuid = gpu_uuid_of(kept[i].report);
+    if (uuid.empty()) {  // no identity to merge by: every such report is its own node
+      nodes.push_back({i});
+      continue;
+    }
+    auto& members = groups[{uuid, suites_of(kept[i].report), config_key_of(kept[i])}];
+    if (members.empty()) {
+      node_of_first[i] = nodes.size();
+      nodes.emplace_back();
+    }
+    members.push_back(i);
+  }
+  for (auto& [key, members] : groups) nodes[node_of_first.at(members.front())] = members;
+  std::vector<MergedReport> out;
+  for (auto& members : nodes) {
+    std::stable_sort(members.begin(), members.end(),
+                     [&](std::size_t a, std::size_t b) { return when(kept[a].report) > when(kept[b].report); });
+    std::vector<ReportFile> newest_first;
+    for (const std::size_t i : members) newest_first.push_back(kept[i]);
+    out.push_back(merge_newest_first(std::move(newest_first)));
+  }
+  return out;
+}
+
 Fleet analyse_fleet(const std::vector<ReportFile>& all_reports, const FleetOptions& options) {
   if (all_reports.empty()) throw std::invalid_argument("no reports to read as a fleet");
   Fleet fleet;
   fleet.options = options;
-  const std::vector<ReportFile> reports = newest_per_gpu(all_reports, fleet.superseded);
-  for (const auto& r : reports) fleet.nodes.push_back(node_of(r));
+  std::vector<ReportFile> reports;
+  for (auto& merged : merge_reruns(newest_per_gpu(all_reports, fleet.superseded))) {
+    fleet.nodes.push_back(node_of(merged.file));
+    fleet.nodes.back().merged_from = std::move(merged.merged_from);
+    reports.push_back(std::move(merged.file));
+  }
   fleet.perf = perf_rows(reports, fleet.nodes, options);
   fleet.by_config =
       group_nodes(reports, fleet.nodes, key_titles(), [](const FleetNode& n) { return key_values(n.config); });

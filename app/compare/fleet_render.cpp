@@ -1,7 +1,10 @@
 // Markdown and JSON renderings of a Fleet (compare/fleet.hpp).
 #include <algorithm>
+#include <cstddef>
 #include <set>
 #include <sstream>
+
+#include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "compare/fleet.hpp"
@@ -49,6 +52,20 @@ std::string headline(const Fleet& f) {
   return out.str();
 }
 
+// "cases a, b; checks c" (or "nothing: the newer ran all of its cases"), names cut at a few.
+std::string merged_text(const FleetNode::MergedFrom& m) {
+  static constexpr std::size_t kNames = 6;
+  auto names = [](const std::vector<std::string>& all) {
+    std::vector<std::string> shown(all.begin(), all.begin() + std::ptrdiff_t(std::min(all.size(), kNames)));
+    std::string text = fmt::format("{}", fmt::join(shown, ", "));
+    return all.size() > kNames ? text + fmt::format(" and {} more", all.size() - kNames) : text;
+  };
+  std::vector<std::string> parts;
+  if (!m.cases.empty()) parts.push_back("cases " + names(m.cases));
+  if (!m.checks.empty()) parts.push_back("checks " + names(m.checks));
+  return parts.empty() ? "nothing (the newer holds all of its results)" : fmt::format("{}", fmt::join(parts, "; "));
+}
+
 std::string nodes_table(const Fleet& f) {
   MarkdownTable t({"GPU", "model", "PCI", "verdict", "PASS", "FAIL", "FAULT", "HANG", "SKIP", "worst perf ratio",
                    "outliers", "driver", "VBIOS", "file"});
@@ -57,7 +74,8 @@ std::string nodes_table(const Fleet& f) {
                count_of(n.counts, verdict_name(kPass)), count_of(n.counts, verdict_name(kFail)),
                count_of(n.counts, verdict_name(kFault)), count_of(n.counts, verdict_name(kHang)),
                count_of(n.counts, verdict_name(kSkip)), n.worst_ratio ? format_number(*n.worst_ratio, 3) : kAbsent,
-               std::to_string(n.outliers), or_unknown(n.config.driver), or_unknown(n.config.vbios), n.path});
+               std::to_string(n.outliers), or_unknown(n.config.driver), or_unknown(n.config.vbios),
+               n.merged_from.empty() ? n.path : fmt::format("{} (+ {} earlier)", n.path, n.merged_from.size())});
   std::ostringstream out;
   out << t.str();
   bool any = false;
@@ -67,6 +85,10 @@ std::string nodes_table(const Fleet& f) {
       any = true;
       out << "- " << node_name(n) << ": " << p << "\n";
     }
+  for (const auto& n : f.nodes)
+    for (const auto& m : n.merged_from)
+      out << "\nMerged " << node_name(n) << ": " << n.path << " re-ran part of " << m.path << "; from the older, "
+          << merged_text(m) << "\n";
   return out.str();
 }
 
@@ -140,6 +162,12 @@ std::string performance(const Fleet& f) {
   return out.str();
 }
 
+nlohmann::json merged_json(const FleetNode& n) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& m : n.merged_from) out.push_back({{"path", m.path}, {"cases", m.cases}, {"checks", m.checks}});
+  return out;
+}
+
 nlohmann::json grouping_json(const Fleet& f, const ConfigGrouping& g) {
   nlohmann::json groups = nlohmann::json::array();
   for (const auto& group : g.groups) {
@@ -187,7 +215,8 @@ nlohmann::json to_json(const Fleet& f) {
                      {"counts", n.counts},
                      {"problems", n.problems},
                      {"outliers", n.outliers},
-                     {"worst_ratio", n.worst_ratio ? json(*n.worst_ratio) : json()}});
+                     {"worst_ratio", n.worst_ratio ? json(*n.worst_ratio) : json()},
+                     {"merged_from", merged_json(n)}});
   json perf = json::array();
   for (const auto& row : f.perf) {
     json samples = json::array();

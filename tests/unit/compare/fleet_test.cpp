@@ -285,6 +285,39 @@ TEST(FleetRender, LseFormThatDiffersAcrossGpusIsNoted) {
   EXPECT_TRUE(to_json(same)["performance"][0]["note"].is_null());
 }
 
+// A narrower re-run on the same configuration is one node with each case's and node check's
+// newest result; an older report cut short keeps the merged node INCOMPLETE, and the
+// perf rows read the merged cases (one sample per GPU, not one per report).
+TEST(FleetMerge, NarrowerReRunFillsInFromTheReportItReRan) {
+  auto full = synthetic_report({.host = "n1"});
+  add_check(full.report, "a", "sm90a", kFault);
+  add_check(full.report, "b", "sm90a", kPass);
+  add_timing(full.report, "qualify/perf-16k", "sm90a", "fwd", 400);
+  full.report.checks.push_back({"floor x", "floor", kFail, "VSA_E_SLOW_NODE", "slow", nullptr, nullptr});
+  full.report.checks.push_back({"health.xid", "xid", kPass, "", "", nullptr, nullptr});
+  full.report.finished_at = "2026-11-29T10:00:00Z";
+  auto rerun = synthetic_report({.host = "n1"});
+  add_check(rerun.report, "a", "sm90a", kPass);
+  rerun.report.checks.push_back({"floor x", "floor", kPass, "", "fast enough", nullptr, nullptr});
+  rerun.path = "n1-rerun.json";
+  const Fleet f = analyse_fleet({full, rerun, synthetic_report({.host = "n2"})}, {});
+  ASSERT_EQ(f.nodes.size(), 2U);
+  EXPECT_EQ(f.nodes[0].path, "n1-rerun.json");  // in the order read, under its newest report
+  EXPECT_EQ(f.nodes[0].verdict, verdict_name(kPass));
+  EXPECT_EQ(f.nodes[0].counts.at(verdict_name(kPass)), 3);
+  ASSERT_EQ(f.nodes[0].merged_from.size(), 1U);
+  EXPECT_EQ(f.nodes[0].merged_from[0].path, full.path);
+  EXPECT_EQ(f.nodes[0].merged_from[0].cases, (Strings{"b", "qualify/perf-16k"}));
+  EXPECT_EQ(f.nodes[0].merged_from[0].checks, (Strings{"health.xid"}));
+  EXPECT_EQ(f.exit_code(false), kExitOk);
+  ASSERT_EQ(f.perf.size(), 1U);
+  EXPECT_EQ(f.perf[0].samples.size(), 1U);
+  EXPECT_EQ(to_json(f)["nodes"][0]["merged_from"][0]["checks"], nlohmann::json::array({"health.xid"}));
+
+  full.report.complete = false;
+  EXPECT_EQ(analyse_fleet({full, rerun}, {}).nodes[0].verdict, kIncomplete);
+}
+
 TEST(FleetInput, NeedsAReport) { EXPECT_THROW((void)analyse_fleet({}, {}), std::invalid_argument); }
 
 }  // namespace
