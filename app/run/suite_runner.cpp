@@ -121,16 +121,29 @@ std::vector<CaseSpec> collect_cases(const RunOptions& o, json& suites_json, std:
     suites_json.push_back({{"name", s.name}, {"source", s.source}, {"description", s.description}});
     for (std::size_t i = 0; i < s.plugins.size(); ++i) {
       std::error_code ec;
-      // Named by the file and entry that gave it: a bundle from another node names its plugins by
-      // that node's paths, and "plugin X: no such file" did not say where X came from.
-      if (!std::filesystem::is_regular_file(s.plugins[i], ec))
-        throw SuiteError(
-            fmt::format("{}: $.plugins[{}]: no such file {} (a suite or bundle from another node names "
-                        "its plugins by that node's paths: edit them, or write the bundle again with "
-                        "`repro --bundle ... --plugin PATH`)",
-                        name, i, s.plugins[i]));
+      if (std::filesystem::is_regular_file(s.plugins[i], ec)) {
+        plugins.push_back(s.plugins[i]);
+        continue;
+      }
+      // A bundle from another node names its plugins by that node's paths: `--plugin` with a
+      // library of the same file name stands in for the missing one (it is loaded already).
+      const std::string file = std::filesystem::path(s.plugins[i]).filename().string();
+      const auto stand_in = std::find_if(o.plugins.begin(), o.plugins.end(), [&](const std::string& p) {
+        return std::filesystem::path(p).filename().string() == file;
+      });
+      if (stand_in != o.plugins.end()) {
+        spdlog::warn("{}: $.plugins[{}]: {} is not here; --plugin {} (the same file name) stands in for it", name, i,
+                     s.plugins[i], *stand_in);
+        continue;
+      }
+      // Named by the file and entry that gave it: "plugin X: no such file" did not say where X came from.
+      throw SuiteError(
+          fmt::format("{}: $.plugins[{}]: no such file {} (a suite or bundle from another node names "
+                      "its plugins by that node's paths: pass this node's library with `--plugin "
+                      "PATH/{}`, edit the suite, or write the bundle again with `repro --bundle ... "
+                      "--plugin PATH`)",
+                      name, i, s.plugins[i], file));
     }
-    plugins.insert(plugins.end(), s.plugins.begin(), s.plugins.end());
     for (auto& c : s.cases) {
       c.name = qualified_case_name(s, name, c.name);
       // A report's rows, repro --case and --resume find a case by its name: two must not share one.

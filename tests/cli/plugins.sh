@@ -247,4 +247,17 @@ printf '{"plugins": ["/nonexistent/vsa_plugin.so"], "cases": [{"name": "a", "S":
 [ "$rc" -eq 2 ] || { cat "$WORK/out"; fail "a suite's missing plugin: exit $rc, expected 2"; }
 grep -qF "$WORK/moved.json: \$.plugins[0]: no such file /nonexistent/vsa_plugin.so" "$WORK/out" \
   || { cat "$WORK/out"; fail "a suite's missing plugin is not named by file and entry"; }
+grep -qF -- "--plugin PATH/vsa_plugin.so" "$WORK/out" || { cat "$WORK/out"; fail "the missing plugin's error does not teach --plugin"; }
+# ... and --plugin with a library of the same file name stands in for it, said on stderr; one of
+# another name does not.
+printf '{"plugins": ["/other/node/vsa_example_cpu.so"], "cases": [{"name": "a", "S": 128, "op": "fwd", "backends": ["example-cpu"], "reference": "cpu-ref"}]}' \
+  >"$WORK/moved.json"
+"$BIN" run "$WORK/moved.json" --plugin "$CPU" --devices none --quiet --out "$WORK/moved" >"$WORK/out" 2>&1; rc=$?
+expect_rc 0 "a bundle's plugin from another node, with --plugin of the same file name"
+grep -qF "\$.plugins[0]: /other/node/vsa_example_cpu.so is not here; --plugin $CPU (the same file name) stands in for it" "$WORK/out" \
+  || { cat "$WORK/out"; fail "the stand-in plugin is not said"; }
+[ "$(json_get "$(ls "$WORK"/moved/*.json | head -1)" "[c['backends'][0]['verdict'] for c in d['cases']]")" = "['PASS']" ] \
+  || fail "the stand-in plugin's backend did not run"
+"$BIN" run "$WORK/moved.json" --plugin "$PLUGINS/vsa_example_cuda.so" --devices none --quiet --out "$WORK/moved2" >"$WORK/out" 2>&1; rc=$?
+expect_rc 2 "a bundle's missing plugin with --plugin of another file name"
 echo "ok"
