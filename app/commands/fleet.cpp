@@ -102,8 +102,9 @@ void register_fleet(CLI::App& app, int& exit_code) {
       "Q3 + 1.5 IQR by more than the GPU's own recorded spread and by more than --min-effect of the median. Medians "
       "are per case, backend, op and GPU model.\n"
       "Re-runs: a GPU counts once per suite set. A newer report covering an older one's cases replaces it; a "
-      "narrower re-run (`run --case`) on the same driver, firmware, VBIOS, toolkit and plugins merges with it, each "
-      "case taken from the newest report holding it (listed under Merged).\n"
+      "finished narrower re-run (`run --case`) with the same build, driver, firmware, VBIOS, toolkit and plugins "
+      "merges with it (listed under Merged): each case from the newest report with a verdict for it (a SKIP is "
+      "none), and an older run's failed health check stays.\n"
       "Exit codes: 0 all GPUs passed, 1 a GPU failed (FAIL, FAULT, HANG or an incomplete report), 2 bad usage or "
       "an unreadable report (named), 3 outliers with --gate.");
   cmd->callback(

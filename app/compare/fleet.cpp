@@ -150,6 +150,11 @@ ConfigGrouping group_nodes(const std::vector<ReportFile>& reports, const std::ve
 
 }  // namespace
 
+const std::string& FleetNode::path_of_case(const std::string& name) const {
+  const auto it = case_paths.find(name);
+  return it == case_paths.end() ? path : it->second;
+}
+
 bool FleetNode::failed() const { return verdict == kIncomplete || is_failure(verdict_from_string(verdict)); }
 
 namespace {
@@ -293,56 +298,106 @@ std::vector<ReportFile> newest_per_gpu(const std::vector<ReportFile>& all, std::
   return kept;
 }
 
-// A GPU's reports that no other supersedes, as one: the newest, with each case and node check
-// that it lacks taken from the newest older report that holds it. Only reports of one
-// configuration merge: results from before a driver or firmware change are another node's.
+// A GPU's reports that no other supersedes, as one node: a narrower re-run beside the run it
+// re-ran part of. Each case comes from the newest report with a verdict for it (a SKIP is no
+// result: it does not replace an older FAIL), and its floor and clock-hold checks with it.
+// Health checks (Xid, remapped rows, exclusivity, throttle ...) describe a run, not a case: the
+// newest run's stand, and an older run's FAIL stays beside them until a report covering all of
+// that run's cases replaces it.
 struct MergedReport {
   ReportFile file;
   std::vector<FleetNode::MergedFrom> merged_from;
+  std::map<std::string, std::string> case_paths;  // case -> the older report it came from
 };
 
-MergedReport merge_newest_first(std::vector<ReportFile> reports) {
-  MergedReport merged{std::move(reports.front()), {}};
+bool judges_a_case(const NodeCheck& k) { return k.kind == "floor" || k.kind == "clock_hold"; }
+
+// The case a floor or clock-hold check judged ("floor CASE BACKEND OP"), among `cases`; "" when none.
+std::string case_of_check(const NodeCheck& k, const std::map<std::string, std::size_t>& cases) {
+  const std::string prefix = k.kind + " ";
+  if (k.name.rfind(prefix, 0) != 0) return "";
+  const std::string rest = k.name.substr(prefix.size());
+  std::string best;
+  for (const auto& [name, source] : cases)
+    if (rest.rfind(name + " ", 0) == 0 && name.size() > best.size()) best = name;
+  return best;
+}
+
+MergedReport merge_newest_first(const std::vector<ReportFile>& reports) {
+  std::map<std::string, std::size_t> source;  // case -> the report (newest first) whose result counts
+  for (std::size_t r = 0; r < reports.size(); ++r)
+    for (const auto& c : reports[r].report.cases) {
+      const auto it = source.find(c.name);
+      if (it == source.end()) {
+        source.emplace(c.name, r);
+        continue;
+      }
+      const CaseResult* held = nullptr;
+      for (const auto& h : reports[it->second].report.cases)
+        if (h.name == c.name) held = &h;
+      if (held && held->verdict == kSkip && c.verdict != kSkip) it->second = r;
+    }
+  MergedReport merged{reports.front(), {}, {}};
   Report& into = merged.file.report;
-  std::set<std::string> cases, checks, planned(into.planned_cases.begin(), into.planned_cases.end());
-  for (const auto& c : into.cases) cases.insert(c.name);
-  for (const auto& k : into.checks) checks.insert(k.name);
-  for (std::size_t i = 1; i < reports.size(); ++i) {
-    const Report& older = reports[i].report;
-    FleetNode::MergedFrom from{reports[i].path, {}, {}};
-    for (const auto& c : older.cases)
-      if (cases.insert(c.name).second) {
+  into.cases.clear();
+  into.checks.clear();
+  std::set<std::string> planned;
+  into.planned_cases.clear();
+  for (std::size_t r = 0; r < reports.size(); ++r) {
+    const Report& from_report = reports[r].report;
+    FleetNode::MergedFrom from{reports[r].path, {}, {}};
+    for (const auto& c : from_report.cases)
+      if (source.at(c.name) == r && std::none_of(into.cases.begin(), into.cases.end(),
+                                                 [&](const CaseResult& have) { return have.name == c.name; })) {
         into.cases.push_back(c);
-        from.cases.push_back(c.name);
+        if (r > 0) {
+          from.cases.push_back(c.name);
+          merged.case_paths[c.name] = reports[r].path;
+        }
       }
-    for (const auto& k : older.checks)
-      if (checks.insert(k.name).second) {
+    for (const auto& k : from_report.checks) {
+      const std::string judged = judges_a_case(k) ? case_of_check(k, source) : "";
+      if (!judged.empty()) {
+        if (source.at(judged) != r) continue;
         into.checks.push_back(k);
-        from.checks.push_back(k.name);
+      } else if (r == 0) {
+        into.checks.push_back(k);
+        continue;
+      } else if (k.verdict == kFail) {
+        into.checks.push_back(k);
+        into.checks.back().name += " (" + reports[r].path + ")";
+      } else {
+        continue;
       }
-    for (const auto& name : older.planned_cases)
+      if (r > 0) from.checks.push_back(k.name);
+    }
+    for (const auto& name : from_report.planned_cases)
       if (planned.insert(name).second) into.planned_cases.push_back(name);
-    // Unfinished anywhere is unfinished as a whole: a merged node cannot read PASS over a run cut short.
-    if (!older.complete) into.complete = false;
-    if (older.exit_code == kExitIncomplete) into.exit_code = kExitIncomplete;
-    merged.merged_from.push_back(std::move(from));
+    if (r > 0) merged.merged_from.push_back(std::move(from));
   }
   return merged;
 }
 
-// In the order of each node's newest report among the inputs, so tables keep the order read.
+// Only finished runs that ran cases merge: an interrupted one is resumed (`run --resume`) or run
+// again, and one that refused to start says so on its own row.
+bool mergeable(const Report& r) { return r.complete && !r.cases.empty(); }
+
+// In the order the inputs were read: each node where its first report came.
 std::vector<MergedReport> merge_reruns(const std::vector<ReportFile>& kept) {
   auto when = [](const Report& r) { return r.finished_at.empty() ? r.started_at : r.finished_at; };
-  std::map<std::tuple<std::string, std::string, ConfigKey>, std::vector<std::size_t>> groups;
+  // Same GPU, suites and configuration, and the same vsa-bench build: its kernels are under test too.
+  using Key = std::tuple<std::string, std::string, ConfigKey, std::string>;
+  std::map<Key, std::vector<std::size_t>> groups;
   std::vector<std::vector<std::size_t>> nodes;  // kept indices per node, in first-read order
   std::map<std::size_t, std::size_t> node_of_first;
   for (std::size_t i = 0; i < kept.size(); ++i) {
     const std::string uuid = gpu_uuid_of(kept[i].report);
-    if (uuid.empty()) {  // no identity to merge by: every such report is its own node
+    if (uuid.empty() || !mergeable(kept[i].report)) {  // every such report is its own node
       nodes.push_back({i});
       continue;
     }
-    auto& members = groups[{uuid, suites_of(kept[i].report), config_key_of(kept[i])}];
+    auto& members = groups[{uuid, suites_of(kept[i].report), config_key_of(kept[i]),
+                            kept[i].tool.is_object() ? kept[i].tool.value("git_sha", std::string()) : ""}];
     if (members.empty()) {
       node_of_first[i] = nodes.size();
       nodes.emplace_back();
@@ -356,7 +411,7 @@ std::vector<MergedReport> merge_reruns(const std::vector<ReportFile>& kept) {
                      [&](std::size_t a, std::size_t b) { return when(kept[a].report) > when(kept[b].report); });
     std::vector<ReportFile> newest_first;
     for (const std::size_t i : members) newest_first.push_back(kept[i]);
-    out.push_back(merge_newest_first(std::move(newest_first)));
+    out.push_back(merge_newest_first(newest_first));
   }
   return out;
 }
@@ -369,6 +424,7 @@ Fleet analyse_fleet(const std::vector<ReportFile>& all_reports, const FleetOptio
   for (auto& merged : merge_reruns(newest_per_gpu(all_reports, fleet.superseded))) {
     fleet.nodes.push_back(node_of(merged.file));
     fleet.nodes.back().merged_from = std::move(merged.merged_from);
+    fleet.nodes.back().case_paths = std::move(merged.case_paths);
     reports.push_back(std::move(merged.file));
   }
   fleet.perf = perf_rows(reports, fleet.nodes, options);

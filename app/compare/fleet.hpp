@@ -51,6 +51,9 @@ struct FleetNode {
     std::vector<std::string> cases, checks;
   };
   std::vector<MergedFrom> merged_from;
+  std::map<std::string, std::string> case_paths;  // a merged-in case -> the report that holds it
+  // The report that holds case `name`: the older one it was merged from, else `path`.
+  [[nodiscard]] const std::string& path_of_case(const std::string& name) const;
   [[nodiscard]] bool failed() const;  // FAIL, FAULT, HANG or INCOMPLETE
 };
 

@@ -35,8 +35,13 @@ std::string headline(const Fleet& f) {
   std::set<std::string> hosts;
   for (const auto& n : f.nodes) hosts.insert(n.who.hostname);
   std::ostringstream out;
-  out << f.nodes.size() << (f.nodes.size() == 1 ? " report" : " reports") << " from " << hosts.size()
-      << (hosts.size() == 1 ? " host" : " hosts") << "; GPUs by verdict:";
+  std::size_t merged = 0;
+  for (const auto& n : f.nodes) merged += n.merged_from.size();
+  const std::size_t read = f.nodes.size() + merged + f.superseded.size();
+  out << read << (read == 1 ? " report" : " reports") << " from " << hosts.size()
+      << (hosts.size() == 1 ? " host" : " hosts");
+  if (read != f.nodes.size()) out << " read as " << f.nodes.size() << (f.nodes.size() == 1 ? " GPU" : " GPUs");
+  out << "; GPUs by verdict:";
   for (const std::string& v : {verdict_name(kPass), verdict_name(kSkip), verdict_name(kFail), verdict_name(kFault),
                                verdict_name(kHang), std::string(kIncomplete)}) {
     const auto n =
@@ -63,7 +68,7 @@ std::string merged_text(const FleetNode::MergedFrom& m) {
   std::vector<std::string> parts;
   if (!m.cases.empty()) parts.push_back("cases " + names(m.cases));
   if (!m.checks.empty()) parts.push_back("checks " + names(m.checks));
-  return parts.empty() ? "nothing (the newer holds all of its results)" : fmt::format("{}", fmt::join(parts, "; "));
+  return parts.empty() ? "nothing (newer reports hold all of its results)" : fmt::format("{}", fmt::join(parts, "; "));
 }
 
 std::string nodes_table(const Fleet& f) {
@@ -87,7 +92,7 @@ std::string nodes_table(const Fleet& f) {
     }
   for (const auto& n : f.nodes)
     for (const auto& m : n.merged_from)
-      out << "\nMerged " << node_name(n) << ": " << n.path << " re-ran part of " << m.path << "; from the older, "
+      out << "\nMerged " << node_name(n) << ": " << n.path << " (newest) with, from " << m.path << ", "
           << merged_text(m) << "\n";
   return out.str();
 }
@@ -221,7 +226,7 @@ nlohmann::json to_json(const Fleet& f) {
   for (const auto& row : f.perf) {
     json samples = json::array();
     for (const auto& s : row.samples)
-      samples.push_back({{"path", f.nodes[s.node].path},
+      samples.push_back({{"path", f.nodes[s.node].path_of_case(row.case_name)},
                          {"tflops", s.tflops},
                          {"spread", s.spread},
                          {"ratio", s.ratio},

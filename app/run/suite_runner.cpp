@@ -34,6 +34,7 @@
 #include "plugins/plugin_registry.hpp"
 #include "run/device_facts.hpp"
 #include "run/resume.hpp"
+#include "run/suite_plugins.hpp"
 #include "run/worker_process.hpp"
 #include "run/worker_supervisor.hpp"
 #include "telemetry/clock_sampler.hpp"
@@ -119,31 +120,9 @@ std::vector<CaseSpec> collect_cases(const RunOptions& o, json& suites_json, std:
   for (const auto& name : o.suites) {
     Suite s = load_suite(name);
     suites_json.push_back({{"name", s.name}, {"source", s.source}, {"description", s.description}});
-    for (std::size_t i = 0; i < s.plugins.size(); ++i) {
-      std::error_code ec;
-      if (std::filesystem::is_regular_file(s.plugins[i], ec)) {
-        plugins.push_back(s.plugins[i]);
-        continue;
-      }
-      // A bundle from another node names its plugins by that node's paths: `--plugin` with a
-      // library of the same file name stands in for the missing one (it is loaded already).
-      const std::string file = std::filesystem::path(s.plugins[i]).filename().string();
-      const auto stand_in = std::find_if(o.plugins.begin(), o.plugins.end(), [&](const std::string& p) {
-        return std::filesystem::path(p).filename().string() == file;
-      });
-      if (stand_in != o.plugins.end()) {
-        spdlog::warn("{}: $.plugins[{}]: {} is not here; --plugin {} (the same file name) stands in for it", name, i,
-                     s.plugins[i], *stand_in);
-        continue;
-      }
-      // Named by the file and entry that gave it: "plugin X: no such file" did not say where X came from.
-      throw SuiteError(
-          fmt::format("{}: $.plugins[{}]: no such file {} (a suite or bundle from another node names "
-                      "its plugins by that node's paths: pass this node's library with `--plugin "
-                      "PATH/{}`, edit the suite, or write the bundle again with `repro --bundle ... "
-                      "--plugin PATH`)",
-                      name, i, s.plugins[i], file));
-    }
+    SuitePlugins found = resolve_suite_plugins(s, name, o.plugins);
+    for (const auto& note : found.notes) spdlog::warn("{}", note);
+    plugins.insert(plugins.end(), found.load.begin(), found.load.end());
     for (auto& c : s.cases) {
       c.name = qualified_case_name(s, name, c.name);
       // A report's rows, repro --case and --resume find a case by its name: two must not share one.

@@ -29,6 +29,8 @@ def gpu(name, uuid, finished, verdicts, suite=None, mig=None, driver=None):
                    "driver_version": driver or "580.1"}
     if mig: d["device"].update({"mig_enabled": True, "mig_uuid": mig})
     d["finished_at"] = finished
+    v = set(verdicts.values())  # the exit code `run` writes: 4 for a FAULT or HANG, 1 for a FAIL
+    d["exit_code"] = 4 if v & {"FAULT", "HANG"} else 1 if "FAIL" in v else 0
     json.dump(d, open(f"{out}/{name}.json", "w"))
 A, B = "case-a", "case-b"
 gpu("n1-old", "GPU-1111", "2026-11-01T10:00:00Z", {A: "FAULT", B: "PASS"})   # before the repair
@@ -75,7 +77,7 @@ python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['node']=None; jso
 grep -q "nohost.json failed but names no host" "$WORK/err" || { cat "$WORK/err"; fail "fleet --failed-hosts: a failed GPU without a host name is not named"; }
 "$BIN" fleet "$WORK/fleet" >"$WORK/f.md" 2>&1
 grep -q "^Superseded .*n1-old.json" "$WORK/f.md" || { cat "$WORK/f.md"; fail "Markdown lacks the superseded line"; }
-grep -q "^Merged .*n4-one.json re-ran part of .*n4-all.json; from the older, cases case-b$" "$WORK/f.md" \
+grep -q "^Merged .*n4-one.json (newest) with, from .*n4-all.json, cases case-b$" "$WORK/f.md" \
   || { cat "$WORK/f.md"; fail "Markdown lacks the merged line"; }
 # An interrupted CPU-only run (exit code 4 from its first write, cases done) ran: not "not run".
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d.update(complete=False, exit_code=4); json.dump(d,open(sys.argv[2],'w'))" \

@@ -285,37 +285,73 @@ TEST(FleetRender, LseFormThatDiffersAcrossGpusIsNoted) {
   EXPECT_TRUE(to_json(same)["performance"][0]["note"].is_null());
 }
 
-// A narrower re-run on the same configuration is one node with each case's and node check's
-// newest result; an older report cut short keeps the merged node INCOMPLETE, and the
-// perf rows read the merged cases (one sample per GPU, not one per report).
+// A narrower re-run on the same configuration and build is one node: each case's newest result
+// with its floor check, the newest run's health checks and an older run's failed ones, one perf
+// sample per GPU naming the report it came from. A SKIP is no result; an interrupted report
+// does not merge.
+struct MergeFixture {
+  ReportFile full = synthetic_report({.host = "n1"});
+  ReportFile rerun = synthetic_report({.host = "n1"});
+  MergeFixture() {
+    add_check(full.report, "a", "sm90a", kFault);
+    add_check(full.report, "b", "sm90a", kPass);
+    add_timing(full.report, "qualify/perf-16k", "sm90a", "fwd", 400);
+    full.report.checks.push_back(
+        {"floor qualify/perf-16k sm90a fwd", "floor", kPass, "VSA_OK", "fast enough", nullptr, nullptr});
+    full.report.checks.push_back({"floor a sm90a fwd", "floor", kFail, "VSA_E_SLOW_NODE", "slow", nullptr, nullptr});
+    full.report.checks.push_back({"health.xid", "xid", kPass, "VSA_OK", "", nullptr, nullptr});
+    full.report.finished_at = "2026-11-29T10:00:00Z";
+    full.report.exit_code = kExitIncomplete;  // what `run` writes for a FAULT
+    add_check(rerun.report, "a", "sm90a", kPass);
+    rerun.report.checks.push_back({"floor a sm90a fwd", "floor", kPass, "VSA_OK", "fast enough", nullptr, nullptr});
+    rerun.report.checks.push_back({"health.xid", "xid", kPass, "VSA_OK", "", nullptr, nullptr});
+    rerun.path = "n1-rerun.json";
+  }
+};
+
 TEST(FleetMerge, NarrowerReRunFillsInFromTheReportItReRan) {
-  auto full = synthetic_report({.host = "n1"});
-  add_check(full.report, "a", "sm90a", kFault);
-  add_check(full.report, "b", "sm90a", kPass);
-  add_timing(full.report, "qualify/perf-16k", "sm90a", "fwd", 400);
-  full.report.checks.push_back({"floor x", "floor", kFail, "VSA_E_SLOW_NODE", "slow", nullptr, nullptr});
-  full.report.checks.push_back({"health.xid", "xid", kPass, "", "", nullptr, nullptr});
-  full.report.finished_at = "2026-11-29T10:00:00Z";
-  auto rerun = synthetic_report({.host = "n1"});
-  add_check(rerun.report, "a", "sm90a", kPass);
-  rerun.report.checks.push_back({"floor x", "floor", kPass, "", "fast enough", nullptr, nullptr});
-  rerun.path = "n1-rerun.json";
-  const Fleet f = analyse_fleet({full, rerun, synthetic_report({.host = "n2"})}, {});
+  MergeFixture m;
+  const Fleet f = analyse_fleet({m.full, m.rerun, synthetic_report({.host = "n2"})}, {});
   ASSERT_EQ(f.nodes.size(), 2U);
-  EXPECT_EQ(f.nodes[0].path, "n1-rerun.json");  // in the order read, under its newest report
-  EXPECT_EQ(f.nodes[0].verdict, verdict_name(kPass));
-  EXPECT_EQ(f.nodes[0].counts.at(verdict_name(kPass)), 3);
-  ASSERT_EQ(f.nodes[0].merged_from.size(), 1U);
-  EXPECT_EQ(f.nodes[0].merged_from[0].path, full.path);
-  EXPECT_EQ(f.nodes[0].merged_from[0].cases, (Strings{"b", "qualify/perf-16k"}));
-  EXPECT_EQ(f.nodes[0].merged_from[0].checks, (Strings{"health.xid"}));
+  const FleetNode& n = f.nodes[0];
+  EXPECT_EQ(n.path, "n1-rerun.json");
+  EXPECT_EQ(n.verdict, verdict_name(kPass));  // not INCOMPLETE from the older run's FAULT exit code
+  EXPECT_EQ(n.counts.at(verdict_name(kPass)), 3);
+  ASSERT_EQ(n.merged_from.size(), 1U);
+  EXPECT_EQ(n.merged_from[0].path, m.full.path);
+  EXPECT_EQ(n.merged_from[0].cases, (Strings{"b", "qualify/perf-16k"}));
+  EXPECT_EQ(n.merged_from[0].checks, (Strings{"floor qualify/perf-16k sm90a fwd"}));  // the old case's floor only
   EXPECT_EQ(f.exit_code(false), kExitOk);
   ASSERT_EQ(f.perf.size(), 1U);
   EXPECT_EQ(f.perf[0].samples.size(), 1U);
-  EXPECT_EQ(to_json(f)["nodes"][0]["merged_from"][0]["checks"], nlohmann::json::array({"health.xid"}));
+  EXPECT_EQ(to_json(f)["performance"][0]["samples"][0]["path"], m.full.path);
+  EXPECT_NE(render_markdown(f).find("3 reports from 2 hosts read as 2 GPUs"), std::string::npos) << render_markdown(f);
+}
 
-  full.report.complete = false;
-  EXPECT_EQ(analyse_fleet({full, rerun}, {}).nodes[0].verdict, kIncomplete);
+TEST(FleetMerge, AnOlderRunsFailedHealthCheckStays) {
+  MergeFixture m;
+  m.full.report.checks[2] = {"health.xid", "xid", kFail, "VSA_E_XID", "Xid 79", nullptr, nullptr};
+  const Fleet f = analyse_fleet({m.full, m.rerun}, {});
+  ASSERT_EQ(f.nodes.size(), 1U);
+  EXPECT_EQ(f.nodes[0].verdict, verdict_name(kFail));
+  ASSERT_EQ(f.nodes[0].problems.size(), 1U);
+  EXPECT_EQ(f.nodes[0].problems[0], "check health.xid (n1-gpu0.json): FAIL VSA_E_XID Xid 79");
+}
+
+TEST(FleetMerge, ASkipDoesNotReplaceAnOlderResult) {
+  MergeFixture m;
+  testing::case_named(m.rerun.report, "a").verdict = kSkip;
+  testing::case_named(m.rerun.report, "a").backends[0].verdict = kSkip;
+  EXPECT_EQ(analyse_fleet({m.full, m.rerun}, {}).nodes[0].verdict, verdict_name(kFault));
+}
+
+TEST(FleetMerge, OnlyFinishedRunsOfOneBuildMerge) {
+  MergeFixture m;
+  m.full.report.complete = false;
+  EXPECT_EQ(analyse_fleet({m.full, m.rerun}, {}).nodes.size(), 2U);
+  MergeFixture other_build;
+  other_build.rerun.tool["git_sha"] = "def456";
+  EXPECT_EQ(analyse_fleet({other_build.full, other_build.rerun}, {}).nodes.size(), 2U);
 }
 
 TEST(FleetInput, NeedsAReport) { EXPECT_THROW((void)analyse_fleet({}, {}), std::invalid_argument); }
