@@ -90,7 +90,8 @@ void register_compare(CLI::App& app, int& exit_code) {
       "A case regressed when its TFLOPS fell below baseline x (1 - threshold) and the gap also exceeds both runs' "
       "recorded spreads added up; a case whose spreads add up to the threshold or more is too noisy to gate "
       "(VSA_E_TOO_NOISY).\nExit codes: 0 compared (no regression), 2 bad usage or an unreadable report "
-      "(named), 3 a regression with the gate on, 4 the gate could not judge: a baseline timing is missing "
+      "(named), 3 a regression with the gate on, 4 the gate found no regression but could not judge everything: a "
+      "baseline timing is missing "
       "from a report (the case, or its timing; each named), or too noisy to gate.");
   cmd->callback(
       [options, &exit_code] { exit_code = run_reading_reports("compare", [&] { return run_compare(*options); }); });

@@ -246,8 +246,8 @@ std::vector<std::string> Comparison::config_differences() const {
 
 int Comparison::exit_code() const {
   if (!options.gate) return kExitOk;
-  if (!missing.empty() || !too_noisy.empty()) return kExitIncomplete;
-  return regressions.empty() ? kExitOk : kExitRegression;
+  if (!regressions.empty()) return kExitRegression;
+  return missing.empty() && too_noisy.empty() ? kExitOk : kExitIncomplete;
 }
 
 Comparison compare_reports(const std::vector<ReportFile>& reports, const CompareOptions& options) {

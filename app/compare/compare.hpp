@@ -111,8 +111,9 @@ struct Comparison {
 
   // Titles of the configuration rows (not identity) whose values differ.
   [[nodiscard]] std::vector<std::string> config_differences() const;
-  // With the gate on: kExitIncomplete when data is missing or a timing is too noisy to
-  // gate, else kExitRegression when a regression was found; kExitOk otherwise.
+  // With the gate on: kExitRegression when a figure dropped beyond threshold and noise (a proven
+  // drop stands whatever else is missing: the table lists the rest); else kExitIncomplete when
+  // data is missing or a timing is too noisy to gate; kExitOk otherwise.
   [[nodiscard]] int exit_code() const;
 };
 

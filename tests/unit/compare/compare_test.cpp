@@ -311,6 +311,24 @@ TEST(CompareGate, ExitsThreeOnlyForADropBeyondThresholdAndNoise) {
   EXPECT_EQ(compare_reports(pair_with_tflops(400, 280), {}).exit_code(), kExitOk);  // no gate: report only
 }
 
+// A proven drop is exit 3 even when another figure is missing or too noisy: those are listed, but
+// "slower" is the finding a CI job must act on. (Until 2026-12-05 exit 4 won, against the docs.)
+TEST(CompareGate, AProvenDropIsARegressionWhateverElseIsMissing) {
+  CompareOptions gate;
+  gate.gate = true;
+  gate.threshold = 0.05;
+  auto reports = pair_with_tflops(400, 200);
+  add_timing(reports[0].report, "perf/S=4096", "sm90a", "fwd", 400, 0.01);  // not in the new run
+  const Comparison c = compare_reports(reports, gate);
+  EXPECT_EQ(c.regressions.size(), 1u);
+  EXPECT_FALSE(c.missing.empty());
+  EXPECT_EQ(c.exit_code(), kExitRegression);
+  add_timing(reports[1].report, "perf/S=4096", "sm90a", "fwd", 400, 0.2);  // now there, too noisy
+  const Comparison noisy = compare_reports(reports, gate);
+  EXPECT_FALSE(noisy.too_noisy.empty());
+  EXPECT_EQ(noisy.exit_code(), kExitRegression);
+}
+
 TEST(CompareGate, NoiseThatHidesAThresholdDropIsTooNoisyToGateNotAPass) {
   CompareOptions gate;
   gate.gate = true;
