@@ -45,7 +45,7 @@ struct FleetNode {
   int slow = 0;                       // outliers below the fleet (slow or low_fence): what `--failed-hosts` drains
   std::optional<double> worst_ratio;  // lowest ratio to a fleet median (rows of 2+ GPUs)
   // Older reports of this GPU whose cases and node checks fill in the newest one's (a narrower
-  // re-run beside the run it re-ran part of, same configuration): what each contributes.
+  // re-run beside the run it re-ran part of, same configuration and build): what each contributes.
   struct MergedFrom {
     std::string path;
     std::vector<std::string> cases, checks;
@@ -121,10 +121,10 @@ struct Fleet {
   std::vector<std::string> skipped;      // files passed over while reading (set by the caller)
   // Reports of a GPU (same UUID and suites) that another replaces: a newer one that covers all of
   // their cases, or an identical copy read earlier. A re-run node counts once. A narrower re-run
-  // (`--case`) replaces nothing: on the same configuration (driver, GSP firmware, VBIOS,
-  // toolkit, plugins) its cases replace those of the report it re-ran part of, and the GPU is one
-  // node with each case's newest result (FleetNode::merged_from); on another configuration the
-  // GPU shows once per configuration.
+  // (`--case`) replaces nothing: finished, on the same configuration (driver, GSP firmware, VBIOS,
+  // toolkit, plugins) and vsa-bench build, it merges with the report it re-ran part of into one
+  // node (FleetNode::merged_from, fleet.cpp's merge_newest_first says which results count); else
+  // the GPU shows once per report.
   std::vector<std::string> superseded;
 
   [[nodiscard]] int failed_nodes() const;

@@ -57,7 +57,7 @@ std::string headline(const Fleet& f) {
   return out.str();
 }
 
-// "cases a, b; checks c" (or "nothing: the newer ran all of its cases"), names cut at a few.
+// "cases a, b; checks c" (or "nothing ..." when newer reports hold all of its results), names cut at a few.
 std::string merged_text(const FleetNode::MergedFrom& m) {
   static constexpr std::size_t kNames = 6;
   auto names = [](const std::vector<std::string>& all) {
