@@ -98,6 +98,10 @@ void register_run(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--floors", opts->floors_path,
                   "Speed-floor table made by `vsa-bench floors` (default: the built-in suites/floors/floors.json)");
+  cmd->add_flag("--require-floors", opts->require_floors,
+                "Fail closed on speed: a timing no floor judges (a GPU model or workload the table lacks, a sustained "
+                "pass without clock samples) FAILs VSA_E_NO_FLOOR instead of SKIP; for fleets whose every GPU model "
+                "has floors (docs/qualify.md)");
   cmd->add_option("--throttle-ignore", opts->throttle_ignore,
                   "Clock-event reasons health.throttle does not fail on, like `dcgmi diag --clocksevent-mask`: a "
                   "comma list of hw_slowdown, sw_thermal, hw_thermal, hw_power_brake, or the sum of their NVML bits "

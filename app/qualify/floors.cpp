@@ -358,4 +358,12 @@ std::vector<NodeCheck> floor_checks(const Report& report, const FloorTable& tabl
   return checks;
 }
 
+void require_floors(std::vector<NodeCheck>& checks) {
+  for (auto& c : checks)
+    if ((c.kind == "floor" || c.kind == "clock_hold") && c.verdict == kSkip) {
+      c.verdict = kFail;
+      c.reason = "--require-floors: nothing judged this timing's speed: " + c.reason;
+    }
+}
+
 }  // namespace vsa

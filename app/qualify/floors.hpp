@@ -79,4 +79,10 @@ inline constexpr double kDefaultFloorMargin = 0.10;
 // above it, SKIP naming the GPU model when no floor matches (never a silent pass).
 [[nodiscard]] std::vector<NodeCheck> floor_checks(const Report& report, const FloorTable& table);
 
+// `run --require-floors`: fail closed on speed. Every floor and clock-hold check that could not
+// judge its timing (no floor for the GPU model or workload, no clock samples, a run with delay
+// probes) turns from SKIP into FAIL, keeping its code and reason: a node whose speed nothing
+// judged is not qualified.
+void require_floors(std::vector<NodeCheck>& checks);
+
 }  // namespace vsa

@@ -16,10 +16,12 @@ bool node_checks_wanted(const std::string& mode, const std::vector<std::string>&
 }
 
 std::vector<NodeCheck> node_checks(const Report& report, const FloorTable& floors, const HealthRecord& health,
-                                   const ThrottlePolicy& throttle) {
+                                   const ThrottlePolicy& throttle, bool require) {
   if (!report.device.is_object()) return {};
   std::vector<NodeCheck> checks = floor_checks(report, floors);
-  for (auto& c : health_checks(health, report, checks, throttle)) checks.push_back(std::move(c));
+  std::vector<NodeCheck> health_gates = health_checks(health, report, checks, throttle);
+  if (require) require_floors(checks);
+  for (auto& c : health_gates) checks.push_back(std::move(c));
   return checks;
 }
 

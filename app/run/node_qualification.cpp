@@ -35,6 +35,9 @@ NodeQualification::NodeQualification(const RunOptions& o) {
   } catch (const std::invalid_argument& e) {
     throw SuiteError(e.what());
   }
+  m_require_floors = o.require_floors;
+  if (m_require_floors && !m_enabled)
+    throw SuiteError("--require-floors needs the node checks: run the qualify suite, or add --node-checks on");
   try {  // checked even with the checks off: a mistyped option is refused, not ignored
     m_throttle = throttle_policy(o.throttle_ignore, 0.05);
   } catch (const std::invalid_argument& e) {
@@ -88,7 +91,7 @@ void NodeQualification::finish(Report& report, HealthMonitor* monitor,
   else
     record.why_not = "not monitored";
   report.health = to_json(record);
-  report.checks = node_checks(report, m_floors, record, m_throttle);
+  report.checks = node_checks(report, m_floors, record, m_throttle, m_require_floors);
   report.exit_code = exit_code_with_checks(report.exit_code, report.checks);
 }
 

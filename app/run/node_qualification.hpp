@@ -42,6 +42,7 @@ class NodeQualification {
   bool m_enabled = false;
   FloorTable m_floors;
   ThrottlePolicy m_throttle;
+  bool m_require_floors = false;
 };
 
 }  // namespace vsa

@@ -45,6 +45,7 @@ struct RunOptions {
   // speed-floor table (empty: the built-in suites/floors/floors.json).
   std::string node_checks = "auto";
   std::string floors_path;
+  bool require_floors = false;  // a timing no floor judges FAILs (qualify/floors.hpp, require_floors)
   // health.throttle (docs/qualify.md, "Throttle"): reasons that do not fail it (names or an
   // NVML bit mask, as `dcgmi diag --clocksevent-mask`), and the share of the sustained time
   // sw_thermal may hold the clock before it fails.

@@ -32,6 +32,10 @@ echo '{"schema": "vsa-bench/floors", "schema_version": 1, "margin": 0.1, "floors
   || { cat "$WORK/out"; fail "missing --floors without node checks: exit $rc"; }
 "$BIN" run qualify --devices none --node-checks sometimes --out "$WORK/r0" >"$WORK/out" 2>&1; rc=$?
 [ "$rc" -ne 0 ] && grep -q "node-checks" "$WORK/out" || { cat "$WORK/out"; fail "bad --node-checks accepted"; }
+# --require-floors without node checks would require nothing: refused, saying how to turn them on.
+"$BIN" run smoke --devices none --require-floors --out "$WORK/r0" >"$WORK/out" 2>&1; rc=$?
+[ "$rc" -eq 2 ] && grep -qF -- "--require-floors needs the node checks" "$WORK/out" \
+  || { cat "$WORK/out"; fail "--require-floors without node checks: exit $rc"; }
 
 # 3. A CPU-only qualify run: @fast resolved, recorded, every fast backend SKIPs with its reason.
 "$BIN" run qualify --devices none --out "$WORK/run" --label q --quiet >"$WORK/out" 2>&1 || { cat "$WORK/out"; fail "run qualify"; }

@@ -7,7 +7,9 @@
 
 #include <filesystem>
 
+#include "model/exit_codes.hpp"
 #include "qualify/check_codes.hpp"
+#include "qualify/node_checks.hpp"
 #include "synthetic_reports.hpp"
 
 namespace vsa {
@@ -123,6 +125,30 @@ TEST(Floors, AnotherGpuModelOrWorkloadIsAStatedSkipNotAPass) {
   json seeded = kSpec;  // the seed does not change the workload
   seeded["seed"] = 99;
   EXPECT_EQ(floor_checks(timed("y", 100, 0.01, seeded).report, t)[0].verdict, kFail);
+}
+
+// --require-floors: the same unjudged timing FAILs, keeping its code and saying why; a judged
+// one is untouched.
+TEST(Floors, RequiredFloorsFailWhatNoFloorJudged) {
+  const FloorTable t = derive_floors({timed("base", 600, 0.0)}, 0.10);
+  auto other = timed("h100", 100, 0.01);
+  other.report.device["name"] = "NVIDIA H100 80GB HBM3";
+  auto c = floor_checks(other.report, t);
+  auto fine = floor_checks(timed("fine", 560, 0.01).report, t);
+  c.insert(c.end(), fine.begin(), fine.end());
+  require_floors(c);
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0].verdict, kFail);
+  EXPECT_EQ(c[0].code, kCodeNoFloor);
+  EXPECT_EQ(c[0].reason.rfind("--require-floors: nothing judged this timing's speed: no floor for NVIDIA H100", 0), 0u)
+      << c[0].reason;
+  EXPECT_EQ(c[1].verdict, kPass);
+  // Through node_checks, as `run --require-floors` calls it; off, the same check is a SKIP.
+  const auto required = node_checks(other.report, t, HealthRecord{}, {}, true);
+  ASSERT_FALSE(required.empty());
+  EXPECT_EQ(required[0].verdict, kFail);
+  EXPECT_EQ(node_checks(other.report, t, HealthRecord{}, {}, false)[0].verdict, kSkip);
+  EXPECT_EQ(exit_code_with_checks(0, required), kExitCheckFailed);
 }
 
 TEST(Floors, SustainedPassMustHoldTheClock) {
