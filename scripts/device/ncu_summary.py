@@ -30,6 +30,10 @@ FIXED = [
     ("issue slots busy %", "smsp__issue_active.avg.pct_of_peak_sustained_active"),
     ("L2 bytes", "lts__t_bytes.sum"),
     ("L2 hit %", "lts__t_sector_hit_rate.pct"),
+    # What misses L2 (ncu flushes the caches before the profiled launch by default, so this is
+    # the compulsory traffic plus the misses of the launch itself).
+    ("DRAM bytes read", "dram__bytes_read.sum"),
+    ("DRAM bytes written", "dram__bytes_write.sum"),
 ]
 PIPE = re.compile(r"^sm__(\w*pipe_\w+)\.avg\.pct_of_peak_sustained_active$")
 STALL = re.compile(r"^smsp__average_warps_issue_stalled_(\w+)_per_issue_active\.ratio$")
