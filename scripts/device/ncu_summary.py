@@ -18,8 +18,8 @@ import re
 import sys
 
 FIXED = [
-    ("duration (ns)", "gpu__time_duration.sum"),
-    ("SM clock (cycles/ns)", "smsp__cycles_elapsed.avg.per_second"),
+    ("duration", "gpu__time_duration.sum"),
+    ("SM clock", "smsp__cycles_elapsed.avg.per_second"),
     ("grid", "launch__grid_size"),
     ("block", "launch__block_size"),
     ("registers/thread", "launch__registers_per_thread"),
@@ -43,7 +43,9 @@ def load(path):
     rows = list(csv.reader(open(path, newline="")))
     for i, row in enumerate(rows):
         if "gpu__time_duration.sum" in row and len(rows) > i + 2:
-            return dict(zip(row, rows[i + 2]))
+            # The row after the names holds the units, which ncu picks per value (a duration
+            # may come in ns or us, bytes in Kbyte or Mbyte): kept beside each value.
+            return {name: (value, unit) for name, unit, value in zip(row, rows[i + 1], rows[i + 2])}
     return None
 
 
@@ -70,7 +72,14 @@ def main():
     width = max(12, *(len(n) for n in names))
     print(f"{'':44s}" + "".join(f"{n:>{width + 2}s}" for n in names))
 
-    def row(label, values):
+    def row(label, cells):
+        """cells: (value, unit) or None per file; one unit for all goes into the label."""
+        plain = ("", "%", "ratio")  # said by the label already
+        units = {c[1] for c in cells if c is not None}
+        if len(units) == 1 and next(iter(units)) not in plain:
+            label, values = f"{label} ({next(iter(units))})", [c and c[0] for c in cells]
+        else:
+            values = [c and (f"{c[0]} {c[1]}" if c[1] not in plain else c[0]) for c in cells]
         print(f"{label[:44]:44s}" + "".join(f"{(v if v is not None else '-'):>{width + 2}}" for v in values))
 
     for label, metric in FIXED:
@@ -79,13 +88,13 @@ def main():
     pipes = sorted({k for c in cols for k in c if PIPE.match(k)})
     for key in pipes:
         values = [c.get(key) for c in cols]
-        if any((num(v) or 0) >= 1.0 for v in values):
+        if any((num(v[0] if v else None) or 0) >= 1.0 for v in values):
             row(f"{PIPE.match(key).group(1)} %", values)
     stalls = {m.group(1): k for c in cols for k in c if (m := STALL.match(k))}
-    ranked = sorted(stalls, key=lambda s: -max(num(c.get(stalls[s])) or 0 for c in cols))
+    ranked = sorted(stalls, key=lambda s: -max(num((c.get(stalls[s]) or ("",))[0]) or 0 for c in cols))
     for reason in ranked:
         values = [c.get(stalls[reason]) for c in cols]
-        if any((num(v) or 0) >= a.min_stall for v in values):
+        if any((num(v[0] if v else None) or 0) >= a.min_stall for v in values):
             row(f"stall {reason} (warps/issue)", values)
     return 0
 

@@ -17,6 +17,13 @@ grep -Eq "^pipe_tensor_op_gmma_cycles_active % +44.1 +40.0" "$WORK/out" || fail 
 grep -q "fp64" "$WORK/out" && fail "a pipe under 1% in every file must be left out"
 stalls="$(grep '^stall' "$WORK/out" | awk '{print $2}' | tr '\n' ' ')"
 [ "$stalls" = "long_scoreboard wait " ] || fail "stall rows, ranked and cut at 0.05: '$stalls'"
+# ncu picks a unit per value: the row says the one it printed (a duration of 277 us once read
+# as "duration (ns)"), and values in different units each carry theirs.
+printf '%s\n%s\n"0","long","277.18","2048","56.2","0.2","1.9","1.4","0.0"\n' "$head" "${units/\"ns\"/\"us\"}" > "$WORK/long-raw.csv"
+python3 "$SRC/scripts/device/ncu_summary.py" "$WORK/long-raw.csv" > "$WORK/out" || fail "exit $?"
+grep -Eq "^duration \(us\) +277.18$" "$WORK/out" || { cat "$WORK/out"; fail "the duration's unit is not the one ncu printed"; }
+python3 "$SRC/scripts/device/ncu_summary.py" "$WORK/ours-raw.csv" "$WORK/long-raw.csv" > "$WORK/out" || fail "exit $?"
+grep -Eq "^duration +23,712 ns +277.18 us$" "$WORK/out" || { cat "$WORK/out"; fail "mixed units are not shown per value"; }
 printf '"ID","Kernel Name"\n"0","k"\n' > "$WORK/details.csv"
 python3 "$SRC/scripts/device/ncu_summary.py" "$WORK/details.csv" > /dev/null 2>&1
 [ $? = 2 ] || fail "a file without a raw page must exit 2"
