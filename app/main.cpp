@@ -35,7 +35,8 @@ int main(int argc, char** argv) {
       "  vsa-bench render REPORT.json --out REPORT.md   a report's Markdown again, from its JSON\n"
       "Exit codes: 0 all passed (stated skips allowed), 1 a check failed, 2 bad usage or input,\n"
       "3 performance regression, 4 incomplete (a case faulted or hung; GPUs asked for or present that CUDA\n"
-      "cannot use: the run fails closed; compare's gate without a baseline timing or too noisy to gate)."};
+      "cannot use: the run fails closed; compare's gate, with no regression, lacking a baseline timing or\n"
+      "too noisy to gate)."};
   app.require_subcommand(1);
   app.set_version_flag("--version", [] {
     return std::string("vsa-bench ") + vsa::build::kVersion + " (git " + vsa::build::git_sha() + ", " +

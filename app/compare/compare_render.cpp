@@ -117,20 +117,23 @@ std::string speedups(const Comparison& c) {
   return t.str();
 }
 
+// The exit code missing or noisy figures give: 4, or 3 where a regression was found as well.
+std::string exit_words(const Comparison& c) { return c.regressions.empty() ? "exit 4" : "exit 3: a regression below"; }
+
 std::string gate(const Comparison& c) {
   std::ostringstream out;
   out << "Baseline " << column_id(c.options.baseline) << "; a regression is a TFLOPS drop of more than "
       << format_percent(c.options.threshold) << " that also exceeds both runs' spreads added up. ";
   if (!c.missing.empty()) {
-    out << "Missing data, the gate fails (exit 4): " << c.missing.size() << " baseline timing"
+    out << "Missing data, the gate fails (" << exit_words(c) << "): " << c.missing.size() << " baseline timing"
         << (c.missing.size() == 1 ? "" : "s") << " without a counterpart.\n\n";
     MarkdownTable t({"case", "op", "backend", "report", "why"});
     for (const auto& m : c.missing) t.add_row({m.case_name, m.op, m.backend, column_id(m.report), m.why});
     out << t.str() << "\n";
   }
   if (!c.too_noisy.empty()) {
-    out << "Too noisy to gate, the gate fails (exit 4, " << kCodeTooNoisy << "): " << c.too_noisy.size() << " timing"
-        << (c.too_noisy.size() == 1 ? "" : "s")
+    out << "Too noisy to gate, the gate fails (" << exit_words(c) << ", " << kCodeTooNoisy
+        << "): " << c.too_noisy.size() << " timing" << (c.too_noisy.size() == 1 ? "" : "s")
         << " whose spreads add up to the threshold or more, so a drop of the threshold would pass as noise (time "
            "them again with a tighter `run --target-spread` or a longer `--timing-budget`), or that ran beside "
            "another process's CUDA context (`why` says so; time them again with the GPU to itself).\n\n";

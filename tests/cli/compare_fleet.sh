@@ -89,6 +89,22 @@ rc=$?; expect_rc 4 "gate with a report missing the timed case"
 [ "$(json_get "$WORK/out" "d['gate']['missing'][0]['case'] + ' ' + d['gate']['missing'][0]['why']")" = \
   "qualify/fast/perf-16k case not in the report" ] || { cat "$WORK/out"; fail "gate JSON does not name the missing case"; }
 [ "$(json_get "$WORK/out" "d['exit_code']")" = "4" ] || fail "gate JSON exit_code"
+# A proven drop with a figure missing beside it is still the regression (exit 3), and its JSON
+# keeps to the schema; the Markdown says which exit the missing figure gives.
+python3 - "$WORK/synthetic/base.json" "$WORK/synthetic/base2.json" <<'PY' || fail "python: base2"
+import copy, json, sys
+d = json.load(open(sys.argv[1]))
+extra = copy.deepcopy(next(c for c in d["cases"] if c["name"] == "qualify/fast/perf-16k"))
+extra["name"] = "qualify/fast/perf-extra"
+d["cases"].append(extra)
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$BIN" compare --baseline "$WORK/synthetic/base2.json" "$WORK/synthetic/new.json" --format json >"$WORK/out" 2>"$WORK/err"
+rc=$?; expect_rc 3 "gate with a regression and a missing figure"
+"${VSA_TOOLS_PYTHON:-$SRC/.tools/venv/bin/python}" "$SRC/scripts/check_schema.py" --schema compare "$WORK/out" >"$WORK/err" 2>&1 \
+  || { cat "$WORK/err"; fail "compare JSON with a regression and a missing figure is off its schema"; }
+"$BIN" compare --baseline "$WORK/synthetic/base2.json" "$WORK/synthetic/new.json" >"$WORK/out" 2>"$WORK/err"
+grep -q "Missing data, the gate fails (exit 3: a regression below)" "$WORK/out" || { cat "$WORK/out"; fail "Markdown: the exit of missing data beside a regression"; }
 "$BIN" compare "$WORK/synthetic/new.json" "$WORK/synthetic/base.json" --threshold 0.05 >"$WORK/out" 2>"$WORK/err"
 rc=$?; expect_rc 0 "compare where the second report is faster"
 
