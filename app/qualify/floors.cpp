@@ -358,12 +358,39 @@ std::vector<NodeCheck> floor_checks(const Report& report, const FloorTable& tabl
   return checks;
 }
 
-void require_floors(std::vector<NodeCheck>& checks) {
-  for (auto& c : checks)
-    if ((c.kind == "floor" || c.kind == "clock_hold") && c.verdict == kSkip) {
-      c.verdict = kFail;
-      c.reason = "--require-floors: nothing judged this timing's speed: " + c.reason;
+NodeCheck required_floor_failure(std::string name, std::string why) {
+  NodeCheck c;
+  c.name = std::move(name);
+  c.kind = "floor";
+  c.verdict = kFail;
+  c.code = kCodeNoFloor;
+  c.reason = "--require-floors: " + std::move(why);
+  return c;
+}
+
+void require_floors(const Report& report, std::vector<NodeCheck>& checks) {
+  bool judged = false;
+  for (auto& c : checks) {
+    if (c.kind != "floor" && c.kind != "clock_hold") continue;
+    if (c.verdict != kSkip) {
+      judged = judged || c.kind == "floor";
+      continue;
     }
+    c.verdict = kFail;
+    c.reason = "--require-floors: nothing judged this timing's speed: " + c.reason;
+  }
+  // A backend that was to be timed and SKIPped (not built, refused the shape) left no timing for a
+  // floor to judge: the node would pass on the others' speed alone.
+  for (const auto& c : report.cases) {
+    if (!c.spec.is_object() || c.spec.value("mode", std::string()) != "perf") continue;
+    for (const auto& b : c.backends)
+      if (b.verdict == kSkip && b.backend != c.reference)
+        checks.push_back(
+            required_floor_failure("floor " + c.name + " " + b.backend,
+                                   b.backend + " SKIPped (" + b.reason + "), so nothing judged its speed"));
+  }
+  if (!judged)
+    checks.push_back(required_floor_failure("floor (any)", "no timing of this run was judged by a speed floor"));
 }
 
 }  // namespace vsa

@@ -79,10 +79,14 @@ inline constexpr double kDefaultFloorMargin = 0.10;
 // above it, SKIP naming the GPU model when no floor matches (never a silent pass).
 [[nodiscard]] std::vector<NodeCheck> floor_checks(const Report& report, const FloorTable& table);
 
-// `run --require-floors`: fail closed on speed. Every floor and clock-hold check that could not
-// judge its timing (no floor for the GPU model or workload, no clock samples, a run with delay
-// probes) turns from SKIP into FAIL, keeping its code and reason: a node whose speed nothing
-// judged is not qualified.
-void require_floors(std::vector<NodeCheck>& checks);
+// `run --require-floors`: fail closed on speed; a node whose speed nothing judged is not
+// qualified. Every floor and clock-hold check that could not judge its timing (no floor for the
+// GPU model or workload, no clock samples, a run with delay probes) turns from SKIP into FAIL,
+// keeping its code and reason; a backend of a perf case that SKIPped (other than the case's
+// reference) FAILs as untimed; and a run where no floor judged anything FAILs. All with
+// VSA_E_NO_FLOOR.
+void require_floors(const Report& report, std::vector<NodeCheck>& checks);
+// The FAIL those rules add, also for a run without a GPU (run/node_qualification.cpp).
+[[nodiscard]] NodeCheck required_floor_failure(std::string name, std::string why);
 
 }  // namespace vsa

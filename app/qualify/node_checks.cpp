@@ -20,7 +20,7 @@ std::vector<NodeCheck> node_checks(const Report& report, const FloorTable& floor
   if (!report.device.is_object()) return {};
   std::vector<NodeCheck> checks = floor_checks(report, floors);
   std::vector<NodeCheck> health_gates = health_checks(health, report, checks, throttle);
-  if (require) require_floors(checks);
+  if (require) require_floors(report, checks);
   for (auto& c : health_gates) checks.push_back(std::move(c));
   return checks;
 }

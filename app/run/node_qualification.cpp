@@ -84,7 +84,14 @@ std::unique_ptr<HealthMonitor> NodeQualification::start_monitor(const nlohmann::
 
 void NodeQualification::finish(Report& report, HealthMonitor* monitor,
                                std::chrono::steady_clock::time_point workers_ended) const {
-  if (!m_enabled || !report.device.is_object()) return;
+  if (!m_enabled) return;
+  if (!report.device.is_object()) {
+    // Without a GPU there is no speed to judge: fail closed when floors are required.
+    if (!m_require_floors) return;
+    report.checks = {required_floor_failure("floor (any)", "this run had no GPU, so nothing judged the node's speed")};
+    report.exit_code = exit_code_with_checks(report.exit_code, report.checks);
+    return;
+  }
   HealthRecord record;
   if (monitor)
     record = monitor->stop(workers_ended);

@@ -13,6 +13,7 @@ ncu printed them. Exit 2 when a file holds no raw page.
 """
 import argparse
 import csv
+import itertools
 import os
 import re
 import sys
@@ -45,7 +46,9 @@ def load(path):
         if "gpu__time_duration.sum" in row and len(rows) > i + 2:
             # The row after the names holds the units, which ncu picks per value (a duration
             # may come in ns or us, bytes in Kbyte or Mbyte): kept beside each value.
-            return {name: (value, unit) for name, unit, value in zip(row, rows[i + 1], rows[i + 2])}
+            # A short units row (or value row) leaves its tail blank, never drops the metrics past it.
+            return {name: (value, unit) for name, unit, value in
+                    itertools.zip_longest(row, rows[i + 1], rows[i + 2], fillvalue="") if name}
     return None
 
 

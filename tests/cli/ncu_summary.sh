@@ -24,6 +24,10 @@ python3 "$SRC/scripts/device/ncu_summary.py" "$WORK/long-raw.csv" > "$WORK/out" 
 grep -Eq "^duration \(us\) +277.18$" "$WORK/out" || { cat "$WORK/out"; fail "the duration's unit is not the one ncu printed"; }
 python3 "$SRC/scripts/device/ncu_summary.py" "$WORK/ours-raw.csv" "$WORK/long-raw.csv" > "$WORK/out" || fail "exit $?"
 grep -Eq "^duration +23,712 ns +277.18 us$" "$WORK/out" || { cat "$WORK/out"; fail "mixed units are not shown per value"; }
+# A units row shorter than the names keeps the metrics past it (they print without a unit).
+printf '%s\n"","","ns"\n"0","short","23,712","132","44.1","0.2","3.10","0.40","0.01"\n' "$head" > "$WORK/short-raw.csv"
+python3 "$SRC/scripts/device/ncu_summary.py" "$WORK/short-raw.csv" > "$WORK/out" || fail "exit $?"
+grep -Eq "^grid +132$" "$WORK/out" || { cat "$WORK/out"; fail "a short units row dropped the metrics past it"; }
 printf '"ID","Kernel Name"\n"0","k"\n' > "$WORK/details.csv"
 python3 "$SRC/scripts/device/ncu_summary.py" "$WORK/details.csv" > /dev/null 2>&1
 [ $? = 2 ] || fail "a file without a raw page must exit 2"

@@ -36,6 +36,11 @@ echo '{"schema": "vsa-bench/floors", "schema_version": 1, "margin": 0.1, "floors
 "$BIN" run smoke --devices none --require-floors --out "$WORK/r0" >"$WORK/out" 2>&1; rc=$?
 [ "$rc" -eq 2 ] && grep -qF -- "--require-floors needs the node checks" "$WORK/out" \
   || { cat "$WORK/out"; fail "--require-floors without node checks: exit $rc"; }
+# ... and with them, a node without a GPU has no speed to judge: FAIL, exit 1, in the report's checks.
+"$BIN" run qualify --devices none --require-floors --quiet --out "$WORK/rf" >"$WORK/out" 2>&1; rc=$?
+[ "$rc" -eq 1 ] || { cat "$WORK/out"; fail "--require-floors without a GPU: exit $rc, expected 1"; }
+[ "$(json_get "$(ls "$WORK"/rf/*.json)" "[(c['name'], c['verdict'], c['code']) for c in d['checks']]")" = \
+  "[('floor (any)', 'FAIL', 'VSA_E_NO_FLOOR')]" ] || fail "--require-floors without a GPU: the report's checks"
 
 # 3. A CPU-only qualify run: @fast resolved, recorded, every fast backend SKIPs with its reason.
 "$BIN" run qualify --devices none --out "$WORK/run" --label q --quiet >"$WORK/out" 2>&1 || { cat "$WORK/out"; fail "run qualify"; }

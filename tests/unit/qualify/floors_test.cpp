@@ -136,7 +136,7 @@ TEST(Floors, RequiredFloorsFailWhatNoFloorJudged) {
   auto c = floor_checks(other.report, t);
   auto fine = floor_checks(timed("fine", 560, 0.01).report, t);
   c.insert(c.end(), fine.begin(), fine.end());
-  require_floors(c);
+  require_floors(other.report, c);
   ASSERT_EQ(c.size(), 2u);
   EXPECT_EQ(c[0].verdict, kFail);
   EXPECT_EQ(c[0].code, kCodeNoFloor);
@@ -149,6 +149,32 @@ TEST(Floors, RequiredFloorsFailWhatNoFloorJudged) {
   EXPECT_EQ(required[0].verdict, kFail);
   EXPECT_EQ(node_checks(other.report, t, HealthRecord{}, {}, false)[0].verdict, kSkip);
   EXPECT_EQ(exit_code_with_checks(0, required), kExitCheckFailed);
+}
+
+// --require-floors leaves no way to pass on speed nothing judged: a timed backend that SKIPped
+// FAILs, and so does a run where no floor judged anything; a SKIPped reference does not.
+TEST(Floors, RequiredFloorsFailASkippedBackendAndARunWithNothingJudged) {
+  const FloorTable t = derive_floors({timed("base", 600, 0.0)}, 0.10);
+  auto r = timed("node", 560, 0.01);
+  CaseResult& c = r.report.cases.back();
+  c.reference = "cuda-ref";
+  testing::backend_named(c, "sm90a-det").verdict = kSkip;
+  testing::backend_named(c, "sm90a-det").reason = "not built";
+  testing::backend_named(c, "cuda-ref").verdict = kSkip;
+  auto checks = floor_checks(r.report, t);
+  require_floors(r.report, checks);
+  ASSERT_EQ(checks.size(), 2u);
+  EXPECT_EQ(checks[0].verdict, kPass);  // sm90a, judged
+  EXPECT_EQ(checks[1].verdict, kFail);
+  EXPECT_EQ(checks[1].name, "floor qualify/fast/perf-16k sm90a-det");
+  EXPECT_EQ(checks[1].reason, "--require-floors: sm90a-det SKIPped (not built), so nothing judged its speed");
+  std::vector<NodeCheck> none;
+  auto untimed = timed("untimed", 560, 0.01);
+  untimed.report.cases.back().spec["mode"] = "correctness";
+  require_floors(untimed.report, none);
+  ASSERT_EQ(none.size(), 1u);
+  EXPECT_EQ(none[0].name, "floor (any)");
+  EXPECT_EQ(none[0].verdict, kFail);
 }
 
 TEST(Floors, SustainedPassMustHoldTheClock) {
