@@ -254,13 +254,15 @@ std::set<std::string> case_set_of(const Report& r) {
   return names;
 }
 
+// When a report was made, for "newer": when it finished, else when it started.
+const std::string& when(const Report& r) { return r.finished_at.empty() ? r.started_at : r.finished_at; }
+
 // One report per GPU UUID (a MIG instance's, under MIG) and suite set: a node re-run after a
 // repair counts once. A report gives way only to a newer one (by when it finished, else
 // started) of the same GPU and suites that covers all of its cases, so a narrower re-run
 // (`run --case X`) cannot hide a failed GPU; an identical copy gives way to the first. Reports
 // without a UUID (CPU-only, NVML missing) are all kept.
 std::vector<ReportFile> newest_per_gpu(const std::vector<ReportFile>& all, std::vector<std::string>& superseded) {
-  auto when = [](const Report& r) { return r.finished_at.empty() ? r.started_at : r.finished_at; };
   auto key_of = [](const Report& r) {
     const std::string uuid = gpu_uuid_of(r);
     return uuid.empty() ? uuid : uuid + "\n" + suites_of(r);
@@ -310,8 +312,6 @@ struct MergedReport {
   std::map<std::string, std::string> case_paths;  // case -> the older report it came from
 };
 
-bool judges_a_case(const NodeCheck& k) { return k.kind == "floor" || k.kind == "clock_hold"; }
-
 // The case a floor or clock-hold check judged ("floor CASE BACKEND OP"), among `cases`; "" when none.
 std::string case_of_check(const NodeCheck& k, const std::map<std::string, std::size_t>& cases) {
   const std::string prefix = k.kind + " ";
@@ -324,19 +324,18 @@ std::string case_of_check(const NodeCheck& k, const std::map<std::string, std::s
 }
 
 MergedReport merge_newest_first(const std::vector<ReportFile>& reports) {
-  std::map<std::string, std::size_t> source;  // case -> the report (newest first) whose result counts
+  struct Source {
+    std::size_t report;
+    Verdict verdict;
+  };
+  std::map<std::string, Source> chosen;  // case -> the report (newest first) whose result counts
   for (std::size_t r = 0; r < reports.size(); ++r)
     for (const auto& c : reports[r].report.cases) {
-      const auto it = source.find(c.name);
-      if (it == source.end()) {
-        source.emplace(c.name, r);
-        continue;
-      }
-      const CaseResult* held = nullptr;
-      for (const auto& h : reports[it->second].report.cases)
-        if (h.name == c.name) held = &h;
-      if (held && held->verdict == kSkip && c.verdict != kSkip) it->second = r;
+      const auto [it, fresh] = chosen.emplace(c.name, Source{r, c.verdict});
+      if (!fresh && it->second.verdict == kSkip && c.verdict != kSkip) it->second = {r, c.verdict};
     }
+  std::map<std::string, std::size_t> source;
+  for (const auto& [name, from] : chosen) source.emplace(name, from.report);
   MergedReport merged{reports.front(), {}, {}};
   Report& into = merged.file.report;
   into.cases.clear();
@@ -347,8 +346,7 @@ MergedReport merge_newest_first(const std::vector<ReportFile>& reports) {
     const Report& from_report = reports[r].report;
     FleetNode::MergedFrom from{reports[r].path, {}, {}};
     for (const auto& c : from_report.cases)
-      if (source.at(c.name) == r && std::none_of(into.cases.begin(), into.cases.end(),
-                                                 [&](const CaseResult& have) { return have.name == c.name; })) {
+      if (source.at(c.name) == r) {  // case names are unique in a report (run refuses duplicates)
         into.cases.push_back(c);
         if (r > 0) {
           from.cases.push_back(c.name);
@@ -356,7 +354,7 @@ MergedReport merge_newest_first(const std::vector<ReportFile>& reports) {
         }
       }
     for (const auto& k : from_report.checks) {
-      const std::string judged = judges_a_case(k) ? case_of_check(k, source) : "";
+      const std::string judged = judges_a_timing(k) ? case_of_check(k, source) : "";
       if (!judged.empty()) {
         if (source.at(judged) != r) continue;
         into.checks.push_back(k);
@@ -384,27 +382,22 @@ bool mergeable(const Report& r) { return r.complete && !r.cases.empty(); }
 
 // In the order the inputs were read: each node where its first report came.
 std::vector<MergedReport> merge_reruns(const std::vector<ReportFile>& kept) {
-  auto when = [](const Report& r) { return r.finished_at.empty() ? r.started_at : r.finished_at; };
   // Same GPU, suites and configuration, and the same vsa-bench build: its kernels are under test too.
   using Key = std::tuple<std::string, std::string, ConfigKey, std::string>;
-  std::map<Key, std::vector<std::size_t>> groups;
+  std::map<Key, std::size_t> node_of_key;
   std::vector<std::vector<std::size_t>> nodes;  // kept indices per node, in first-read order
-  std::map<std::size_t, std::size_t> node_of_first;
   for (std::size_t i = 0; i < kept.size(); ++i) {
     const std::string uuid = gpu_uuid_of(kept[i].report);
     if (uuid.empty() || !mergeable(kept[i].report)) {  // every such report is its own node
       nodes.push_back({i});
       continue;
     }
-    auto& members = groups[{uuid, suites_of(kept[i].report), config_key_of(kept[i]),
-                            kept[i].tool.is_object() ? kept[i].tool.value("git_sha", std::string()) : ""}];
-    if (members.empty()) {
-      node_of_first[i] = nodes.size();
-      nodes.emplace_back();
-    }
-    members.push_back(i);
+    const Key key{uuid, suites_of(kept[i].report), config_key_of(kept[i]),
+                  kept[i].tool.is_object() ? kept[i].tool.value("git_sha", std::string()) : ""};
+    const auto [it, fresh] = node_of_key.emplace(key, nodes.size());
+    if (fresh) nodes.emplace_back();
+    nodes[it->second].push_back(i);
   }
-  for (auto& [key, members] : groups) nodes[node_of_first.at(members.front())] = members;
   std::vector<MergedReport> out;
   for (auto& members : nodes) {
     std::stable_sort(members.begin(), members.end(),

@@ -27,6 +27,12 @@ struct NodeCheck {
 void to_json(nlohmann::json& j, const NodeCheck& check);
 void from_json(const nlohmann::json& j, NodeCheck& check);
 
+// A check that judged one timing's speed (kinds floor and clock_hold, named "KIND CASE BACKEND
+// OP"), as against the health gates, which judge a whole run.
+[[nodiscard]] inline bool judges_a_timing(const NodeCheck& check) {
+  return check.kind == "floor" || check.kind == "clock_hold";
+}
+
 // The worst verdict over the checks (kSkip when there are none or all skipped).
 [[nodiscard]] Verdict worst_check_verdict(const std::vector<NodeCheck>& checks);
 

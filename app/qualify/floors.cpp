@@ -371,7 +371,7 @@ NodeCheck required_floor_failure(std::string name, std::string why) {
 void require_floors(const Report& report, std::vector<NodeCheck>& checks) {
   bool judged = false;
   for (auto& c : checks) {
-    if (c.kind != "floor" && c.kind != "clock_hold") continue;
+    if (!judges_a_timing(c)) continue;
     if (c.verdict != kSkip) {
       judged = judged || c.kind == "floor";
       continue;

@@ -243,7 +243,7 @@ NodeCheck throttle_check(const Report& report, const HealthRecord& health, const
   const Share share = thermal_share(e);
   std::vector<std::string> slow_floors;
   for (const auto& f : floors)
-    if (f.verdict == kFail && (f.kind == "floor" || f.kind == "clock_hold") &&
+    if (f.verdict == kFail && judges_a_timing(f) &&
         std::any_of(report.cases.begin(), report.cases.end(),
                     [&](const CaseResult& r) { return sustained(r.spec) && f.name.find(r.name) != std::string::npos; }))
       slow_floors.push_back(f.name);

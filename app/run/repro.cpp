@@ -157,13 +157,7 @@ std::string changed_plugins(const json& bundle) {
   std::string text;
   for (const json& p : bundle.at("origin").at("plugins")) {
     const std::string path = p.value("path", ""), recorded = p.value("sha256", "");
-    std::string now;
-    try {
-      now = digest_file(path).sha256;
-    } catch (const FileDigestError&) {
-      now = "unreadable";
-    }
-    if (now != recorded)
+    if (const std::string now = sha256_or_unreadable(path); now != recorded)
       text += "note: plugin " + path + " is not the library the report recorded (sha256 " + recorded + ", now " + now +
               ")\n";
   }

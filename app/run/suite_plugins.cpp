@@ -20,14 +20,6 @@ std::string recorded_sha256(const nlohmann::json& origin, const std::string& pat
   return "";
 }
 
-std::string sha256_or_unreadable(const std::string& path) {
-  try {
-    return digest_file(path).sha256;
-  } catch (const FileDigestError&) {
-    return "unreadable";
-  }
-}
-
 }  // namespace
 
 SuitePlugins resolve_suite_plugins(const Suite& suite, const std::string& suite_arg,

@@ -62,4 +62,12 @@ FileDigest digest_file(const std::string& path) {
   return out;
 }
 
+std::string sha256_or_unreadable(const std::string& path) {
+  try {
+    return digest_file(path).sha256;
+  } catch (const FileDigestError&) {
+    return "unreadable";
+  }
+}
+
 }  // namespace vsa

@@ -21,6 +21,10 @@ class FileDigestError : public std::runtime_error {
 // Reads the whole file. Throws FileDigestError naming the file when it cannot be read.
 [[nodiscard]] FileDigest digest_file(const std::string& path);
 
+// The file's SHA-256, or "unreadable": for saying whether a library is the build a report
+// recorded, where an unreadable file is an answer, not an error.
+[[nodiscard]] std::string sha256_or_unreadable(const std::string& path);
+
 // SHA-256 of bytes in memory, as hex (tests check it against known vectors).
 [[nodiscard]] std::string sha256_hex(const void* data, std::size_t size);
 
