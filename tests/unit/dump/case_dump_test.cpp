@@ -3,7 +3,6 @@
 // and whose outputs are the reference of exactly those inputs; case.json carries
 // a spec that loads back to the same case. Bad names and oversized cases are refused.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <cstring>
@@ -15,6 +14,7 @@
 #include "engine/case_data.hpp"
 #include "dump/case_dump.hpp"
 #include "suite/suite.hpp"
+#include "scratch_dir.hpp"
 
 namespace vsa {
 namespace {
@@ -54,9 +54,6 @@ double rel_max(const std::vector<float>& got, const std::vector<float>& ref) {
 class CaseDump : public ::testing::Test {
  protected:
   void SetUp() override {
-    m_dir = fs::temp_directory_path() / ("vsa-dump-test-" + std::to_string(::getpid()) + "-" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(m_dir);
     m_suite = (m_dir / "suite.json").string();
     std::ofstream(m_suite)
         << R"({"name": "t", "defaults": {"B": 2, "H": 2, "D": 32, "seed": 11, "scale": 4, "backends": ["cpu-ref"]},
@@ -66,7 +63,6 @@ class CaseDump : public ::testing::Test {
         {"name": "ragged-fwd", "S": 128, "op": "fwd"},
         {"name": "big", "S": 1024, "B": 1, "D": 64, "pattern": {"kind": "dense"}}]})";
   }
-  void TearDown() override { fs::remove_all(m_dir); }
 
   DumpOptions options(const std::string& name, const std::string& sub) const {
     DumpOptions o;
@@ -76,7 +72,8 @@ class CaseDump : public ::testing::Test {
     return o;
   }
 
-  fs::path m_dir;
+  test::ScratchDir m_scratch{"dump-test"};
+  fs::path m_dir = m_scratch.path();
   std::string m_suite;
 };
 

@@ -2,7 +2,6 @@
 // shape written, data starts on a 64-byte boundary, and the bytes after the
 // header are the data as given.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstring>
 #include <filesystem>
@@ -11,6 +10,7 @@
 #include <regex>
 
 #include "dump/npy_writer.hpp"
+#include "scratch_dir.hpp"
 
 namespace vsa {
 namespace {
@@ -82,8 +82,8 @@ TEST(NpyWriter, DescrPerDType) {
 }
 
 TEST(NpyWriter, FileHoldsHeaderThenDataBytes) {
-  const fs::path dir = fs::temp_directory_path() / ("vsa-npy-test-" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const test::ScratchDir scratch("npy-test");
+  const fs::path& dir = scratch.path();
   const std::vector<float> f{1.0f, -2.5f, 0.0f, 3.25f, -0.0f, 1e-30f};
   const std::vector<std::int32_t> i{-1, 0, 1, 2147483647};
   const std::vector<std::uint16_t> u{0x3f80, 0xbf80, 0xffff};
@@ -105,7 +105,6 @@ TEST(NpyWriter, FileHoldsHeaderThenDataBytes) {
   EXPECT_EQ(fb.substr(off, 4), std::string("\x00\x00\x80\x3f", 4));
   for (const auto& entry : fs::directory_iterator(dir))
     EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos) << entry.path() << " left behind";
-  fs::remove_all(dir);
 }
 
 TEST(NpyWriter, RefusesDataThatDoesNotFillTheShape) {

@@ -4,13 +4,13 @@
 #include "report/report_files.hpp"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "synthetic_reports.hpp"
+#include "scratch_dir.hpp"
 
 namespace vsa {
 namespace {
@@ -19,14 +19,6 @@ namespace fs = std::filesystem;
 
 class ReportFiles : public ::testing::Test {
  protected:
-  void SetUp() override {
-    m_dir = fs::temp_directory_path() / ("vsa-report-files-" + std::to_string(::getpid()) + "-" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(m_dir);
-    fs::create_directories(m_dir);
-  }
-  void TearDown() override { fs::remove_all(m_dir); }
-
   std::string write(const std::string& name, const std::string& content) {
     const fs::path path = m_dir / name;
     fs::create_directories(path.parent_path());
@@ -41,7 +33,8 @@ class ReportFiles : public ::testing::Test {
     return write(name, j.dump());
   }
 
-  fs::path m_dir;
+  test::ScratchDir m_scratch{"report-files"};
+  fs::path m_dir = m_scratch.path();
 };
 
 TEST_F(ReportFiles, ReadsAReportWithItsOwnToolObject) {

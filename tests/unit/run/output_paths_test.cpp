@@ -4,14 +4,13 @@
 
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <string>
 
 #include "suite/suite.hpp"
+#include "scratch_dir.hpp"
 
 namespace vsa {
 namespace {
@@ -20,15 +19,10 @@ namespace fs = std::filesystem;
 
 class OutputPaths : public ::testing::Test {
  protected:
-  void SetUp() override {
-    m_dir = fs::temp_directory_path() / ("vsa-output-paths-" + std::to_string(::getpid()));
-    fs::remove_all(m_dir);
-    fs::create_directories(m_dir);
-    std::ofstream(m_dir / "a-file") << "x";
-  }
-  void TearDown() override { fs::remove_all(m_dir); }
+  void SetUp() override { std::ofstream(m_dir / "a-file") << "x"; }
   std::string at(const std::string& name) const { return (m_dir / name).string(); }
-  fs::path m_dir;
+  test::ScratchDir m_scratch{"output-paths"};
+  fs::path m_dir = m_scratch.path();
 };
 
 std::string refusal(const std::function<void()>& f) {

@@ -1,13 +1,13 @@
 // Repro bundles (run/repro.hpp): a report's case becomes a one-case suite that
 // loads exactly like the original case, carries its origin, and names bad input.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 
 #include "run/repro.hpp"
 #include "suite/suite.hpp"
+#include "scratch_dir.hpp"
 
 namespace vsa {
 namespace {
@@ -18,9 +18,6 @@ using nlohmann::json;
 class ReproBundle : public ::testing::Test {
  protected:
   void SetUp() override {
-    m_dir = fs::temp_directory_path() / ("vsa-repro-test-" + std::to_string(::getpid()) + "-" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(m_dir);
     const Suite s = parse_suite(R"({"name": "t", "cases": [
         {"name": "small", "B": 1, "H": 2, "S": 256, "D": 32, "seed": 42, "scale": 4,
          "pattern": {"kind": "ragged", "density": 0.5, "zero_rows": 0.25},
@@ -46,9 +43,9 @@ class ReproBundle : public ::testing::Test {
         {"cases", cases}}.dump();
     m_original = s.cases[0];
   }
-  void TearDown() override { fs::remove_all(m_dir); }
 
-  fs::path m_dir;
+  test::ScratchDir m_scratch{"repro-test"};
+  fs::path m_dir = m_scratch.path();
   std::string m_report;
   CaseSpec m_original;
 };

@@ -5,13 +5,12 @@
 
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "util/file_digest.hpp"
+#include "scratch_dir.hpp"
 
 namespace vsa {
 namespace {
@@ -20,14 +19,10 @@ namespace fs = std::filesystem;
 
 class SuitePluginsTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    m_dir = fs::temp_directory_path() / ("vsa-suite-plugins-" + std::to_string(::getpid()));
-    fs::create_directories(m_dir);
-    std::ofstream(m_dir / "vsa_example_cpu.so") << "this node's build";
-  }
-  void TearDown() override { fs::remove_all(m_dir); }
+  void SetUp() override { std::ofstream(m_dir / "vsa_example_cpu.so") << "this node's build"; }
   [[nodiscard]] std::string here() const { return (m_dir / "vsa_example_cpu.so").string(); }
-  fs::path m_dir;
+  test::ScratchDir m_scratch{"suite-plugins"};
+  fs::path m_dir = m_scratch.path();
 };
 
 TEST_F(SuitePluginsTest, ALibraryThatIsHereLoads) {

@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "run/worker_supervisor.hpp"
+#include "scratch_dir.hpp"
 
 namespace vsa {
 namespace {
@@ -90,14 +91,13 @@ TEST(WorkerSupervisor, AnErrorEventFailsTheCase) {
 
 TEST(WorkerSupervisor, BackendsAfterACrashRunInAFreshWorker) {
   // The first worker dies in b1; the second is asked for b2 alone and answers.
-  const fs::path marker = fs::temp_directory_path() / ("vsa-supervisor-" + std::to_string(::getpid()));
-  fs::remove(marker);
+  const test::ScratchDir scratch("supervisor");
+  const fs::path marker = scratch.path() / "marker";
   const std::string script = "if [ -e " + marker.string() + " ]; then echo '" + result_line("b2", "PASS") +
                              "'; sleep 5; else touch " + marker.string() +
                              R"(; echo '{"event": "start", "backend": "b1", "phase": "forward"}'; kill -SEGV $$; fi)";
   WorkerSupervisor s(scripted(script), -1);
   const CaseResult r = s.run(spec_of({"b1", "b2"}));
-  fs::remove(marker);
   ASSERT_NE(backend(r, "b1"), nullptr);
   ASSERT_NE(backend(r, "b2"), nullptr);
   EXPECT_EQ(backend(r, "b1")->verdict, kFault);
@@ -110,9 +110,9 @@ TEST(WorkerSupervisor, BackendsAfterACrashRunInAFreshWorker) {
 // of the case vanished from the report) and the reference the first attempt chose (an "auto"
 // reference chosen again from fewer backends can differ).
 TEST(WorkerSupervisor, TheRetryKeepsTheAddedBackendsLeftAndTheFirstReference) {
-  const fs::path marker = fs::temp_directory_path() / ("vsa-supervisor-rs-" + std::to_string(::getpid()));
-  const fs::path request = fs::temp_directory_path() / ("vsa-supervisor-rq-" + std::to_string(::getpid()));
-  fs::remove(marker);
+  const test::ScratchDir scratch("supervisor-retry");
+  const fs::path marker = scratch.path() / "marker";
+  const fs::path request = scratch.path() / "request";
   const std::string script = "if [ -e " + marker.string() + " ]; then echo \"$request\" > " + request.string() +
                              "; echo '" + result_line("b2", "PASS") + "'; sleep 5; else touch " + marker.string() +
                              R"(; echo '{"event": "start", "backend": "cpu-ref", "phase": "reference forward"}';)"
@@ -122,9 +122,7 @@ TEST(WorkerSupervisor, TheRetryKeepsTheAddedBackendsLeftAndTheFirstReference) {
   spec.reference = "auto";
   spec.added_backends = {"b1", "b2"};
   const CaseResult r = s.run(spec);
-  fs::remove(marker);
   const auto asked = nlohmann::json::parse(std::ifstream(request));
-  fs::remove(request);
   EXPECT_EQ(asked["case"]["backends"], nlohmann::json({"b2"}));
   EXPECT_EQ(asked["case"]["added_backends"], nlohmann::json({"b2"}));
   EXPECT_EQ(asked["case"]["reference"], "cpu-ref");
@@ -136,8 +134,8 @@ TEST(WorkerSupervisor, TheRetryKeepsTheAddedBackendsLeftAndTheFirstReference) {
 // to check against, and each retry would cost the case's timeout again. Every other backend has
 // a row saying why it did not run.
 TEST(WorkerSupervisor, AHungReferenceIsOneRowAndTheOthersSkipNamingIt) {
-  const fs::path count = fs::temp_directory_path() / ("vsa-supervisor-rc-" + std::to_string(::getpid()));
-  fs::remove(count);
+  const test::ScratchDir scratch("supervisor-reference");
+  const fs::path count = scratch.path() / "attempts";
   WorkerSupervisor s(
       scripted("echo x >> " + count.string() +
                R"(; echo '{"event": "start", "backend": "cpu-ref", "phase": "reference forward"}'; sleep 30)"),
@@ -148,7 +146,6 @@ TEST(WorkerSupervisor, AHungReferenceIsOneRowAndTheOthersSkipNamingIt) {
   std::ifstream lines(count);
   int attempts = 0;
   for (std::string line; std::getline(lines, line);) ++attempts;
-  fs::remove(count);
   EXPECT_EQ(attempts, 1);
   ASSERT_NE(backend(r, "cpu-ref (reference)"), nullptr);
   EXPECT_EQ(backend(r, "cpu-ref (reference)")->verdict, kHang);
@@ -163,8 +160,8 @@ TEST(WorkerSupervisor, AHungReferenceIsOneRowAndTheOthersSkipNamingIt) {
 // Without a reference, the retry's backwards took their inputs from its own first forward: the
 // merged case names it (CaseResult::backward_inputs).
 TEST(WorkerSupervisor, TheRetrysBackwardInputsAreKept) {
-  const fs::path marker = fs::temp_directory_path() / ("vsa-supervisor-bi-" + std::to_string(::getpid()));
-  fs::remove(marker);
+  const test::ScratchDir scratch("supervisor-inputs");
+  const fs::path marker = scratch.path() / "marker";
   std::string answer = result_line("b2", "PASS");
   answer.insert(answer.rfind('}', answer.rfind('}') - 1), R"(, "backward_inputs": "b2")");  // in "result"
   const std::string script = "if [ -e " + marker.string() + " ]; then echo '" + answer + "'; sleep 5; else touch " +
@@ -172,7 +169,6 @@ TEST(WorkerSupervisor, TheRetrysBackwardInputsAreKept) {
                              R"(; echo '{"event": "start", "backend": "b1", "phase": "forward"}'; kill -SEGV $$; fi)";
   WorkerSupervisor s(scripted(script), -1);
   const CaseResult r = s.run(spec_of({"b1", "b2"}));
-  fs::remove(marker);
   EXPECT_EQ(r.backward_inputs, "b2");
 }
 

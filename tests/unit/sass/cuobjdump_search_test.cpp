@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "sass/cuobjdump.hpp"
+#include "scratch_dir.hpp"
 
 namespace vsa::sass {
 namespace {
@@ -29,9 +30,8 @@ std::vector<std::string> matches(const std::vector<std::string>& patterns) {
 }
 
 TEST(CuobjdumpSearch, FindsTheCheckoutsToolVenvFromBinariesOneToThreeFoldersDeep) {
-  char tmpl[] = "/tmp/vsa-venv-XXXXXX";
-  ASSERT_NE(::mkdtemp(tmpl), nullptr);
-  const std::string root = tmpl;
+  const test::ScratchDir scratch("venv");
+  const std::string root = scratch.path().string();
   const std::string tool = root + "/.tools/venv/lib/python3.11/site-packages/nvidia/cu13/bin/cuobjdump";
   std::filesystem::create_directories(std::filesystem::path(tool).parent_path());
   std::ofstream(tool) << "#!/bin/sh\n";
@@ -44,7 +44,6 @@ TEST(CuobjdumpSearch, FindsTheCheckoutsToolVenvFromBinariesOneToThreeFoldersDeep
   }
   EXPECT_TRUE(matches(project_venv_patterns(root + "/a/b/c/d/vsa-bench")).empty()) << "four folders deep: not ours";
   EXPECT_TRUE(project_venv_patterns("vsa-bench").empty()) << "no folder in the path";
-  std::filesystem::remove_all(root);
 }
 
 }  // namespace

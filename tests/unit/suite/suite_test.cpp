@@ -4,9 +4,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include <unistd.h>
-
 #include "suite/suite.hpp"
+#include "scratch_dir.hpp"
 
 namespace vsa {
 namespace {
@@ -81,8 +80,8 @@ TEST(Suite, PluginsAreTypeCheckedAndResolvedNextToTheSuite) {
   for (std::size_t i = 0; i <= kMaxSuitePlugins; ++i) many += (i ? ", " : "") + std::string("\"p.so\"");
   EXPECT_NE(error(many + "]").find("more than 64 plugins"), std::string::npos);
 
-  const auto dir = std::filesystem::temp_directory_path() / ("vsa_suite_plugins_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
+  const test::ScratchDir scratch("suite-plugins");
+  const auto& dir = scratch.path();
   const auto file = dir / "s.json";
   {
     std::ofstream out(file);
@@ -90,7 +89,6 @@ TEST(Suite, PluginsAreTypeCheckedAndResolvedNextToTheSuite) {
   }
   const Suite s = load_suite(file.string());
   EXPECT_EQ(s.plugins, (std::vector<std::string>{(dir / "lib/k.so").string(), "/abs/k.so"}));
-  std::filesystem::remove_all(dir);
 }
 
 TEST(Suite, SustainedTimingIsCheckedAgainstTheTimeout) {

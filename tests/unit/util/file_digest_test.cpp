@@ -5,10 +5,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 #include <string>
 
 #include "util/file_digest.hpp"
+#include "scratch_dir.hpp"
 
 namespace vsa {
 namespace {
@@ -19,18 +19,18 @@ TEST(FileDigest, Sha256MatchesTheKnownVectors) {
 }
 
 TEST(FileDigest, AFileHasItsSizeAndDigest) {
-  const auto path = std::filesystem::temp_directory_path() / ("vsa_digest_" + std::to_string(::getpid()));
+  const test::ScratchDir scratch("digest");
+  const std::string path = scratch.at("file");
   {
     std::ofstream out(path, std::ios::binary);
     // More than one read buffer (64 KiB), so the digest is fed in pieces.
     for (int i = 0; i < 100000; ++i) out << "abc";
   }
-  const FileDigest d = digest_file(path.string());
+  const FileDigest d = digest_file(path);
   EXPECT_EQ(d.size, 300000u);
   std::string all;
   for (int i = 0; i < 100000; ++i) all += "abc";
   EXPECT_EQ(d.sha256, sha256_hex(all.data(), all.size()));
-  std::filesystem::remove(path);
 }
 
 TEST(FileDigest, AMissingFileIsNamed) {

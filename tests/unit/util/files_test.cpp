@@ -10,21 +10,14 @@
 #include <thread>
 #include <vector>
 
-#include <unistd.h>
-
 #include "util/files.hpp"
+
+#include "scratch_dir.hpp"
 
 namespace vsa {
 namespace {
 
 namespace fs = std::filesystem;
-
-fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("vsa-files-" + name + "-" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
 
 std::string read_all(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -34,7 +27,8 @@ std::string read_all(const fs::path& p) {
 }
 
 TEST(WriteFileAtomic, ConcurrentWritersOfOnePathNeverCollide) {
-  const fs::path dir = scratch("atomic");
+  const test::ScratchDir scratch("files-atomic");
+  const fs::path& dir = scratch.path();
   const std::string path = (dir / "r.json").string();
   std::vector<std::thread> writers;
   std::vector<std::string> errors(8);
@@ -53,7 +47,6 @@ TEST(WriteFileAtomic, ConcurrentWritersOfOnePathNeverCollide) {
   ASSERT_EQ(last.size(), 100000u);
   EXPECT_EQ(last.find_first_not_of(last[0]), std::string::npos) << "a mix of two writers' contents";
   for (const auto& entry : fs::directory_iterator(dir)) EXPECT_EQ(entry.path().filename(), "r.json");
-  fs::remove_all(dir);
 }
 
 TEST(WriteFileAtomic, AFolderThatIsGoneIsAnErrorNamingThePath) {
@@ -66,7 +59,8 @@ TEST(WriteFileAtomic, AFolderThatIsGoneIsAnErrorNamingThePath) {
 }
 
 TEST(ReserveNewFile, EachCallerGetsItsOwnName) {
-  const fs::path dir = scratch("reserve");
+  const test::ScratchDir scratch("files-reserve");
+  const fs::path& dir = scratch.path();
   const std::string stem = (dir / "ci-host-cpu-2026-01-01T00-00-00Z").string();
   std::vector<std::string> names(16);
   std::vector<std::thread> callers;
@@ -77,7 +71,6 @@ TEST(ReserveNewFile, EachCallerGetsItsOwnName) {
   EXPECT_EQ(unique.size(), names.size());
   EXPECT_TRUE(unique.count(stem + ".json"));
   EXPECT_TRUE(unique.count(stem + "-16.json"));
-  fs::remove_all(dir);
 }
 
 }  // namespace
