@@ -312,8 +312,11 @@ struct MergedReport {
   std::map<std::string, std::string> case_paths;  // case -> the older report it came from
 };
 
-// The case a floor or clock-hold check judged ("floor CASE BACKEND OP"), among `cases`; "" when none.
+// The case a floor or clock-hold check judged, among `cases`; "" when none. Reports written before
+// NodeCheck::case_name say it only in the name ("floor CASE BACKEND OP"): the longest case name
+// that starts it.
 std::string case_of_check(const NodeCheck& k, const std::map<std::string, std::size_t>& cases) {
+  if (!k.case_name.empty()) return cases.count(k.case_name) ? k.case_name : "";
   const std::string prefix = k.kind + " ";
   if (k.name.rfind(prefix, 0) != 0) return "";
   const std::string rest = k.name.substr(prefix.size());

@@ -22,13 +22,20 @@ struct NodeCheck {
   std::string reason;                  // the figure and the threshold, or why the check was skipped
   nlohmann::json value = nullptr;      // what was measured (number, object), null when nothing was
   nlohmann::json threshold = nullptr;  // what it was held against, null when skipped
+  // What a timing check (floor, clock_hold) judged, so that readers need not parse the name:
+  // the case, and the backend and op of the timing. A --require-floors failure for a backend
+  // that was not timed has no op; "floor (any)" and the health gates leave all three empty.
+  // Empty also in reports written before these fields (fleet then reads the name).
+  std::string case_name;
+  std::string backend;
+  std::string op;
 };
 
 void to_json(nlohmann::json& j, const NodeCheck& check);
 void from_json(const nlohmann::json& j, NodeCheck& check);
 
 // A check that judged one timing's speed (kinds floor and clock_hold, named "KIND CASE BACKEND
-// OP"), as against the health gates, which judge a whole run.
+// OP", with case_name, backend and op set), as against the health gates, which judge a whole run.
 [[nodiscard]] inline bool judges_a_timing(const NodeCheck& check) {
   return check.kind == "floor" || check.kind == "clock_hold";
 }

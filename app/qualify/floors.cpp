@@ -271,11 +271,21 @@ std::string sources_of(const Floor& f) {
   return fmt::format("{}", fmt::join(files, ", "));
 }
 
-NodeCheck judge(std::string name, const char* kind, double value, const Floor& f, double margin,
-                const std::string& unit, const std::string& what, const char* fail_code) {
+// The timing a floor or clock-hold check judges: its name ("KIND CASE BACKEND OP") and the
+// three fields that say the same for readers (NodeCheck::case_name).
+NodeCheck timing_check(const char* kind, const std::string& case_name, const std::string& backend,
+                       const std::string& op) {
   NodeCheck c;
-  c.name = std::move(name);
+  c.name = std::string(kind) + " " + case_name + " " + backend + " " + op;
   c.kind = kind;
+  c.case_name = case_name;
+  c.backend = backend;
+  c.op = op;
+  return c;
+}
+
+NodeCheck judge(NodeCheck c, double value, const Floor& f, double margin, const std::string& unit,
+                const std::string& what, const char* fail_code) {
   c.value = value;
   c.threshold = {{"floor", f.floor},
                  {"baseline_median", f.baseline_median},
@@ -296,10 +306,7 @@ NodeCheck judge(std::string name, const char* kind, double value, const Floor& f
   return c;
 }
 
-NodeCheck skipped(std::string name, const char* kind, std::string why) {
-  NodeCheck c;
-  c.name = std::move(name);
-  c.kind = kind;
+NodeCheck skipped(NodeCheck c, std::string why) {
   c.verdict = kSkip;
   c.code = kCodeNoFloor;
   c.reason = std::move(why);
@@ -316,42 +323,39 @@ std::vector<NodeCheck> floor_checks(const Report& report, const FloorTable& tabl
     for (const auto& b : c.backends) {
       if (b.verdict != kPass) continue;  // a failed or skipped backend says so itself
       for (const auto& t : b.timings) {
-        const std::string id = c.name + " " + b.backend + " " + t.op;
+        const NodeCheck floor = timing_check("floor", c.name, b.backend, t.op);
+        const NodeCheck clock_hold = timing_check("clock_hold", c.name, b.backend, t.op);
         if (!gpu) {
-          checks.push_back(skipped("floor " + id, "floor",
+          checks.push_back(skipped(floor,
                                    "the report does not name the GPU model (name, sm_count, sm_clock_max_mhz): no "
                                    "floor can apply"));
           continue;
         }
         if (has_probes(c.spec)) {
-          checks.push_back(
-              skipped("floor " + id, "floor", "delay probes slow the kernel on purpose: no floor applies"));
+          checks.push_back(skipped(floor, "delay probes slow the kernel on purpose: no floor applies"));
           continue;
         }
         const std::string add =
             " (a floor comes from a baseline report of this GPU model: `vsa-bench floors "
             "REPORT.json... > suites/floors/floors.json`, docs/qualify.md)";
         if (const Floor* f = find_floor(table, *gpu, workload, b.backend, t.op, kMetricTflops))
-          checks.push_back(
-              judge("floor " + id, "floor", t.tflops, *f, table.margin, "TFLOPS", "measured", kCodeSlowNode));
+          checks.push_back(judge(floor, t.tflops, *f, table.margin, "TFLOPS", "measured", kCodeSlowNode));
         else
-          checks.push_back(
-              skipped("floor " + id, "floor",
-                      "no floor for " + to_string(*gpu) + ", " + b.backend + " " + t.op + " on this workload" + add));
+          checks.push_back(skipped(
+              floor, "no floor for " + to_string(*gpu) + ", " + b.backend + " " + t.op + " on this workload" + add));
         if (!sustained(c.spec)) continue;
         const auto held = held_clock_mhz(t);
         if (!held) {
-          checks.push_back(skipped("clock_hold " + id, "clock_hold",
-                                   "no NVML clock samples during the sustained pass: the clock it held is unknown"));
+          checks.push_back(
+              skipped(clock_hold, "no NVML clock samples during the sustained pass: the clock it held is unknown"));
           continue;
         }
         if (const Floor* f = find_floor(table, *gpu, workload, b.backend, t.op, kMetricSustainedClock))
-          checks.push_back(judge("clock_hold " + id, "clock_hold", *held, *f, table.margin, "MHz",
+          checks.push_back(judge(clock_hold, *held, *f, table.margin, "MHz",
                                  "weakest sustained pass held a mean SM clock of", kCodeClockHold));
         else
-          checks.push_back(skipped("clock_hold " + id, "clock_hold",
-                                   "no sustained clock floor for " + to_string(*gpu) + ", " + b.backend + " " + t.op +
-                                       " on this workload" + add));
+          checks.push_back(skipped(clock_hold, "no sustained clock floor for " + to_string(*gpu) + ", " + b.backend +
+                                                   " " + t.op + " on this workload" + add));
       }
     }
   }
@@ -383,11 +387,14 @@ void require_floors(const Report& report, std::vector<NodeCheck>& checks) {
   // floor to judge: the node would pass on the others' speed alone.
   for (const auto& c : report.cases) {
     if (!c.spec.is_object() || c.spec.value("mode", std::string()) != "perf") continue;
-    for (const auto& b : c.backends)
-      if (b.verdict == kSkip && b.backend != c.reference)
-        checks.push_back(
-            required_floor_failure("floor " + c.name + " " + b.backend,
-                                   b.backend + " SKIPped (" + b.reason + "), so nothing judged its speed"));
+    for (const auto& b : c.backends) {
+      if (b.verdict != kSkip || b.backend == c.reference) continue;
+      NodeCheck untimed = required_floor_failure(
+          "floor " + c.name + " " + b.backend, b.backend + " SKIPped (" + b.reason + "), so nothing judged its speed");
+      untimed.case_name = c.name;
+      untimed.backend = b.backend;
+      checks.push_back(std::move(untimed));
+    }
   }
   if (!judged)
     checks.push_back(required_floor_failure("floor (any)", "no timing of this run was judged by a speed floor"));

@@ -79,8 +79,9 @@ std::string render_prometheus(const std::vector<Report>& reports, double now_uni
       }
     }
     for (const auto& k : r.checks)
-      checks << "vsa_check{" << gpu << ",check=\"" << label(k.name) << "\",kind=\"" << label(k.kind) << "\",verdict=\""
-             << k.verdict << "\",code=\"" << label(k.code) << "\"} 1\n";
+      checks << "vsa_check{" << gpu << ",check=\"" << label(k.name) << "\",kind=\"" << label(k.kind) << "\",case=\""
+             << label(k.case_name) << "\",backend=\"" << label(k.backend) << "\",op=\"" << label(k.op)
+             << "\",verdict=\"" << k.verdict << "\",code=\"" << label(k.code) << "\"} 1\n";
   }
   return verdicts.str() + tflops.str() + clocks.str() + checks.str() + stamps.str();
 }

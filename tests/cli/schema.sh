@@ -82,7 +82,8 @@ d['health'] = {'monitored': True, 'seconds': 60.5, 'before': snap, 'after': snap
                'idle_after': {'busy_percent': [0], 'seconds': 0.0, 'why': '', 'persistence_mode': True}}
 d['checks'] = [{'name': 'floor qualify/fast/perf-16k sm90a fwd', 'kind': 'floor', 'verdict': 'FAIL',
                 'code': 'VSA_E_SLOW_NODE', 'reason': 'measured 400 TFLOPS is below the floor 543.5', 'value': 400,
-                'threshold': {'floor': 543.5, 'baseline_median': 605.2, 'baseline_spread': 0.002, 'margin': 0.1}},
+                'threshold': {'floor': 543.5, 'baseline_median': 605.2, 'baseline_spread': 0.002, 'margin': 0.1},
+                'case': 'qualify/fast/perf-16k', 'backend': 'sm90a', 'op': 'fwd'},
                {'name': 'health.retired_pages', 'kind': 'retired_pages', 'verdict': 'SKIP',
                 'code': 'VSA_E_HEALTH_UNKNOWN', 'reason': 'NVML cannot say: Not Supported (3)', 'value': None,
                 'threshold': None}]
@@ -94,6 +95,8 @@ edit "$WORK/checked.json" "$WORK/pass-with-code.json" "d['checks'][0]['verdict']
 invalid report "$WORK/pass-with-code.json" "'VSA_OK' was expected"
 edit "$WORK/checked.json" "$WORK/check-kind.json" "d['checks'][0]['kind'] = 'vibes'"
 invalid report "$WORK/check-kind.json" "'vibes' is not one of"
+edit "$WORK/checked.json" "$WORK/check-case.json" "d['checks'][0]['case'] = ''"
+invalid report "$WORK/check-case.json" "'' should be non-empty"
 edit "$WORK/checked.json" "$WORK/health-field.json" "d['health']['before']['temperature'] = 40"
 invalid report "$WORK/health-field.json" "('temperature' was unexpected)"
 edit "$WORK/checked.json" "$WORK/idle-pct.json" "d['health']['idle_before']['busy_percent'] = [140]"

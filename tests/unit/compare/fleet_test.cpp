@@ -354,6 +354,26 @@ TEST(FleetMerge, OnlyFinishedRunsOfOneBuildMerge) {
   EXPECT_EQ(analyse_fleet({other_build.full, other_build.rerun}, {}).nodes.size(), 2U);
 }
 
+// A check's case comes from its fields where the report has them: a floor check whose name
+// says nothing of its case still goes with the case it judged. (The fixture's other checks
+// have no fields, as in reports written before them, and go by their names.)
+TEST(FleetMerge, ACheckGoesWithTheCaseItsFieldsName) {
+  MergeFixture m;
+  NodeCheck& old_floor = m.full.report.checks[0];  // floor qualify/perf-16k sm90a fwd: the older report's case
+  old_floor.name = "floor of the long case";
+  old_floor.case_name = "qualify/perf-16k";
+  NodeCheck& rerun_floor = m.rerun.report.checks[0];  // floor a sm90a fwd: the re-run's case
+  rerun_floor.name = "floor a";
+  rerun_floor.case_name = "a";
+  rerun_floor.verdict = kFail;
+  rerun_floor.code = "VSA_E_SLOW_NODE";
+  const Fleet f = analyse_fleet({m.full, m.rerun}, {});
+  ASSERT_EQ(f.nodes.size(), 1U);
+  EXPECT_EQ(f.nodes[0].merged_from[0].checks, (Strings{"floor of the long case"}));
+  ASSERT_EQ(f.nodes[0].problems.size(), 1U);
+  EXPECT_EQ(f.nodes[0].problems[0].rfind("check floor a: FAIL VSA_E_SLOW_NODE", 0), 0U) << f.nodes[0].problems[0];
+}
+
 TEST(FleetInput, NeedsAReport) { EXPECT_THROW((void)analyse_fleet({}, {}), std::invalid_argument); }
 
 }  // namespace

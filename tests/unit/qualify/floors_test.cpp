@@ -201,6 +201,47 @@ TEST(Floors, SustainedPassMustHoldTheClock) {
   EXPECT_EQ(floor_checks(with_clock("ok", 505, 1500).report, t)[1].verdict, kPass);
 }
 
+// A timing check says what it judged in fields, not only in its name (a case name may hold
+// spaces): floor and clock hold alike, and a --require-floors failure for an untimed backend.
+// The fields travel in the report's JSON; a health gate has none.
+TEST(Floors, TimingChecksNameTheirCaseBackendAndOpInFields) {
+  json spec = kSpec;
+  spec["name"] = "sustained 16k, two words";
+  spec["timing"]["min_pass_ms"] = 3000;
+  auto r = timed("node", 560, 0.01, spec);
+  r.report.cases.back().backends.back().timings.back().clocks =
+      json::array({{{"pass", 0}, {"during", {{"sm_clock_mhz", {{"min", 1900}, {"mean", 1950}, {"max", 1980}}}}}}});
+  CaseResult& c = r.report.cases.back();
+  c.reference = "cuda-ref";
+  testing::backend_named(c, "sm90a-det").verdict = kSkip;
+  auto checks = floor_checks(r.report, derive_floors({}, 0.10));
+  require_floors(r.report, checks);
+  ASSERT_EQ(checks.size(), 4u);  // no floor judged anything: "floor (any)" last, naming no timing
+  EXPECT_EQ(checks[3].name, "floor (any)");
+  EXPECT_EQ(checks[3].case_name + checks[3].backend + checks[3].op, "");
+  checks.pop_back();
+  for (const auto& k : checks) {
+    EXPECT_EQ(k.case_name, "sustained 16k, two words") << k.name;
+    EXPECT_EQ(k.name.rfind(k.kind + " " + k.case_name + " " + k.backend, 0), 0u) << k.name;
+  }
+  EXPECT_EQ(checks[0].kind, "floor");
+  EXPECT_EQ(checks[1].kind, "clock_hold");
+  for (int i : {0, 1}) {
+    EXPECT_EQ(checks[i].backend, "sm90a");
+    EXPECT_EQ(checks[i].op, "fwd");
+  }
+  EXPECT_EQ(checks[2].backend, "sm90a-det");
+  EXPECT_EQ(checks[2].op, "");  // never timed
+  const json j = checks[0];
+  EXPECT_EQ(j["case"], "sustained 16k, two words");
+  EXPECT_EQ(j["backend"], "sm90a");
+  EXPECT_EQ(j["op"], "fwd");
+  EXPECT_FALSE(json(checks[2]).contains("op"));
+  EXPECT_EQ(j.get<NodeCheck>().case_name, "sustained 16k, two words");
+  const json health = NodeCheck{"health.xid", "xid", kPass, "VSA_OK", "none", nullptr, nullptr};
+  for (const char* key : {"case", "backend", "op"}) EXPECT_FALSE(health.contains(key)) << key;
+}
+
 TEST(Floors, TableRoundTripsAndBadTablesNameTheField) {
   const FloorTable t = derive_floors({timed("a", 600, 0.01)}, 0.10);
   const FloorTable back = floor_table_from_json(to_json(t), "t.json");
