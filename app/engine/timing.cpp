@@ -171,8 +171,8 @@ void time_backends(const std::vector<BackendSession*>& sessions, const std::vect
       }
       cudaEvent_t last = events[std::size_t(t.iterations - 1)].stop();
       if (sample_clocks && !monitor) {
-        // A burst: sampled on this thread, now that its launches are queued. Without power:
-        // NVML's reading is a one-second average, longer than the pass.
+        // A burst: sampled on this thread, now that its launches are queued. Without NVML's
+        // power reading, a one-second mean longer than the pass; the instant power stays.
         nlohmann::json during = sample_until([&] { return cudaEventQuery(last) != cudaErrorNotReady; },
                                              [&] {
                                                nlohmann::json s = sample_clocks();

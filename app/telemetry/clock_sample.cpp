@@ -82,6 +82,7 @@ void to_json(nlohmann::json& j, const ClockSample& sample) {
   j["mem_clock_mhz"] = json_or_null(sample.mem_clock_mhz);
   j["temperature_c"] = json_or_null(sample.temperature_c);
   j["power_w"] = json_or_null(sample.power_w);
+  j["power_instant_w"] = json_or_null(sample.power_instant_w);
   j["event_reasons"] = json_or_null(sample.event_reasons);
   j["reasons"] = sample.event_reasons ? nlohmann::json(sample.reason_names()) : nlohmann::json();
   j["slowed_down"] = sample.event_reasons ? nlohmann::json(sample.slowed_down()) : nlohmann::json();

@@ -16,7 +16,8 @@ struct ClockSample {
   std::optional<unsigned> sm_clock_mhz;
   std::optional<unsigned> mem_clock_mhz;
   std::optional<unsigned> temperature_c;
-  std::optional<double> power_w;
+  std::optional<double> power_w;                      // NVML's reading: a one-second mean on Ampere and newer
+  std::optional<double> power_instant_w;              // the power drawn at the sample (NVML_FI_DEV_POWER_INSTANT)
   std::optional<std::uint64_t> event_reasons;         // raw NVML bit mask; absent when NVML cannot say
   std::optional<unsigned> memory_temperature_c;       // HBM (NVML_FI_DEV_MEMORY_TEMP)
   std::optional<std::uint64_t> thermal_violation_ns;  // cumulative (nvmlDeviceGetViolationStatus, THERMAL)

@@ -52,7 +52,11 @@ std::string clock_summary(const nlohmann::json& clocks) {
     if (range != nullptr) {
       lo = std::min(lo, (*range)["min"].get<double>());
       hi = std::max(hi, (*range)["max"].get<double>());
-      if (const auto* w = statistic(*during, "power_w")) {
+      // NVML's one-second mean where the pass kept it (sustained), else the instant readings
+      // (a burst pass is shorter than that mean).
+      const nlohmann::json* w = statistic(*during, "power_w");
+      if (w == nullptr) w = statistic(*during, "power_instant_w");
+      if (w != nullptr) {
         watts += (*w)["mean"].get<double>();
         ++watt_passes;
       }

@@ -12,8 +12,9 @@ namespace vsa {
 // `clocks` is Timing::clocks: [{"pass", "before", "after", "during"?}, ...] with ClockSample
 // objects (telemetry/clock_sample.hpp). Per pass it uses the summary of the samples taken
 // during it where there is one (sustained passes, telemetry/pass_monitor.hpp), else the
-// sample taken after it: the SM clock range, the mean power of the sustained passes
-// ("at 1395-1620 MHz, 688 W, sw_power_cap"), then the slowdown reasons seen. Empty when
+// sample taken after it: the SM clock range, the mean power of the passes sampled during
+// (NVML's one-second mean in sustained passes, the instant power in burst passes;
+// "at 1395-1620 MHz, 688 W, sw_power_cap"), then the slowdown reasons seen. Empty when
 // no sample has an SM clock (no NVML, or a CPU backend).
 [[nodiscard]] std::string clock_summary(const nlohmann::json& clocks);
 

@@ -481,34 +481,46 @@ NvmlAnswer<unsigned> Nvml::temperature_threshold(NvmlDevice device, TemperatureT
   return {celsius, ""};
 }
 
-NvmlAnswer<unsigned> Nvml::memory_temperature(NvmlDevice device) const {
-  // nvmlDeviceGetFieldValues with NVML_FI_DEV_MEMORY_TEMP: the call can succeed while the
-  // field itself fails (its own nvmlReturn), so both are checked.
+NvmlAnswer<double> Nvml::field_value(NvmlDevice device, unsigned field_id, const char* field_name) const {
+  // nvmlDeviceGetFieldValues: the call can succeed while the field itself fails (its own
+  // nvmlReturn), so both are checked; the value comes in whichever type the driver chose.
   VSA_NVML_PRECONDITION(m_symbols->field_values, "nvmlDeviceGetFieldValues");
   nvmlFieldValue_t field{};
-  field.fieldId = NVML_FI_DEV_MEMORY_TEMP;
+  field.fieldId = field_id;
   const nvmlReturn_t status = m_symbols->field_values(as_nvml(device), 1, &field);
   if (status != NVML_SUCCESS) return {std::nullopt, "nvmlDeviceGetFieldValues: " + error_text(status)};
   if (field.nvmlReturn != NVML_SUCCESS)
-    return {std::nullopt, "nvmlDeviceGetFieldValues(NVML_FI_DEV_MEMORY_TEMP): " + error_text(field.nvmlReturn)};
+    return {std::nullopt, std::string("nvmlDeviceGetFieldValues(") + field_name + "): " + error_text(field.nvmlReturn)};
   switch (field.valueType) {
     case NVML_VALUE_TYPE_DOUBLE:
-      return {unsigned(field.value.dVal < 0 ? 0 : field.value.dVal), ""};
+      return {field.value.dVal, ""};
     case NVML_VALUE_TYPE_UNSIGNED_INT:
-      return {field.value.uiVal, ""};
+      return {double(field.value.uiVal), ""};
     case NVML_VALUE_TYPE_UNSIGNED_LONG:
-      return {unsigned(field.value.ulVal), ""};
+      return {double(field.value.ulVal), ""};
     case NVML_VALUE_TYPE_UNSIGNED_LONG_LONG:
-      return {unsigned(field.value.ullVal), ""};
+      return {double(field.value.ullVal), ""};
     case NVML_VALUE_TYPE_SIGNED_LONG_LONG:
-      return {unsigned(field.value.sllVal < 0 ? 0 : field.value.sllVal), ""};
+      return {double(field.value.sllVal), ""};
     case NVML_VALUE_TYPE_SIGNED_INT:
-      return {unsigned(field.value.siVal < 0 ? 0 : field.value.siVal), ""};
+      return {double(field.value.siVal), ""};
     case NVML_VALUE_TYPE_UNSIGNED_SHORT:
-      return {field.value.usVal, ""};
+      return {double(field.value.usVal), ""};
     default:
-      return {std::nullopt, "NVML_FI_DEV_MEMORY_TEMP has value type " + std::to_string(field.valueType)};
+      return {std::nullopt, std::string(field_name) + " has value type " + std::to_string(field.valueType)};
   }
+}
+
+NvmlAnswer<unsigned> Nvml::memory_temperature(NvmlDevice device) const {
+  const NvmlAnswer<double> c = field_value(device, NVML_FI_DEV_MEMORY_TEMP, "NVML_FI_DEV_MEMORY_TEMP");
+  if (!c.value) return {std::nullopt, c.why};
+  return {unsigned(*c.value < 0 ? 0 : *c.value), ""};
+}
+
+NvmlAnswer<double> Nvml::power_instant_w(NvmlDevice device) const {
+  const NvmlAnswer<double> mw = field_value(device, NVML_FI_DEV_POWER_INSTANT, "NVML_FI_DEV_POWER_INSTANT");
+  if (!mw.value) return {std::nullopt, mw.why};
+  return {*mw.value / 1000.0, ""};
 }
 
 NvmlAnswer<std::uint64_t> Nvml::thermal_violation_ns(NvmlDevice device) const {
@@ -654,6 +666,7 @@ ClockSample Nvml::sample(const NvmlSampleTarget& target) const {
   sample.mem_clock_mhz = clock_mhz(device, ClockDomain::memory);
   sample.temperature_c = temperature_c(device);
   sample.power_w = power_usage_w(device);
+  sample.power_instant_w = power_instant_w(device).value;
   sample.event_reasons = clock_event_reasons(device);
   sample.memory_temperature_c = memory_temperature(device).value;
   sample.thermal_violation_ns = thermal_violation_ns(device).value;

@@ -129,7 +129,10 @@ class Nvml {
   [[nodiscard]] std::optional<std::uint64_t> ecc_uncorrected_volatile(NvmlDevice device) const;
   [[nodiscard]] std::optional<std::uint64_t> ecc_uncorrected_aggregate(NvmlDevice device) const;
   [[nodiscard]] std::optional<double> power_limit_w(NvmlDevice device) const;  // enforced limit
+  // NVML's power reading: on Ampere (except GA100) and newer, the mean over the last second.
   [[nodiscard]] std::optional<double> power_usage_w(NvmlDevice device) const;
+  // The power drawn now (NVML_FI_DEV_POWER_INSTANT), what a pass shorter than a second drew.
+  [[nodiscard]] NvmlAnswer<double> power_instant_w(NvmlDevice device) const;
   [[nodiscard]] std::optional<unsigned> clock_mhz(NvmlDevice device, ClockDomain domain) const;
   [[nodiscard]] std::optional<unsigned> max_clock_mhz(NvmlDevice device, ClockDomain domain) const;
   [[nodiscard]] std::optional<bool> persistence_mode(NvmlDevice device) const;
@@ -181,6 +184,8 @@ class Nvml {
   struct Symbols;
   void load(const SymbolLookup& lookup, const std::string& origin);
   [[nodiscard]] std::string error_text(int code) const;
+  // One nvmlDeviceGetFieldValues field, whatever value type the driver answers in.
+  [[nodiscard]] NvmlAnswer<double> field_value(NvmlDevice device, unsigned field_id, const char* field_name) const;
 
   void* m_library = nullptr;  // dlopen handle; null when symbols came from a lookup
   std::unique_ptr<Symbols> m_symbols;

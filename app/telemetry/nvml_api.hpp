@@ -79,6 +79,10 @@ struct nvmlProcessInfo_t {
 // Field values (nvmlDeviceGetFieldValues, "Field Value Queries"): the memory (HBM) temperature has
 // no getter of its own, only NVML_FI_DEV_MEMORY_TEMP (82, since driver 418).
 inline constexpr unsigned NVML_FI_DEV_MEMORY_TEMP = 82;
+// nvmlDeviceGetPowerUsage is a one-second mean on Ampere (except GA100) and newer; the power drawn
+// at the moment of the query is NVML_FI_DEV_POWER_INSTANT (186, milliwatts; NVML API reference,
+// nvmlDeviceGetPowerUsage and the field value list).
+inline constexpr unsigned NVML_FI_DEV_POWER_INSTANT = 186;
 using nvmlValueType_t = int;
 inline constexpr nvmlValueType_t NVML_VALUE_TYPE_DOUBLE = 0;
 inline constexpr nvmlValueType_t NVML_VALUE_TYPE_UNSIGNED_INT = 1;

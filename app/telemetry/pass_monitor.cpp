@@ -88,7 +88,7 @@ void add_statistic(nlohmann::json& out, const std::vector<nlohmann::json>& sampl
 
 nlohmann::json summarize_pass_samples(const std::vector<nlohmann::json>& samples) {
   nlohmann::json out = {{"samples", samples.size()}};
-  for (const char* field : {"sm_clock_mhz", "power_w", "temperature_c", "memory_temperature_c"})
+  for (const char* field : {"sm_clock_mhz", "power_w", "power_instant_w", "temperature_c", "memory_temperature_c"})
     add_statistic(out, samples, field);
   // How many processes held a compute context on the GPU (ours included), from each sample's
   // pids, and every pid seen: a neighbour that came and went inside the pass is named too.

@@ -53,10 +53,26 @@ def sample_from(read: Callable[[str], Optional[float]]) -> dict:
         "mem_clock_mhz": read("mem_clock_mhz"),
         "temperature_c": read("temperature_c"),
         "power_w": read("power_w"),
+        "power_instant_w": read("power_instant_w"),
         "event_reasons": mask,
         "reasons": reason_names(mask) if mask is not None else [],
         "slowed_down": slowed_down(mask) if mask is not None else None,
     }
+
+
+# NVML_FI_DEV_POWER_INSTANT: the power drawn now, in milliwatts (nvmlDeviceGetPowerUsage is a
+# one-second mean on Ampere and newer), as app/telemetry/nvml_api.hpp reads it.
+POWER_INSTANT_FIELD = 186
+# nvmlValueType_t -> the member of nvmlValue_t that holds it.
+VALUE_MEMBERS = {0: "dVal", 1: "uiVal", 2: "ulVal", 3: "ullVal", 4: "sllVal", 5: "siVal", 6: "usVal"}
+
+
+def field_number(field) -> Optional[float]:
+    """The number an nvmlFieldValue_t holds, or None where the field itself failed."""
+    if field.nvmlReturn != 0:
+        return None
+    member = VALUE_MEMBERS.get(field.valueType)
+    return float(getattr(field.value, member)) if member else None
 
 
 @functools.lru_cache(maxsize=None)
@@ -80,6 +96,8 @@ def sampler_for(device_index: int) -> Optional[Callable[[], dict]]:
         "mem_clock_mhz": lambda: pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_MEM),
         "temperature_c": lambda: pynvml.nvmlDeviceGetTemperature(handle, pynvml.NVML_TEMPERATURE_GPU),
         "power_w": lambda: pynvml.nvmlDeviceGetPowerUsage(handle) / 1000.0,
+        "power_instant_w": lambda: field_number(
+            pynvml.nvmlDeviceGetFieldValues(handle, [POWER_INSTANT_FIELD])[0]) / 1000.0,
         "event_reasons": lambda: event_reasons(handle),
     }
 

@@ -18,9 +18,17 @@ assert cpp == sorted(n.REASONS), (cpp, n.REASONS)
 assert n.reason_names(0x4 | 0x1) == ["gpu_idle", "sw_power_cap"]
 assert n.reason_names(0x800) == ["unknown_0x800"]
 assert n.slowed_down(0x4) and not n.slowed_down(0x1 | 0x2 | 0x100)
-fields = {"sm_clock_mhz": 1545, "mem_clock_mhz": 3201, "temperature_c": 55, "power_w": 690.5, "event_reasons": 4}
+fields = {"sm_clock_mhz": 1545, "mem_clock_mhz": 3201, "temperature_c": 55, "power_w": 690.5, "power_instant_w": 702.1,
+          "event_reasons": 4}
 s = n.sample_from(fields.get)
 assert s == {**fields, "reasons": ["sw_power_cap"], "slowed_down": True}, s
+# The instant power's field id and the value types are the C++ sampler's (nvml_api.hpp).
+assert re.search(rf"NVML_FI_DEV_POWER_INSTANT = {n.POWER_INSTANT_FIELD};", (src / "app/telemetry/nvml_api.hpp").read_text())
+import types
+value = lambda **kw: types.SimpleNamespace(**{**{m: 0 for m in n.VALUE_MEMBERS.values()}, **kw})
+assert n.field_number(types.SimpleNamespace(nvmlReturn=0, valueType=1, value=value(uiVal=702100))) == 702100.0
+assert n.field_number(types.SimpleNamespace(nvmlReturn=0, valueType=0, value=value(dVal=1.5))) == 1.5
+assert n.field_number(types.SimpleNamespace(nvmlReturn=3, valueType=1, value=value(uiVal=5))) is None
 s = n.sample_from(lambda f: None)  # NVML could not say anything: nulls, no reasons
 assert s["sm_clock_mhz"] is None and s["event_reasons"] is None and s["slowed_down"] is None and s["reasons"] == [], s
 import peer_report

@@ -52,6 +52,8 @@ struct State {
   unsigned long long thermal_violation_ns = 7'000'000'000ULL;
   unsigned memory_c = 71;
   nvmlReturn_t memory_field_status = NVML_SUCCESS;  // the field's own return, the call succeeds
+  unsigned power_instant_mw = 512'340;
+  nvmlReturn_t power_field_status = NVML_SUCCESS;
   // Kernel-busy percent, one reading per call (the last repeats); an idle GPU by default.
   std::vector<unsigned> busy = {0};
   std::size_t busy_reads = 0;
@@ -140,9 +142,15 @@ nvmlReturn_t violation(nvmlDevice_t, nvmlPerfPolicyType_t policy, nvmlViolationT
 }
 nvmlReturn_t field_values(nvmlDevice_t, int count, nvmlFieldValue_t* values) {
   for (int i = 0; i < count; ++i) {
-    values[i].nvmlReturn = values[i].fieldId == NVML_FI_DEV_MEMORY_TEMP ? state->memory_field_status : 3;
+    values[i].nvmlReturn = 3;  // a field this fake does not know: Not Supported
     values[i].valueType = NVML_VALUE_TYPE_UNSIGNED_INT;
-    values[i].value.uiVal = state->memory_c;
+    if (values[i].fieldId == NVML_FI_DEV_MEMORY_TEMP) {
+      values[i].nvmlReturn = state->memory_field_status;
+      values[i].value.uiVal = state->memory_c;
+    } else if (values[i].fieldId == NVML_FI_DEV_POWER_INSTANT) {
+      values[i].nvmlReturn = state->power_field_status;
+      values[i].value.uiVal = state->power_instant_mw;
+    }
   }
   return NVML_SUCCESS;
 }
@@ -514,6 +522,24 @@ TEST(HealthGates, MissingEntryPointsAndNotSupportedAreStatedSkips) {
   const auto c = check_of(health_checks(monitored_run(n), {}), "xid");
   EXPECT_EQ(c.verdict, kSkip);
   EXPECT_NE(c.reason.find("Not Supported"), std::string::npos) << c.reason;
+}
+
+// The power drawn now, beside NVML's one-second mean: milliwatts as watts, in every sample, and
+// a stated reason where the driver does not have the field.
+TEST(HealthGates, InstantPowerIsReadThroughTheNvmlLayer) {
+  fake::State s;
+  fake::state = &s;
+  const Nvml nvml(fake::lookup, "fake-nvml");
+  const NvmlDevice device{fake::the_device()};
+  EXPECT_DOUBLE_EQ(*nvml.power_instant_w(device).value, 512.34);
+  EXPECT_DOUBLE_EQ(*nvml.sample(NvmlSampleTarget::whole(device)).power_instant_w, 512.34);
+  EXPECT_DOUBLE_EQ(nlohmann::json(nvml.sample(NvmlSampleTarget::whole(device)))["power_instant_w"].get<double>(),
+                   512.34);
+  s.power_field_status = nvml_api::NVML_ERROR_NOT_SUPPORTED;
+  EXPECT_EQ(nvml.power_instant_w(device).why, "nvmlDeviceGetFieldValues(NVML_FI_DEV_POWER_INSTANT): Not Supported (3)");
+  EXPECT_FALSE(nvml.sample(NvmlSampleTarget::whole(device)).power_instant_w);
+  EXPECT_TRUE(nlohmann::json(nvml.sample(NvmlSampleTarget::whole(device)))["power_instant_w"].is_null());
+  fake::state = nullptr;
 }
 
 TEST(HealthGates, ThermalEvidenceIsReadThroughTheNvmlLayer) {

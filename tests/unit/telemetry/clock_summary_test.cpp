@@ -66,6 +66,33 @@ TEST(ClockSummary, SustainedPassesUseTheSamplesDuringThem) {
   EXPECT_EQ(clock_summary(nlohmann::json::array({c})), "at 1700 MHz");
 }
 
+// A burst pass keeps no one-second mean power (it is shorter than that second): the summary
+// takes the instant readings instead, and a sustained pass's mean where it has one.
+TEST(ClockSummary, BurstPassesShowTheirInstantPower) {
+  std::vector<nlohmann::json> burst;
+  for (double watts : {610.0, 650.0}) {
+    ClockSample s;
+    s.sm_clock_mhz = 1980;
+    s.power_instant_w = watts;
+    s.event_reasons = 0;
+    nlohmann::json j = s;
+    j.erase("power_w");  // what timing.cpp leaves in a burst pass's samples
+    burst.push_back(j);
+  }
+  nlohmann::json a = pass_with(1980, 0);
+  a["during"] = summarize_pass_samples(burst);
+  EXPECT_EQ(a["during"]["power_instant_w"]["mean"], 630.0);
+  EXPECT_FALSE(a["during"].contains("power_w"));
+  EXPECT_EQ(clock_summary(nlohmann::json::array({a})), "at 1980 MHz, 630 W");
+  ClockSample both;
+  both.sm_clock_mhz = 1500;
+  both.power_w = 700.0;
+  both.power_instant_w = 640.0;
+  nlohmann::json b = pass_with(1500, 0);
+  b["during"] = summarize_pass_samples({both});
+  EXPECT_EQ(clock_summary(nlohmann::json::array({b})), "at 1500 MHz, 700 W");
+}
+
 TEST(ClockSummary, ShownNextToTflopsInTheReport) {
   Report r;
   testing::add_timing(r, "perf/S=65536", "sm90a", "fwd", 515.5);
