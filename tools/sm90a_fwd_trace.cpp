@@ -4,7 +4,7 @@
 // order kernel's dependency, each item's arrival, first scores and epilogue, and the end
 // (kernels/sm90a/trace.hpp); one traced launch right after a queue of normal ones, so the
 // launch sees the stream as the timed runs do. Printed beside the event-timed launch of the
-// normal and the traced variant, so the trace's own cost shows.
+// normal and the traced variant, timed in alternating batches, so the trace's own cost shows.
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -63,8 +63,8 @@ void run() {
                                            ": O rel error " + std::to_string(e.out_rel));
     }
 
-    const std::vector<float> normal = time_launches([&] { return backend.forward(a); }, stream);
-    const std::vector<float> with_trace = time_launches([&] { return backend.forward(traced); }, stream);
+    const auto [normal, with_trace] =
+        time_launches_alternating([&] { return backend.forward(a); }, [&] { return backend.forward(traced); }, stream);
     // A queue of normal launches, then the traced one behind them.
     for (int i = 0; i < 8; ++i) tools::require(backend.forward(a), "forward");
     trace.fill_bytes(0);
