@@ -171,15 +171,9 @@ void time_backends(const std::vector<BackendSession*>& sessions, const std::vect
       }
       cudaEvent_t last = events[std::size_t(t.iterations - 1)].stop();
       if (sample_clocks && !monitor) {
-        // A burst: sampled on this thread, now that its launches are queued. Without NVML's
-        // power reading, a one-second mean longer than the pass; the instant power stays.
+        // A burst: sampled on this thread, now that its launches are queued (burst_sample).
         nlohmann::json during = sample_until([&] { return cudaEventQuery(last) != cudaErrorNotReady; },
-                                             [&] {
-                                               nlohmann::json s = sample_clocks();
-                                               if (s.is_object()) s.erase("power_w");
-                                               return s;
-                                             },
-                                             kBurstPassPeriod);
+                                             [&] { return burst_sample(sample_clocks()); }, kBurstPassPeriod);
         if (!during.is_null()) sample["during"] = std::move(during);
       }
       cuda_check(cudaEventSynchronize(last), "timed runs");

@@ -34,8 +34,9 @@ struct NodeCheck {
 void to_json(nlohmann::json& j, const NodeCheck& check);
 void from_json(const nlohmann::json& j, NodeCheck& check);
 
-// A check that judged one timing's speed (kinds floor and clock_hold, named "KIND CASE BACKEND
-// OP", with case_name, backend and op set), as against the health gates, which judge a whole run.
+// A check about timings' speed (kinds floor and clock_hold, named "KIND CASE BACKEND OP", with
+// case_name, backend and op set; --require-floors' "floor (any)" names none of them, its failure
+// for an untimed backend no op), as against the health gates, which judge a whole run.
 [[nodiscard]] inline bool judges_a_timing(const NodeCheck& check) {
   return check.kind == "floor" || check.kind == "clock_hold";
 }

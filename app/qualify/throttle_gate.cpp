@@ -241,11 +241,13 @@ NodeCheck throttle_check(const Report& report, const HealthRecord& health, const
   }
   const HealthSnapshot& s = health.before;
   const Share share = thermal_share(e);
+  // A failed floor of a sustained case, by the case it judged (NodeCheck::case_name: a check name
+  // holding the case's name is not enough; "s16k" is in the name of s16k-burst's floors too).
   std::vector<std::string> slow_floors;
   for (const auto& f : floors)
     if (f.verdict == kFail && judges_a_timing(f) &&
         std::any_of(report.cases.begin(), report.cases.end(),
-                    [&](const CaseResult& r) { return sustained(r.spec) && f.name.find(r.name) != std::string::npos; }))
+                    [&](const CaseResult& r) { return sustained(r.spec) && f.case_name == r.name; }))
       slow_floors.push_back(f.name);
 
   json fractions = json::object();

@@ -2,8 +2,11 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <cstring>
+#include <limits>
 #include <type_traits>
+#include <vector>
 
 #include "telemetry/nvml_api.hpp"
 
@@ -481,16 +484,12 @@ NvmlAnswer<unsigned> Nvml::temperature_threshold(NvmlDevice device, TemperatureT
   return {celsius, ""};
 }
 
-NvmlAnswer<double> Nvml::field_value(NvmlDevice device, unsigned field_id, const char* field_name) const {
-  // nvmlDeviceGetFieldValues: the call can succeed while the field itself fails (its own
-  // nvmlReturn), so both are checked; the value comes in whichever type the driver chose.
-  VSA_NVML_PRECONDITION(m_symbols->field_values, "nvmlDeviceGetFieldValues");
-  nvmlFieldValue_t field{};
-  field.fieldId = field_id;
-  const nvmlReturn_t status = m_symbols->field_values(as_nvml(device), 1, &field);
-  if (status != NVML_SUCCESS) return {std::nullopt, "nvmlDeviceGetFieldValues: " + error_text(status)};
+namespace {
+
+// The number a field holds, in whichever type the driver chose, or why there is none.
+NvmlAnswer<double> field_number(const nvmlFieldValue_t& field, const char* name, const std::string& error) {
   if (field.nvmlReturn != NVML_SUCCESS)
-    return {std::nullopt, std::string("nvmlDeviceGetFieldValues(") + field_name + "): " + error_text(field.nvmlReturn)};
+    return {std::nullopt, std::string("nvmlDeviceGetFieldValues(") + name + "): " + error};
   switch (field.valueType) {
     case NVML_VALUE_TYPE_DOUBLE:
       return {field.value.dVal, ""};
@@ -507,20 +506,51 @@ NvmlAnswer<double> Nvml::field_value(NvmlDevice device, unsigned field_id, const
     case NVML_VALUE_TYPE_UNSIGNED_SHORT:
       return {double(field.value.usVal), ""};
     default:
-      return {std::nullopt, std::string(field_name) + " has value type " + std::to_string(field.valueType)};
+      return {std::nullopt, std::string(name) + " has value type " + std::to_string(field.valueType)};
   }
 }
 
-NvmlAnswer<unsigned> Nvml::memory_temperature(NvmlDevice device) const {
-  const NvmlAnswer<double> c = field_value(device, NVML_FI_DEV_MEMORY_TEMP, "NVML_FI_DEV_MEMORY_TEMP");
+NvmlAnswer<unsigned> as_celsius(const NvmlAnswer<double>& c) {
   if (!c.value) return {std::nullopt, c.why};
-  return {unsigned(*c.value < 0 ? 0 : *c.value), ""};
+  return {unsigned(std::clamp(*c.value, 0.0, double(std::numeric_limits<unsigned>::max()))), ""};
+}
+
+NvmlAnswer<double> watts_of(const NvmlAnswer<double>& mw) {
+  if (!mw.value) return {std::nullopt, mw.why};
+  return {*mw.value / 1000.0, ""};
+}
+
+constexpr NvmlField kMemoryTemperature{NVML_FI_DEV_MEMORY_TEMP, "NVML_FI_DEV_MEMORY_TEMP"};
+constexpr NvmlField kPowerInstant{NVML_FI_DEV_POWER_INSTANT, "NVML_FI_DEV_POWER_INSTANT"};
+
+}  // namespace
+
+std::vector<NvmlAnswer<double>> Nvml::field_values(NvmlDevice device, const std::vector<NvmlField>& fields) const {
+  // nvmlDeviceGetFieldValues, several fields in one call: the call can succeed while a field
+  // itself fails (its own nvmlReturn), so both are checked. scopeId 0 (zeroed): the GPU's own
+  // reading, not a module's.
+  const auto unanswered = [&]() -> NvmlAnswer<double> {  // as VSA_NVML_PRECONDITION, for every field
+    VSA_NVML_PRECONDITION(m_symbols->field_values, "nvmlDeviceGetFieldValues");
+    return {0.0, ""};
+  }();
+  if (!unanswered.value) return std::vector<NvmlAnswer<double>>(fields.size(), unanswered);
+  std::vector<nvmlFieldValue_t> values(fields.size());
+  for (std::size_t i = 0; i < fields.size(); ++i) values[i].fieldId = fields[i].id;
+  const nvmlReturn_t status = m_symbols->field_values(as_nvml(device), int(values.size()), values.data());
+  std::vector<NvmlAnswer<double>> answers;
+  for (std::size_t i = 0; i < fields.size(); ++i)
+    answers.push_back(status != NVML_SUCCESS
+                          ? NvmlAnswer<double>{std::nullopt, "nvmlDeviceGetFieldValues: " + error_text(status)}
+                          : field_number(values[i], fields[i].name, error_text(values[i].nvmlReturn)));
+  return answers;
+}
+
+NvmlAnswer<unsigned> Nvml::memory_temperature(NvmlDevice device) const {
+  return as_celsius(field_values(device, {kMemoryTemperature})[0]);
 }
 
 NvmlAnswer<double> Nvml::power_instant_w(NvmlDevice device) const {
-  const NvmlAnswer<double> mw = field_value(device, NVML_FI_DEV_POWER_INSTANT, "NVML_FI_DEV_POWER_INSTANT");
-  if (!mw.value) return {std::nullopt, mw.why};
-  return {*mw.value / 1000.0, ""};
+  return watts_of(field_values(device, {kPowerInstant})[0]);
 }
 
 NvmlAnswer<std::uint64_t> Nvml::thermal_violation_ns(NvmlDevice device) const {
@@ -666,9 +696,10 @@ ClockSample Nvml::sample(const NvmlSampleTarget& target) const {
   sample.mem_clock_mhz = clock_mhz(device, ClockDomain::memory);
   sample.temperature_c = temperature_c(device);
   sample.power_w = power_usage_w(device);
-  sample.power_instant_w = power_instant_w(device).value;
   sample.event_reasons = clock_event_reasons(device);
-  sample.memory_temperature_c = memory_temperature(device).value;
+  const auto fields = field_values(device, {kMemoryTemperature, kPowerInstant});  // one call for both
+  sample.memory_temperature_c = as_celsius(fields[0]).value;
+  sample.power_instant_w = watts_of(fields[1]).value;
   sample.thermal_violation_ns = thermal_violation_ns(device).value;
   if (!target.processes) {
     sample.compute_pids_why = target.why;

@@ -83,6 +83,12 @@ struct XidWait {
 };
 enum class InforomObject { oem, ecc, power };
 
+// A field of nvmlDeviceGetFieldValues: its id and the name errors give it.
+struct NvmlField {
+  unsigned id;
+  const char* name;
+};
+
 // nvmlTemperatureThresholds_t: where the GPU shuts down, begins hardware slowdown, begins
 // software slowdown for its memory temperature, may be throttled below base clock.
 enum class TemperatureThreshold { shutdown, slowdown, memory_max, gpu_max };
@@ -184,8 +190,10 @@ class Nvml {
   struct Symbols;
   void load(const SymbolLookup& lookup, const std::string& origin);
   [[nodiscard]] std::string error_text(int code) const;
-  // One nvmlDeviceGetFieldValues field, whatever value type the driver answers in.
-  [[nodiscard]] NvmlAnswer<double> field_value(NvmlDevice device, unsigned field_id, const char* field_name) const;
+  // nvmlDeviceGetFieldValues for several fields in one call, each in whatever value type the
+  // driver answers in, or why not.
+  [[nodiscard]] std::vector<NvmlAnswer<double>> field_values(NvmlDevice device,
+                                                             const std::vector<NvmlField>& fields) const;
 
   void* m_library = nullptr;  // dlopen handle; null when symbols came from a lookup
   std::unique_ptr<Symbols> m_symbols;

@@ -86,6 +86,11 @@ void add_statistic(nlohmann::json& out, const std::vector<nlohmann::json>& sampl
 
 }  // namespace
 
+nlohmann::json burst_sample(nlohmann::json sample) {
+  if (sample.is_object()) sample.erase("power_w");
+  return sample;
+}
+
 nlohmann::json summarize_pass_samples(const std::vector<nlohmann::json>& samples) {
   nlohmann::json out = {{"samples", samples.size()}};
   for (const char* field : {"sm_clock_mhz", "power_w", "power_instant_w", "temperature_c", "memory_temperature_c"})

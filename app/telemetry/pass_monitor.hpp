@@ -53,7 +53,11 @@ inline constexpr std::size_t kMaxBurstSamples = 1024;
                                           const std::function<nlohmann::json()>& sample,
                                           std::chrono::microseconds period);
 
-// {"samples": n, "sm_clock_mhz": {"min", "mean", "max"}, "power_w": {...},
+// A burst pass's sample: without NVML's power reading, a one-second mean longer than the pass;
+// the instant power (power_instant_w) stays.
+[[nodiscard]] nlohmann::json burst_sample(nlohmann::json sample);
+
+// {"samples": n, "sm_clock_mhz": {"min", "mean", "max"}, "power_w": {...}, "power_instant_w": {...},
 //  "temperature_c": {...}, "memory_temperature_c": {...}, "compute_processes": {...} (processes
 //  with a compute context, from each sample's compute_pids), "compute_pids": [every pid seen],
 //  "reasons": [every reason seen],

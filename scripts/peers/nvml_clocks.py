@@ -75,6 +75,12 @@ def field_number(field) -> Optional[float]:
     return float(getattr(field.value, member)) if member else None
 
 
+def instant_power_w(field) -> Optional[float]:
+    """NVML_FI_DEV_POWER_INSTANT's milliwatts as watts, or None where the field failed."""
+    mw = field_number(field)
+    return mw / 1000.0 if mw is not None else None
+
+
 @functools.lru_cache(maxsize=None)
 def sampler_for(device_index: int) -> Optional[Callable[[], dict]]:
     """A function returning one NVML sample of the CUDA device torch calls `device_index`
@@ -96,8 +102,7 @@ def sampler_for(device_index: int) -> Optional[Callable[[], dict]]:
         "mem_clock_mhz": lambda: pynvml.nvmlDeviceGetClockInfo(handle, pynvml.NVML_CLOCK_MEM),
         "temperature_c": lambda: pynvml.nvmlDeviceGetTemperature(handle, pynvml.NVML_TEMPERATURE_GPU),
         "power_w": lambda: pynvml.nvmlDeviceGetPowerUsage(handle) / 1000.0,
-        "power_instant_w": lambda: field_number(
-            pynvml.nvmlDeviceGetFieldValues(handle, [POWER_INSTANT_FIELD])[0]) / 1000.0,
+        "power_instant_w": lambda: instant_power_w(pynvml.nvmlDeviceGetFieldValues(handle, [POWER_INSTANT_FIELD])[0]),
         "event_reasons": lambda: event_reasons(handle),
     }
 

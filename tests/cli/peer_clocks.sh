@@ -29,6 +29,8 @@ value = lambda **kw: types.SimpleNamespace(**{**{m: 0 for m in n.VALUE_MEMBERS.v
 assert n.field_number(types.SimpleNamespace(nvmlReturn=0, valueType=1, value=value(uiVal=702100))) == 702100.0
 assert n.field_number(types.SimpleNamespace(nvmlReturn=0, valueType=0, value=value(dVal=1.5))) == 1.5
 assert n.field_number(types.SimpleNamespace(nvmlReturn=3, valueType=1, value=value(uiVal=5))) is None
+assert n.instant_power_w(types.SimpleNamespace(nvmlReturn=0, valueType=1, value=value(uiVal=702100))) == 702.1
+assert n.instant_power_w(types.SimpleNamespace(nvmlReturn=3, valueType=1, value=value(uiVal=5))) is None
 s = n.sample_from(lambda f: None)  # NVML could not say anything: nulls, no reasons
 assert s["sm_clock_mhz"] is None and s["event_reasons"] is None and s["slowed_down"] is None and s["reasons"] == [], s
 import peer_report

@@ -90,9 +90,16 @@ TEST(ThrottleGate, BriefSwThermalThatCostASustainedFloorFails) {
   slow.name = "floor qualify/fast/sustained-16k sm90a fwd";
   slow.kind = "floor";
   slow.verdict = kFail;
+  slow.case_name = "qualify/fast/sustained-16k";
   NodeCheck other = slow;
   other.name = "floor qualify/fast/perf-16k sm90a fwd";  // not a sustained case: not the slowdown's cost
+  other.case_name = "qualify/fast/perf-16k";
   EXPECT_EQ(throttle_check(r, thresholds(), {other}, ThrottlePolicy{}).verdict, kPass);
+  // A burst case whose name holds the sustained case's name is still another case.
+  NodeCheck burst = slow;
+  burst.name = "floor qualify/fast/sustained-16k-burst sm90a fwd";
+  burst.case_name = "qualify/fast/sustained-16k-burst";
+  EXPECT_EQ(throttle_check(r, thresholds(), {burst}, ThrottlePolicy{}).verdict, kPass);
   const NodeCheck c = throttle_check(r, thresholds(), {slow}, ThrottlePolicy{});
   EXPECT_EQ(c.verdict, kFail) << c.reason;
   EXPECT_TRUE(has(c.reason, "while floor qualify/fast/sustained-16k sm90a fwd failed")) << c.reason;

@@ -75,14 +75,13 @@ TEST(ClockSummary, BurstPassesShowTheirInstantPower) {
     s.sm_clock_mhz = 1980;
     s.power_instant_w = watts;
     s.event_reasons = 0;
-    nlohmann::json j = s;
-    j.erase("power_w");  // what timing.cpp leaves in a burst pass's samples
-    burst.push_back(j);
+    burst.push_back(burst_sample(s));  // what timing.cpp keeps of a burst pass's samples
   }
   nlohmann::json a = pass_with(1980, 0);
   a["during"] = summarize_pass_samples(burst);
   EXPECT_EQ(a["during"]["power_instant_w"]["mean"], 630.0);
   EXPECT_FALSE(a["during"].contains("power_w"));
+  EXPECT_TRUE(burst_sample(nullptr).is_null());  // no NVML: the sample stays null
   EXPECT_EQ(clock_summary(nlohmann::json::array({a})), "at 1980 MHz, 630 W");
   ClockSample both;
   both.sm_clock_mhz = 1500;
