@@ -374,6 +374,22 @@ TEST(FleetMerge, ACheckGoesWithTheCaseItsFieldsName) {
   EXPECT_EQ(f.nodes[0].problems[0].rfind("check floor a: FAIL VSA_E_SLOW_NODE", 0), 0U) << f.nodes[0].problems[0];
 }
 
+// A check whose fields name a case no merged report ran (a hand-edited or damaged report) is
+// not any case's: it stands as a run's checks do, the newest run's, and an older run's only
+// when it failed.
+TEST(FleetMerge, ACheckNamingNoCaseOfTheNodeIsTheRunsOwn) {
+  MergeFixture m;
+  m.full.report.checks[0].case_name = "gone";  // PASS, older report: dropped
+  m.full.report.checks[1].case_name = "gone";  // FAIL, older report: kept with its path
+  m.rerun.report.checks[0].case_name = "gone";
+  const Fleet f = analyse_fleet({m.full, m.rerun}, {});
+  ASSERT_EQ(f.nodes.size(), 1U);
+  EXPECT_EQ(f.nodes[0].merged_from[0].checks, (Strings{"floor a sm90a fwd"}));
+  EXPECT_EQ(f.nodes[0].verdict, verdict_name(kFail));
+  ASSERT_EQ(f.nodes[0].problems.size(), 1U);
+  EXPECT_EQ(f.nodes[0].problems[0], "check floor a sm90a fwd (n1-gpu0.json): FAIL VSA_E_SLOW_NODE slow");
+}
+
 TEST(FleetInput, NeedsAReport) { EXPECT_THROW((void)analyse_fleet({}, {}), std::invalid_argument); }
 
 }  // namespace
