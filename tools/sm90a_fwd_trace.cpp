@@ -63,8 +63,10 @@ void run() {
                                            ": O rel error " + std::to_string(e.out_rel));
     }
 
-    const auto [normal, with_trace] =
-        time_launches_alternating([&] { return backend.forward(a); }, [&] { return backend.forward(traced); }, stream);
+    const auto times =
+        time_launches_in_turn({[&] { return backend.forward(a); }, [&] { return backend.forward(traced); }}, stream);
+    const std::vector<float>& normal = times[0];
+    const std::vector<float>& with_trace = times[1];
     // A queue of normal launches, then the traced one behind them.
     for (int i = 0; i < 8; ++i) tools::require(backend.forward(a), "forward");
     trace.fill_bytes(0);

@@ -7,6 +7,10 @@ namespace vsa {
 void to_json(nlohmann::json& j, const NodeCheck& c) {
   j = {{"name", c.name},     {"kind", c.kind},   {"verdict", c.verdict},    {"code", c.code},
        {"reason", c.reason}, {"value", c.value}, {"threshold", c.threshold}};
+  add_timing_fields(j, c);
+}
+
+void add_timing_fields(nlohmann::json& j, const NodeCheck& c) {
   if (!c.case_name.empty()) j["case"] = c.case_name;
   if (!c.backend.empty()) j["backend"] = c.backend;
   if (!c.op.empty()) j["op"] = c.op;

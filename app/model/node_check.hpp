@@ -32,6 +32,8 @@ struct NodeCheck {
 };
 
 void to_json(nlohmann::json& j, const NodeCheck& check);
+// Adds "case", "backend" and "op" to `j`, each where the check has it (to_json, JSON Lines rows).
+void add_timing_fields(nlohmann::json& j, const NodeCheck& check);
 void from_json(const nlohmann::json& j, NodeCheck& check);
 
 // A check about timings' speed (kinds floor and clock_hold, named "KIND CASE BACKEND OP", with

@@ -324,7 +324,6 @@ std::vector<NodeCheck> floor_checks(const Report& report, const FloorTable& tabl
       if (b.verdict != kPass) continue;  // a failed or skipped backend says so itself
       for (const auto& t : b.timings) {
         const NodeCheck floor = timing_check("floor", c.name, b.backend, t.op);
-        const NodeCheck clock_hold = timing_check("clock_hold", c.name, b.backend, t.op);
         if (!gpu) {
           checks.push_back(skipped(floor,
                                    "the report does not name the GPU model (name, sm_count, sm_clock_max_mhz): no "
@@ -344,6 +343,7 @@ std::vector<NodeCheck> floor_checks(const Report& report, const FloorTable& tabl
           checks.push_back(skipped(
               floor, "no floor for " + to_string(*gpu) + ", " + b.backend + " " + t.op + " on this workload" + add));
         if (!sustained(c.spec)) continue;
+        const NodeCheck clock_hold = timing_check("clock_hold", c.name, b.backend, t.op);
         const auto held = held_clock_mhz(t);
         if (!held) {
           checks.push_back(

@@ -88,9 +88,7 @@ std::string render_jsonl(const std::vector<Report>& reports) {
                 {"reason", k.reason},
                 {"value", k.value},
                 {"threshold", k.threshold}});
-      if (!k.case_name.empty()) j["case"] = k.case_name;  // a timing check: what it judged, as timing rows say it
-      if (!k.backend.empty()) j["backend"] = k.backend;
-      if (!k.op.empty()) j["op"] = k.op;
+      add_timing_fields(j, k);  // a timing check: what it judged, as timing rows say it
       out << j.dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
     }
     if (r.cases.empty() && r.exit_code != kExitOk) {

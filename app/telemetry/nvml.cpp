@@ -486,10 +486,8 @@ NvmlAnswer<unsigned> Nvml::temperature_threshold(NvmlDevice device, TemperatureT
 
 namespace {
 
-// The number a field holds, in whichever type the driver chose, or why there is none.
-NvmlAnswer<double> field_number(const nvmlFieldValue_t& field, const char* name, const std::string& error) {
-  if (field.nvmlReturn != NVML_SUCCESS)
-    return {std::nullopt, std::string("nvmlDeviceGetFieldValues(") + name + "): " + error};
+// The number a field that answered holds, in whichever type the driver chose.
+NvmlAnswer<double> field_number(const nvmlFieldValue_t& field, const char* name) {
   switch (field.valueType) {
     case NVML_VALUE_TYPE_DOUBLE:
       return {field.value.dVal, ""};
@@ -537,11 +535,15 @@ std::vector<NvmlAnswer<double>> Nvml::field_values(NvmlDevice device, const std:
   std::vector<nvmlFieldValue_t> values(fields.size());
   for (std::size_t i = 0; i < fields.size(); ++i) values[i].fieldId = fields[i].id;
   const nvmlReturn_t status = m_symbols->field_values(as_nvml(device), int(values.size()), values.data());
+  if (status != NVML_SUCCESS)
+    return std::vector<NvmlAnswer<double>>(fields.size(),
+                                           {std::nullopt, "nvmlDeviceGetFieldValues: " + error_text(status)});
   std::vector<NvmlAnswer<double>> answers;
   for (std::size_t i = 0; i < fields.size(); ++i)
-    answers.push_back(status != NVML_SUCCESS
-                          ? NvmlAnswer<double>{std::nullopt, "nvmlDeviceGetFieldValues: " + error_text(status)}
-                          : field_number(values[i], fields[i].name, error_text(values[i].nvmlReturn)));
+    answers.push_back(values[i].nvmlReturn == NVML_SUCCESS
+                          ? field_number(values[i], fields[i].name)
+                          : NvmlAnswer<double>{std::nullopt, std::string("nvmlDeviceGetFieldValues(") + fields[i].name +
+                                                                 "): " + error_text(values[i].nvmlReturn)});
   return answers;
 }
 

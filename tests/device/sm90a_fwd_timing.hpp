@@ -9,7 +9,6 @@
 #include <functional>
 #include <limits>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "event_timer.hpp"
@@ -117,48 +116,33 @@ inline ItemError check_item(const FwdProblem& p, std::int64_t item, const std::v
 }
 
 // Batches of back-to-back launches keep the queue full, so host-side launch work (tensor
-// maps, two launches) overlaps the previous run as it would inside a model. Returns the
-// per-launch time of each batch in ms, sorted.
-inline std::vector<float> time_launches(const std::function<Status()>& launch, cudaStream_t stream, int batches = 20,
-                                        int per_batch = 10, int warmup = 5) {
-  for (int i = 0; i < warmup; ++i)
+// maps, two launches) overlaps the previous run as it would inside a model. Several launches
+// take turns batch by batch (A B A B ...), so all see the same clocks, where timing all of A
+// before all of B gives B whatever the card's boost did meanwhile (run 53: on an H100 the plain
+// forward read 10-16% slower than the H200's and its traced variant only 4-8%, each timed in
+// its own block). Returns, per launch, the per-launch time of each batch in ms, sorted.
+inline std::vector<std::vector<float>> time_launches_in_turn(const std::vector<std::function<Status()>>& launches,
+                                                             cudaStream_t stream, int batches = 20, int per_batch = 10,
+                                                             int warmup = 5) {
+  const auto run = [](const std::function<Status()>& launch) {
     if (Status st = launch(); !st.ok()) throw std::runtime_error(st.error);
+  };
+  for (int i = 0; i < warmup; ++i)
+    for (const auto& launch : launches) run(launch);
   EventTimer timer;
-  std::vector<float> ms;
-  for (int b = 0; b < batches; ++b) {
-    const float t = timer.time_ms(stream, [&] {
-      for (int i = 0; i < per_batch; ++i)
-        if (Status st = launch(); !st.ok()) throw std::runtime_error(st.error);
-    });
-    ms.push_back(t / float(per_batch));
-  }
-  std::sort(ms.begin(), ms.end());
+  std::vector<std::vector<float>> ms(launches.size());
+  for (int b = 0; b < batches; ++b)
+    for (std::size_t l = 0; l < launches.size(); ++l)
+      ms[l].push_back(timer.time_ms(stream, [&] {
+        for (int i = 0; i < per_batch; ++i) run(launches[l]);
+      }) / float(per_batch));
+  for (auto& times : ms) std::sort(times.begin(), times.end());
   return ms;
 }
 
-// Two launches timed in alternating batches (A B A B ...), each returned as time_launches
-// does: both see the same clocks, where timing all of A before all of B gives B whatever
-// the card's boost did meanwhile (run 53: on an H100 the plain forward read 10-16% slower
-// than the H200's and its traced variant only 4-8%, each timed in its own block).
-inline std::pair<std::vector<float>, std::vector<float>> time_launches_alternating(const std::function<Status()>& a,
-                                                                                   const std::function<Status()>& b,
-                                                                                   cudaStream_t stream,
-                                                                                   int batches = 20, int per_batch = 10,
-                                                                                   int warmup = 5) {
-  for (int i = 0; i < warmup; ++i)
-    for (const auto* launch : {&a, &b})
-      if (Status st = (*launch)(); !st.ok()) throw std::runtime_error(st.error);
-  EventTimer timer;
-  std::pair<std::vector<float>, std::vector<float>> ms;
-  for (int batch = 0; batch < batches; ++batch)
-    for (auto [launch, out] : {std::pair{&a, &ms.first}, std::pair{&b, &ms.second}})
-      out->push_back(timer.time_ms(stream, [&] {
-        for (int i = 0; i < per_batch; ++i)
-          if (Status st = (*launch)(); !st.ok()) throw std::runtime_error(st.error);
-      }) / float(per_batch));
-  std::sort(ms.first.begin(), ms.first.end());
-  std::sort(ms.second.begin(), ms.second.end());
-  return ms;
+inline std::vector<float> time_launches(const std::function<Status()>& launch, cudaStream_t stream, int batches = 20,
+                                        int per_batch = 10, int warmup = 5) {
+  return time_launches_in_turn({launch}, stream, batches, per_batch, warmup)[0];
 }
 
 [[nodiscard]] inline double forward_tflops(double pairs, double seconds) {
