@@ -403,18 +403,20 @@ namespace {
 std::string missing(const char* symbol) { return std::string(symbol) + " is missing from this NVML"; }
 }  // namespace
 
-// Why a health getter has no value: not loaded, no device, the entry point missing, or the call failed.
-#define VSA_NVML_PRECONDITION(fn, symbol)                                       \
-  if (!m_initialized) return {std::nullopt, "NVML unavailable: " + m_error};    \
-  if (device.handle == nullptr) return {std::nullopt, "no NVML device handle"}; \
-  if ((fn) == nullptr) return {                                                 \
-      std::nullopt, missing(symbol)                                             \
-    }
+std::optional<std::string> Nvml::unanswerable(NvmlDevice device, bool has_entry_point, const char* symbol) const {
+  // Why a health getter has no value before it calls NVML: not loaded, no device, or the entry
+  // point missing from this driver's NVML.
+  if (!m_initialized) return "NVML unavailable: " + m_error;
+  if (device.handle == nullptr) return "no NVML device handle";
+  if (!has_entry_point) return missing(symbol);
+  return std::nullopt;
+}
 
 NvmlAnswer<RemappedRows> Nvml::remapped_rows(NvmlDevice device) const {
   // nvmlDeviceGetRemappedRows ("Device Queries", Ampere or newer): rows remapped per cause,
   // whether a remap waits for a reset, whether one ever failed. Not supported under active MIG.
-  VSA_NVML_PRECONDITION(m_symbols->remapped_rows, "nvmlDeviceGetRemappedRows");
+  if (auto why = unanswerable(device, m_symbols->remapped_rows != nullptr, "nvmlDeviceGetRemappedRows"))
+    return {std::nullopt, *why};
   unsigned corr = 0, unc = 0, pending = 0, failure = 0;
   const nvmlReturn_t status = m_symbols->remapped_rows(as_nvml(device), &corr, &unc, &pending, &failure);
   if (status != NVML_SUCCESS) return {std::nullopt, "nvmlDeviceGetRemappedRows: " + error_text(status)};
@@ -424,7 +426,8 @@ NvmlAnswer<RemappedRows> Nvml::remapped_rows(NvmlDevice device) const {
 NvmlAnswer<unsigned> Nvml::retired_pages(NvmlDevice device, bool double_bit) const {
   // nvmlDeviceGetRetiredPages ("Device Queries", Kepler or newer): the pages of one cause,
   // including pending ones. A too-small buffer still returns the count (INSUFFICIENT_SIZE).
-  VSA_NVML_PRECONDITION(m_symbols->retired_pages, "nvmlDeviceGetRetiredPages");
+  if (auto why = unanswerable(device, m_symbols->retired_pages != nullptr, "nvmlDeviceGetRetiredPages"))
+    return {std::nullopt, *why};
   std::vector<unsigned long long> addresses(256);
   unsigned count = unsigned(addresses.size());
   const nvmlReturn_t status =
@@ -439,7 +442,8 @@ NvmlAnswer<unsigned> Nvml::retired_pages(NvmlDevice device, bool double_bit) con
 
 NvmlAnswer<bool> Nvml::retired_pages_pending(NvmlDevice device) const {
   // nvmlDeviceGetRetiredPagesPendingStatus: pages that need a reboot (driver reload) to retire.
-  VSA_NVML_PRECONDITION(m_symbols->retired_pending, "nvmlDeviceGetRetiredPagesPendingStatus");
+  if (auto why = unanswerable(device, m_symbols->retired_pending != nullptr, "nvmlDeviceGetRetiredPagesPendingStatus"))
+    return {std::nullopt, *why};
   nvmlEnableState_t pending = NVML_FEATURE_DISABLED;
   const nvmlReturn_t status = m_symbols->retired_pending(as_nvml(device), &pending);
   if (status != NVML_SUCCESS) return {std::nullopt, "nvmlDeviceGetRetiredPagesPendingStatus: " + error_text(status)};
@@ -448,7 +452,8 @@ NvmlAnswer<bool> Nvml::retired_pages_pending(NvmlDevice device) const {
 
 NvmlAnswer<std::uint64_t> Nvml::ecc_volatile(NvmlDevice device, bool corrected) const {
   // nvmlDeviceGetTotalEccErrors with NVML_VOLATILE_ECC: counts since the driver loaded.
-  VSA_NVML_PRECONDITION(m_symbols->ecc_errors, "nvmlDeviceGetTotalEccErrors");
+  if (auto why = unanswerable(device, m_symbols->ecc_errors != nullptr, "nvmlDeviceGetTotalEccErrors"))
+    return {std::nullopt, *why};
   unsigned long long count = 0;
   const nvmlReturn_t status = m_symbols->ecc_errors(
       as_nvml(device), corrected ? NVML_MEMORY_ERROR_TYPE_CORRECTED : NVML_MEMORY_ERROR_TYPE_UNCORRECTED,
@@ -477,7 +482,8 @@ NvmlAnswer<unsigned> Nvml::temperature_threshold(NvmlDevice device, TemperatureT
   // nvmlDeviceGetTemperatureThreshold ("Device Queries", Kepler or newer). NVML notes that Ada
   // and newer parts prefer the NVML_FI_DEV_TEMPERATURE_*_TLIMIT fields; an answer of
   // NOT_SUPPORTED there is stated, not guessed.
-  VSA_NVML_PRECONDITION(m_symbols->temperature_threshold, "nvmlDeviceGetTemperatureThreshold");
+  if (auto why = unanswerable(device, m_symbols->temperature_threshold != nullptr, "nvmlDeviceGetTemperatureThreshold"))
+    return {std::nullopt, *why};
   unsigned celsius = 0;
   const nvmlReturn_t status = m_symbols->temperature_threshold(as_nvml(device), threshold_type(which), &celsius);
   if (status != NVML_SUCCESS) return {std::nullopt, "nvmlDeviceGetTemperatureThreshold: " + error_text(status)};
@@ -527,11 +533,8 @@ std::vector<NvmlAnswer<double>> Nvml::field_values(NvmlDevice device, const std:
   // nvmlDeviceGetFieldValues, several fields in one call: the call can succeed while a field
   // itself fails (its own nvmlReturn), so both are checked. scopeId 0 (zeroed): the GPU's own
   // reading, not a module's.
-  const auto unanswered = [&]() -> NvmlAnswer<double> {  // as VSA_NVML_PRECONDITION, for every field
-    VSA_NVML_PRECONDITION(m_symbols->field_values, "nvmlDeviceGetFieldValues");
-    return {0.0, ""};
-  }();
-  if (!unanswered.value) return std::vector<NvmlAnswer<double>>(fields.size(), unanswered);
+  if (auto why = unanswerable(device, m_symbols->field_values != nullptr, "nvmlDeviceGetFieldValues"))
+    return std::vector<NvmlAnswer<double>>(fields.size(), {std::nullopt, *why});
   std::vector<nvmlFieldValue_t> values(fields.size());
   for (std::size_t i = 0; i < fields.size(); ++i) values[i].fieldId = fields[i].id;
   const nvmlReturn_t status = m_symbols->field_values(as_nvml(device), int(values.size()), values.data());
@@ -558,7 +561,8 @@ NvmlAnswer<double> Nvml::power_instant_w(NvmlDevice device) const {
 NvmlAnswer<std::uint64_t> Nvml::thermal_violation_ns(NvmlDevice device) const {
   // nvmlDeviceGetViolationStatus(NVML_PERF_POLICY_THERMAL): "how long did thermal violations
   // cause the GPU to be below application clocks", cumulative nanoseconds.
-  VSA_NVML_PRECONDITION(m_symbols->violation_status, "nvmlDeviceGetViolationStatus");
+  if (auto why = unanswerable(device, m_symbols->violation_status != nullptr, "nvmlDeviceGetViolationStatus"))
+    return {std::nullopt, *why};
   nvmlViolationTime_t time{};
   const nvmlReturn_t status = m_symbols->violation_status(as_nvml(device), NVML_PERF_POLICY_THERMAL, &time);
   if (status != NVML_SUCCESS)
@@ -567,8 +571,8 @@ NvmlAnswer<std::uint64_t> Nvml::thermal_violation_ns(NvmlDevice device) const {
 }
 
 NvmlAnswer<bool> Nvml::mig_enabled(NvmlDevice device) const {
-  if (!m_initialized) return {std::nullopt, "NVML unavailable: " + m_error};
-  if (device.handle == nullptr) return {std::nullopt, "no NVML device handle"};
+  // A missing entry point is an answer here, not a reason (below), so only the first two hold.
+  if (auto why = unanswerable(device, /*has_entry_point=*/true, "nvmlDeviceGetMigMode")) return {std::nullopt, *why};
   // An NVML without the entry point predates MIG, so its GPUs cannot be in MIG mode.
   if (m_symbols->mig_mode == nullptr) return {false, ""};
   unsigned current = 0, pending = 0;
@@ -580,7 +584,8 @@ NvmlAnswer<bool> Nvml::mig_enabled(NvmlDevice device) const {
 }
 
 NvmlAnswer<unsigned> Nvml::kernel_busy_percent(NvmlDevice device) const {
-  VSA_NVML_PRECONDITION(m_symbols->utilization, "nvmlDeviceGetUtilizationRates");
+  if (auto why = unanswerable(device, m_symbols->utilization != nullptr, "nvmlDeviceGetUtilizationRates"))
+    return {std::nullopt, *why};
   nvmlUtilization_t utilization{};
   const nvmlReturn_t status = m_symbols->utilization(as_nvml(device), &utilization);
   if (status != NVML_SUCCESS) return {std::nullopt, "nvmlDeviceGetUtilizationRates: " + error_text(status)};
@@ -590,7 +595,9 @@ NvmlAnswer<unsigned> Nvml::kernel_busy_percent(NvmlDevice device) const {
 NvmlAnswer<std::vector<GpuProcess>> Nvml::compute_processes(NvmlDevice device) const {
   // nvmlDeviceGetComputeRunningProcesses_v3: the processes with a compute context on the device.
   // The list can grow between two calls, so a too-small buffer is grown and asked again.
-  VSA_NVML_PRECONDITION(m_symbols->compute_processes, "nvmlDeviceGetComputeRunningProcesses_v3");
+  if (auto why =
+          unanswerable(device, m_symbols->compute_processes != nullptr, "nvmlDeviceGetComputeRunningProcesses_v3"))
+    return {std::nullopt, *why};
   std::vector<nvmlProcessInfo_t> infos(16);
   for (int attempt = 0; attempt < 4; ++attempt) {
     unsigned count = unsigned(infos.size());
@@ -625,14 +632,16 @@ NvmlAnswer<PcieLink> read_link(nvmlDeviceGetPcie_fn gen, const char* gen_symbol,
 NvmlAnswer<PcieLink> Nvml::pcie_link(NvmlDevice device) const {
   // nvmlDeviceGetCurrPcieLinkGeneration / ...Width ("Device Queries"): the link as trained now;
   // an idle GPU may train down to save power, so health.cpp samples it under load.
-  VSA_NVML_PRECONDITION(m_symbols->pcie_gen, "nvmlDeviceGetCurrPcieLinkGeneration");
+  if (auto why = unanswerable(device, m_symbols->pcie_gen != nullptr, "nvmlDeviceGetCurrPcieLinkGeneration"))
+    return {std::nullopt, *why};
   return read_link(m_symbols->pcie_gen, "nvmlDeviceGetCurrPcieLinkGeneration", m_symbols->pcie_width,
                    "nvmlDeviceGetCurrPcieLinkWidth", as_nvml(device), [this](int c) { return error_text(c); });
 }
 
 NvmlAnswer<PcieLink> Nvml::pcie_link_max(NvmlDevice device) const {
   // nvmlDeviceGetMaxPcieLinkGeneration / ...Width: the most "possible with this device and system".
-  VSA_NVML_PRECONDITION(m_symbols->pcie_gen_max, "nvmlDeviceGetMaxPcieLinkGeneration");
+  if (auto why = unanswerable(device, m_symbols->pcie_gen_max != nullptr, "nvmlDeviceGetMaxPcieLinkGeneration"))
+    return {std::nullopt, *why};
   return read_link(m_symbols->pcie_gen_max, "nvmlDeviceGetMaxPcieLinkGeneration", m_symbols->pcie_width_max,
                    "nvmlDeviceGetMaxPcieLinkWidth", as_nvml(device), [this](int c) { return error_text(c); });
 }
@@ -641,7 +650,8 @@ NvmlAnswer<void*> Nvml::open_xid_events(NvmlDevice device) const {
   // "Event Handling Methods": nvmlEventSetCreate, then nvmlDeviceRegisterEvents with
   // nvmlEventTypeXidCriticalError (Linux only; events before the call are not recorded).
   // NOT_SUPPORTED leaves the set usable but empty: that is a SKIP, so the set is freed.
-  VSA_NVML_PRECONDITION(m_symbols->event_set_create, "nvmlEventSetCreate");
+  if (auto why = unanswerable(device, m_symbols->event_set_create != nullptr, "nvmlEventSetCreate"))
+    return {std::nullopt, *why};
   if (m_symbols->register_events == nullptr) return {std::nullopt, missing("nvmlDeviceRegisterEvents")};
   if (m_symbols->event_set_wait == nullptr) return {std::nullopt, missing("nvmlEventSetWait_v2")};
   if (m_symbols->event_set_free == nullptr) return {std::nullopt, missing("nvmlEventSetFree")};
@@ -683,8 +693,6 @@ void Nvml::close_xid_events(void* event_set) const {
   if (event_set != nullptr && m_symbols->event_set_free != nullptr)
     m_symbols->event_set_free(static_cast<nvmlEventSet_t>(event_set));
 }
-
-#undef VSA_NVML_PRECONDITION
 
 const Nvml& shared_nvml() {
   static const Nvml nvml;  // thread-safe initialisation

@@ -190,6 +190,9 @@ class Nvml {
   struct Symbols;
   void load(const SymbolLookup& lookup, const std::string& origin);
   [[nodiscard]] std::string error_text(int code) const;
+  // Why a getter cannot ask NVML at all (not loaded, no device, no such entry point), or nothing.
+  [[nodiscard]] std::optional<std::string> unanswerable(NvmlDevice device, bool has_entry_point,
+                                                        const char* symbol) const;
   // nvmlDeviceGetFieldValues for several fields in one call, each in whatever value type the
   // driver answers in, or why not.
   [[nodiscard]] std::vector<NvmlAnswer<double>> field_values(NvmlDevice device,
