@@ -104,7 +104,16 @@ ResumePlan plan_resume(const ReportFile& f, const ResumingRun& run) {
     plan.refusal = refuse(f, "it ran on node \"" + printable(host) + "\", this is \"" + printable(run.hostname) + "\"");
     return plan;
   }
-  if (f.tool != run.tool || r.backends != run.backends) {
+  // The report's GPU among this run's (-1: none of them, or a CPU report), whose own kernel
+  // images its backends list (kernel_images.hpp).
+  int device_index = -1;
+  if (r.device.is_object())
+    for (std::size_t i = 0; i < run.devices.size() && device_index < 0; ++i)
+      if (same_gpu(r.device, run.devices[i])) device_index = int(i);
+  const json& backends = device_index >= 0 && std::size_t(device_index) < run.device_backends.size()
+                             ? run.device_backends[std::size_t(device_index)]
+                             : run.backends;
+  if (f.tool != run.tool || r.backends != backends) {
     plan.refusal = refuse(f, "it was written by another vsa-bench binary (" + printable(f.tool.dump()) + ")");
     return plan;
   }
@@ -113,11 +122,10 @@ ResumePlan plan_resume(const ReportFile& f, const ResumingRun& run) {
     return plan;
   }
   if (r.device.is_object()) {
-    for (std::size_t i = 0; i < run.devices.size(); ++i)
-      if (same_gpu(r.device, run.devices[i])) {
-        plan.device_index = int(i);
-        return plan;
-      }
+    if (device_index >= 0) {
+      plan.device_index = device_index;
+      return plan;
+    }
     plan.refusal = refuse(f, "its GPU, " + printable(gpu_name(r.device)) + ", is not one this run can use");
     return plan;
   }

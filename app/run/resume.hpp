@@ -18,11 +18,13 @@ namespace vsa {
 
 // The run that wants to continue the report.
 struct ResumingRun {
-  nlohmann::json suites;                // as a report holds them (name, source, description)
-  std::vector<CaseSpec> cases;          // what this run would run, in order
-  std::string hostname;                 // this node
-  nlohmann::json tool;                  // this binary (report_tool_json())
-  nlohmann::json backends;              // this binary's backends, as a report holds them
+  nlohmann::json suites;        // as a report holds them (name, source, description)
+  std::vector<CaseSpec> cases;  // what this run would run, in order
+  std::string hostname;         // this node
+  nlohmann::json tool;          // this binary (report_tool_json())
+  nlohmann::json backends;      // this binary's backends, as a CPU report holds them
+  // Per devices[i]: the same as that GPU's report holds them (its own kernel images); empty: `backends`.
+  std::vector<nlohmann::json> device_backends;
   std::string label;                    // --label ("" when not given)
   std::vector<nlohmann::json> devices;  // the fingerprints of the GPUs this run may use (uuid, name, pci_bus_id)
 };

@@ -27,6 +27,7 @@
 #include "suite/suite.hpp"
 #include "qualify/backend_alias.hpp"
 #include "run/gpu_expectation.hpp"
+#include "run/kernel_images.hpp"
 #include "run/node_qualification.hpp"
 #include "run/output_paths.hpp"
 #include "run/plugin_inspection.hpp"
@@ -267,15 +268,22 @@ struct Discovery {
   // H200 the cuda-ref backend's question (cudaFuncGetAttributes) left a 518 MiB context of the
   // supervisor on the GPU for the whole run, beside every worker (notes/runs.md, run 49).
   json images = json::object();
+  // GPU ordinal (as a string) -> the images of that GPU's own kernels, where the worker could
+  // ask it (run/kernel_images.hpp); a report of a GPU records these, not `images`.
+  json images_by_device = json::object();
 };
 
-Discovery discover_devices(bool isolate) {
+Discovery discover_devices(bool isolate, const Registry& registry) {
   Discovery d;
   if (!isolate) {
     const DeviceQuery q = query_devices();
     // The same facts a discovery worker gives (its CUDA half of the fingerprint included).
     for (const auto& dev : q.devices) d.devices.push_back(device_facts(dev));
     d.note = q.note;
+    // What a discovery worker answers, asked in this process: `run --no-isolate` initialises CUDA here anyway.
+    d.images = registry_images(registry);
+    d.images_by_device =
+        images_per_capability(q.devices, [&](int ordinal) { return registry_images_on(registry, ordinal); });
     return d;
   }
   WorkerProcess worker({self_executable(), "__worker", "--device", "-1"});
@@ -289,6 +297,8 @@ Discovery discover_devices(bool isolate) {
   for (const auto& dev : reply->at("devices")) d.devices.push_back(dev);
   d.note = reply->value("note", "");
   if (const auto images = reply->find("images"); images != reply->end() && images->is_object()) d.images = *images;
+  if (const auto per = reply->find("images_by_device"); per != reply->end() && per->is_object())
+    d.images_by_device = *per;
   return d;
 }
 
@@ -592,6 +602,7 @@ int resume_target(const ReportFile& report, const RunOptions& o, const json& sui
     for (const auto& dev : d.devices)
       if (dev.value("ordinal", -2) == t) facts = dev;
     run.devices.push_back(collect_device_json(t, facts));
+    run.device_backends.push_back(backends_json(registry, images_for_target(d.images_by_device, d.images, t)));
     gpus.push_back(t);
   }
   const ResumePlan plan = plan_resume(report, run);
@@ -706,7 +717,8 @@ RunSummary run_suites(const RunOptions& o) {
   // reading (qualify/idle_utilization.hpp): without persistence mode, a GPU left by its last
   // client is torn down and brought up again, which can read as busy (ECC scrubbing).
   if (qualification.enabled()) (void)shared_nvml();
-  const Discovery discovery = o.devices == "none" ? Discovery{{}, "--devices none"} : discover_devices(o.isolate);
+  const Discovery discovery =
+      o.devices == "none" ? Discovery{{}, "--devices none"} : discover_devices(o.isolate, registry);
   if (!o.label.empty() && file_name_part(o.label) != o.label)
     throw SuiteError("--label \"" + printable(o.label) +
                      "\": use letters, digits, '.', '_' and '-' only, not starting with '.' (it names report files "
@@ -756,7 +768,7 @@ RunSummary run_suites(const RunOptions& o) {
     r.planned_cases = planned;
     r.node = node;
     r.suites = suites_json;
-    r.backends = backends_json(registry, discovery.images);
+    r.backends = backends_json(registry, images_for_target(discovery.images_by_device, discovery.images, targets[i]));
     r.plugins = plugins.plugins;
     r.probes = o.probes;
     r.complete = false;

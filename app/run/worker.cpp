@@ -12,6 +12,7 @@
 #include "engine/case_runner.hpp"
 #include "engine/devices.hpp"
 #include "run/device_facts.hpp"
+#include "run/kernel_images.hpp"
 #include "suite/suite.hpp"
 #include "telemetry/clock_sampler.hpp"
 #include "vsa/registry.hpp"
@@ -115,9 +116,15 @@ int worker_main(int device_ordinal, const std::vector<std::string>& plugin_paths
       for (const auto& d : devices().devices) list.push_back(device_facts(d));
       // The images each backend's kernels load from, asked here: on a GPU that means CUDA
       // (cuda-ref asks the driver which image it loaded), which the supervisor must not touch.
-      nlohmann::json images = nlohmann::json::object();
-      for (const auto& b : registry.all()) images[b->name()] = b->compiled_images();
-      reply({{"event", "hello"}, {"devices", list}, {"note", devices().note}, {"images", images}});
+      // "images": on the current device (the CPU target's record); "images_by_device": each GPU's own.
+      const nlohmann::json images = registry_images(registry);
+      const nlohmann::json per_device =
+          images_per_capability(devices().devices, [&](int ordinal) { return registry_images_on(registry, ordinal); });
+      reply({{"event", "hello"},
+             {"devices", list},
+             {"note", devices().note},
+             {"images", images},
+             {"images_by_device", per_device}});
       continue;
     }
     if (op != "case") {

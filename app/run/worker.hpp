@@ -1,7 +1,8 @@
 #pragma once
 // Child side of worker isolation: `vsa-bench __worker --device N` reads one
 // JSON request per line on stdin and answers on stdout:
-//   {"op": "hello"}               -> {"event": "hello", "devices": [...], "note": ...}
+//   {"op": "hello"}               -> {"event": "hello", "devices": [...], "note": ..., "images": ...,
+//                                     "images_by_device": ...} (run/kernel_images.hpp)
 //   {"op": "case", "case": {...}} -> {"event": "start", ...}* then {"event": "result", ...}
 //   {"op": "plugins", "queries": [shape_query...]} -> {"event": "plugins", "plugins": [describe_plugin...],
 //                                  "shape_support": [{"backend", "query", "ok", "reason"}]}

@@ -42,4 +42,17 @@ assert f["verdict"] == "FAULT", f
 assert "more than 64 MiB to stdout without a newline during forward" in f["message"], f["message"]
 assert c["after"]["verdict"] == "PASS", c["after"]
 PY
+# The hello answer carries each GPU's own kernel images (run/kernel_images.hpp) beside the
+# process's: with no GPU, none per device; with GPUs, one entry per CUDA ordinal.
+printf '{"op": "hello"}\n{"op": "exit"}\n' | timeout 60 "$BIN" __worker --device -1 >"$WORK/hello" 2>"$WORK/hello.err" ||
+  fail "hello: $(tail -3 "$WORK/hello.err")"
+python3 - "$WORK/hello" <<'PY' || fail "hello"
+import json, sys
+h = json.loads(open(sys.argv[1]).readline())
+assert h["event"] == "hello", h
+assert "cpu-ref" in h["images"], h["images"]
+per = h["images_by_device"]
+assert isinstance(per, dict), per
+assert sorted(per) == sorted(str(d["ordinal"]) for d in h["devices"]), (per, h["devices"])
+PY
 echo "ok"

@@ -98,6 +98,21 @@ TEST(Resume, RefusesAnotherNodeGpuBinaryOrLabel) {
 }
 
 // Two MIG instances of one GPU share its UUID; a report resumes only on its own instance.
+// On a node of two GPU models each GPU's report lists its own kernel images (run/kernel_images.hpp):
+// the report is judged against what this binary answers on that GPU, not on another.
+TEST(Resume, ABackendListIsJudgedByTheReportsOwnGpusImages) {
+  Fixture f;
+  const json own = json::array({{{"name", "cuda-ref"}, {"images", {"sm_89 (JIT from compute_90)"}}}});
+  f.run.backends = json::array({{{"name", "cuda-ref"}, {"images", {"sm_90"}}}});
+  f.run.device_backends = {f.run.backends, own};  // GPU-1 answers sm_90, GPU-2 (the report's) JITs
+  f.file.report.backends = own;
+  const ResumePlan plan = plan_resume(f.file, f.run);
+  EXPECT_EQ(plan.refusal, "");
+  EXPECT_EQ(plan.device_index, 1);
+  f.file.report.backends = f.run.backends;  // GPU-1's list in GPU-2's report: another binary wrote it
+  EXPECT_NE(f.refusal().find("another vsa-bench binary"), std::string::npos) << f.refusal();
+}
+
 TEST(Resume, RefusesAnotherMigInstanceOfTheSameGpu) {
   Fixture f;
   f.run.devices = {{{"uuid", "GPU-1"}, {"mig_uuid", "MIG-a"}, {"name", "NVIDIA H200"}, {"pci_bus_id", "0000:19:00.0"}},
