@@ -86,12 +86,15 @@ void from_json(const nlohmann::json& j, Timing& t) {
   // would vanish from fleet and compare instead of being refused).
   if (!(t.median_ms >= 0)) throw JsonPathError(".median_ms", "must be >= 0");
   if (!(t.tflops >= 0)) throw JsonPathError(".tflops", "must be >= 0");
+  // A negative spread would widen compare's noise allowance the wrong way (and pass a gate).
+  if (!(t.spread >= 0)) throw JsonPathError(".spread", "must be >= 0");
   read_field(j, "iterations", t.iterations);
   read_field_or(j, "launches_per_iteration", t.launches_per_iteration, 1);
   read_field(j, "passes", t.passes);
   read_field(j, "l2_flush", t.l2_flush);
   read_field(j, "clocks", t.clocks);
   read_field_or(j, "pass_range", t.pass_range, t.spread);
+  if (!(t.pass_range >= 0)) throw JsonPathError(".pass_range", "must be >= 0");
   if (j.contains("off_clock_passes")) read_each(j, "off_clock_passes", t.off_clock_passes);
   if (j.contains("sampling")) {
     read_field(j, "sampling", t.sampling);

@@ -8,6 +8,7 @@
 
 #include <fmt/ranges.h>
 
+#include "report/report_fields.hpp"
 #include "report/shared_gpu.hpp"
 #include "compare/fleet_stats.hpp"
 #include "embedded_floors.hpp"
@@ -119,6 +120,12 @@ std::string not_a_baseline(const Report& r) {
   return why;
 }
 
+// Which run a report is: its GPU, node and start and finish times.
+std::string run_identity(const Report& r) {
+  return device_uuid_of(r.device) + "\n" + json_value_or(r.node, "hostname", "") + "\n" + r.started_at + "\n" +
+         r.finished_at;
+}
+
 }  // namespace
 
 FloorTable derive_floors(const std::vector<ReportFile>& baselines, double margin) {
@@ -126,6 +133,7 @@ FloorTable derive_floors(const std::vector<ReportFile>& baselines, double margin
   FloorTable table;
   table.margin = margin;
   std::map<Key, std::size_t> index;
+  std::map<std::string, std::string> counted;  // run identity -> the path it was counted from
   auto add = [&](const GpuModel& gpu, const json& workload, const std::string& backend, const std::string& op,
                  const std::string& metric, FloorSample sample) {
     const Key key = key_of(gpu, workload, backend, op, metric);
@@ -142,7 +150,17 @@ FloorTable derive_floors(const std::vector<ReportFile>& baselines, double margin
       continue;
     }
     const auto gpu = gpu_model_of(file.report.device);
-    if (!gpu) continue;
+    if (!gpu) {
+      table.left_out.push_back(file.path +
+                               ": its GPU model is unknown (device name, sm_count or sm_clock_max_mhz missing)");
+      continue;
+    }
+    // One run given twice (a file and the folder that holds it, or a copy) counts once: twice, it
+    // would pull the median towards itself.
+    if (const auto [first, fresh] = counted.emplace(run_identity(file.report), file.path); !fresh) {
+      table.left_out.push_back(file.path + ": the same run as " + first->second + ", counted once");
+      continue;
+    }
     const std::string sha = json_value_or(file.tool, "git_sha", "");
     table.sources.push_back(
         {{"path", file.path}, {"git_sha", sha}, {"gpu", to_string(*gpu)}, {"finished_at", file.report.finished_at}});

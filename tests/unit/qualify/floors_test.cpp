@@ -92,6 +92,23 @@ TEST(Floors, AReportThatDidNotQualifyOrFinishIsLeftOutWithItsReason) {
   EXPECT_EQ(t.sources.size(), 1u);
 }
 
+// A run given twice (a file and the folder that holds it) would pull the median towards itself;
+// a report whose GPU model is unknown cannot say which floor it is a sample of. Both are named.
+TEST(Floors, ARunGivenTwiceCountsOnceAndAnUnknownGpuModelIsNamed) {
+  ReportFile copy = timed("a", 600, 0.0);
+  copy.path = "results/a.json";
+  ReportFile unknown = timed("u", 100, 0.0);
+  unknown.report.device["sm_clock_max_mhz"] = nullptr;  // NVML missing on that node
+  const FloorTable t = derive_floors({timed("a", 600, 0.0), copy, timed("b", 580, 0.0), unknown}, 0.10);
+  ASSERT_EQ(t.floors.size(), 1u);
+  EXPECT_EQ(t.floors[0].samples.size(), 2u);
+  EXPECT_DOUBLE_EQ(t.floors[0].baseline_median, 590);
+  ASSERT_EQ(t.left_out.size(), 2u);
+  EXPECT_EQ(t.left_out[0], "results/a.json: the same run as a.json, counted once");
+  EXPECT_EQ(t.left_out[1], "u.json: its GPU model is unknown (device name, sm_count or sm_clock_max_mhz missing)");
+  EXPECT_EQ(t.sources.size(), 2u);
+}
+
 TEST(Floors, BelowTheFloorFailsWithTheFigureAndTheFloor) {
   const FloorTable t = derive_floors({timed("base", 600, 0.0)}, 0.10);  // floor 540
   auto slow = timed("slow", 450, 0.01);

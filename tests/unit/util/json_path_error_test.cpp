@@ -65,6 +65,19 @@ TEST(JsonPathError, AReadersOwnRefusalGetsThePathToo) {
   EXPECT_EQ(what.rfind("$.checks[0].verdict: not a verdict: \"MAYBE\"", 0), 0u) << what;
 }
 
+// A negative spread would widen compare's noise allowance the wrong way and pass its gate.
+TEST(JsonPathError, ANegativeSpreadOrPassRangeIsRefused) {
+  nlohmann::json t = timing_json();
+  t["spread"] = -0.04;
+  Timing out;
+  EXPECT_EQ(error_of([&] { at_path(".timings[0]", [&] { t.get_to(out); }); }), "$.timings[0].spread: must be >= 0");
+  t["spread"] = 0.01;
+  t["pass_range"] = -0.5;
+  EXPECT_EQ(error_of([&] { at_path(".timings[0]", [&] { t.get_to(out); }); }), "$.timings[0].pass_range: must be >= 0");
+  t.erase("pass_range");  // an older report's: the spread stands in
+  EXPECT_EQ(error_of([&] { t.get_to(out); }), "(no error)");
+}
+
 TEST(JsonPathError, FieldsOlderReportsLackTakeTheirFallback) {
   nlohmann::json t = timing_json();
   t.erase("launches_per_iteration");
