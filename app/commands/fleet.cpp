@@ -100,13 +100,16 @@ void register_fleet(CLI::App& app, int& exit_code) {
   cmd->footer(
       "Outliers: below (1 - threshold) x the fleet median, or (with 4 or more GPUs) outside Q1 - 1.5 IQR .. "
       "Q3 + 1.5 IQR by more than the GPU's own recorded spread and by more than --min-effect of the median. Medians "
-      "are per case, backend, op and GPU model.\n"
-      "Re-runs: a GPU counts once per suite set. A newer report covering an older one's cases replaces it; a "
-      "finished narrower re-run (`run --case`) with the same build, driver, firmware, VBIOS, toolkit and plugins "
-      "merges with it (listed under Merged): each case from the newest report with a verdict for it (a SKIP is "
-      "none), and an older run's failed health check stays.\n"
-      "Exit codes: 0 all GPUs passed, 1 a GPU failed (FAIL, FAULT, HANG or an incomplete report), 2 bad usage or "
-      "an unreadable report (named), 3 outliers with --gate.");
+      "are per case, backend, op, GPU model and timing method (bursts or sustained, warm or cold L2, fixed or "
+      "adaptive passes) and spec: figures timed otherwise are another row, never pooled.\n"
+      "Re-runs: a GPU counts once per suite set. A newer report covering an older one's cases (same specs, and "
+      "each case's backends) replaces it; a finished narrower re-run (`run --case`, `--backends`) with the same "
+      "build, driver, firmware, VBIOS, toolkit and plugins merges with it (listed under Merged): each case, and "
+      "each backend's result in it, from the newest report with one (a SKIP is none), and an older run's failed "
+      "health check stays.\n"
+      "Exit codes: 0 all GPUs passed, 1 a GPU failed (FAIL, FAULT, HANG, an incomplete report, a failed node check "
+      "or compute-sanitizer's finding in a report `sanitize` annotated), 2 bad usage or an unreadable report "
+      "(named), 3 outliers with --gate.");
   cmd->callback(
       [options, &exit_code] { exit_code = run_reading_reports("fleet", [&] { return run_fleet(*options); }); });
 }

@@ -12,6 +12,8 @@
 #include <fmt/ranges.h>
 
 #include "model/exit_codes.hpp"
+#include "report/sanitizer_finding.hpp"
+#include "util/json_lookup.hpp"
 
 namespace vsa {
 
@@ -45,6 +47,12 @@ FleetNode node_of(const ReportFile& file) {
     if (k.verdict == kFail)
       node.problems.push_back("check " + k.name + ": FAIL " + k.code + " " + k.reason.substr(0, kReasonChars));
   }
+  // compute-sanitizer's findings (`vsa-bench sanitize` annotates the report after the run, whose
+  // own verdicts are the cases'): memory errors or race hazards fail the GPU, as they fail sanitize.
+  if (const std::string found = sanitizer_finding(file.report.sanitizer); !found.empty()) {
+    if (verdict_severity(kFail) > verdict_severity(worst)) worst = kFail;
+    node.problems.push_back(found.substr(0, kReasonChars));
+  }
   node.verdict = file.report.complete ? verdict_name(worst) : kIncomplete;
   // A run that refused to start (its GPUs unusable) has no cases, only its exit code and reason.
   if (file.report.exit_code == kExitIncomplete && node.verdict != verdict_name(kFault) &&
@@ -67,6 +75,8 @@ std::vector<std::string> problem_keys(const ReportFile& file) {
   }
   for (const auto& k : file.report.checks)
     if (k.verdict == kFail) keys.insert("check " + k.kind + " " + k.code);
+  if (!sanitizer_finding(file.report.sanitizer).empty())
+    keys.insert("compute-sanitizer " + json_value_or(file.report.sanitizer, "tool", "?"));
   return {keys.begin(), keys.end()};
 }
 
@@ -84,23 +94,49 @@ std::string lse_form_note(const std::vector<FleetSample>& samples) {
          "; a conversion may be inside the timed call on some";
 }
 
+// Per row: "" or why it stands apart from rows of the same case, op, backend and GPU model
+// ("timed as sustained, fixed passes, not with row 3"; rows are numbered from 1, as P1.. in the
+// Markdown).
+std::vector<std::string> not_pooled_notes(const std::vector<FleetPerfRow>& rows) {
+  std::vector<std::string> notes(rows.size());
+  for (std::size_t a = 0; a < rows.size(); ++a) {
+    std::vector<std::string> why;
+    for (std::size_t b = 0; b < rows.size(); ++b) {
+      const FleetPerfRow &x = rows[a], &y = rows[b];
+      if (a == b || x.case_name != y.case_name || x.op != y.op || x.backend != y.backend || x.gpu_name != y.gpu_name)
+        continue;
+      why.push_back((x.method != y.method ? "timed as " + x.method : std::string("another spec of the case")) +
+                    ", not pooled with P" + std::to_string(b + 1));
+    }
+    notes[a] = fmt::format("{}", fmt::join(why, "; "));
+  }
+  return notes;
+}
+
 std::vector<FleetPerfRow> perf_rows(const std::vector<ReportFile>& reports, std::vector<FleetNode>& nodes,
                                     const FleetOptions& options) {
-  using Key = std::tuple<std::string, std::string, std::string, std::string>;
+  // Figures of one problem timed one way are pooled: another timing method puts the card in
+  // another clock state (notes/runs.md, run 32: the same kernel 7-9% apart), another spec is
+  // another problem; pooled, either would make outliers of good GPUs.
+  using Key = std::tuple<std::string, std::string, std::string, std::string, std::string, std::string>;
   std::map<Key, std::size_t> index;
   std::vector<FleetPerfRow> rows;
   for (std::size_t n = 0; n < reports.size(); ++n)
     for (const auto& s : perf_samples(reports[n].report)) {
-      const Key key{s.case_name, s.op, s.backend, nodes[n].who.gpu_name};
+      const Key key{s.case_name, s.op, s.backend, nodes[n].who.gpu_name, s.method, s.spec};
       auto it = index.find(key);
       if (it == index.end()) {
         it = index.emplace(key, rows.size()).first;
-        rows.push_back(FleetPerfRow{s.case_name, s.op, s.backend, nodes[n].who.gpu_name, {}, false, {}, {}});
+        rows.push_back(
+            FleetPerfRow{s.case_name, s.op, s.backend, nodes[n].who.gpu_name, {}, false, {}, {}, s.method, s.spec});
       }
       rows[it->second].samples.push_back({n, s.tflops, s.spread, 1, Outlier::none, s.lse_factor});
     }
-  for (auto& row : rows) {
+  const std::vector<std::string> apart = not_pooled_notes(rows);
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    FleetPerfRow& row = rows[r];
     row.note = lse_form_note(row.samples);
+    if (!apart[r].empty()) row.note += (row.note.empty() ? "" : "; ") + apart[r];
     std::vector<double> tflops;
     for (const auto& s : row.samples) tflops.push_back(s.tflops);
     row.stats = quartiles(tflops);
@@ -150,7 +186,9 @@ ConfigGrouping group_nodes(const std::vector<ReportFile>& reports, const std::ve
 
 }  // namespace
 
-const std::string& FleetNode::path_of_case(const std::string& name) const {
+const std::string& FleetNode::path_of_case(const std::string& name, const std::string& backend) const {
+  if (const auto it = case_paths.find(name + "\t" + backend); !backend.empty() && it != case_paths.end())
+    return it->second;
   const auto it = case_paths.find(name);
   return it == case_paths.end() ? path : it->second;
 }
@@ -187,10 +225,11 @@ Outlier classify_sample(double tflops, double spread, const Quartiles& stats, bo
                         double min_effect) {
   if (tflops < stats.median * (1 - threshold)) return Outlier::slow;
   if (!with_fences) return Outlier::none;
-  // Beyond the fence, beyond its own noise, and beyond the least effect worth a look.
-  const double margin = std::max(tflops * spread, stats.median * min_effect);
-  if (tflops < stats.low_fence() && stats.median - tflops > margin) return Outlier::low_fence;
-  if (tflops > stats.high_fence() && tflops - stats.median > margin) return Outlier::high_fence;
+  // Beyond the fence by more than its own noise (its figure could lie anywhere within its spread),
+  // and beyond the least effect worth a look from the median.
+  const double noise = tflops * spread, effect = stats.median * min_effect;
+  if (tflops + noise < stats.low_fence() && stats.median - tflops > effect) return Outlier::low_fence;
+  if (tflops - noise > stats.high_fence() && tflops - stats.median > effect) return Outlier::high_fence;
   return Outlier::none;
 }
 
@@ -254,14 +293,55 @@ std::set<std::string> case_set_of(const Report& r) {
   return names;
 }
 
+// The backends each finished case ran ("case\tbackend"): a re-run with fewer --backends keeps
+// every case name, and must not cover the backends it left out.
+std::set<std::string> case_backends_of(const Report& r) {
+  std::set<std::string> pairs;
+  for (const auto& c : r.cases)
+    for (const auto& b : c.backends) pairs.insert(c.name + "\t" + b.backend);
+  return pairs;
+}
+
+// Each finished case's comparable spec (report_fields.hpp), as text.
+std::map<std::string, std::string> specs_of(const Report& r) {
+  std::map<std::string, std::string> specs;
+  for (const auto& c : r.cases) specs.emplace(c.name, comparable_spec(c).dump());
+  return specs;
+}
+
+// Whether two reports asked the same question wherever they share a case: two suite files of one
+// suite name (bursts and sustained passes, say) are two questions, neither a re-run of the other.
+bool same_specs(const std::map<std::string, std::string>& a, const std::map<std::string, std::string>& b) {
+  for (const auto& [name, spec] : a)
+    if (const auto it = b.find(name); it != b.end() && it->second != spec) return false;
+  return true;
+}
+
+// Whether report `newer` answers every question `older` asked: all of its cases, with the same
+// specs, and of each case both ran, all of its backends. A case `newer` planned but did not
+// finish is its own INCOMPLETE.
+bool covers(const Report& newer, const Report& older, const std::set<std::string>& newer_cases,
+            const std::set<std::string>& older_cases) {
+  if (!std::includes(newer_cases.begin(), newer_cases.end(), older_cases.begin(), older_cases.end())) return false;
+  if (!same_specs(specs_of(newer), specs_of(older))) return false;
+  std::set<std::string> finished;
+  for (const auto& c : newer.cases) finished.insert(c.name);
+  const std::set<std::string> ran = case_backends_of(newer);
+  for (const auto& c : older.cases)
+    if (finished.count(c.name))
+      for (const auto& b : c.backends)
+        if (!ran.count(c.name + "\t" + b.backend)) return false;
+  return true;
+}
+
 // When a report was made, for "newer": when it finished, else when it started.
 const std::string& when(const Report& r) { return r.finished_at.empty() ? r.started_at : r.finished_at; }
 
 // One report per GPU UUID (a MIG instance's, under MIG) and suite set: a node re-run after a
 // repair counts once. A report gives way only to a newer one (by when it finished, else
-// started) of the same GPU and suites that covers all of its cases, so a narrower re-run
-// (`run --case X`) cannot hide a failed GPU; an identical copy gives way to the first. Reports
-// without a UUID (CPU-only, NVML missing) are all kept.
+// started) of the same GPU and suites that covers all of its cases and their backends, so a
+// narrower re-run (`run --case X`, `--backends Y`) cannot hide a failed GPU; an identical copy gives way to the first.
+// Reports without a UUID (CPU-only, NVML missing) are all kept.
 std::vector<ReportFile> newest_per_gpu(const std::vector<ReportFile>& all, std::vector<std::string>& superseded) {
   auto key_of = [](const Report& r) {
     const std::string uuid = gpu_uuid_of(r);
@@ -277,7 +357,7 @@ std::vector<ReportFile> newest_per_gpu(const std::vector<ReportFile>& all, std::
     for (std::size_t a = 0; a < members.size(); ++a) {
       std::optional<std::size_t> by;
       for (std::size_t b = 0; b < members.size(); ++b) {
-        if (a == b || !std::includes(cases[b].begin(), cases[b].end(), cases[a].begin(), cases[a].end())) continue;
+        if (a == b || !covers(all[members[b]].report, all[members[a]].report, cases[b], cases[a])) continue;
         const std::string wa = when(all[members[a]].report), wb = when(all[members[b]].report);
         const bool newer = wb > wa, same_run = wb == wa && cases[b] == cases[a] && b < a;
         if ((newer || same_run) && (!by || wb > when(all[members[*by]].report))) by = b;
@@ -326,6 +406,46 @@ std::string case_of_check(const NodeCheck& k, const std::map<std::string, std::s
   return best;
 }
 
+using BackendSources = std::map<std::pair<std::string, std::string>, std::size_t>;  // (case, backend) -> report
+
+// Case `c`, chosen from report `r`, with each backend's result from the report `sources` names
+// for it: an older run's result of a backend the re-run left out (or SKIPped) is put back, and
+// the case's verdict is its backends' again. What each older report lends goes to `lent`.
+CaseResult with_backends_from(const CaseResult& c, std::size_t r, const std::vector<ReportFile>& reports,
+                              const BackendSources& sources, MergedReport& merged,
+                              std::map<std::size_t, std::vector<std::string>>& lent) {
+  const auto result_in = [&](std::size_t report, const std::string& backend) -> const BackendResult* {
+    for (const auto& other : reports[report].report.cases)
+      if (other.name == c.name)
+        for (const auto& b : other.backends)
+          if (b.backend == backend) return &b;
+    return nullptr;
+  };
+  CaseResult out = c;
+  bool changed = false;
+  for (auto it = sources.lower_bound({c.name, ""}); it != sources.end() && it->first.first == c.name; ++it) {
+    const auto& [key, report] = *it;
+    if (report == r) continue;
+    const BackendResult* older = result_in(report, key.second);
+    if (older == nullptr) continue;
+    const auto mine = std::find_if(out.backends.begin(), out.backends.end(),
+                                   [&](const BackendResult& b) { return b.backend == key.second; });
+    if (mine == out.backends.end())
+      out.backends.push_back(*older);
+    else
+      *mine = *older;
+    changed = true;
+    lent[report].push_back(c.name + " " + key.second);
+    merged.case_paths[c.name + "\t" + key.second] = reports[report].path;
+  }
+  if (changed) {
+    const Verdict chosen = out.verdict;
+    aggregate_verdict(out);
+    if (chosen != kSkip && verdict_severity(chosen) > verdict_severity(out.verdict)) out.verdict = chosen;
+  }
+  return out;
+}
+
 MergedReport merge_newest_first(const std::vector<ReportFile>& reports) {
   struct Source {
     std::size_t report;
@@ -339,7 +459,20 @@ MergedReport merge_newest_first(const std::vector<ReportFile>& reports) {
     }
   std::map<std::string, std::size_t> source;
   for (const auto& [name, from] : chosen) source.emplace(name, from.report);
+  // Within a case, each backend's result from the newest report with one (a SKIP is no result
+  // either): a re-run with fewer --backends leaves an older run's result of the others standing.
+  BackendSources backend_source;
+  for (std::size_t r = 0; r < reports.size(); ++r)
+    for (const auto& c : reports[r].report.cases)
+      for (const auto& b : c.backends)
+        if (b.verdict != kSkip) backend_source.emplace(std::pair{c.name, b.backend}, r);
+  // The report a timing check's result came from: its backend's, where the check names one.
+  const auto source_of_check = [&](const NodeCheck& k, const std::string& judged) {
+    const auto it = backend_source.find({judged, k.backend});
+    return k.backend.empty() || it == backend_source.end() ? source.at(judged) : it->second;
+  };
   MergedReport merged{reports.front(), {}, {}};
+  std::map<std::size_t, std::vector<std::string>> lent;  // older report -> "case backend" it lends
   Report& into = merged.file.report;
   into.cases.clear();
   into.checks.clear();
@@ -350,7 +483,7 @@ MergedReport merge_newest_first(const std::vector<ReportFile>& reports) {
     FleetNode::MergedFrom from{reports[r].path, {}, {}};
     for (const auto& c : from_report.cases)
       if (source.at(c.name) == r) {  // case names are unique in a report (run refuses duplicates)
-        into.cases.push_back(c);
+        into.cases.push_back(with_backends_from(c, r, reports, backend_source, merged, lent));
         if (r > 0) {
           from.cases.push_back(c.name);
           merged.case_paths[c.name] = reports[r].path;
@@ -359,7 +492,7 @@ MergedReport merge_newest_first(const std::vector<ReportFile>& reports) {
     for (const auto& k : from_report.checks) {
       const std::string judged = judges_a_timing(k) ? case_of_check(k, source) : "";
       if (!judged.empty()) {
-        if (source.at(judged) != r) continue;
+        if (source_of_check(k, judged) != r) continue;
         into.checks.push_back(k);
       } else if (r == 0) {
         into.checks.push_back(k);
@@ -374,6 +507,8 @@ MergedReport merge_newest_first(const std::vector<ReportFile>& reports) {
     }
     for (const auto& name : from_report.planned_cases)
       if (planned.insert(name).second) into.planned_cases.push_back(name);
+    // Lent to a newer report's case by the time r is reached: r is older than every case that borrows.
+    for (auto& pair : lent[r]) from.cases.push_back(std::move(pair));
     if (r > 0) merged.merged_from.push_back(std::move(from));
   }
   return merged;
@@ -386,20 +521,33 @@ bool mergeable(const Report& r) { return r.complete && !r.cases.empty(); }
 // In the order the inputs were read: each node where its first report came.
 std::vector<MergedReport> merge_reruns(const std::vector<ReportFile>& kept) {
   // Same GPU, suites and configuration, and the same vsa-bench build: its kernels are under test too.
+  // Within those, only reports that asked the same question wherever they share a case
+  // (same_specs): a report joins the first node whose every member it agrees with.
   using Key = std::tuple<std::string, std::string, ConfigKey, std::string>;
-  std::map<Key, std::size_t> node_of_key;
+  std::map<Key, std::vector<std::size_t>> nodes_of_key;
   std::vector<std::vector<std::size_t>> nodes;  // kept indices per node, in first-read order
+  std::vector<std::map<std::string, std::string>> specs(kept.size());
   for (std::size_t i = 0; i < kept.size(); ++i) {
     const std::string uuid = gpu_uuid_of(kept[i].report);
     if (uuid.empty() || !mergeable(kept[i].report)) {  // every such report is its own node
       nodes.push_back({i});
       continue;
     }
+    specs[i] = specs_of(kept[i].report);
     const Key key{uuid, suites_of(kept[i].report), config_key_of(kept[i]),
                   kept[i].tool.is_object() ? kept[i].tool.value("git_sha", std::string()) : ""};
-    const auto [it, fresh] = node_of_key.emplace(key, nodes.size());
-    if (fresh) nodes.emplace_back();
-    nodes[it->second].push_back(i);
+    auto& candidates = nodes_of_key[key];
+    const auto agrees = [&](std::size_t node) {
+      return std::all_of(nodes[node].begin(), nodes[node].end(),
+                         [&](std::size_t member) { return same_specs(specs[member], specs[i]); });
+    };
+    const auto found = std::find_if(candidates.begin(), candidates.end(), agrees);
+    if (found != candidates.end()) {
+      nodes[*found].push_back(i);
+    } else {
+      candidates.push_back(nodes.size());
+      nodes.push_back({i});
+    }
   }
   std::vector<MergedReport> out;
   for (auto& members : nodes) {

@@ -51,9 +51,11 @@ struct FleetNode {
     std::vector<std::string> cases, checks;
   };
   std::vector<MergedFrom> merged_from;
-  std::map<std::string, std::string> case_paths;  // a merged-in case -> the report that holds it
-  // The report that holds case `name`: the older one it was merged from, else `path`.
-  [[nodiscard]] const std::string& path_of_case(const std::string& name) const;
+  // A merged-in case ("case"), or one backend's result of it ("case\tbackend") -> the report that holds it.
+  std::map<std::string, std::string> case_paths;
+  // The report that holds case `name` (its `backend`'s result, where given): the older one it was
+  // merged from, else `path`.
+  [[nodiscard]] const std::string& path_of_case(const std::string& name, const std::string& backend = "") const;
   [[nodiscard]] bool failed() const;  // FAIL, FAULT, HANG or INCOMPLETE
 };
 
@@ -90,8 +92,12 @@ struct FleetPerfRow {
   std::vector<FleetSample> samples;
   // Set when the backend's lse form differs between the row's GPUs (a plugin converting its lse
   // inside the timed call on some nodes and declaring its form on others), as `compare` notes it:
-  // the ratios stand, with the reason they may move.
+  // the ratios stand, with the reason they may move. Also when another row has the same case,
+  // op, backend and GPU model timed otherwise or with another spec: never pooled (compare gives
+  // such figures no ratio), and the note says why the two rows are two.
   std::string note;
+  std::string method;  // timing_method() of every sample in the row
+  std::string spec;    // comparable_spec() of the case, as text, the same for every sample
 };
 
 // Where the sample lies against the fleet: the threshold rule for 2+ samples, the

@@ -226,7 +226,7 @@ nlohmann::json to_json(const Fleet& f) {
   for (const auto& row : f.perf) {
     json samples = json::array();
     for (const auto& s : row.samples)
-      samples.push_back({{"path", f.nodes[s.node].path_of_case(row.case_name)},
+      samples.push_back({{"path", f.nodes[s.node].path_of_case(row.case_name, row.backend)},
                          {"tflops", s.tflops},
                          {"spread", s.spread},
                          {"ratio", s.ratio},
@@ -236,6 +236,7 @@ nlohmann::json to_json(const Fleet& f) {
                     {"op", row.op},
                     {"backend", row.backend},
                     {"gpu", row.gpu_name},
+                    {"method", row.method},
                     {"median", row.stats.median},
                     {"q1", row.stats.q1},
                     {"q3", row.stats.q3},

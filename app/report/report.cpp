@@ -15,6 +15,7 @@
 
 #include "build_info.hpp"
 #include "report/noise_reason.hpp"
+#include "report/sanitizer_finding.hpp"
 #include "report/shared_gpu.hpp"
 #include "report/timing_text.hpp"
 #include "telemetry/clock_summary.hpp"
@@ -261,6 +262,8 @@ std::string sanitizer_section(const nlohmann::json& s) {
                          : fmt::format("{}", fmt::join(summary, "; ")))
      << "\n";
   md << "- full output: " << json_value_or(s, "log_file", "?") << "\n";
+  // The cases' verdicts above are the run's; this is what `sanitize` exited 1 for.
+  if (const std::string found = sanitizer_finding(s); !found.empty()) md << "- verdict: **FAIL**, " << found << "\n";
   if (findings.empty()) {
     md << "- findings: none\n";
   } else {

@@ -169,12 +169,14 @@ std::string timing_method(const Timing& t) {
 
 std::vector<PerfSample> perf_samples(const Report& report) {
   std::vector<PerfSample> samples;
-  for (const auto& c : report.cases)
+  for (const auto& c : report.cases) {
+    const std::string spec = comparable_spec(c).dump();
     for (const auto& b : c.backends)
       for (const auto& t : b.timings)
         if (t.tflops > 0)
           samples.push_back({c.name, b.backend, t.op, t.tflops, t.median_ms, t.spread, clock_summary(t.clocks),
-                             t.passes, timing_method(t), b.lse_factor, shared_gpu_text(t)});
+                             t.passes, timing_method(t), b.lse_factor, shared_gpu_text(t), spec});
+  }
   return samples;
 }
 

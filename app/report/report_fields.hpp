@@ -79,6 +79,7 @@ struct PerfSample {
   std::string method;                // timing_method(): how it was timed, which decides the card's clock state
   std::optional<double> lse_factor;  // the backend's own lse form in this case (BackendResult), if any
   std::string shared;                // shared_gpu_text(): passes run beside another compute process, or empty
+  std::string spec;                  // comparable_spec() of its case, as text: equal texts, the same problem
 };
 // How a timing was taken, as far as it changes the clock the card ran at: bursts or sustained
 // passes (min_pass_ms), warm or cold L2, a fixed pass count or adaptive sampling (which runs

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/sanitizer_finding.hpp"  // kSanitizerErrorExit
 #include "selftest/sanitizer_log.hpp"
 
 namespace vsa {
@@ -42,9 +43,6 @@ struct SanitizeResult {
   // the run wrote no report (it crashed under the tool).
   [[nodiscard]] int exit_code() const;
 };
-
-// compute-sanitizer exits with this when it found errors (--error-exitcode).
-inline constexpr int kSanitizerErrorExit = 86;
 
 // Search order: explicit path, $VSA_COMPUTE_SANITIZER, PATH, $CUDA_HOME/bin,
 // /usr/local/cuda/bin. Throws SanitizerNotFound naming every place looked at.
