@@ -34,9 +34,46 @@ void write_all(int fd, std::string_view data, const std::string& tmp) {
   }
 }
 
+// A target that is there and is no regular file (a FIFO, /dev/stdout, /dev/null) is written
+// into: a rename would put a file where the pipe or device was (as root, over /dev/null).
+void write_through(const std::string& path, std::initializer_list<std::string_view> parts) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error("cannot write " + path + ": " + errno_text(errno));
+  try {
+    for (const auto part : parts) write_all(fd, part, path);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  ::close(fd);
+}
+
+// The file a chain of symbolic links ends at (the path itself when it is none): the rename
+// replaces that file and leaves the links as they were.
+std::string link_target(const std::string& path) {
+  namespace fs = std::filesystem;
+  fs::path p = path;
+  std::error_code ec;
+  for (int hops = 0; hops < 40 && fs::is_symlink(fs::symlink_status(p, ec)); ++hops) {
+    const fs::path next = fs::read_symlink(p, ec);
+    if (ec) break;
+    p = next.is_absolute() ? next : p.parent_path() / next;
+  }
+  return p.string();
+}
+
 }  // namespace
 
-void write_file_atomic(const std::string& path, std::initializer_list<std::string_view> parts) {
+void write_file_atomic(const std::string& path_as_given, std::initializer_list<std::string_view> parts) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path_as_given, ec);  // through links
+  if (!ec && std::filesystem::is_directory(status))
+    throw std::runtime_error("cannot write " + path_as_given + ": it is a folder");
+  if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    write_through(path_as_given, parts);
+    return;
+  }
+  const std::string path = link_target(path_as_given);
   // A temp name of its own (mkstemp), so two runs writing the same report never share
   // one (issue 20: one run's rename took the other's half-written file).
   std::string tmp = path + ".tmp.XXXXXX";

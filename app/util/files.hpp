@@ -1,6 +1,8 @@
 #pragma once
 // Files written so a reader never sees half of one: through a temp file of a unique
-// name, fsync'd, renamed over the target, and the folder fsync'd.
+// name, fsync'd, renamed over the target, and the folder fsync'd. A symbolic link keeps
+// pointing where it did (the file it names is replaced); a FIFO or device (`--jsonl
+// /dev/stdout`) is written into, never replaced.
 #include <initializer_list>
 #include <string>
 #include <string_view>

@@ -2,6 +2,7 @@
 // use their own temp file, and reserve_new_file gives two runs of one second two names.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -9,6 +10,10 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "util/files.hpp"
 
@@ -56,6 +61,32 @@ TEST(WriteFileAtomic, AFolderThatIsGoneIsAnErrorNamingThePath) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent-vsa/r.json"), std::string::npos) << e.what();
   }
+}
+
+// Review of 2026-12-06: `--jsonl FIFO` replaced the FIFO with a file (and, as root, `--jsonl
+// /dev/null` replaced /dev/null). A FIFO is written into; a link keeps pointing at its file.
+TEST(WriteFileAtomic, AFifoIsWrittenIntoAndALinkKeptNotReplaced) {
+  const test::ScratchDir scratch("files-special");
+  const fs::path fifo = scratch.path() / "pipe";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  // The reader end open first, without blocking, so the writer's open finds it (and a write
+  // that replaced the FIFO instead fails the test rather than hanging it).
+  const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  ASSERT_GE(reader, 0);
+  write_file_atomic(fifo.string(), "{\"a\": 1}\n");
+  char buffer[64] = {};
+  const ssize_t got = ::read(reader, buffer, sizeof buffer);
+  ::close(reader);
+  EXPECT_EQ(std::string(buffer, std::size_t(std::max<ssize_t>(got, 0))), "{\"a\": 1}\n");
+  EXPECT_TRUE(fs::is_fifo(fs::symlink_status(fifo)));
+
+  const fs::path file = scratch.path() / "real.json", link = scratch.path() / "latest.json";
+  write_file_atomic(file.string(), "old");
+  fs::create_symlink("real.json", link);  // relative, as `ln -s` makes them
+  write_file_atomic(link.string(), "new");
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
+  EXPECT_EQ(read_all(file), "new");
+  EXPECT_THROW(write_file_atomic(scratch.path().string(), "x"), std::runtime_error);  // a folder
 }
 
 TEST(ReserveNewFile, EachCallerGetsItsOwnName) {
