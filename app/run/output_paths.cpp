@@ -51,15 +51,30 @@ bool directly_in(const std::string& file, const std::string& dir) {
   return !file.empty() && !dir.empty() && normal(fs::path(file)).parent_path() == normal(fs::path(dir));
 }
 
-void check_distinct_outputs(const std::vector<std::pair<std::string_view, std::string>>& outputs) {
-  // As the file system resolves it where it can, else lexically (a path that cannot be resolved
-  // must not compare equal to another that cannot either).
-  const auto resolved = [](const std::string& p) {
+namespace {
+// As the file system resolves it where it can, else lexically (a path that cannot be resolved
+// must not compare equal to another that cannot either).
+fs::path resolved(const std::string& p) {
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(p, ec).lexically_normal();
+  const fs::path canonical = fs::weakly_canonical(absolute, ec);
+  return ec || canonical.empty() ? absolute : canonical;
+}
+}  // namespace
+
+void check_outputs_spare_inputs(const std::vector<std::pair<std::string_view, std::string>>& outputs,
+                                const std::vector<std::pair<std::string_view, std::string>>& inputs) {
+  for (const auto& [input_flag, input] : inputs) {
     std::error_code ec;
-    const fs::path absolute = fs::absolute(p, ec).lexically_normal();
-    const fs::path canonical = fs::weakly_canonical(absolute, ec);
-    return ec || canonical.empty() ? absolute : canonical;
-  };
+    if (input.empty() || !fs::is_regular_file(input, ec)) continue;
+    for (const auto& [output_flag, output] : outputs)
+      if (!output.empty() && resolved(output) == resolved(input))
+        throw SuiteError(std::string(output_flag) + " " + output + " is the " + std::string(input_flag) + " " + input +
+                         " this command reads: give the output another path");
+  }
+}
+
+void check_distinct_outputs(const std::vector<std::pair<std::string_view, std::string>>& outputs) {
   for (std::size_t i = 0; i < outputs.size(); ++i)
     for (std::size_t j = i + 1; j < outputs.size(); ++j) {
       if (outputs[i].second.empty() || outputs[j].second.empty()) continue;

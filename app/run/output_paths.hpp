@@ -23,6 +23,13 @@ void check_output_file(std::string_view flag, const std::string& path, bool fold
 // Throws SuiteError naming both flags.
 void check_distinct_outputs(const std::vector<std::pair<std::string_view, std::string>>& outputs);
 
+// No output names one of the command's inputs (a suite file, --floors, --resume, the report
+// `repro --bundle` reads): `repro R.json --bundle R.json` replaced the report, `run s.json
+// --jsonl s.json` the suite. Compared as check_distinct_outputs does; an input that is not a
+// file there (a built-in suite's name) is none. Throws SuiteError naming both.
+void check_outputs_spare_inputs(const std::vector<std::pair<std::string_view, std::string>>& outputs,
+                                const std::vector<std::pair<std::string_view, std::string>>& inputs);
+
 // PATH is the folder reports go to, made later when missing (a run refused before then writes
 // nothing): it must not be a file, and it or the nearest folder above it that exists must be
 // writable. Throws SuiteError naming FLAG.

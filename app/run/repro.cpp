@@ -168,6 +168,7 @@ std::string changed_plugins(const json& bundle) {
 
 ReproOutcome run_repro(const ReproOptions& o) {
   check_output_file("--bundle", o.bundle, /*folder_is_made=*/true);
+  check_outputs_spare_inputs({{"--bundle", o.bundle}}, {{"report", o.report}});
   if (o.bundle.empty()) check_output_dir("--out", o.out_dir);
   json bundle = make_repro_bundle(o.report, o.case_name);
   if (!o.plugins.empty()) {

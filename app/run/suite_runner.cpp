@@ -674,10 +674,15 @@ RunSummary run_suites(const RunOptions& o) {
   check_output_file("--metrics", o.metrics_path, directly_in(o.metrics_path, o.out_dir));
   check_output_file("--jsonl", o.jsonl_path, directly_in(o.jsonl_path, o.out_dir));
   check_output_file("--nvbench", o.nvbench_path, directly_in(o.nvbench_path, o.out_dir));
-  check_distinct_outputs({{"--junit", o.junit_path},
-                          {"--metrics", o.metrics_path},
-                          {"--jsonl", o.jsonl_path},
-                          {"--nvbench", o.nvbench_path}});
+  const std::vector<std::pair<std::string_view, std::string>> exports = {{"--junit", o.junit_path},
+                                                                         {"--metrics", o.metrics_path},
+                                                                         {"--jsonl", o.jsonl_path},
+                                                                         {"--nvbench", o.nvbench_path}};
+  check_distinct_outputs(exports);
+  std::vector<std::pair<std::string_view, std::string>> inputs = {{"--floors", o.floors_path}, {"--resume", o.resume}};
+  for (const auto& suite : o.suites) inputs.emplace_back("suite file", suite);
+  for (const auto& plugin : o.plugins) inputs.emplace_back("--plugin", plugin);
+  check_outputs_spare_inputs(exports, inputs);
   json suites_json = json::array();
   std::vector<std::string> plugin_paths;
   std::vector<CaseSpec> cases = collect_cases(o, suites_json, plugin_paths);

@@ -22,4 +22,17 @@ refused "--out $WORK/a-file: is a file, not a directory" "$BIN" run smoke --devi
 report=$(ls "$WORK"/good/*.json | head -1)
 refused "--out $WORK: is a directory" "$BIN" render "$report" --out "$WORK"
 refused "--bundle $WORK: is a directory" "$BIN" repro "$report" --case smoke/cpu-ref --bundle "$WORK"
+# An output on one of the command's own inputs is refused, and the input is left as it was
+# (review of 2026-12-06: the report and the suite file were replaced).
+before=$(sha256sum "$report")
+refused "--bundle $report is the report $report this command reads" \
+  "$BIN" repro "$report" --case smoke/cpu-ref --bundle "$report"
+[ "$(sha256sum "$report")" = "$before" ] || fail "repro --bundle replaced the report it read"
+cat >"$WORK/s.json" <<'JSON'
+{"defaults": {"B": 1, "H": 1, "D": 32, "S": 128, "op": "fwd", "reference": "cpu-naive"}, "cases": [{"name": "a", "backends": ["cpu-ref"]}]}
+JSON
+before=$(sha256sum "$WORK/s.json")
+(cd "$WORK" && refused "--jsonl ./s.json is the suite file $WORK/s.json" \
+  "$BIN" run "$WORK/s.json" --devices none --quiet --out "$WORK/r3" --jsonl ./s.json)
+[ "$(sha256sum "$WORK/s.json")" = "$before" ] || fail "run --jsonl replaced the suite file"
 echo "ok"
