@@ -17,6 +17,7 @@
 #include "suite/json_fields.hpp"
 #include "model/probe_spec.hpp"
 #include "util/json_input.hpp"
+#include "util/printable.hpp"
 
 namespace vsa {
 namespace {
@@ -89,12 +90,25 @@ void read_vbs(const json& j, const std::string& path, const std::string& src, Vb
 }
 
 // Expands "sweep": {"dotted.key": [v1, v2], ...} into the cartesian product of cases.
+// A sweep key names a field by its object members, dot-separated ("S", "pattern.density"):
+// nothing else reaches a field of a case (a JSON pointer's "~" escapes or array indices would
+// reach nlohmann's own errors, or allocate an array of 10^11 elements).
+bool is_field_name(const std::string& key) {
+  static const std::regex field("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*");
+  return std::regex_match(key, field);
+}
+
 std::vector<json> expand_sweep(const json& merged, const std::string& path, const std::string& src) {
   if (!merged.contains("sweep")) return {merged};
   const json& sweep = merged.at("sweep");
   if (!sweep.is_object()) throw SuiteError(src + ": " + path + ".sweep: must be an object of key -> list of values");
+  if (const auto name = merged.find("name"); name != merged.end() && !name->is_string())
+    throw SuiteError(src + ": " + path + ".name: must be a string, got " + std::string(name->type_name()));
   double product = 1;  // counted before expanding: 10^12 cases must be refused, not allocated
   for (const auto& item : sweep.items()) {
+    if (!is_field_name(item.key()))
+      throw SuiteError(src + ": " + path + ".sweep: \"" + printable(item.key()) +
+                       "\" is not a field name (names of object members, dot-separated: \"S\", \"pattern.density\")");
     if (!item.value().is_array() || item.value().empty())
       throw SuiteError(src + ": " + path + ".sweep." + item.key() + ": must be a non-empty list of values");
     product *= double(item.value().size());
@@ -114,7 +128,12 @@ std::vector<json> expand_sweep(const json& merged, const std::string& path, cons
         std::string pointer = "/";
         pointer += std::regex_replace(item.key(), std::regex("\\."), "/");
         json::json_pointer ptr(pointer);
-        c[ptr] = value;
+        try {
+          c[ptr] = value;
+        } catch (const json::exception&) {  // a field on the way is no object ("S.x" with S = 128)
+          throw SuiteError(src + ": " + path + ".sweep." + item.key() +
+                           ": cannot be set: " + "a field on its way is not an object in the case");
+        }
         std::string suffix = item.key().substr(item.key().rfind('.') + 1) + "=" +
                              (value.is_string() ? value.get<std::string>() : value.dump());
         c["name"] = c.value("name", std::string("case")) + (base.contains("sweep_tag") ? "," : "/") + suffix;

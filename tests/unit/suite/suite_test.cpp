@@ -33,6 +33,29 @@ TEST(Suite, ABadSweptValueNamesTheCaseAndTheSweep) {
             "t.json: $.cases[0].S: must be a multiple of blk (64), got 100 (in \"a/S=100\", from $.cases[0].sweep)");
 }
 
+// Review of 2026-12-06: these reached nlohmann's own errors (exit 4, no path) or tried to
+// allocate an array of 10^11 elements.
+TEST(Suite, ASweepKeyThatIsNoFieldNameIsRefusedByPath) {
+  for (const char* key : {"S~", "pattern.rows.99999999999", "pattern.rows.0", "", ".S", "S..x"})
+    EXPECT_EQ(error_of(std::string(R"("sweep": {")") + key + R"(": [128]})"),
+              std::string("t.json: $.cases[0].sweep: \"") + key +
+                  "\" is not a field name (names of object members, dot-separated: \"S\", \"pattern.density\")")
+        << key;
+  EXPECT_EQ(error_of(R"("S": 128, "sweep": {"S.x": [128]})"),
+            "t.json: $.cases[0].sweep.S.x: cannot be set: a field on its way is not an object in the case");
+  const std::string text = R"({"cases": [{"name": 5, "backends": ["cpu-ref"], "sweep": {"S": [128]}}]})";
+  EXPECT_THROW(
+      {
+        try {
+          (void)parse_suite(text, "t.json");
+        } catch (const SuiteError& e) {
+          EXPECT_STREQ(e.what(), "t.json: $.cases[0].name: must be a string, got number");
+          throw;
+        }
+      },
+      SuiteError);
+}
+
 TEST(Suite, ExpandsSweepsIntoTheCartesianProduct) {
   const Suite s = parse_suite(R"({"name": "x", "defaults": {"backends": ["cpu-ref"], "D": 64},
       "cases": [{"name": "a", "sweep": {"S": [512, 1024], "pattern.density": [0.25, 0.5]}}]})",
