@@ -69,6 +69,12 @@ void check_pattern(const Shape& s, const PatternSpec& p) {
     throw std::invalid_argument("pattern.zero_rows: must be in [0, 1], got " + std::to_string(p.zero_rows));
   if (p.kind == "video") {
     if (s.block != 64) throw std::invalid_argument("pattern.kind: video cubes are 4x4x4 = 64 tokens; BLK must be 64");
+    // A negative radius selects no cube at all: every case would pass, having checked nothing.
+    for (const int w : p.window)
+      if (w < 0)
+        throw std::invalid_argument("pattern.window: must be >= 0 cubes along each of t, h, w, got [" +
+                                    std::to_string(p.window[0]) + ", " + std::to_string(p.window[1]) + ", " +
+                                    std::to_string(p.window[2]) + "]");
     if (video_num_blocks(p.latent) != s.num_blocks)
       throw std::invalid_argument("pattern.latent: gives " + std::to_string(video_num_blocks(p.latent)) +
                                   " blocks but S / BLK = " + std::to_string(s.num_blocks));
@@ -125,10 +131,10 @@ std::vector<std::int32_t> make_vbs(const Shape& s, const PatternSpec& p, const V
 
 }  // namespace
 
-int video_num_blocks(const std::array<int, 3>& latent) {
+std::int64_t video_num_blocks(const std::array<int, 3>& latent) {
   for (int x : latent)
     if (x <= 0) return 0;
-  return cubes(latent[0]) * cubes(latent[1]) * cubes(latent[2]);
+  return std::int64_t(cubes(latent[0])) * cubes(latent[1]) * cubes(latent[2]);
 }
 
 BlockMap make_block_map(const Shape& shape, const PatternSpec& pattern, const VbsSpec& vbs_spec, std::uint64_t seed) {

@@ -42,8 +42,9 @@ struct BlockMap {
   std::int64_t pairs = 0;  // sum of q2k_num: the FLOP count's unit (docs/spec.md)
 };
 
-// Number of blocks a video latent gives (4x4x4 cubes), for S derivation and checks.
-[[nodiscard]] int video_num_blocks(const std::array<int, 3>& latent);
+// Number of blocks a video latent gives (4x4x4 cubes), for S derivation and checks; 64-bit, as
+// three ints' product of cubes overflows an int (2564 x 26801668 x 4 wrapped to 1 block).
+[[nodiscard]] std::int64_t video_num_blocks(const std::array<int, 3>& latent);
 
 // Builds q2k, vbs and the deterministic k2q. Throws std::invalid_argument naming
 // the bad parameter when the pattern cannot apply to the shape.

@@ -255,7 +255,12 @@ CaseSpec case_from_json(const json& j, const std::string& src, const std::string
   if (c.shape.heads < 1) f.fail(f.path_of("H"), "must be >= 1");
   if (c.shape.head_dim < 1 || c.shape.head_dim > 512) f.fail(f.path_of("D"), "must be in [1, 512]");
   if (c.shape.block < 1 || c.shape.block > 256) f.fail(f.path_of("blk"), "must be in [1, 256]");
-  if (c.pattern.kind == "video" && seq == 0) seq = std::int64_t(video_num_blocks(c.pattern.latent)) * c.shape.block;
+  if (c.pattern.kind == "video" && seq == 0) {
+    const std::int64_t blocks = video_num_blocks(c.pattern.latent);
+    if (blocks > std::numeric_limits<int>::max())
+      f.fail(f.path_of("pattern") + ".latent", fmt::format("gives {} cubes, more than an int holds", blocks));
+    seq = blocks * c.shape.block;
+  }
   if (seq <= 0) f.fail(f.path_of("S"), "must be > 0 (or given by pattern.latent for video)");
   if (seq % c.shape.block != 0)
     f.fail(f.path_of("S"),

@@ -56,6 +56,16 @@ TEST(Suite, ASweepKeyThatIsNoFieldNameIsRefusedByPath) {
       SuiteError);
 }
 
+// Review of 2026-12-06: 641 x 6700417 x 1 cubes wrapped to 1 block and the case ran (and
+// faulted); a negative window selected nothing and every such case passed, having checked nothing.
+TEST(Suite, AVideoLatentPastAnIntAndANegativeWindowAreRefused) {
+  EXPECT_EQ(error_of(R"("pattern": {"kind": "video", "latent": [2564, 26801668, 4], "window": [1, 1, 1]})"),
+            "t.json: $.cases[0].pattern.latent: gives 4294967297 cubes, more than an int holds");
+  EXPECT_EQ(error_of(R"("pattern": {"kind": "video", "latent": [8, 8, 8], "window": [-1, 1, 1]})"),
+            "t.json: $.cases[0].pattern.window: must be >= 0 cubes along each of t, h, w, got [-1, 1, 1]");
+  EXPECT_EQ(error_of(R"("pattern": {"kind": "video", "latent": [8, 8, 8], "window": [0, 1, 1]})"), "(accepted)");
+}
+
 TEST(Suite, ExpandsSweepsIntoTheCartesianProduct) {
   const Suite s = parse_suite(R"({"name": "x", "defaults": {"backends": ["cpu-ref"], "D": 64},
       "cases": [{"name": "a", "sweep": {"S": [512, 1024], "pattern.density": [0.25, 0.5]}}]})",
