@@ -241,7 +241,7 @@ std::string fleet_gpu_name(const ReportIdentity& who) {
 std::string scheduler_host_of(const Report& r) {
   if (r.node.is_object()) {
     const auto launcher = r.node.find("launcher");
-    if (launcher != r.node.end() && launcher->is_object() && launcher->value("kind", "") == "slurm") {
+    if (launcher != r.node.end() && json_value_or(*launcher, "kind", "") == "slurm") {
       const auto name = launcher->find("node_name");
       if (name != launcher->end() && name->is_string() && !name->get<std::string>().empty())
         return name->get<std::string>();
@@ -534,8 +534,7 @@ std::vector<MergedReport> merge_reruns(const std::vector<ReportFile>& kept) {
       continue;
     }
     specs[i] = specs_of(kept[i].report);
-    const Key key{uuid, suites_of(kept[i].report), config_key_of(kept[i]),
-                  kept[i].tool.is_object() ? kept[i].tool.value("git_sha", std::string()) : ""};
+    const Key key{uuid, suites_of(kept[i].report), config_key_of(kept[i]), json_value_or(kept[i].tool, "git_sha", "")};
     auto& candidates = nodes_of_key[key];
     const auto agrees = [&](std::size_t node) {
       return std::all_of(nodes[node].begin(), nodes[node].end(),

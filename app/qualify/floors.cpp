@@ -258,9 +258,15 @@ FloorTable floor_table_from_json(const json& j, const std::string& origin) {
     out.baseline_spread = field<double>(f, "baseline_spread", where);
     out.floor = field<double>(f, "floor", where);
     if (!(out.floor >= 0)) throw std::invalid_argument(where + ".floor: must be >= 0");
-    for (const auto& s : f.value("samples", json::array()))
-      out.samples.push_back({s.value("report", ""), s.value("git_sha", ""), s.value("case", ""), s.value("value", 0.0),
-                             s.value("spread", 0.0)});
+    const json samples = f.contains("samples") ? field<json>(f, "samples", where) : json::array();
+    if (!samples.is_array()) throw std::invalid_argument(where + ".samples: not an array");
+    for (std::size_t k = 0; k < samples.size(); ++k) {
+      const std::string at = where + ".samples[" + std::to_string(k) + "]";
+      if (!samples[k].is_object()) throw std::invalid_argument(at + ": not an object");
+      out.samples.push_back({field<std::string>(samples[k], "report", at), json_value_or(samples[k], "git_sha", ""),
+                             field<std::string>(samples[k], "case", at), field<double>(samples[k], "value", at),
+                             samples[k].contains("spread") ? field<double>(samples[k], "spread", at) : 0.0});
+    }
     if (out.samples.empty())
       throw std::invalid_argument(where + ".samples: a floor must name the baseline reports it came from");
     t.floors.push_back(std::move(out));

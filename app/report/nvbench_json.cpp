@@ -99,13 +99,13 @@ std::vector<std::string> case_ops(const CaseResult& c) {
       if (op != "fwd" && op != "bwd") ops.push_back(op);
     return ops;
   }
-  const std::string op = c.spec.value("op", std::string("both"));
+  const std::string op = json_value_or(c.spec, "op", "both");
   if (op == "fwd" || op == "bwd") return {op};
   return {"fwd", "bwd"};
 }
 
 bool exported(const CaseResult& c) {
-  if (c.spec.value("mode", std::string()) == "perf") return true;
+  if (json_value_or(c.spec, "mode", "") == "perf") return true;
   return std::any_of(c.backends.begin(), c.backends.end(), [](const BackendResult& b) { return !b.timings.empty(); });
 }
 

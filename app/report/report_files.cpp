@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "report/report_fields.hpp"
 #include "util/json_input.hpp"
 
 namespace vsa {
@@ -65,6 +66,17 @@ ReportFile report_file_from_json(const nlohmann::json& document, const std::stri
   }
   const auto tool = document.find("tool");
   if (tool != document.end() && tool->is_object()) file.tool = *tool;
+  // What compare, fleet, floors and render read of every report, read once here: a field of the
+  // wrong type in a loosely read part (a case's spec, the fingerprint) is named with this file,
+  // not found later among many reports with no file to name (review of 2026-12-06).
+  try {
+    (void)identity_of(file.report);
+    (void)config_key_of(file);
+    (void)perf_samples(file.report);
+  } catch (const nlohmann::json::exception& e) {
+    throw ReportFileError(path, std::string("malformed report, ") + e.what() +
+                                    " (docs/schema/report.schema.json and docs/report-schema.md describe a report)");
+  }
   return file;
 }
 

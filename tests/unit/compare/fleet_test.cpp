@@ -147,6 +147,15 @@ TEST(FleetNames, GpusAreNamedByHostAndUuidNotOrdinal) {
   EXPECT_EQ(fleet_gpu_name(identity_of(cpu.report)), "c1 cpu");
 }
 
+// A launcher without a kind (null) is no Slurm launcher: the host name stands, no type error.
+TEST(FleetHosts, ALauncherWithoutAKindIsNone) {
+  auto r = synthetic_report({.host = "n9"});
+  r.report.node["launcher"] = {{"kind", nullptr}, {"node_name", "slurm-name"}};
+  EXPECT_EQ(scheduler_host_of(r.report), "n9");
+  r.tool["git_sha"] = nullptr;
+  EXPECT_EQ(analyse_fleet({r}, {}).nodes.size(), 1U);
+}
+
 TEST(FleetHosts, FailedAndSlowHostsAsASlurmHostlist) {
   auto reports = fleet_with_tflops({400, 401, 402, 403, 300});           // node4 slow
   add_check(reports[1].report, "qualify/x16", "sm90a-det", kFail, 0.3);  // node1 failed

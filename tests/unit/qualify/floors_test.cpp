@@ -275,6 +275,18 @@ TEST(Floors, TableRoundTripsAndBadTablesNameTheField) {
   json untraced = to_json(t);
   untraced["floors"][0]["samples"] = json::array();  // a hand-typed number: no report behind it
   EXPECT_THROW((void)floor_table_from_json(untraced, "t.json"), std::invalid_argument);
+  // A sample's fields by their path too (review of 2026-12-06: a raw nlohmann type error).
+  for (const auto& [key, value] : {std::pair<std::string, json>{"case", 5}, {"spread", "wide"}, {"value", nullptr}}) {
+    json wrong = to_json(t);
+    wrong["floors"][0]["samples"][0][key] = value;
+    try {
+      (void)floor_table_from_json(wrong, "t.json");
+      ADD_FAILURE() << "accepted samples[0]." << key;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("t.json: $.floors[0].samples[0]." + key + ": wrong type", 0), 0U)
+          << e.what();
+    }
+  }
 }
 
 // Every committed floor names committed reports, and regenerating from them gives the

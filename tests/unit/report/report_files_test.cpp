@@ -63,6 +63,27 @@ TEST_F(ReportFiles, BadFilesAreErrorsNamingTheFile) {
   }
 }
 
+// A field of the wrong type in a part the readers take loosely (a timed case's spec) is named
+// with its file when read, not later among many reports (review of 2026-12-06: compare and
+// fleet said "a report does not follow ..." without saying which).
+TEST_F(ReportFiles, AWrongTypeInALooselyReadPartNamesTheFile) {
+  auto file = testing::synthetic_report({.host = "n1"});
+  testing::add_timing(file.report, "qualify/perf-16k", "sm90a", "fwd", 500);
+  file.report.cases[0].spec = {{"timing", {{"l2_flush", nullptr}}}};
+  auto j = to_json(file.report);
+  j["tool"] = file.tool;
+  const std::string bad = write("rack2/bad.json", j.dump());
+  const std::string good = write_report("rack1/good.json", "n2");
+  try {
+    (void)load_report_paths({good, bad});
+    ADD_FAILURE() << "no error";
+  } catch (const ReportFileError& e) {
+    EXPECT_EQ(e.path(), bad);
+    EXPECT_EQ(std::string(e.what()).rfind(bad + ": malformed report, [json.exception.type_error.302]", 0), 0U)
+        << e.what();
+  }
+}
+
 TEST_F(ReportFiles, DirectoriesAreSearchedRecursivelyAndOtherJsonIsSkipped) {
   write_report("rack1/b.json", "b");
   write_report("rack1/a.json", "a");
