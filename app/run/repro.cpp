@@ -61,10 +61,17 @@ const json& find_case(const json& report, const std::string& path, const std::st
                    " (cases: " + fmt::format("{}", fmt::join(names, ", ")) + ")");
 }
 
+// A case name as a file-name part. A long one is cut and told apart by a hash of the whole
+// name: "repro-" + slug + ".suite.json" must stay within a file name's 255 bytes (a 250-letter
+// case name ran, and its repro could not be written).
 std::string slug(const std::string& name) {
+  constexpr std::size_t kMaxChars = 120;
   std::string out;
   for (char ch : name) out += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '.' || ch == '_') ? ch : '-';
-  return out;
+  if (out.size() <= kMaxChars) return out;
+  std::uint32_t hash = 2166136261u;  // FNV-1a: the same name gives the same file on every machine
+  for (const unsigned char ch : name) hash = (hash ^ ch) * 16777619u;
+  return out.substr(0, kMaxChars) + fmt::format("-{:08x}", hash);
 }
 
 json backend_verdicts(const json& c) {
@@ -95,10 +102,25 @@ json schedule_replay(const json& c) {
   return json();
 }
 
+// The one-case suite of `case_name` (below make_repro_bundle, which names the file on any error).
+json bundle_of(const json& report, const std::string& report_path, const std::string& case_name);
+
 }  // namespace
 
 json make_repro_bundle(const std::string& report_path, const std::string& case_name) {
   const json report = read_report(report_path);
+  // What the strict reader does not cover (a field read loosely here) is still this file's fault.
+  try {
+    return bundle_of(report, report_path, case_name);
+  } catch (const json::exception& e) {
+    throw SuiteError(report_path + ": malformed report, " + e.what() +
+                     " (docs/schema/report.schema.json describes a report)");
+  }
+}
+
+namespace {
+
+json bundle_of(const json& report, const std::string& report_path, const std::string& case_name) {
   const json& c = find_case(report, report_path, case_name);
   if (!c.contains("spec") || !c.at("spec").is_object())
     throw SuiteError(report_path + ": case \"" + c.value("name", "") + "\" has no spec to reproduce");
@@ -148,8 +170,6 @@ json make_repro_bundle(const std::string& report_path, const std::string& case_n
   (void)parse_suite(bundle.dump(), "repro bundle of " + report_path + " case \"" + name + "\"");
   return bundle;
 }
-
-namespace {
 
 // A recorded plugin whose file changed since the report: said, not refused (a rebuilt
 // library at the same path is a legitimate thing to re-run, but it is not the same run).

@@ -87,6 +87,34 @@ TEST_F(ReproBundle, FindsAUniqueSubstringAndRefusesAmbiguousOrMissingNames) {
   EXPECT_NE(error_of(not_report, "x").find("not a vsa-bench report"), std::string::npos);
 }
 
+// Review of 2026-12-06: a field of the wrong type reached nlohmann's own error (exit 4, no
+// file); a 250-letter case name ran, and its repro suite's file name was too long to write.
+TEST_F(ReproBundle, AMalformedReportIsNamedAndALongCaseNameStillMakesAFileName) {
+  json report = json::parse(std::ifstream(m_report));
+  report["cases"][1]["backends"][0]["backend"] = 5;
+  const std::string bad = (m_dir / "bad.json").string();
+  std::ofstream(bad) << report.dump();
+  EXPECT_EQ(error_of(bad, "small-2").rfind(bad + ": malformed report, [json.exception.type_error.302]", 0), 0U)
+      << error_of(bad, "small-2");
+  report = json::parse(std::ifstream(m_report));
+  report["node"] = "x";
+  std::ofstream(bad) << report.dump();
+  EXPECT_EQ(error_of(bad, "small-2").rfind(bad + ": malformed report, ", 0), 0U) << error_of(bad, "small-2");
+
+  report = json::parse(std::ifstream(m_report));
+  const std::string long_name = "t/" + std::string(250, 'n');
+  report["cases"][1]["name"] = long_name;
+  report["cases"][1]["spec"]["name"] = long_name;
+  std::ofstream(bad) << report.dump();
+  const std::string name = make_repro_bundle(bad, long_name).at("name");
+  EXPECT_LE(name.size() + std::string(".suite.json").size(), 255U) << name;
+  EXPECT_EQ(name.rfind("repro-t-nnnn", 0), 0U) << name;
+  report["cases"][1]["name"] = long_name + "x";  // another long name: another file
+  report["cases"][1]["spec"]["name"] = long_name + "x";
+  std::ofstream(bad) << report.dump();
+  EXPECT_NE(make_repro_bundle(bad, long_name + "x").at("name"), name);
+}
+
 TEST_F(ReproBundle, WritesABundleFileThatLoadsAsASuite) {
   ReproOptions o;
   o.report = m_report;
