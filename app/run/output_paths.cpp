@@ -1,5 +1,6 @@
 #include "run/output_paths.hpp"
 
+#include <climits>
 #include <unistd.h>
 
 #include <cerrno>
@@ -29,10 +30,26 @@ void check_writable_dir(std::string_view flag, const std::string& path, const fs
   ::unlink(probe.c_str());
 }
 
+// A name the file system refuses before anything is looked up (ENAMETOOLONG): a part longer
+// than NAME_MAX or a whole path longer than PATH_MAX. Caught here, it is bad input named by
+// its flag; found when the report or export is written, it was exit 4 after the whole run.
+void check_name_lengths(std::string_view flag, const std::string& path) {
+  const fs::path absolute = fs::absolute(fs::path(path)).lexically_normal();
+  const auto shown = [&] { return path.size() > 80 ? path.substr(0, 77) + "..." : path; };
+  if (absolute.native().size() >= PATH_MAX)
+    throw SuiteError(named(flag, shown()) + ": the path is " + std::to_string(absolute.native().size()) +
+                     " bytes long, more than this system's " + std::to_string(PATH_MAX - 1));
+  for (const auto& part : absolute)
+    if (part.native().size() > NAME_MAX)
+      throw SuiteError(named(flag, shown()) + ": a part of the path is " + std::to_string(part.native().size()) +
+                       " bytes long, more than a file name's " + std::to_string(NAME_MAX));
+}
+
 }  // namespace
 
 void check_output_file(std::string_view flag, const std::string& path, bool folder_is_made) {
   if (path.empty()) return;
+  check_name_lengths(flag, path);
   std::error_code ec;
   const fs::path p(path);
   if (fs::is_directory(p, ec)) throw SuiteError(named(flag, path) + ": is a directory; give a file name");
@@ -87,6 +104,7 @@ void check_distinct_outputs(const std::vector<std::pair<std::string_view, std::s
 
 void check_output_dir(std::string_view flag, const std::string& path) {
   if (path.empty()) throw SuiteError(std::string(flag) + ": empty; give a directory");
+  check_name_lengths(flag, path);
   std::error_code ec;
   if (fs::is_symlink(path, ec) && !fs::exists(path, ec))
     throw SuiteError(named(flag, path) + ": a symbolic link to nothing (" + fs::read_symlink(path, ec).string() + ")");

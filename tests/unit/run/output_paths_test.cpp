@@ -77,6 +77,24 @@ TEST_F(OutputPaths, TheReportFolderIsCheckedNotMade) {
 
 // Two outputs on one file, however spelled: the first export would be lost (or, for render,
 // the report replaced by its Markdown).
+// Review of 2026-12-06: a file-name part past NAME_MAX read as "does not exist", and the write
+// failed after the whole run with exit 4; now bad input named by its flag, before anything runs.
+TEST_F(OutputPaths, AnOverlongNameIsRefusedByItsFlag) {
+  const std::string part(300, 'x');
+  EXPECT_EQ(refusal([&] { check_output_file("--junit", at(part + ".xml")); }).find("--junit "), 0U);
+  EXPECT_NE(refusal([&] {
+              check_output_file("--junit", at(part + ".xml"));
+            }).find(": a part of the path is 304 bytes long, more than a file name's 255"),
+            std::string::npos);
+  EXPECT_NE(refusal([&] { check_output_dir("--out", at(part)); }).find("more than a file name's 255"),
+            std::string::npos);
+  std::string deep;
+  for (int i = 0; i < 40; ++i) deep += std::string(200, 'd') + "/";
+  EXPECT_NE(refusal([&] { check_output_dir("--out", at(deep)); }).find("bytes long, more than this system's"),
+            std::string::npos);
+  EXPECT_EQ(refusal([&] { check_output_file("--junit", at(std::string(255, 'y'))); }), "");  // at the limit
+}
+
 TEST_F(OutputPaths, TwoOutputsOnOneFileAreRefusedByBothFlags) {
   EXPECT_EQ(
       refusal([&] {
