@@ -11,7 +11,9 @@
 #include "commands/commands.hpp"
 #include "commands/output_format.hpp"
 #include "model/exit_codes.hpp"
+#include "suite/suite.hpp"
 #include "telemetry/fingerprint.hpp"
+#include "util/printable.hpp"
 
 namespace vsa::cli {
 namespace {
@@ -23,6 +25,11 @@ struct InfoOptions {
 };
 
 int run_info(const InfoOptions& options) {
+  // The rule of `run --label`: the same label on both, and never bytes JSON cannot hold (a
+  // non-UTF-8 label was nlohmann's error and exit 4).
+  if (!options.label.empty() && file_name_part(options.label) != options.label)
+    throw SuiteError("--label \"" + printable(options.label) +
+                     "\": use letters, digits, '.', '_' and '-' only, not starting with '.' (as `run --label`)");
   const std::optional<std::string> label = options.label.empty() ? std::nullopt : std::optional(options.label);
   const Fingerprint fingerprint = collect_fingerprint(!options.no_cuda, label);
   if (options.format == "json") {

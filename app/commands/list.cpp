@@ -43,7 +43,8 @@ void register_list(CLI::App& app, int& exit_code) {
       if (suite->empty()) throw SuiteError("list cases: name a suite, e.g. `vsa-bench list cases smoke`");
       out["cases"] = list_cases_json(*suite, *cases);
     }
-    std::fputs((*format == "json" ? out.dump(2) + "\n" : render_listing(out)).c_str(), stdout);
+    const std::string text = *format == "json" ? out.dump(2) + "\n" : render_listing(out);
+    std::fwrite(text.data(), 1, text.size(), stdout);  // all of it, whatever bytes it holds
     exit_code = kExitOk;
   });
 }

@@ -11,6 +11,7 @@
 
 #include "engine/devices.hpp"
 #include "suite/suite.hpp"
+#include "util/printable.hpp"
 #include "vsa/registry.hpp"
 
 namespace vsa {
@@ -111,7 +112,9 @@ std::string render_listing(const nlohmann::json& l) {
   }
   if (l.contains("cases")) {
     for (const auto& c : l["cases"])
-      out << "  " << c["name"].get<std::string>() << "  mode=" << c["mode"].get<std::string>()
+      // printable(): a name may hold any JSON string (a NUL cut the listing short, an escape
+      // sequence would reach the terminal); `run` shows names the same way.
+      out << "  " << printable(c["name"].get<std::string>()) << "  mode=" << c["mode"].get<std::string>()
           << " op=" << c["op"].get<std::string>() << " B=" << c["B"] << " H=" << c["H"] << " S=" << c["S"]
           << " D=" << c["D"] << " pattern=" << c["pattern"]["kind"].get<std::string>() << "\n";
   }

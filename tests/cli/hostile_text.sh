@@ -34,4 +34,15 @@ assert len(row) == 1, f"the case row is split or missing: {row}"
 assert r"pipe\|nl\x0aosc\x1b]0;owned\x07csi\x1b[31mred\u009bc1" in row[0], row[0]
 assert r"h/pipe|nl\x0aosc\x1b]0;owned\x07" in err.decode(), err.decode()
 PY
+# `list cases` shows such names the same way, all of them (review of 2026-12-06: a NUL in a
+# name cut the listing there, and the escapes reached the terminal raw).
+printf '{"cases": [{"name": "a\\u0000b\\u001b[31m", "S": 128, "D": 32, "backends": ["cpu-ref"]},
+ {"name": "after", "S": 128, "D": 32, "backends": ["cpu-ref"]}]}' >"$WORK/nul.json"
+"$BIN" list cases "$WORK/nul.json" >"$WORK/list" 2>&1 || { cat "$WORK/list"; fail "list cases: exit $?"; }
+grep -qF 'a\x00b\x1b[31m  mode=' "$WORK/list" || { cat -v "$WORK/list"; fail "list cases: the name is not escaped"; }
+grep -q '^  after  mode=' "$WORK/list" || { cat -v "$WORK/list"; fail "list cases: stopped at the NUL"; }
+# `info --label` takes run's rule: bytes JSON cannot hold are bad input (exit 2), not a crash.
+"$BIN" info --format json --no-cuda --label "$(printf 'x\377')" >"$WORK/info" 2>&1; rc=$?
+[ "$rc" -eq 2 ] || { cat "$WORK/info"; fail "info --label non-UTF-8: exit $rc, expected 2"; }
+grep -qF -- "--label" "$WORK/info" || { cat "$WORK/info"; fail "info --label: the error does not name the option"; }
 echo "ok"
