@@ -18,6 +18,7 @@
 #include "model/exit_codes.hpp"
 #include "report/markdown_table.hpp"
 #include "report/report_files.hpp"
+#include "util/printable.hpp"
 
 namespace vsa::cli {
 
@@ -61,6 +62,9 @@ int run_fleet(const FleetCommandOptions& o) {
       if ((n.failed() || n.slow > 0) && n.scheduler_host.empty())
         std::cerr << "vsa-bench fleet: " << n.path
                   << " failed but names no host (node.hostname, node.launcher.node_name): not in this list\n";
+    for (const auto& h : fleet.hosts_not_listable())
+      std::cerr << "vsa-bench fleet: " << printable(h)
+                << ": failed, but that is not a host name (letters, digits, '.', '_', '-'): not in this list\n";
   } else if (o.format == "json") {
     auto j = to_json(fleet);
     j["exit_code"] = fleet.exit_code(o.gate);

@@ -1,6 +1,7 @@
 #include "compare/fleet.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <functional>
 #include <map>
 #include <optional>
@@ -250,11 +251,27 @@ std::string scheduler_host_of(const Report& r) {
   return identity_of(r).hostname;
 }
 
+namespace {
+bool is_host_name(const std::string& name) {
+  return !name.empty() && std::all_of(name.begin(), name.end(), [](unsigned char c) {
+    return std::isalnum(c) || c == '.' || c == '_' || c == '-';
+  });
+}
+bool to_drain(const FleetNode& n) { return (n.failed() || n.slow > 0) && !n.scheduler_host.empty(); }
+}  // namespace
+
 std::vector<std::string> Fleet::failed_hosts() const {
   std::set<std::string> hosts;
   for (const auto& n : nodes)
-    if ((n.failed() || n.slow > 0) && !n.scheduler_host.empty()) hosts.insert(n.scheduler_host);
+    if (to_drain(n) && is_host_name(n.scheduler_host)) hosts.insert(n.scheduler_host);
   return {hosts.begin(), hosts.end()};
+}
+
+std::vector<std::string> Fleet::hosts_not_listable() const {
+  std::vector<std::string> out;
+  for (const auto& n : nodes)
+    if (to_drain(n) && !is_host_name(n.scheduler_host)) out.push_back(n.path + ": " + n.scheduler_host);
+  return out;
 }
 
 int Fleet::failed_nodes() const {

@@ -136,7 +136,11 @@ struct Fleet {
   [[nodiscard]] int failed_nodes() const;
   [[nodiscard]] int outliers() const;
   // Hosts with a failed GPU or a slow outlier, sorted, each once: a Slurm hostlist ("a,b,c").
+  // Only names that are a host name (letters, digits, '.', '_', '-'): a report's "a,b" or
+  // "node[1-3]" would drain other nodes (listed by hosts_not_listable instead).
   [[nodiscard]] std::vector<std::string> failed_hosts() const;
+  // Hosts failed_hosts leaves out because their name is not one: "PATH: NAME".
+  [[nodiscard]] std::vector<std::string> hosts_not_listable() const;
   // kExitCheckFailed when a node failed; else kExitRegression for outliers when gating; else kExitOk.
   [[nodiscard]] int exit_code(bool gate) const;
 };

@@ -147,6 +147,21 @@ TEST(FleetNames, GpusAreNamedByHostAndUuidNotOrdinal) {
   EXPECT_EQ(fleet_gpu_name(identity_of(cpu.report)), "c1 cpu");
 }
 
+// A report's host name that is not one ("a,b", "node[1-3]") would drain other nodes through the
+// hostlist: left out of it and named instead (review of 2026-12-06).
+TEST(FleetHosts, ANameThatIsNoHostNameIsNotListed) {
+  std::vector<ReportFile> reports;
+  for (const char* host : {"node7", "a,b", "node[1-3]"}) {
+    auto r = synthetic_report({.host = host});
+    add_check(r.report, "a", "sm90a", kFail);
+    reports.push_back(r);
+  }
+  const Fleet f = analyse_fleet(reports, {});
+  EXPECT_EQ(f.failed_hosts(), (Strings{"node7"}));
+  EXPECT_EQ(f.hosts_not_listable(), (Strings{"a,b-gpu0.json: a,b", "node[1-3]-gpu0.json: node[1-3]"}));
+  EXPECT_EQ(f.exit_code(false), kExitCheckFailed);
+}
+
 // A launcher without a kind (null) is no Slurm launcher: the host name stands, no type error.
 TEST(FleetHosts, ALauncherWithoutAKindIsNone) {
   auto r = synthetic_report({.host = "n9"});
