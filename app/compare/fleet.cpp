@@ -96,8 +96,8 @@ std::string lse_form_note(const std::vector<FleetSample>& samples) {
 }
 
 // Per row: "" or why it stands apart from rows of the same case, op, backend and GPU model
-// ("timed as sustained, fixed passes, not with row 3"; rows are numbered from 1, as P1.. in the
-// Markdown).
+// ("timed as sustained, fixed passes, not pooled with P3": rows numbered from 1, as the Markdown's
+// P1, P2, ...).
 std::vector<std::string> not_pooled_notes(const std::vector<FleetPerfRow>& rows) {
   std::vector<std::string> notes(rows.size());
   for (std::size_t a = 0; a < rows.size(); ++a) {
