@@ -124,12 +124,12 @@ std::vector<FleetPerfRow> perf_rows(const std::vector<ReportFile>& reports, std:
   std::vector<FleetPerfRow> rows;
   for (std::size_t n = 0; n < reports.size(); ++n)
     for (const auto& s : perf_samples(reports[n].report)) {
-      const Key key{s.case_name, s.op, s.backend, nodes[n].who.gpu_name, s.method, s.spec};
+      const Key key{s.case_name, s.op, s.backend, nodes[n].who.gpu_name, s.method, s.question};
       auto it = index.find(key);
       if (it == index.end()) {
         it = index.emplace(key, rows.size()).first;
         rows.push_back(
-            FleetPerfRow{s.case_name, s.op, s.backend, nodes[n].who.gpu_name, {}, false, {}, {}, s.method, s.spec});
+            FleetPerfRow{s.case_name, s.op, s.backend, nodes[n].who.gpu_name, {}, false, {}, {}, s.method, s.question});
       }
       rows[it->second].samples.push_back({n, s.tflops, s.spread, 1, Outlier::none, s.lse_factor});
     }
@@ -302,6 +302,10 @@ std::string suites_of(const Report& r) {
   return fmt::format("{}", fmt::join(names, "+"));
 }
 
+// The compute-sanitizer tool a report ran under (`vsa-bench sanitize`), "" for none: a racecheck
+// run is no re-run of a memcheck one, whatever its cases.
+std::string sanitizer_tool_of(const Report& r) { return json_value_or(r.sanitizer, "tool", ""); }
+
 // The cases a report set out to run: its planned list, else the cases it holds.
 std::set<std::string> case_set_of(const Report& r) {
   if (!r.planned_cases.empty()) return {r.planned_cases.begin(), r.planned_cases.end()};
@@ -319,10 +323,11 @@ std::set<std::string> case_backends_of(const Report& r) {
   return pairs;
 }
 
-// Each finished case's comparable spec (report_fields.hpp), as text.
+// Each finished case's question (report_fields.hpp, question_spec), as text: a re-run may change
+// the seed, a tolerance or a timeout and still re-run the case.
 std::map<std::string, std::string> specs_of(const Report& r) {
   std::map<std::string, std::string> specs;
-  for (const auto& c : r.cases) specs.emplace(c.name, comparable_spec(c).dump());
+  for (const auto& c : r.cases) specs.emplace(c.name, question_spec(c).dump());
   return specs;
 }
 
@@ -362,7 +367,7 @@ const std::string& when(const Report& r) { return r.finished_at.empty() ? r.star
 std::vector<ReportFile> newest_per_gpu(const std::vector<ReportFile>& all, std::vector<std::string>& superseded) {
   auto key_of = [](const Report& r) {
     const std::string uuid = gpu_uuid_of(r);
-    return uuid.empty() ? uuid : uuid + "\n" + suites_of(r);
+    return uuid.empty() ? uuid : uuid + "\n" + suites_of(r) + "\n" + sanitizer_tool_of(r);
   };
   std::map<std::string, std::vector<std::size_t>> groups;
   for (std::size_t i = 0; i < all.size(); ++i)
@@ -524,6 +529,12 @@ MergedReport merge_newest_first(const std::vector<ReportFile>& reports) {
     }
     for (const auto& name : from_report.planned_cases)
       if (planned.insert(name).second) into.planned_cases.push_back(name);
+    // compute-sanitizer's finding describes a run, as a health check does: an older run's stays
+    // until a report covering all of its cases replaces it.
+    if (r > 0 && sanitizer_finding(into.sanitizer).empty() && !sanitizer_finding(from_report.sanitizer).empty()) {
+      into.sanitizer = from_report.sanitizer;
+      from.checks.push_back("compute-sanitizer " + sanitizer_tool_of(from_report));
+    }
     // Lent to a newer report's case by the time r is reached: r is older than every case that borrows.
     for (auto& pair : lent[r]) from.cases.push_back(std::move(pair));
     if (r > 0) merged.merged_from.push_back(std::move(from));
@@ -551,7 +562,8 @@ std::vector<MergedReport> merge_reruns(const std::vector<ReportFile>& kept) {
       continue;
     }
     specs[i] = specs_of(kept[i].report);
-    const Key key{uuid, suites_of(kept[i].report), config_key_of(kept[i]), json_value_or(kept[i].tool, "git_sha", "")};
+    const Key key{uuid, suites_of(kept[i].report) + "\n" + sanitizer_tool_of(kept[i].report), config_key_of(kept[i]),
+                  json_value_or(kept[i].tool, "git_sha", "")};
     auto& candidates = nodes_of_key[key];
     const auto agrees = [&](std::size_t node) {
       return std::all_of(nodes[node].begin(), nodes[node].end(),

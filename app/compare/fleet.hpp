@@ -97,7 +97,7 @@ struct FleetPerfRow {
   // such figures no ratio), and the note says why the two rows are two.
   std::string note;
   std::string method;  // timing_method() of every sample in the row
-  std::string spec;    // comparable_spec() of the case, as text, the same for every sample
+  std::string spec;    // question_spec() of the case, as text, the same for every sample
 };
 
 // Where the sample lies against the fleet: the threshold rule for 2+ samples, the

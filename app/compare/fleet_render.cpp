@@ -129,8 +129,8 @@ std::string configurations(const Fleet& f) {
 std::string performance(const Fleet& f) {
   if (f.perf.empty()) return "No timed cases in these reports.\n";
   std::ostringstream out;
-  out << "Fleet median TFLOPS per timed case, backend, op and GPU model; fences are Q1 - 1.5 IQR and Q3 + 1.5 IQR "
-         "(with "
+  out << "Fleet median TFLOPS per timed case, backend, op and GPU model (figures timed another way or of another "
+         "question of the case are a row of their own, with a note); fences are Q1 - 1.5 IQR and Q3 + 1.5 IQR (with "
       << kMinSamplesForFences << " or more GPUs).\n\n";
   MarkdownTable cases(
       {"id", "case", "op", "backend", "model", "GPUs", "median TFLOPS", "Q1", "Q3", "fences", "outliers"});

@@ -120,10 +120,14 @@ std::string not_a_baseline(const Report& r) {
   return why;
 }
 
-// Which run a report is: its GPU, node and start and finish times.
+// Which run a report is: its GPU (by UUID and MIG instance, and by PCI address and CUDA ordinal
+// where NVML gave no UUID: one run's reports share the node and their times), node, and start
+// and finish times.
 std::string run_identity(const Report& r) {
-  return device_uuid_of(r.device) + "\n" + json_value_or(r.node, "hostname", "") + "\n" + r.started_at + "\n" +
-         r.finished_at;
+  return device_uuid_of(r.device) + "\n" + json_value_or(r.device, "mig_uuid", "") + "\n" +
+         json_value_or(r.device, "pci_bus_id", "") + "\n" +
+         std::to_string(json_value_or(r.device, "cuda_ordinal", -1)) + "\n" + json_value_or(r.node, "hostname", "") +
+         "\n" + r.started_at + "\n" + r.finished_at;
 }
 
 }  // namespace

@@ -170,12 +170,12 @@ std::string timing_method(const Timing& t) {
 std::vector<PerfSample> perf_samples(const Report& report) {
   std::vector<PerfSample> samples;
   for (const auto& c : report.cases) {
-    const std::string spec = comparable_spec(c).dump();
+    const std::string question = question_spec(c).dump();
     for (const auto& b : c.backends)
       for (const auto& t : b.timings)
         if (t.tflops > 0)
           samples.push_back({c.name, b.backend, t.op, t.tflops, t.median_ms, t.spread, clock_summary(t.clocks),
-                             t.passes, timing_method(t), b.lse_factor, shared_gpu_text(t), spec});
+                             t.passes, timing_method(t), b.lse_factor, shared_gpu_text(t), question});
   }
   return samples;
 }
@@ -197,6 +197,15 @@ nlohmann::json comparable_spec(const CaseResult& result) {
     }
   }
   return spec;
+}
+
+nlohmann::json question_spec(const CaseResult& result) {
+  const nlohmann::json spec = comparable_spec(result);
+  if (!spec.is_object()) return spec;
+  nlohmann::json question = nlohmann::json::object();
+  for (const char* key : {"mode", "op", "B", "H", "S", "D", "blk", "pattern", "vbs", "scale", "timing"})
+    if (const auto it = spec.find(key); it != spec.end()) question[key] = *it;
+  return question;
 }
 
 }  // namespace vsa

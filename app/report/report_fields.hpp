@@ -79,7 +79,7 @@ struct PerfSample {
   std::string method;                // timing_method(): how it was timed, which decides the card's clock state
   std::optional<double> lse_factor;  // the backend's own lse form in this case (BackendResult), if any
   std::string shared;                // shared_gpu_text(): passes run beside another compute process, or empty
-  std::string spec;                  // comparable_spec() of its case, as text: equal texts, the same problem
+  std::string question;              // question_spec() of its case, as text: equal texts, the same question
 };
 // How a timing was taken, as far as it changes the clock the card ran at: bursts or sustained
 // passes (min_pass_ms), warm or cold L2, a fixed pass count or adaptive sampling (which runs
@@ -93,5 +93,11 @@ struct PerfSample {
 // lists under configuration; a run slowed by a probe must trip the regression gate).
 // Equal specs make two TFLOPS comparable.
 [[nodiscard]] nlohmann::json comparable_spec(const CaseResult& result);
+
+// The question a case asks: its problem (mode, op, shape, block size, pattern, vbs, scale) and how
+// a figure of it is timed (cold L2, sustained passes), without the conditions a re-run may change
+// (seed, tolerance, timeouts, hang watch, schedules, validation). Equal ones make a newer report
+// a re-run of an older one, and their figures one fleet row.
+[[nodiscard]] nlohmann::json question_spec(const CaseResult& result);
 
 }  // namespace vsa

@@ -1,14 +1,16 @@
 #include "run/output_paths.hpp"
 
-#include <climits>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
 #include "suite/suite.hpp"
+#include "util/files.hpp"
 
 namespace vsa {
 
@@ -50,9 +52,23 @@ void check_name_lengths(std::string_view flag, const std::string& path) {
 void check_output_file(std::string_view flag, const std::string& path, bool folder_is_made) {
   if (path.empty()) return;
   check_name_lengths(flag, path);
+  // Written where write_file_atomic writes it (util/files.hpp): one of this process's descriptors
+  // (--jsonl /dev/stdout, >(...)), a FIFO or device, or the file at the end of a chain of links.
+  if (const auto fd = own_descriptor(path)) {
+    const int mode = ::fcntl(*fd, F_GETFL);
+    if (mode < 0 || (mode & O_ACCMODE) == O_RDONLY)
+      throw SuiteError(named(flag, path) + ": descriptor " + std::to_string(*fd) + " is not open for writing");
+    return;
+  }
   std::error_code ec;
-  const fs::path p(path);
-  if (fs::is_directory(p, ec)) throw SuiteError(named(flag, path) + ": is a directory; give a file name");
+  const auto status = fs::status(path, ec);
+  if (fs::is_directory(status)) throw SuiteError(named(flag, path) + ": is a directory; give a file name");
+  if (fs::exists(status) && !fs::is_regular_file(status)) {
+    if (::access(path.c_str(), W_OK) != 0)
+      throw SuiteError(named(flag, path) + ": cannot write it: " + std::strerror(errno));
+    return;
+  }
+  const fs::path p(link_target(path));
   const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
   if (fs::is_directory(dir, ec)) return check_writable_dir(flag, path, dir);
   if (fs::exists(dir, ec)) throw SuiteError(named(flag, path) + ": " + dir.string() + " is not a directory");

@@ -110,6 +110,12 @@ ResumePlan plan_resume(const ReportFile& f, const ResumingRun& run) {
   if (r.device.is_object())
     for (std::size_t i = 0; i < run.devices.size() && device_index < 0; ++i)
       if (same_gpu(r.device, run.devices[i])) device_index = int(i);
+  // A GPU this run cannot use is said as such first: its binary is judged by that GPU's images,
+  // which this run cannot ask.
+  if (r.device.is_object() && device_index < 0) {
+    plan.refusal = refuse(f, "its GPU, " + printable(gpu_name(r.device)) + ", is not one this run can use");
+    return plan;
+  }
   const json& backends = device_index >= 0 && std::size_t(device_index) < run.device_backends.size()
                              ? run.device_backends[std::size_t(device_index)]
                              : run.backends;
@@ -122,11 +128,7 @@ ResumePlan plan_resume(const ReportFile& f, const ResumingRun& run) {
     return plan;
   }
   if (r.device.is_object()) {
-    if (device_index >= 0) {
-      plan.device_index = device_index;
-      return plan;
-    }
-    plan.refusal = refuse(f, "its GPU, " + printable(gpu_name(r.device)) + ", is not one this run can use");
+    plan.device_index = device_index;
     return plan;
   }
   if (!run.devices.empty()) plan.refusal = refuse(f, "it is a CPU-only report; resume it with --devices none");

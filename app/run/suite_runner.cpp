@@ -680,7 +680,9 @@ RunSummary run_suites(const RunOptions& o) {
                                                                          {"--nvbench", o.nvbench_path}};
   check_distinct_outputs(exports);
   std::vector<std::pair<std::string_view, std::string>> inputs = {{"--floors", o.floors_path}, {"--resume", o.resume}};
-  for (const auto& suite : o.suites) inputs.emplace_back("suite file", suite);
+  const std::vector<std::string> builtin = builtin_suite_names();
+  for (const auto& suite : o.suites)  // a built-in name is read from the binary (load_suite), even where a file has it
+    if (std::find(builtin.begin(), builtin.end(), suite) == builtin.end()) inputs.emplace_back("suite file", suite);
   for (const auto& plugin : o.plugins) inputs.emplace_back("--plugin", plugin);
   check_outputs_spare_inputs(exports, inputs);
   json suites_json = json::array();

@@ -1,6 +1,9 @@
 #include "util/files.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
@@ -37,7 +40,13 @@ void write_all(int fd, std::string_view data, const std::string& tmp) {
 // A target that is there and is no regular file (a FIFO, /dev/stdout, /dev/null) is written
 // into: a rename would put a file where the pipe or device was (as root, over /dev/null).
 void write_through(const std::string& path, std::initializer_list<std::string_view> parts) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0 && errno == ENXIO) {  // a FIFO nobody reads yet: say why the run waits, then wait
+    std::fprintf(stderr, "vsa-bench: waiting for a reader of %s\n", path.c_str());
+    fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
+  } else if (fd >= 0) {
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);  // whole writes, as to a file
+  }
   if (fd < 0) throw std::runtime_error("cannot write " + path + ": " + errno_text(errno));
   try {
     for (const auto part : parts) write_all(fd, part, path);
@@ -48,8 +57,22 @@ void write_through(const std::string& path, std::initializer_list<std::string_vi
   ::close(fd);
 }
 
-// The file a chain of symbolic links ends at (the path itself when it is none): the rename
-// replaces that file and leaves the links as they were.
+}  // namespace
+
+std::optional<int> own_descriptor(const std::string& path) {
+  if (path == "/dev/stdout") return 1;
+  if (path == "/dev/stderr") return 2;
+  for (const std::string_view prefix : {std::string_view("/dev/fd/"), std::string_view("/proc/self/fd/")}) {
+    if (path.rfind(prefix, 0) != 0) continue;
+    const std::string digits = path.substr(prefix.size());
+    if (digits.empty() || digits.size() > 9 ||
+        !std::all_of(digits.begin(), digits.end(), [](unsigned char c) { return std::isdigit(c) != 0; }))
+      return std::nullopt;
+    return std::stoi(digits);
+  }
+  return std::nullopt;
+}
+
 std::string link_target(const std::string& path) {
   namespace fs = std::filesystem;
   fs::path p = path;
@@ -62,9 +85,12 @@ std::string link_target(const std::string& path) {
   return p.string();
 }
 
-}  // namespace
-
 void write_file_atomic(const std::string& path_as_given, std::initializer_list<std::string_view> parts) {
+  if (const auto fd = own_descriptor(path_as_given)) {
+    std::fflush(nullptr);  // what this process printed before comes first
+    for (const auto part : parts) write_all(*fd, part, path_as_given);
+    return;
+  }
   std::error_code ec;
   const auto status = std::filesystem::status(path_as_given, ec);  // through links
   if (!ec && std::filesystem::is_directory(status))

@@ -35,4 +35,10 @@ before=$(sha256sum "$WORK/s.json")
 (cd "$WORK" && refused "--jsonl ./s.json is the suite file $WORK/s.json" \
   "$BIN" run "$WORK/s.json" --devices none --quiet --out "$WORK/r3" --jsonl ./s.json)
 [ "$(sha256sum "$WORK/s.json")" = "$before" ] || fail "run --jsonl replaced the suite file"
+# A built-in suite's name is read from the binary even where a file of that name is here: that
+# file is no input, and may be written.
+echo "not a suite" >"$WORK/smoke"
+(cd "$WORK" && "$BIN" run smoke --devices none --quiet --out "$WORK/r4" --jsonl smoke >"$WORK/out" 2>&1) ||
+  { cat "$WORK/out"; fail "run smoke --jsonl smoke beside a file named smoke"; }
+grep -q '"case":"smoke/' "$WORK/smoke" || fail "--jsonl smoke: not written"
 echo "ok"

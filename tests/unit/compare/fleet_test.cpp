@@ -533,6 +533,53 @@ TEST(FleetMerge, ASuiteOfTheSameNameWithOtherSpecsIsAnotherQuestion) {
   again.report.finished_at = "2026-11-30T10:00:00Z";
   again.path = "n1-sustained-again.json";
   EXPECT_EQ(analyse_fleet({bursts, sustained, again}, {}).superseded.size(), 1U);
+  // Run conditions a re-run may change (a seed, a tolerance, the hang watch, a timeout) ask the
+  // same question (review of 2026-12-06: such a re-run left the older HANG standing beside it).
+  ReportFile conditions = again;
+  conditions.report.finished_at = "2026-12-01T10:00:00Z";
+  conditions.path = "n1-sustained-conditions.json";
+  nlohmann::json& spec = testing::case_named(conditions.report, "qualify/perf-16k").spec;
+  spec["seed"] = 9;
+  spec["hang_watch_ms"] = 60000;
+  spec["timeout_s"] = 900;
+  spec["tolerance"] = {{"rel_max", 0.05}};
+  const Fleet f2 = analyse_fleet({bursts, sustained, again, conditions}, {});
+  EXPECT_EQ(f2.superseded.size(), 2U);
+  EXPECT_EQ(f2.nodes.size(), 2U);
+  EXPECT_EQ(f2.perf.size(), 2U);
+}
+
+// A racecheck run is no re-run of a memcheck one; a clean re-run under the same tool that merges
+// with an older run keeps the older run's finding, as it keeps a failed health check.
+TEST(FleetMerge, ASanitizerFindingStaysUntilARunUnderThatToolCoversIt) {
+  const nlohmann::json memcheck_errors = {{"tool", "memcheck"}, {"exit_status", 86}, {"result", {{"errors", 2}}}};
+  ReportFile memcheck = synthetic_report({.host = "n1"});
+  add_check(memcheck.report, "a", "sm90a", kPass);
+  add_check(memcheck.report, "b", "sm90a", kPass);
+  memcheck.report.sanitizer = memcheck_errors;
+  memcheck.report.finished_at = "2026-11-29T10:00:00Z";
+  ReportFile racecheck = synthetic_report({.host = "n1"});
+  add_check(racecheck.report, "a", "sm90a", kPass);
+  add_check(racecheck.report, "b", "sm90a", kPass);
+  racecheck.report.sanitizer = {{"tool", "racecheck"}, {"exit_status", 0}, {"result", {{"hazards", 0}}}};
+  racecheck.path = "n1-racecheck.json";
+  const Fleet tools = analyse_fleet({memcheck, racecheck}, {});
+  EXPECT_TRUE(tools.superseded.empty());
+  EXPECT_EQ(tools.failed_nodes(), 1);
+  // The same tool, a clean narrower re-run (`sanitize --case a`): merged, the finding stays.
+  ReportFile rerun = synthetic_report({.host = "n1"});
+  add_check(rerun.report, "a", "sm90a", kPass);
+  rerun.report.sanitizer = {{"tool", "memcheck"}, {"exit_status", 0}, {"result", {{"errors", 0}}}};
+  rerun.path = "n1-memcheck-a.json";
+  const Fleet merged = analyse_fleet({memcheck, rerun}, {});
+  ASSERT_EQ(merged.nodes.size(), 1U);
+  EXPECT_EQ(merged.nodes[0].verdict, verdict_name(kFail));
+  EXPECT_EQ(merged.nodes[0].merged_from[0].checks, (Strings{"compute-sanitizer memcheck"}));
+  // A clean run of every case under that tool replaces it.
+  ReportFile full = rerun;
+  add_check(full.report, "b", "sm90a", kPass);
+  full.path = "n1-memcheck-all.json";
+  EXPECT_EQ(analyse_fleet({memcheck, full}, {}).failed_nodes(), 0);
 }
 
 // A report annotated by `vsa-bench sanitize` with race hazards: the cases PASS (the run's own

@@ -107,6 +107,13 @@ TEST(Floors, ARunGivenTwiceCountsOnceAndAnUnknownGpuModelIsNamed) {
   EXPECT_EQ(t.left_out[0], "results/a.json: the same run as a.json, counted once");
   EXPECT_EQ(t.left_out[1], "u.json: its GPU model is unknown (device name, sm_count or sm_clock_max_mhz missing)");
   EXPECT_EQ(t.sources.size(), 2u);
+  // Two GPUs of one run without UUIDs (NVML missing): the same node and times, two GPUs.
+  ReportFile gpu0 = timed("n", 600, 0.0), gpu1 = timed("n", 580, 0.0);
+  for (ReportFile* g : {&gpu0, &gpu1}) g->report.device.erase("uuid");
+  gpu1.report.device["cuda_ordinal"] = 1;
+  gpu1.report.device["pci_bus_id"] = "00000000:11:00.0";
+  gpu1.path = "n-gpu1.json";
+  EXPECT_EQ(derive_floors({gpu0, gpu1}, 0.10).floors[0].samples.size(), 2u);
 }
 
 TEST(Floors, BelowTheFloorFailsWithTheFigureAndTheFloor) {

@@ -2,6 +2,10 @@
 // path is refused naming its flag and what is wrong, and a good one passes untouched.
 #include "run/output_paths.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -93,6 +97,24 @@ TEST_F(OutputPaths, AnOverlongNameIsRefusedByItsFlag) {
   EXPECT_NE(refusal([&] { check_output_dir("--out", at(deep)); }).find("bytes long, more than this system's"),
             std::string::npos);
   EXPECT_EQ(refusal([&] { check_output_file("--junit", at(std::string(255, 'y'))); }), "");  // at the limit
+}
+
+// Where write_file_atomic writes (util/files.hpp), the check looks: a descriptor of this process
+// (open for writing, or refused), a FIFO by its own permission, a link's target folder.
+TEST_F(OutputPaths, DescriptorsFifosAndLinksAreCheckedWhereTheyWrite) {
+  const int read_only = ::open(at("").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ASSERT_GE(read_only, 0);
+  EXPECT_NE(refusal([&] {
+              check_output_file("--jsonl", "/dev/fd/" + std::to_string(read_only));
+            }).find("is not open for writing"),
+            std::string::npos);
+  ::close(read_only);
+  EXPECT_EQ(refusal([&] { check_output_file("--jsonl", "/dev/stderr"); }), "");
+  ASSERT_EQ(::mkfifo(at("pipe").c_str(), 0600), 0);
+  EXPECT_EQ(refusal([&] { check_output_file("--jsonl", at("pipe")); }), "");
+  fs::create_symlink("nowhere/x.xml", at("dangling.xml"));
+  EXPECT_NE(refusal([&] { check_output_file("--junit", at("dangling.xml")); }).find("no directory " + at("nowhere")),
+            std::string::npos);
 }
 
 TEST_F(OutputPaths, TwoOutputsOnOneFileAreRefusedByBothFlags) {

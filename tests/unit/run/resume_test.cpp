@@ -111,6 +111,12 @@ TEST(Resume, ABackendListIsJudgedByTheReportsOwnGpusImages) {
   EXPECT_EQ(plan.device_index, 1);
   f.file.report.backends = f.run.backends;  // GPU-1's list in GPU-2's report: another binary wrote it
   EXPECT_NE(f.refusal().find("another vsa-bench binary"), std::string::npos) << f.refusal();
+  // GPU-2 gone from this run: that is the reason, not the images only GPU-2 could answer.
+  f.file.report.backends = own;
+  f.run.devices.pop_back();
+  f.run.device_backends.pop_back();
+  EXPECT_NE(f.refusal().find("its GPU, NVIDIA H200 GPU-2, is not one this run can use"), std::string::npos)
+      << f.refusal();
 }
 
 TEST(Resume, RefusesAnotherMigInstanceOfTheSameGpu) {

@@ -89,6 +89,28 @@ TEST(WriteFileAtomic, AFifoIsWrittenIntoAndALinkKeptNotReplaced) {
   EXPECT_THROW(write_file_atomic(scratch.path().string(), "x"), std::runtime_error);  // a folder
 }
 
+// Review of 2026-12-06: `--jsonl /dev/stdout >> log` (root) followed /dev/stdout to the log and
+// renamed a new file over it. A path naming one of this process's descriptors is written to
+// the descriptor, where it points already.
+TEST(WriteFileAtomic, APathNamingOwnDescriptorIsWrittenToIt) {
+  EXPECT_EQ(own_descriptor("/dev/stdout"), 1);
+  EXPECT_EQ(own_descriptor("/dev/stderr"), 2);
+  EXPECT_EQ(own_descriptor("/dev/fd/63"), 63);
+  EXPECT_EQ(own_descriptor("/proc/self/fd/7"), 7);
+  EXPECT_EQ(own_descriptor("/dev/fd/x"), std::nullopt);
+  EXPECT_EQ(own_descriptor("/tmp/dev/fd/3"), std::nullopt);
+  const test::ScratchDir scratch("files-fd");
+  const fs::path log = scratch.path() / "log";
+  write_file_atomic(log.string(), "earlier\n");
+  const int fd = ::open(log.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);  // as a shell's `>> log`
+  ASSERT_GE(fd, 0);
+  const fs::file_status before = fs::status(log);
+  write_file_atomic("/dev/fd/" + std::to_string(fd), "{\"a\": 1}\n");
+  ::close(fd);
+  EXPECT_EQ(read_all(log), "earlier\n{\"a\": 1}\n");
+  EXPECT_EQ(fs::status(log).permissions(), before.permissions());
+}
+
 TEST(ReserveNewFile, EachCallerGetsItsOwnName) {
   const test::ScratchDir scratch("files-reserve");
   const fs::path& dir = scratch.path();
