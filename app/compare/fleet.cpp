@@ -339,20 +339,22 @@ bool same_specs(const std::map<std::string, std::string>& a, const std::map<std:
   return true;
 }
 
+// What a report asked, taken once per report for the pairwise coverage test below.
+struct Questions {
+  std::set<std::string> cases;               // case_set_of
+  std::map<std::string, std::string> specs;  // specs_of: its finished cases
+  std::set<std::string> ran;                 // case_backends_of
+};
+Questions questions_of(const Report& r) { return {case_set_of(r), specs_of(r), case_backends_of(r)}; }
+
 // Whether report `newer` answers every question `older` asked: all of its cases, with the same
 // specs, and of each case both ran, all of its backends. A case `newer` planned but did not
 // finish is its own INCOMPLETE.
-bool covers(const Report& newer, const Report& older, const std::set<std::string>& newer_cases,
-            const std::set<std::string>& older_cases) {
-  if (!std::includes(newer_cases.begin(), newer_cases.end(), older_cases.begin(), older_cases.end())) return false;
-  if (!same_specs(specs_of(newer), specs_of(older))) return false;
-  std::set<std::string> finished;
-  for (const auto& c : newer.cases) finished.insert(c.name);
-  const std::set<std::string> ran = case_backends_of(newer);
-  for (const auto& c : older.cases)
-    if (finished.count(c.name))
-      for (const auto& b : c.backends)
-        if (!ran.count(c.name + "\t" + b.backend)) return false;
+bool covers(const Questions& newer, const Questions& older) {
+  if (!std::includes(newer.cases.begin(), newer.cases.end(), older.cases.begin(), older.cases.end())) return false;
+  if (!same_specs(newer.specs, older.specs)) return false;
+  for (const auto& pair : older.ran)
+    if (newer.specs.count(pair.substr(0, pair.find('\t'))) && !newer.ran.count(pair)) return false;
   return true;
 }
 
@@ -374,14 +376,14 @@ std::vector<ReportFile> newest_per_gpu(const std::vector<ReportFile>& all, std::
     if (const std::string key = key_of(all[i].report); !key.empty()) groups[key].push_back(i);
   std::vector<std::string> why(all.size());
   for (const auto& [key, members] : groups) {
-    std::vector<std::set<std::string>> cases;
-    for (const std::size_t i : members) cases.push_back(case_set_of(all[i].report));
+    std::vector<Questions> asked;
+    for (const std::size_t i : members) asked.push_back(questions_of(all[i].report));
     for (std::size_t a = 0; a < members.size(); ++a) {
       std::optional<std::size_t> by;
       for (std::size_t b = 0; b < members.size(); ++b) {
-        if (a == b || !covers(all[members[b]].report, all[members[a]].report, cases[b], cases[a])) continue;
+        if (a == b || !covers(asked[b], asked[a])) continue;
         const std::string wa = when(all[members[a]].report), wb = when(all[members[b]].report);
-        const bool newer = wb > wa, same_run = wb == wa && cases[b] == cases[a] && b < a;
+        const bool newer = wb > wa, same_run = wb == wa && asked[b].cases == asked[a].cases && b < a;
         if ((newer || same_run) && (!by || wb > when(all[members[*by]].report))) by = b;
       }
       if (!by) continue;
