@@ -132,8 +132,12 @@ NodeCheck ecc_growth(const HealthRecord& r) {
   return make("ecc_growth", kPass, kCodeCheckOk, counts, value, {{"uncorrected_growth", 0}});
 }
 
-// An idle reading (idle_utilization.hpp) as text: "37%, 36%, 36% over 2.2 s".
+// An idle reading (idle_utilization.hpp) as text: "37%, 36%, 36% over 2.2 s". A single
+// reading spans no time of ours: it is NVML's figure for its own last sample period, which the
+// NVML reference puts between 1/6 s and 1 s by product ("over 0.0 s" read as no evidence).
 std::string idle_text(const IdleUtilization& idle) {
+  if (idle.busy_percent.size() == 1)
+    return fmt::format("{}% in one reading of NVML's last sample period", idle.busy_percent.front());
   return fmt::format("{}% over {:.1f} s", fmt::join(idle.busy_percent, "%, "), idle.seconds);
 }
 
