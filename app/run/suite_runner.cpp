@@ -610,16 +610,30 @@ int resume_target(const ReportFile& report, const RunOptions& o, const json& sui
   return plan.device_index < 0 ? -1 : gpus[std::size_t(plan.device_index)];
 }
 
-// --junit, --metrics, --jsonl, --nvbench: written once the reports are final.
-void write_exports(const RunOptions& o, const std::vector<Report>& reports) {
-  if (!o.junit_path.empty()) write_file_atomic(o.junit_path, render_junit(reports));
-  if (!o.metrics_path.empty())
-    write_file_atomic(o.metrics_path,
-                      render_prometheus(reports, double(std::chrono::duration_cast<std::chrono::seconds>(
-                                                            std::chrono::system_clock::now().time_since_epoch())
-                                                            .count())));
-  if (!o.jsonl_path.empty()) write_file_atomic(o.jsonl_path, render_jsonl(reports));
-  if (!o.nvbench_path.empty()) write_file_atomic(o.nvbench_path, render_nvbench(reports, report_tool_json()));
+// --junit, --metrics, --jsonl, --nvbench: written once the reports are final. Each is tried
+// whatever happened to the others (a FIFO nobody reads, a full disk), and a failure is returned
+// as a line for the summary, so the run still prints its table and report paths and ends with
+// exit 4 (kExitIncomplete): the reports are on disk, an export the caller asked for is not.
+std::string write_exports(const RunOptions& o, const std::vector<Report>& reports) {
+  std::string failed;
+  const auto attempt = [&](const char* flag, const std::string& path, const auto& render) {
+    if (path.empty()) return;
+    try {
+      write_file_atomic(path, render());
+    } catch (const std::exception& e) {
+      failed += fmt::format("{} not written: {}\n", flag, e.what());
+    }
+  };
+  attempt("--junit", o.junit_path, [&] { return render_junit(reports); });
+  attempt("--metrics", o.metrics_path, [&] {
+    return render_prometheus(
+        reports,
+        double(std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch())
+                   .count()));
+  });
+  attempt("--jsonl", o.jsonl_path, [&] { return render_jsonl(reports); });
+  attempt("--nvbench", o.nvbench_path, [&] { return render_nvbench(reports, report_tool_json()); });
+  return failed;
 }
 
 GpuEvidence gpu_evidence(const RunOptions& o, const Discovery& d) {
@@ -650,11 +664,11 @@ RunSummary refused_run(const RunOptions& o, const std::string& reason) {
   r.finished_at = utc_now_iso8601();
   const std::string path = report_path(o, r.node, -1);
   write_report(r, path);
-  write_exports(o, {r});
+  const std::string export_failures = write_exports(o, {r});
   RunSummary summary;
   summary.exit_code = kExitIncomplete;
   summary.report_paths = {path};
-  summary.table = "not run: " + reason + "\nreport: " + path + "\n";
+  summary.table = "not run: " + reason + "\nreport: " + path + "\n" + export_failures;
   return summary;
 }
 
@@ -829,10 +843,10 @@ RunSummary run_suites(const RunOptions& o) {
     }
     code = std::max(code, r.exit_code);
   }
-  write_exports(o, reports);
-  summary.exit_code = code;
+  const std::string export_failures = write_exports(o, reports);
+  summary.exit_code = export_failures.empty() ? code : std::max<int>(code, kExitIncomplete);
   summary.report_paths = paths;
-  summary.table = summary_table(reports, paths) + problems;
+  summary.table = summary_table(reports, paths) + problems + export_failures;
   if (targets.front() < 0)
     summary.table += "no GPU: GPU backends were skipped (" +
                      (discovery.note.empty() ? std::string("--devices none") : discovery.note) + ")\n";

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
+#include <thread>
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -37,17 +38,28 @@ void write_all(int fd, std::string_view data, const std::string& tmp) {
   }
 }
 
+}  // namespace
+
 // A target that is there and is no regular file (a FIFO, /dev/stdout, /dev/null) is written
 // into: a rename would put a file where the pipe or device was (as root, over /dev/null).
-void write_through(const std::string& path, std::initializer_list<std::string_view> parts) {
+void write_into_special_file(const std::string& path, std::initializer_list<std::string_view> parts,
+                             std::chrono::milliseconds reader_wait) {
   int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0 && errno == ENXIO) {  // a FIFO nobody reads yet: say why the run waits, then wait
-    std::fprintf(stderr, "vsa-bench: waiting for a reader of %s\n", path.c_str());
-    fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
-  } else if (fd >= 0) {
-    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);  // whole writes, as to a file
+  if (fd < 0 && errno == ENXIO) {  // a FIFO nobody reads yet: say why the run waits, then wait a while
+    std::fprintf(stderr, "vsa-bench: waiting up to %lld s for a reader of %s\n",
+                 static_cast<long long>(std::chrono::duration_cast<std::chrono::seconds>(reader_wait).count()),
+                 path.c_str());
+    const auto deadline = std::chrono::steady_clock::now() + reader_wait;
+    while (fd < 0 && errno == ENXIO && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    }
+    if (fd < 0 && errno == ENXIO)
+      throw std::runtime_error(fmt::format(
+          "cannot write {}: it is a FIFO and nothing opened it for reading within {} ms", path, reader_wait.count()));
   }
   if (fd < 0) throw std::runtime_error("cannot write " + path + ": " + errno_text(errno));
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);  // whole writes, as to a file
   try {
     for (const auto part : parts) write_all(fd, part, path);
   } catch (...) {
@@ -56,8 +68,6 @@ void write_through(const std::string& path, std::initializer_list<std::string_vi
   }
   ::close(fd);
 }
-
-}  // namespace
 
 std::optional<int> own_descriptor(const std::string& path) {
   if (path == "/dev/stdout") return 1;
@@ -96,7 +106,7 @@ void write_file_atomic(const std::string& path_as_given, std::initializer_list<s
   if (!ec && std::filesystem::is_directory(status))
     throw std::runtime_error("cannot write " + path_as_given + ": it is a folder");
   if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
-    write_through(path_as_given, parts);
+    write_into_special_file(path_as_given, parts, kFifoReaderWait);
     return;
   }
   const std::string path = link_target(path_as_given);

@@ -3,6 +3,7 @@
 // name, fsync'd, renamed over the target, and the folder fsync'd. A symbolic link keeps
 // pointing where it did (the file it names is replaced); a FIFO or device (`--jsonl
 // /dev/stdout`) is written into, never replaced.
+#include <chrono>
 #include <initializer_list>
 #include <optional>
 #include <string>
@@ -13,6 +14,15 @@ namespace vsa {
 void write_file_atomic(const std::string& path, const std::string& content);
 // Binary form: the parts in order, through the same temp file + rename (dump/npy_writer.cpp).
 void write_file_atomic(const std::string& path, std::initializer_list<std::string_view> parts);
+
+// How long write_file_atomic waits for a reader of a FIFO target before it gives up with an
+// error naming the path: the report is written by then (its own file), so a `--jsonl FIFO`
+// whose reader never came fails the run's end instead of hanging it.
+inline constexpr std::chrono::milliseconds kFifoReaderWait{60000};
+// What write_file_atomic does with a target that exists and is no regular file (a FIFO, a
+// device): writes into it, waiting at most `reader_wait` for a FIFO's reader.
+void write_into_special_file(const std::string& path, std::initializer_list<std::string_view> parts,
+                             std::chrono::milliseconds reader_wait);
 
 // The descriptor of this process a path names (/dev/stdout 1, /dev/stderr 2, /dev/fd/N and
 // /proc/self/fd/N: N), else nothing. write_file_atomic writes such a path to the descriptor,

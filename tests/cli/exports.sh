@@ -62,4 +62,15 @@ samples = [s for f in text_string_to_metric_families(open(sys.argv[2]).read()) i
 assert samples and samples[0].labels["code"] == "VSA_E_GPU_UNUSABLE", samples
 assert json.loads(open(sys.argv[3]).readline())["code"] == "VSA_E_GPU_UNUSABLE"
 PY
+# An export that cannot be written (/dev/full: every write fails with ENOSPC) costs neither the
+# other exports nor the summary: the table and report path still print, the failure is named,
+# and the run ends with exit 4 (a result the caller asked for is missing).
+if [ -c /dev/full ]; then
+  "$BIN" run "$WORK/suite.json" --devices none --quiet --out "$WORK/out3" --jsonl /dev/full --junit "$WORK/j3.xml" \
+    >"$WORK/stdout" 2>&1; rc=$?
+  [ "$rc" -eq 4 ] || { cat "$WORK/stdout"; fail "export to /dev/full: exit $rc, expected 4"; }
+  grep -qF -- "--jsonl not written: write failed: /dev/full" "$WORK/stdout" || { cat "$WORK/stdout"; fail "no export failure line"; }
+  grep -qE "^(cpu|gpu)" "$WORK/stdout" && grep -qF "$WORK/out3/" "$WORK/stdout" || { cat "$WORK/stdout"; fail "summary table lost"; }
+  [ -s "$WORK/j3.xml" ] || fail "--junit not written beside the failed --jsonl"
+fi
 echo "ok"

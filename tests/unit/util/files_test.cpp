@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -87,6 +88,37 @@ TEST(WriteFileAtomic, AFifoIsWrittenIntoAndALinkKeptNotReplaced) {
   EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
   EXPECT_EQ(read_all(file), "new");
   EXPECT_THROW(write_file_atomic(scratch.path().string(), "x"), std::runtime_error);  // a folder
+}
+
+// A FIFO nobody opens for reading: the write gives up after its wait with an error naming the
+// path, instead of hanging the run's end; a reader that comes during the wait gets the content.
+TEST(WriteFileAtomic, AFifoWithoutAReaderFailsAfterTheWait) {
+  const test::ScratchDir scratch("files-fifo-wait");
+  const fs::path fifo = scratch.path() / "pipe";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto started = std::chrono::steady_clock::now();
+  try {
+    write_into_special_file(fifo.string(), {"x"}, std::chrono::milliseconds(300));
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(
+        std::string(e.what()).find(fifo.string() + ": it is a FIFO and nothing opened it for reading within 300 ms"),
+        std::string::npos)
+        << e.what();
+  }
+  EXPECT_GE(std::chrono::steady_clock::now() - started, std::chrono::milliseconds(300));
+
+  std::string got;
+  std::thread late_reader([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    const int reader = ::open(fifo.c_str(), O_RDONLY | O_CLOEXEC);  // blocks until the writer opens
+    char buffer[16] = {};
+    for (ssize_t n; (n = ::read(reader, buffer, sizeof buffer)) > 0;) got.append(buffer, std::size_t(n));
+    ::close(reader);
+  });
+  write_into_special_file(fifo.string(), {"late ", "reader"}, std::chrono::seconds(20));
+  late_reader.join();
+  EXPECT_EQ(got, "late reader");
 }
 
 // Review of 2026-12-06: `--jsonl /dev/stdout >> log` (root) followed /dev/stdout to the log and
