@@ -214,11 +214,19 @@ bool is_regression(const PerfCell& base, const PerfCell& now, double threshold) 
   return now.tflops < base.tflops * (1 - threshold) && gap > noise;
 }
 
+// The noise a drop of exactly the threshold would have to beat, over the baseline: the
+// baseline's spread plus the report's at the TFLOPS such a drop leaves (base x (1 - t)). Taken
+// at the threshold, not at the report's own TFLOPS: a report that got faster carries a larger
+// spread in TFLOPS, but that says nothing about whether a drop of the threshold could be seen.
+double noise_at_threshold_drop(const PerfCell& base, const PerfCell& now, double threshold) {
+  return base.spread + (1 - threshold) * now.spread;
+}
+
 std::string too_noisy_to_gate(const PerfCell& base, const PerfCell& now, double threshold) {
   for (const auto* cell : {&base, &now})
     if (cell->passes == 1)
       return std::string(cell == &base ? "baseline" : "this report") + ": 1 pass, its spread is unmeasured";
-  const double noise = (base.tflops * base.spread + now.tflops * now.spread) / base.tflops;
+  const double noise = noise_at_threshold_drop(base, now, threshold);
   if (noise < threshold) return "";
   return "spreads " + format_percent(base.spread) + " (baseline) + " + format_percent(now.spread) +
          " make a noise allowance of " + format_percent(noise) + ", not below the " + format_percent(threshold) +
@@ -235,7 +243,7 @@ GateCall gate_call(const PerfCell& base, const PerfCell& now, double threshold) 
   return {false, too_noisy_to_gate(base, now, threshold)};
 }
 
-double TooNoisy::noise() const { return (base.tflops * base.spread + now.tflops * now.spread) / base.tflops; }
+double TooNoisy::noise() const { return noise_at_threshold_drop(base, now, threshold); }
 
 std::vector<std::string> Comparison::config_differences() const {
   std::vector<std::string> titles;
@@ -277,7 +285,8 @@ Comparison compare_reports(const std::vector<ReportFile>& reports, const Compare
           cmp.regressions.push_back({i, row.case_name, row.op, row.backend, base, now});
         } else if (!call.too_noisy.empty()) {
           row.too_noisy[i] = true;
-          cmp.too_noisy.push_back({i, row.case_name, row.op, row.backend, base, now, call.too_noisy});
+          cmp.too_noisy.push_back(
+              {i, row.case_name, row.op, row.backend, base, now, call.too_noisy, options.threshold});
         }
       }
   return cmp;

@@ -82,8 +82,9 @@ struct TooNoisy {
   std::size_t report = 0;
   std::string case_name, op, backend;
   PerfCell base, now;
-  [[nodiscard]] double noise() const;  // (base.tflops * base.spread + now.tflops * now.spread) / base.tflops
-  std::string why;                     // "spreads 13% + 1.0% exceed the 5% threshold", "1 pass: spread unmeasured"
+  std::string why;  // "spreads 13% + 1.0% exceed the 5% threshold", "1 pass: spread unmeasured"
+  double threshold = 0;
+  [[nodiscard]] double noise() const;  // noise_at_threshold_drop(base, now, threshold)
 };
 
 // What the gate could not judge: a baseline timing with no counterpart in a report.
@@ -123,10 +124,14 @@ struct Comparison {
 // inside the noise of either run never fails a gate.
 [[nodiscard]] bool is_regression(const PerfCell& base, const PerfCell& now, double threshold);
 
+// The noise allowance of is_regression for a report exactly at the drop the threshold names
+// (TFLOPS = base * (1 - threshold)), over the base TFLOPS: base.spread + (1 - t) * now.spread.
+[[nodiscard]] double noise_at_threshold_drop(const PerfCell& base, const PerfCell& now, double threshold);
+
 // Why the gate cannot judge `now` against `base` at `threshold`, "" when it can: a
-// measurement of one pass has no spread; otherwise the noise allowance of is_regression
-// (both spreads added up) is at least the threshold, so a drop of exactly the threshold,
-// or somewhat more, would pass as noise.
+// measurement of one pass has no spread; otherwise noise_at_threshold_drop is at least the
+// threshold, so a drop of exactly the threshold, or somewhat more, would pass as noise.
+// Judged at the threshold and not at now's TFLOPS: a faster report is not too noisy for it.
 [[nodiscard]] std::string too_noisy_to_gate(const PerfCell& base, const PerfCell& now, double threshold);
 
 // The gate's call on one timing: a regression, too noisy to gate (with why), or neither.
