@@ -111,28 +111,30 @@ std::vector<std::optional<double>> pass_clocks_mhz(const std::vector<nlohmann::j
 }
 
 std::vector<OffClockPass> off_clock_passes(const std::vector<std::optional<double>>& clocks) {
-  std::vector<std::size_t> kept;
+  std::vector<std::pair<double, int>> sorted;  // (MHz, pass) of the passes with a clock
   for (std::size_t i = 0; i < clocks.size(); ++i)
-    if (clocks[i]) kept.push_back(i);
-  std::vector<OffClockPass> off;
-  // The pass farthest from the others' median clock goes first, and is judged against the
-  // passes still kept: one far outlier must not widen the range the next is judged by.
-  while (kept.size() >= 3 && 2 * (off.size() + 1) < clocks.size()) {
-    std::vector<double> mhz;
-    for (std::size_t i : kept) mhz.push_back(*clocks[i]);
-    const double centre = median(mhz);
-    std::size_t far = 0;
-    for (std::size_t j = 1; j < kept.size(); ++j)
-      if (std::abs(mhz[j] - centre) > std::abs(mhz[far] - centre)) far = j;
-    std::vector<double> others = mhz;
-    others.erase(others.begin() + std::ptrdiff_t(far));
-    const auto [lo, hi] = std::minmax_element(others.begin(), others.end());
-    const double slack = kOffClockTolerance * median(others);
-    if (mhz[far] >= *lo - slack && mhz[far] <= *hi + slack) break;
-    off.push_back({int(kept[far]), mhz[far], *lo, *hi});
-    kept.erase(kept.begin() + std::ptrdiff_t(far));
+    if (clocks[i]) sorted.emplace_back(*clocks[i], int(i));
+  if (sorted.size() < 3) return {};
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<double> mhz;
+  for (const auto& [clock, pass] : sorted) mhz.push_back(clock);
+  // Clock states: runs of sorted clocks with no step wider than the tolerance between
+  // neighbours. Passes of one state may wander far in small steps (a capped clock does); two
+  // passes of another state stay together, so a twin never hides its twin (NVML's clocks come in
+  // 15 MHz steps: passes before the cap acts often read the same).
+  const double slack = kOffClockTolerance * median(mhz);
+  std::size_t begin = 0, best_begin = 0, best_end = 0;
+  for (std::size_t i = 1; i <= mhz.size(); ++i) {
+    if (i < mhz.size() && mhz[i] - mhz[i - 1] <= slack) continue;
+    if (i - begin > best_end - best_begin) best_begin = begin, best_end = i;
+    begin = i;
   }
-  std::sort(off.begin(), off.end(), [](const OffClockPass& a, const OffClockPass& b) { return a.pass < b.pass; });
+  // Only a state held by a strict majority is "the others": with two of equal weight there is none.
+  if (2 * (best_end - best_begin) <= mhz.size()) return {};
+  std::vector<OffClockPass> off;
+  for (std::size_t i = 0; i < sorted.size(); ++i)
+    if (i < best_begin || i >= best_end) off.push_back({sorted[i].second, mhz[i], mhz[best_begin], mhz[best_end - 1]});
+  std::sort(off.begin(), off.end(), [](const OffClockPass& x, const OffClockPass& y) { return x.pass < y.pass; });
   return off;
 }
 
