@@ -46,7 +46,7 @@ struct PerfCell {
   double tflops = 0;
   double spread = 0;   // relative: (max - min) / median of the pass medians
   std::string clocks;  // "at 1395-1620 MHz, sw_power_cap" (telemetry/clock_summary.hpp), or empty
-  int passes = 0;      // 1: the spread is unmeasured, not zero
+  int passes = 0;      // kept passes; 1: the spread is unmeasured, not zero
   std::string method;  // timing_method() (report_fields.hpp)
   std::string shared;  // passes run beside another compute process (report/shared_gpu.hpp), or empty
 };

@@ -17,6 +17,7 @@
 #include "report/noise_reason.hpp"
 #include "report/sanitizer_finding.hpp"
 #include "report/shared_gpu.hpp"
+#include "report/timing_figures.hpp"
 #include "report/timing_text.hpp"
 #include "telemetry/clock_summary.hpp"
 #include "util/files.hpp"
@@ -120,6 +121,14 @@ Report report_from_json(const nlohmann::json& j) {
     if (!names.insert(r.cases[i].name).second)  // compare and fleet key cases by name
       throw JsonPathError(".cases[" + std::to_string(i) + "].name",
                           "\"" + r.cases[i].name + "\" comes twice in this report; a case name is its key");
+  // The figures compare, fleet and floors gate on must follow from the pass medians beside them.
+  const int schema_version = j.value("schema_version", 1);
+  for (std::size_t i = 0; i < r.cases.size(); ++i)
+    for (std::size_t b = 0; b < r.cases[i].backends.size(); ++b)
+      for (std::size_t k = 0; k < r.cases[i].backends[b].timings.size(); ++k)
+        if (const std::string why = timing_figures_inconsistency(r.cases[i].backends[b].timings[k], schema_version);
+            !why.empty())
+          throw JsonPathError(fmt::format(".cases[{}].backends[{}].timings[{}]", i, b, k), why);
   if (j.contains("checks")) read_each(j, "checks", r.checks);  // absent in reports before node checks
   r.health = read_shaped(j, "health", null_value, {T::object, T::null});
   r.backend_aliases = read_shaped(j, "backend_aliases", nlohmann::json::array(), {T::array});

@@ -175,7 +175,8 @@ std::vector<PerfSample> perf_samples(const Report& report) {
       for (const auto& t : b.timings)
         if (t.tflops > 0)
           samples.push_back({c.name, b.backend, t.op, t.tflops, t.median_ms, t.spread, clock_summary(t.clocks),
-                             t.passes, timing_method(t), b.lse_factor, shared_gpu_text(t), question});
+                             t.passes - int(t.off_clock_passes.size()), timing_method(t), b.lse_factor,
+                             shared_gpu_text(t), question});
   }
   return samples;
 }

@@ -75,7 +75,7 @@ struct PerfSample {
   double median_ms = 0;
   double spread = 0;                 // (max - min) / median of the pass medians
   std::string clocks;                // clock_summary of the timing: "at 1395-1620 MHz, sw_power_cap", or empty
-  int passes = 0;                    // 1: no spread was measured (shown as "(1 pass)", not "±0%")
+  int passes = 0;                    // kept passes (off-clock ones left out); 1: no spread was measured ("(1 pass)")
   std::string method;                // timing_method(): how it was timed, which decides the card's clock state
   std::optional<double> lse_factor;  // the backend's own lse form in this case (BackendResult), if any
   std::string shared;                // shared_gpu_text(): passes run beside another compute process, or empty

@@ -45,6 +45,7 @@ done
 with_tflops() {  # with_tflops SRC DST TFLOPS [HOST] [VERDICT]
   python3 - "$@" <<'PY'
 import json, sys
+from synthetic_timing import timing
 src, dst, tflops = sys.argv[1], sys.argv[2], float(sys.argv[3])
 host = sys.argv[4] if len(sys.argv) > 4 else None
 verdict = sys.argv[5] if len(sys.argv) > 5 else "PASS"
@@ -52,9 +53,7 @@ d = json.load(open(src))
 case = next(c for c in d["cases"] if c["name"] == "qualify/fast/perf-16k")
 b = next(b for b in case["backends"] if b["backend"] == "sm90a")
 b.update(verdict=verdict, reason="" if verdict == "PASS" else "synthetic " + verdict)
-b["timings"] = [{"op": "fwd", "median_ms": case["flops_fwd"] / tflops / 1e9, "spread": 0.01,
-                 "pass_medians_ms": [], "tflops": tflops, "iterations": 10, "passes": 2, "l2_flush": False,
-                 "clocks": None}]
+b["timings"] = [timing("fwd", case["flops_fwd"] / tflops / 1e9, tflops, 0.01)]
 case["verdict"] = verdict
 if host:
     d["node"]["hostname"] = host

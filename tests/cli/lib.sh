@@ -3,6 +3,8 @@ set -uo pipefail
 BIN="$1"; SRC="$2"
 WORK="$(mktemp -d)"; trap 'rm -rf "$WORK"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# synthetic_timing.py (timings whose figures follow from their pass medians) for the tests' python.
+export PYTHONPATH="$SRC/tests/cli${PYTHONPATH:+:$PYTHONPATH}"
 json_get() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$1" "$2"; }
 # wait_for_cases DIR N TRIES: polls each 50 ms until the report a run is rewriting under DIR lists
 # N cases; prints its path (as far as it got) and fails (returns 1) if it never did.

@@ -15,6 +15,7 @@ report="$(ls "$WORK"/run/*.json)"
 synthesize() {  # synthesize SRC DST HOST SCALE
   python3 - "$@" <<'PY'
 import copy, json, sys
+from synthetic_timing import timing
 src, dst, host, scale = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4])
 d = json.load(open(src))
 template = next(c for c in d["cases"] if c["name"] == "qualify/fast/perf-16k")
@@ -26,9 +27,7 @@ for s in (4096, 16384, 65536):
     c["verdict"] = "PASS"
     c["backends"] = []
     for backend, base in (("sm90a", 400.0), ("sm90a-det", 380.0)):
-        timings = [{"op": op, "median_ms": 1.0, "spread": 0.02, "pass_medians_ms": [], "iterations": 10,
-                    "passes": 3, "l2_flush": False, "clocks": None,
-                    "tflops": base * scale * (1 - 4096 / s / 4) * (0.9 if op == "bwd" else 1)}
+        timings = [timing(op, 1.0, base * scale * (1 - 4096 / s / 4) * (0.9 if op == "bwd" else 1), 0.02)
                    for op in ("fwd", "bwd")]
         c["backends"].append({"backend": backend, "verdict": "PASS", "reason": "", "metrics": [],
                               "timings": timings, "stability": []})

@@ -75,6 +75,7 @@ PY
 # 4. fleet: GPUs by host and UUID; failed and slow hosts as one Slurm hostlist.
 python3 - "$report" "$WORK/fleet" <<'PY' || fail "synthesize a fleet"
 import copy, json, os, sys
+from synthetic_timing import timing
 src, out = sys.argv[1], sys.argv[2]
 os.makedirs(out)
 base = json.load(open(src))
@@ -87,8 +88,7 @@ def gpu(host, uuid, tflops, launcher=None, check=None):
     c = next(c for c in d["cases"] if c["name"] == case["name"])
     b = next(b for b in c["backends"] if b["backend"] == "sm90a")
     b.update(verdict="PASS", reason="")
-    b["timings"] = [{"op": "fwd", "median_ms": 1.0, "spread": 0.001, "pass_medians_ms": [1.0, 1.0], "tflops": tflops,
-                     "iterations": 10, "passes": 2, "l2_flush": False, "clocks": None}]
+    b["timings"] = [timing("fwd", 1.0, tflops, 0.001)]
     if check: d["checks"] = [check]
     json.dump(d, open(os.path.join(out, f"{host}-{uuid}.json"), "w"))
 slow_check = {"name": "floor qualify/fast/perf-16k sm90a fwd", "kind": "floor", "verdict": "FAIL",

@@ -85,7 +85,9 @@ inline void add_check(Report& r, const std::string& case_name, const std::string
   aggregate_verdict(c);
 }
 
-// A timed backend: TFLOPS and relative spread for one op.
+// A timed backend: TFLOPS and relative spread for one op. Two pass medians either side of the
+// median, the spread apart: the figures follow from them, as a report reader requires
+// (report/timing_figures.hpp).
 inline void add_timing(Report& r, const std::string& case_name, const std::string& backend, const std::string& op,
                        double tflops, double spread = 0.01) {
   CaseResult& c = case_named(r, case_name);
@@ -96,6 +98,8 @@ inline void add_timing(Report& r, const std::string& case_name, const std::strin
   t.tflops = tflops;
   t.median_ms = 1000.0 / tflops;
   t.spread = spread;
+  t.passes = 2;
+  t.pass_medians_ms = {t.median_ms * (1 - spread / 2), t.median_ms * (1 + spread / 2)};
   b.timings.push_back(t);
   aggregate_verdict(c);
 }
