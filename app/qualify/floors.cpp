@@ -1,8 +1,10 @@
 #include "qualify/floors.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <tuple>
 
@@ -40,12 +42,23 @@ bool has_probes(const json& spec) {
   return p != spec.end() && p->is_object() && !p->empty();
 }
 
+// Which passes a clock figure reads: a baseline's floor comes from the passes its median came
+// from (an off-clock pass, a brake the median left out, must not lower the floor: review of
+// 2026-12-06); a node is judged on every pass, so one that braked fails its clock hold.
+enum class ClockPasses { kept, all };
+
 // The weakest pass's mean SM clock while it ran (sustained passes only), or nullopt.
-std::optional<double> held_clock_mhz(const Timing& t) {
+std::optional<double> held_clock_mhz(const Timing& t, ClockPasses which) {
   if (!t.clocks.is_array()) return std::nullopt;
+  std::set<int> off;
+  if (which == ClockPasses::kept)
+    for (const auto& o : t.off_clock_passes) off.insert(o.pass);
   std::optional<double> weakest;
-  for (const auto& pass : t.clocks) {
+  for (std::size_t i = 0; i < t.clocks.size(); ++i) {
+    const json& pass = t.clocks[i];
     if (!pass.is_object()) continue;
+    if (off.count(pass.contains("pass") && pass["pass"].is_number_integer() ? pass["pass"].get<int>() : int(i)))
+      continue;
     const auto during = pass.find("during");
     if (during == pass.end() || !during->is_object()) continue;
     const auto clock = during->find("sm_clock_mhz");
@@ -132,6 +145,26 @@ std::string run_identity(const Report& r) {
 
 }  // namespace
 
+namespace {
+
+// floor = baseline_median x (1 - margin - baseline_spread); baseline_spread = max(each
+// sample's spread, (max - min) / median over the samples). Written into `f` from its samples.
+void apply_floor_rule(Floor& f, double margin) {
+  std::vector<double> values;
+  double spread = 0;
+  for (const auto& s : f.samples) {
+    values.push_back(s.value);
+    spread = std::max(spread, s.spread);
+  }
+  f.baseline_median = quantile(values, 0.5);
+  const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
+  spread = std::max(spread, (*hi - *lo) / f.baseline_median);
+  f.baseline_spread = spread;
+  f.floor = std::max(0.0, f.baseline_median * (1 - margin - spread));
+}
+
+}  // namespace
+
 FloorTable derive_floors(const std::vector<ReportFile>& baselines, double margin) {
   if (!(margin >= 0 && margin < 1)) throw std::invalid_argument("margin " + number(margin) + " is not in [0, 1)");
   FloorTable table;
@@ -178,25 +211,27 @@ FloorTable derive_floors(const std::vector<ReportFile>& baselines, double margin
           if (!(t.tflops > 0) || shared_gpu(t).passes > 0) continue;
           add(*gpu, workload, b.backend, t.op, kMetricTflops, {file.path, sha, c.name, t.tflops, t.spread});
           if (sustained(c.spec))
-            if (const auto clock = held_clock_mhz(t))
+            if (const auto clock = held_clock_mhz(t, ClockPasses::kept))
               add(*gpu, workload, b.backend, t.op, kMetricSustainedClock, {file.path, sha, c.name, *clock, 0});
         }
       }
     }
   }
+  std::vector<Floor> usable;
   for (auto& f : table.floors) {
-    std::vector<double> values;
-    double spread = 0;
-    for (const auto& s : f.samples) {
-      values.push_back(s.value);
-      spread = std::max(spread, s.spread);
+    apply_floor_rule(f, margin);
+    // A floor of 0 would pass every node and still count as judged under --require-floors: a
+    // baseline that noisy gives no floor (the timing then has none, and fails closed there).
+    if (!(f.floor > 0)) {
+      table.left_out.push_back(fmt::format(
+          "{} {} {} {} on {}: no floor, the baseline spread {} leaves nothing above "
+          "0 at margin {}",
+          to_string(f.gpu), f.backend, f.op, f.metric, f.workload.dump(), percent(f.baseline_spread), percent(margin)));
+      continue;
     }
-    f.baseline_median = quantile(values, 0.5);
-    const auto [lo, hi] = std::minmax_element(values.begin(), values.end());
-    spread = std::max(spread, (*hi - *lo) / f.baseline_median);
-    f.baseline_spread = spread;
-    f.floor = std::max(0.0, f.baseline_median * (1 - margin - spread));
+    usable.push_back(std::move(f));
   }
+  table.floors = std::move(usable);
   return table;
 }
 
@@ -240,6 +275,8 @@ FloorTable floor_table_from_json(const json& j, const std::string& origin) {
                                 " is not 1");
   FloorTable t;
   t.margin = field<double>(j, "margin", origin + ": $");
+  if (!(t.margin >= 0 && t.margin < 1))
+    throw std::invalid_argument(origin + ": $.margin: " + number(t.margin) + " is not in [0, 1)");
   t.sources = j.value("sources", json::array());
   const auto floors = field<json>(j, "floors", origin + ": $");
   if (!floors.is_array()) throw std::invalid_argument(origin + ": $.floors: not an array");
@@ -261,7 +298,6 @@ FloorTable floor_table_from_json(const json& j, const std::string& origin) {
     out.baseline_median = field<double>(f, "baseline_median", where);
     out.baseline_spread = field<double>(f, "baseline_spread", where);
     out.floor = field<double>(f, "floor", where);
-    if (!(out.floor >= 0)) throw std::invalid_argument(where + ".floor: must be >= 0");
     const json samples = f.contains("samples") ? field<json>(f, "samples", where) : json::array();
     if (!samples.is_array()) throw std::invalid_argument(where + ".samples: not an array");
     for (std::size_t k = 0; k < samples.size(); ++k) {
@@ -273,6 +309,19 @@ FloorTable floor_table_from_json(const json& j, const std::string& origin) {
     }
     if (out.samples.empty())
       throw std::invalid_argument(where + ".samples: a floor must name the baseline reports it came from");
+    // The table judges nodes with `floor` as stored: it must be what the rule gives from the
+    // samples it names (a hand-lowered floor passes slow nodes), and above 0.
+    Floor derived = out;
+    apply_floor_rule(derived, t.margin);
+    const auto same = [](double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(b)); };
+    if (!same(out.floor, derived.floor) || !same(out.baseline_median, derived.baseline_median) ||
+        !same(out.baseline_spread, derived.baseline_spread))
+      throw std::invalid_argument(fmt::format(
+          "{}: floor {} (median {}, spread {}) is not what its samples give at margin {}: floor {} (median {}, spread "
+          "{}); regenerate the table with `vsa-bench floors`",
+          where, number(out.floor), number(out.baseline_median), percent(out.baseline_spread), percent(t.margin),
+          number(derived.floor), number(derived.baseline_median), percent(derived.baseline_spread)));
+    if (!(out.floor > 0)) throw std::invalid_argument(where + ".floor: must be > 0 (a floor of 0 passes every node)");
     t.floors.push_back(std::move(out));
   }
   return t;
@@ -372,7 +421,7 @@ std::vector<NodeCheck> floor_checks(const Report& report, const FloorTable& tabl
               floor, "no floor for " + to_string(*gpu) + ", " + b.backend + " " + t.op + " on this workload" + add));
         if (!sustained(c.spec)) continue;
         const NodeCheck clock_hold = timing_check("clock_hold", c.name, b.backend, t.op);
-        const auto held = held_clock_mhz(t);
+        const auto held = held_clock_mhz(t, ClockPasses::all);
         if (!held) {
           checks.push_back(
               skipped(clock_hold, "no NVML clock samples during the sustained pass: the clock it held is unknown"));

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <optional>
+#include <vector>
 
 #include "model/exit_codes.hpp"
 #include "qualify/check_codes.hpp"
@@ -223,6 +225,63 @@ TEST(Floors, SustainedPassMustHoldTheClock) {
   EXPECT_EQ(checks[1].code, kCodeClockHold);
   EXPECT_NE(checks[1].reason.find("1200 MHz"), std::string::npos) << checks[1].reason;
   EXPECT_EQ(floor_checks(with_clock("ok", 505, 1500).report, t)[1].verdict, kPass);
+}
+
+// Review of 2026-12-06: a baseline's sustained pass braked to 1200 MHz and marked off-clock
+// was left out of its TFLOPS median but not of the clock floor, which fell from 1431 to 1080
+// MHz. The floor reads the passes the median came from; a node is judged on all of its passes.
+TEST(Floors, AnOffClockBaselinePassDoesNotLowerTheClockFloor) {
+  json spec = kSpec;
+  spec["name"] = "qualify/fast/sustained-16k";
+  spec["timing"]["min_pass_ms"] = 3000;
+  auto with_clocks = [&](const std::string& host, const std::vector<double>& means, std::optional<int> off) {
+    auto f = timed(host, 510, 0, spec);
+    Timing& t = f.report.cases.back().backends.back().timings.back();
+    t.clocks = json::array();
+    for (std::size_t i = 0; i < means.size(); ++i)
+      t.clocks.push_back({{"pass", i}, {"during", {{"sm_clock_mhz", {{"mean", means[i]}}}}}});
+    if (off) t.off_clock_passes.push_back({*off, means[std::size_t(*off)], 1570, 1590});
+    return f;
+  };
+  const FloorTable t = derive_floors({with_clocks("b1", {1590, 1200, 1570}, 1)}, 0.10);
+  const Floor* clock = nullptr;
+  for (const auto& f : t.floors)
+    if (f.metric == "sustained_sm_clock_mhz") clock = &f;
+  ASSERT_NE(clock, nullptr);
+  EXPECT_DOUBLE_EQ(clock->baseline_median, 1570);  // the weakest kept pass, not the braked one
+  const auto checks = floor_checks(with_clocks("node", {1590, 1200, 1570}, 1).report, t);
+  ASSERT_EQ(checks.size(), 2u);
+  EXPECT_EQ(checks[1].kind, "clock_hold");
+  EXPECT_EQ(checks[1].verdict, kFail) << "a node's braked pass still fails its clock hold";
+}
+
+// Review of 2026-12-06: a baseline spread of 95% derived floors of 0, which pass every node and
+// count as judged under --require-floors; and a loaded table's floor was taken as written.
+TEST(Floors, AFloorOfZeroIsNoFloorAndALoadedFloorMustFollowFromItsSamples) {
+  const FloorTable noisy = derive_floors({timed("a", 600, 0.95)}, 0.10);
+  EXPECT_TRUE(noisy.floors.empty());
+  ASSERT_EQ(noisy.left_out.size(), 1u);
+  EXPECT_NE(noisy.left_out[0].find("no floor, the baseline spread 95% leaves nothing above 0 at margin 10%"),
+            std::string::npos)
+      << noisy.left_out[0];
+  const FloorTable t = derive_floors({timed("a", 600, 0.01)}, 0.10);
+  json lowered = to_json(t);
+  lowered["floors"][0]["floor"] = 1.0;
+  try {
+    (void)floor_table_from_json(lowered, "t.json");
+    FAIL() << "accepted a hand-lowered floor";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("t.json: $.floors[0]: floor 1 (median 600, spread 1%) is not what its samples "
+                                         "give at margin 10%: floor 534"),
+              std::string::npos)
+        << e.what();
+  }
+  json zero = to_json(t);
+  zero["margin"] = 0.0;
+  zero["floors"][0]["samples"][0]["spread"] = 1.0;
+  zero["floors"][0]["baseline_spread"] = 1.0;
+  zero["floors"][0]["floor"] = 0.0;
+  EXPECT_THROW((void)floor_table_from_json(zero, "t.json"), std::invalid_argument);
 }
 
 // A timing check says what it judged in fields, not only in its name (a case name may hold
