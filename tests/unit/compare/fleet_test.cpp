@@ -91,6 +91,18 @@ TEST(FleetPerf, ThresholdDecidesSlowOutliers) {
   EXPECT_EQ(analyse_fleet(fleet_with_tflops({400, 400, 300}), loose).outliers(), 0);
 }
 
+// Review of 2026-12-06: with two GPUs the median is their midpoint, so one 16% slower than the
+// other passed `--gate`. Each of two is judged against the faster.
+TEST(FleetPerf, OfTwoGpusTheSlowerIsJudgedAgainstTheFaster) {
+  const Fleet two = analyse_fleet(fleet_with_tflops({400, 336}), {});
+  ASSERT_EQ(two.perf.size(), 1u);
+  EXPECT_EQ(two.perf[0].samples[1].outlier, Outlier::slow);
+  EXPECT_EQ(two.perf[0].samples[0].outlier, Outlier::none);
+  EXPECT_NE(two.perf[0].note.find("two GPUs: each judged against the faster"), std::string::npos) << two.perf[0].note;
+  EXPECT_EQ(two.exit_code(true), kExitRegression);
+  EXPECT_EQ(analyse_fleet(fleet_with_tflops({400, 370}), {}).outliers(), 0);  // 7.5% apart: within 10%
+}
+
 TEST(FleetPerf, FencesFlagBeyondNoiseOnlyWithEnoughGpus) {
   // Q1 401.25, Q3 403.75: fences 397.5 .. 407.5. 420 is high, 390 is low (the fence rule alone, no least effect).
   const FleetOptions fences_only{.outlier_threshold = 0.10, .min_effect = 0};
