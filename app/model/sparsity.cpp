@@ -163,7 +163,20 @@ BlockMap make_block_map(const Shape& shape, const PatternSpec& pattern, const Vb
   for (std::size_t r = 0; r < rows.size(); ++r) {
     map.q2k_num[r] = std::int32_t(rows[r].size());
     map.pairs += std::int64_t(rows[r].size());
-    std::copy(rows[r].begin(), rows[r].end(), map.q2k_idx.begin() + std::ptrdiff_t(r * std::size_t(max_kv)));
+    const auto row_start = map.q2k_idx.begin() + std::ptrdiff_t(r * std::size_t(max_kv));
+    std::copy(rows[r].begin(), rows[r].end(), row_start);
+    // The padding after a row's count "may be anything" (docs/spec.md): it gets block ids the row
+    // did not select, so a kernel that reads one entry too many attends to a real block and
+    // gives a wrong answer, where a -1 would read as "no block" and often pass (review of
+    // 2026-12-06: an off-by-one loop bound in the sm100a forward passed on the model).
+    std::vector<bool> selected(std::size_t(nb), false);
+    for (const int kv : rows[r])
+      if (kv >= 0 && kv < nb) selected[std::size_t(kv)] = true;  // "validate": false lets bad ids through
+    int next = 0;
+    for (std::size_t j = rows[r].size(); j < std::size_t(max_kv); ++j) {
+      while (next < nb && selected[std::size_t(next)]) ++next;
+      *(row_start + std::ptrdiff_t(j)) = next < nb ? next++ : -1;  // fewer unselected blocks than padding
+    }
   }
   map.vbs = make_vbs(shape, pattern, vbs_spec, seed);
   auto inverted = ref::invert_q2k(map.shape, map.q2k_idx.data(), map.q2k_num.data());

@@ -58,7 +58,8 @@ json race_case(const std::string& name, const SelftestOptions& o, bool probe) {
 }
 
 // A planted fault of the real sm100a kernels on the execution model (host, any machine).
-json model_case(const std::string& name, const std::string& backend, const std::string& op) {
+json model_case(const std::string& name, const std::string& backend, const std::string& op,
+                const json& pattern = {{"kind", "topk"}, {"density", 0.5}}) {
   return {{"name", name},
           {"mode", "check"},
           {"op", op},
@@ -69,7 +70,7 @@ json model_case(const std::string& name, const std::string& backend, const std::
           {"blk", 64},
           {"seed", 11},
           {"reference", "cpu-ref"},
-          {"pattern", {{"kind", "topk"}, {"density", 0.5}}},
+          {"pattern", pattern},
           {"backends", json::array({backend})},
           {"timeout_s", 120}};
 }
@@ -103,6 +104,9 @@ std::vector<std::string> model_finding_texts(const std::string& backend) {
   // A plain C++ shared-memory load (ld_shared) against the producer's bulk copy of that stage.
   if (backend == "selftest-model-stat-next-stage")
     return {"race in sm100a.bwd_blk64", "ld.shared read by", "(dsoftmax warp", "cp.async.bulk load write by"};
+  // The issuing thread ends with its bulk group never waited for (groups are per thread).
+  if (backend == "selftest-model-store-wait-other-lane")
+    return {"thread 0 (warp 0 lane 0, softmax) ended with", "bulk op(s) it issued and never waited for"};
   return {"(no model finding defined for " + backend + ")"};
 }
 
@@ -199,6 +203,18 @@ std::vector<PlantedCase> planted_cases(const SelftestOptions& o) {
       {"sm100a on the model: lse / Delta read from the stage being filled", "race reported",
        "selftest-model-stat-next-stage", Expectation::model_finding,
        model_case("model-stat-next-stage", "selftest-model-stat-next-stage", "bwd"), nullptr},
+      {"sm100a on the model: O stores waited for by another lane than their issuer", "exit error",
+       "selftest-model-store-wait-other-lane", Expectation::model_finding,
+       model_case("model-store-wait-other-lane", "selftest-model-store-wait-other-lane", "fwd"), nullptr},
+      // Pairs of q blocks with lists of 1 and 2 blocks: the shorter one's step past its count
+      // reads the padding, which the harness fills with a block the row did not select.
+      {"sm100a on the model: one key block past a row's count", "wrong values", "selftest-model-step-past-count",
+       Expectation::wrong_values,
+       model_case(
+           "model-step-past-count", "selftest-model-step-past-count", "fwd",
+           {{"kind", "explicit"},
+            {"rows", json::array({json::array({1}), json::array({1, 2}), json::array({0, 3}), json::array({2})})}}),
+       nullptr},
   };
 }
 

@@ -56,7 +56,7 @@ __device__ void softmax_epilogue(SharedStorage<T>& smem, const WorkItem<T>& w, s
         tma_store_tile(c8, tm_o, h * T::kHalfCols, (w.item + b) * T::kBlock, smem.q[b] + h * (T::kHalfBytes / 2));
   }
   auto c9 = store_commit(c8, it, steps, lead);
-  auto c10 = wait_store_read(c9, it, steps, lead);
+  auto c10 = wait_store_read(c9, it, steps, VSA_PLANT(store_wait_other_lane, lead, warp == 0 && lane == 1));
   __syncwarp();
   finish(cta_sync(c10));
 }

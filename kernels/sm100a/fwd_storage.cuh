@@ -65,7 +65,7 @@ struct WorkItem {
   // Whether block `block` has an entry at lockstep step `step` (0 <= step < steps): a
   // shorter list sits the step out. With one block every step is its own.
   [[nodiscard]] __device__ __forceinline__ bool active(int block, int step) const {
-    return T::kQBlocks == 1 || step < count_of(block);
+    return T::kQBlocks == 1 || VSA_PLANT(step_past_count, step < count_of(block), step <= count_of(block));
   }
   // The kv block id of entry `step` of block `block`'s list.
   [[nodiscard]] __device__ __forceinline__ int kv_block(const Params& p, int block, int step) const {

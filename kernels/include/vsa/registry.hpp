@@ -65,7 +65,9 @@ void register_selftest_gpu_backends(Registry& registry);  // kernels/selftest/: 
           "selftest-model-tmem-overlap",
           "selftest-model-skip-fence-after",
           "selftest-model-skip-fence-before",
-          "selftest-model-stat-next-stage"};
+          "selftest-model-stat-next-stage",
+          "selftest-model-store-wait-other-lane",
+          "selftest-model-step-past-count"};
 }
 
 // All families, in a stable order (CPU first, then CUDA reference, then fast kernels).

@@ -183,6 +183,14 @@ void register_sm100a_model_backends(Registry& registry) {
       "selftest-model-stat-next-stage", model::Plant::stat_next_stage,
       "the backward's dsoftmax warps read lse / Delta (plain C++ shared-memory loads) from the next step's stage, "
       "which the producer may be filling"));
+  registry.add(std::make_unique<PlantedModelBackend>(
+      "selftest-model-store-wait-other-lane", model::Plant::store_wait_other_lane,
+      "the forward's O tile stores waited for (cp.async.bulk.wait_group.read) by lane 1, not by lane 0 that issued "
+      "them"));
+  registry.add(std::make_unique<PlantedModelBackend>(
+      "selftest-model-step-past-count", model::Plant::step_past_count,
+      "the forward's shorter q block of a pair takes part in one step past its count, reading the entry after its "
+      "list"));
 }
 
 }  // namespace vsa

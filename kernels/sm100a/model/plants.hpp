@@ -18,6 +18,8 @@ enum class Plant {
   skip_fence_after,    // protocol_cursor.cuh: the forward's softmax warps issue no tcgen05.fence::after_thread_sync
   skip_fence_before,   // protocol_cursor.cuh: the backward's dsoftmax warps issue no tcgen05.fence::before_thread_sync
   stat_next_stage,     // bwd_dsoftmax.cuh: lse / Delta read (plain C++ loads) from the next step's stat stage
+  store_wait_other_lane,  // fwd_epilogue.cuh: the O/lse TMA stores' wait_group.read issued by lane 1, not the issuer
+  step_past_count,        // fwd_storage.cuh: a q block of the pair takes part in step == its count (one entry too many)
 };
 
 // A shared-memory descriptor with its stride byte offset (bits 32-45, in 16-byte units,

@@ -100,6 +100,23 @@ void Cta::tmem_relinquish() {
 }
 
 void Cta::check_exit() const {
+  // 9.7.9.25.4.3: a bulk op of the bulk_group kind (TMA store, bulk reduce) reads its shared-memory
+  // source until cp.async.bulk.wait_group.read by the thread that committed it says it has; the
+  // CTA's shared memory is released when its threads exit, so a thread must wait for its own
+  // groups before it ends. Another thread's wait covers nothing: groups are per thread (review
+  // of 2026-12-06: the forward's store wait moved to another lane passed).
+  for (std::size_t tid = 0; tid < m_bulk.size(); ++tid) {
+    const std::size_t pending = m_bulk[tid].committed_ids.size() + m_bulk[tid].uncommitted_ids.size();
+    if (pending == 0) continue;
+    const int warp = int(tid) / 32;
+    std::ostringstream os;
+    os << "thread " << tid << " (warp " << warp << " lane " << tid % 32 << ", " << m_sched.role_of(warp)
+       << ") ended with " << pending << " bulk op(s) it issued and never waited for ("
+       << m_bulk[tid].uncommitted_ids.size()
+       << " not committed): cp.async.bulk.wait_group(.read) by the issuing thread must come before the CTA's shared "
+          "memory is released";
+    throw ModelError(os.str());
+  }
   if (!m_allocs.empty()) {
     std::ostringstream os;
     os << "CTA exits with Tensor Memory still allocated:";

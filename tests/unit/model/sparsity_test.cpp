@@ -42,6 +42,28 @@ TEST(Sparsity, RaggedAndZeroRowsGiveDifferingCountsIncludingZero) {
   EXPECT_GT(counts.size(), 4u);
 }
 
+// The padding after a row's count holds real block ids the row did not select (docs/spec.md),
+// so a kernel reading one entry past the count attends to a block it should not (review of
+// 2026-12-06: with -1 there, an off-by-one loop bound in the sm100a forward passed).
+TEST(Sparsity, PaddingHoldsValidBlocksTheRowDidNotSelect) {
+  PatternSpec p;
+  p.kind = "ragged";
+  p.zero_rows = 0.3;
+  const BlockMap m = make_block_map(shape(24, 3), p, VbsSpec{}, 4);
+  const std::size_t width = std::size_t(m.shape.max_kv);
+  int padded = 0;
+  for (std::size_t r = 0; r < m.q2k_num.size(); ++r) {
+    const auto row = m.q2k_idx.begin() + std::ptrdiff_t(r * width);
+    const std::set<int> chosen(row, row + m.q2k_num[r]);
+    for (std::size_t j = std::size_t(m.q2k_num[r]); j < width; ++j, ++padded) {
+      const int id = *(row + std::ptrdiff_t(j));
+      EXPECT_TRUE(id >= 0 && id < 24) << "row " << r << " entry " << j << ": " << id;
+      EXPECT_FALSE(chosen.count(id)) << "row " << r << " pads with its own block " << id;
+    }
+  }
+  EXPECT_GT(padded, 0);
+}
+
 TEST(Sparsity, K2qIsTheAscendingTranspose) {
   PatternSpec p;
   p.sorted = false;

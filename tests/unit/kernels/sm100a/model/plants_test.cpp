@@ -168,5 +168,15 @@ TEST(ModelPlants, StatReadFromTheStageBeingFilledIsARace) {
   EXPECT_NE(st.error.find("at protocol op \"lse_i, Delta_i (broadcast reads)\""), std::string::npos) << st.error;
 }
 
+// The O tile stores' wait_group.read issued by lane 1: bulk groups belong to the thread that
+// committed them (PTX ISA 9.7.9.25.4.3), so lane 0 ends with its stores never waited for.
+TEST(ModelPlants, StoreWaitByAnotherLaneFailsTheIssuersExit) {
+  const PlantGuard g(model::Plant::store_wait_other_lane);
+  Status st;
+  (void)forward_error(Case(64, 4, 1), st);
+  EXPECT_NE(st.error.find("thread 0 (warp 0 lane 0, softmax) ended with"), std::string::npos) << st.error;
+  EXPECT_NE(st.error.find("bulk op(s) it issued and never waited for"), std::string::npos) << st.error;
+}
+
 }  // namespace
 }  // namespace vsa

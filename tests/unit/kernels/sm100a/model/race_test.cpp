@@ -105,6 +105,41 @@ TEST(ModelRace, AsyncProxyReadOfAnUnfencedGenericWriteIsReported) {
   }
 }
 
+// 9.7.9.25.4.3: bulk groups are per thread. The thread that committed a bulk op must wait for it
+// before the CTA ends and its shared memory goes; another lane's wait covers nothing (review of
+// 2026-12-06: the forward's wait_store_read moved to lane 1 passed the model).
+TEST(ModelExit, ABulkOpItsIssuerNeverWaitedForFailsTheCtaExit) {
+  for (const int waiter : {0, 1, -1}) {
+    std::vector<float> global(4, 0.0f);
+    std::vector<unsigned char> smem(64 * 1024);
+    Scheduler sched(32, ScheduleOptions{7});
+    Cta cta(sched, smem.data(), smem.size(), CtaPlace{0, 1, 32});
+    set_current_cta(&cta);
+    std::string err;
+    try {
+      sched.run([&](FiberThread& t) {
+        if (t.tid == 0) {
+          cta.races().fence_proxy_async(t.tid);
+          cta.bulk_reduce_add_f32(global.data(), kData, 16);
+          cta.bulk_commit();
+        }
+        if (t.tid == waiter) cta.bulk_wait(true);
+      });
+      cta.check_exit();
+    } catch (const ModelError& e) {
+      err = e.what();
+    }
+    set_current_cta(nullptr);
+    if (waiter == 0) {
+      EXPECT_EQ(err, "");
+    } else {
+      EXPECT_NE(err.find("thread 0 (warp 0 lane 0, warp) ended with 1 bulk op(s) it issued and never waited for"),
+                std::string::npos)
+          << waiter << ": " << err;
+    }
+  }
+}
+
 // The kernels' TMEM prologue and teardown for a CTA of 192 threads: warp 0 allocates 32
 // columns, everyone syncs between the two fences; at the end the same, then warp 0 frees them
 // (without the before-fence when `fence` is false).
