@@ -149,10 +149,10 @@ std::vector<FleetPerfRow> perf_rows(const std::vector<ReportFile>& reports, std:
     Quartiles judged_against = row.stats;
     if (row.samples.size() == 2) {
       judged_against.median = *std::max_element(tflops.begin(), tflops.end());
-      row.note += std::string(row.note.empty() ? "" : "; ") + "two GPUs: each judged against the faster";
+      row.note += std::string(row.note.empty() ? "" : "; ") + "two GPUs: ratios and outliers against the faster";
     }
     for (auto& s : row.samples) {
-      s.ratio = s.tflops / row.stats.median;
+      s.ratio = s.tflops / judged_against.median;
       s.outlier = classify_sample(s.tflops, s.spread, judged_against, row.fences, options.outlier_threshold,
                                   options.min_effect);
       FleetNode& node = nodes[s.node];

@@ -6,7 +6,8 @@
 //
 // Files (all C order; [B, H, S, D] is the BHSD layout of docs/spec.md):
 //   q, k, v, do        [B, H, S, D]       uint16: bf16 bit patterns (float32 = uint32(x) << 16)
-//   q2k_idx, k2q_idx   [B, H, nb, max]    int32, -1 past the row's count
+//   q2k_idx, k2q_idx   [B, H, nb, max]    int32; past the row's count q2k_idx holds blocks the row
+//                                          did not select, k2q_idx -1 (docs/spec.md: never read)
 //   q2k_num, k2q_num   [B, H, nb]         int32
 //   vbs                [nb]               int32
 //   o, dq, dk, dv      [B, H, S, D]       float32, cpu-ref, not rounded to bf16

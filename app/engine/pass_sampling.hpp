@@ -24,6 +24,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "model/case_spec.hpp"
+
 namespace vsa {
 
 // Pass order for interleaving: even passes forward, odd passes reversed (A B, B A, ...).
@@ -77,10 +79,7 @@ struct PassStatistics {
 [[nodiscard]] PassStatistics pass_statistics(const std::vector<double>& pass_medians_ms,
                                              const std::vector<nlohmann::json>& pass_clocks);
 
-// Fewest kept passes that may be called converged: the first count at which the spread is the
-// >= 95% interval it is described as (review of 2026-12-06: at 3 kept passes [min, max] covers
-// the median only 75% of the time, yet sampling stopped there as "converged").
-inline constexpr int kMinConvergedPasses = 6;
+// Fewest kept passes that may be called converged: kMinConvergedPasses (model/case_spec.hpp).
 
 struct SamplingPolicy {
   int min_passes = 3;        // TimingSpec::passes: always run

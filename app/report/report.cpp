@@ -126,7 +126,9 @@ Report report_from_json(const nlohmann::json& j) {
   for (std::size_t i = 0; i < r.cases.size(); ++i)
     for (std::size_t b = 0; b < r.cases[i].backends.size(); ++b)
       for (std::size_t k = 0; k < r.cases[i].backends[b].timings.size(); ++k)
-        if (const std::string why = timing_figures_inconsistency(r.cases[i].backends[b].timings[k], schema_version);
+        if (const std::string why = timing_figures_inconsistency(
+                r.cases[i].backends[b].timings[k], schema_version,
+                r.cases[i].backends[b].timings[k].op == "bwd" ? r.cases[i].flops_bwd : r.cases[i].flops_fwd);
             !why.empty())
           throw JsonPathError(fmt::format(".cases[{}].backends[{}].timings[{}]", i, b, k), why);
   if (j.contains("checks")) read_each(j, "checks", r.checks);  // absent in reports before node checks

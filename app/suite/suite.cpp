@@ -233,6 +233,11 @@ CaseSpec case_from_json(const json& j, const std::string& src, const std::string
     if (c.timing.max_passes < c.timing.passes || c.timing.max_passes > kMaxPassesLimit)
       t.fail(f.path_of("timing") + ".max_passes", fmt::format("must be in [passes ({}), {}], got {}", c.timing.passes,
                                                               kMaxPassesLimit, c.timing.max_passes));
+    else if (c.timing.target_spread > 0 && c.timing.max_passes < kMinConvergedPasses)
+      t.fail(f.path_of("timing") + ".max_passes",
+             fmt::format("{} can never converge: adaptive sampling needs {} kept passes for a 95% interval "
+                         "(set max_passes >= {}, or target_spread 0 for exactly `passes`)",
+                         c.timing.max_passes, kMinConvergedPasses, kMinConvergedPasses));
   }
   if (f.has("stability")) {
     JsonFields t(f.raw("stability"), f.path_of("stability"), src);

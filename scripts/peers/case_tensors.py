@@ -17,7 +17,7 @@ class CaseTensors:
     k: torch.Tensor
     v: torch.Tensor
     do: torch.Tensor
-    q2k_idx: torch.Tensor  # [B, H, nb, max_kv] int32, -1 past q2k_num
+    q2k_idx: torch.Tensor  # [B, H, nb, max_kv] int32; past q2k_num, blocks the row did not select (never read)
     q2k_num: torch.Tensor  # [B, H, nb] int32
     k2q_idx: torch.Tensor  # [B, H, nb, max_q] int32
     k2q_num: torch.Tensor

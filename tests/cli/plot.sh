@@ -27,7 +27,7 @@ for s in (4096, 16384, 65536):
     c["verdict"] = "PASS"
     c["backends"] = []
     for backend, base in (("sm90a", 400.0), ("sm90a-det", 380.0)):
-        timings = [timing(op, 1.0, base * scale * (1 - 4096 / s / 4) * (0.9 if op == "bwd" else 1), 0.02)
+        timings = [timing(op, c["flops_" + op], base * scale * (1 - 4096 / s / 4) * (0.9 if op == "bwd" else 1), 0.02)
                    for op in ("fwd", "bwd")]
         c["backends"].append({"backend": backend, "verdict": "PASS", "reason": "", "metrics": [],
                               "timings": timings, "stability": []})

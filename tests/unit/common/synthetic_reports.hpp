@@ -100,6 +100,7 @@ inline void add_timing(Report& r, const std::string& case_name, const std::strin
   t.spread = spread;
   t.passes = 2;
   t.pass_medians_ms = {t.median_ms * (1 - spread / 2), t.median_ms * (1 + spread / 2)};
+  (op == "bwd" ? c.flops_bwd : c.flops_fwd) = 1e12;  // tflops = flops / median_ms / 1e9
   b.timings.push_back(t);
   aggregate_verdict(c);
 }

@@ -98,7 +98,10 @@ TEST(FleetPerf, OfTwoGpusTheSlowerIsJudgedAgainstTheFaster) {
   ASSERT_EQ(two.perf.size(), 1u);
   EXPECT_EQ(two.perf[0].samples[1].outlier, Outlier::slow);
   EXPECT_EQ(two.perf[0].samples[0].outlier, Outlier::none);
-  EXPECT_NE(two.perf[0].note.find("two GPUs: each judged against the faster"), std::string::npos) << two.perf[0].note;
+  EXPECT_NE(two.perf[0].note.find("two GPUs: ratios and outliers against the faster"), std::string::npos)
+      << two.perf[0].note;
+  EXPECT_DOUBLE_EQ(two.perf[0].samples[1].ratio, 336.0 / 400.0);  // the ratio the outlier was judged by
+  EXPECT_DOUBLE_EQ(*two.nodes[1].worst_ratio, 336.0 / 400.0);
   EXPECT_EQ(two.exit_code(true), kExitRegression);
   EXPECT_EQ(analyse_fleet(fleet_with_tflops({400, 370}), {}).outliers(), 0);  // 7.5% apart: within 10%
 }

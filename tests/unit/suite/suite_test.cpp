@@ -160,6 +160,12 @@ TEST(Suite, AdaptiveSamplingFieldsAreReadAndChecked) {
             "sampling off), got 2");
   EXPECT_EQ(error_of(R"("S": 512, "mode": "perf", "timing": {"passes": 5, "max_passes": 4})"),
             "t.json: $.cases[0].timing.max_passes: must be in [passes (5), 10000], got 4");
+  // Adaptive sampling converges only from 6 kept passes: a max below it never could.
+  EXPECT_EQ(error_of(R"("S": 512, "mode": "perf", "timing": {"passes": 3, "max_passes": 5})"),
+            "t.json: $.cases[0].timing.max_passes: 5 can never converge: adaptive sampling needs 6 kept passes for a "
+            "95% interval (set max_passes >= 6, or target_spread 0 for exactly `passes`)");
+  EXPECT_EQ(error_of(R"("S": 512, "mode": "perf", "timing": {"passes": 3, "max_passes": 5, "target_spread": 0})"),
+            "(accepted)");
   EXPECT_EQ(error_of(R"("S": 512, "mode": "perf", "timeout_s": 50, "timing": {"time_budget_s": 30})"),
             "t.json: $.cases[0].timing.time_budget_s: 2 ops x 30 s of adaptive sampling do not fit under "
             "timeout_s = 50");
