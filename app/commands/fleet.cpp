@@ -102,7 +102,8 @@ void register_fleet(CLI::App& app, int& exit_code) {
                 "fleet DIR --failed-hosts) state=drain reason=vsa-bench`; same exit code");
   add_format_option(*cmd, options->format, {"md", "json"}, "md: Markdown tables");
   cmd->footer(
-      "Outliers: below (1 - threshold) x the fleet median (in a row of two GPUs: x the faster one, and ratios are "
+      "Outliers: below (1 - threshold) x the fleet median (in a row of two or three GPUs: x the fastest, and ratios "
+      "are "
       "to it), or (with 4 or more GPUs) outside Q1 - 1.5 IQR .. "
       "Q3 + 1.5 IQR by more than the GPU's own recorded spread and by more than --min-effect of the median. Medians "
       "are per case, backend, op, GPU model and timing method (bursts or sustained, warm or cold L2, fixed or "

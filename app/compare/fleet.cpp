@@ -143,13 +143,16 @@ std::vector<FleetPerfRow> perf_rows(const std::vector<ReportFile>& reports, std:
     row.stats = quartiles(tflops);
     row.fences = row.samples.size() >= kMinSamplesForFences;
     if (row.samples.size() < 2) continue;
-    // Two GPUs: the median is their midpoint, so the slower had to trail the faster by about
-    // twice the threshold to be flagged (review of 2026-12-06: 16% slower, 0 outliers). Each is
-    // judged against the faster instead; a fast GPU is never the defect a speed gate looks for.
+    // Too few GPUs for fences (two or three): the median is the midpoint of two, or with three
+    // it is a slow GPU itself when two of them are slow. Reviews of 2026-12-06: {400, 336} and
+    // {400, 336, 336} passed `--gate` with GPUs 16% behind. Each is judged against the fastest
+    // instead; a fast GPU is never the defect a speed gate looks for, and among few GPUs of one
+    // model the fastest shows what the model does.
     Quartiles judged_against = row.stats;
-    if (row.samples.size() == 2) {
+    if (!row.fences) {
       judged_against.median = *std::max_element(tflops.begin(), tflops.end());
-      row.note += std::string(row.note.empty() ? "" : "; ") + "two GPUs: ratios and outliers against the faster";
+      row.note += std::string(row.note.empty() ? "" : "; ") + "fewer than " + std::to_string(kMinSamplesForFences) +
+                  " GPUs: ratios and outliers against the fastest";
     }
     for (auto& s : row.samples) {
       s.ratio = s.tflops / judged_against.median;

@@ -50,7 +50,8 @@ std::string headline(const Fleet& f) {
   }
   out << "; " << f.failed_nodes() << " failed. " << f.outliers() << " performance outliers (slower than "
       << format_percent(1 - f.options.outlier_threshold)
-      << " of the fleet median (of the faster, in a row of two GPUs), or outside the IQR fences beyond their own "
+      << " of the fleet median (of the fastest, in a row of two or three GPUs), or outside the IQR fences beyond their "
+         "own "
          "spread and "
       << format_percent(f.options.min_effect) << " of the median).\n";
   for (const auto& s : f.skipped) out << "\nSkipped " << s << "\n";

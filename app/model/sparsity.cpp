@@ -160,6 +160,7 @@ BlockMap make_block_map(const Shape& shape, const PatternSpec& pattern, const Vb
   map.shape.max_kv = max_kv;
   map.q2k_idx.assign(std::size_t(map.shape.q2k_idx_elems()), -1);
   map.q2k_num.assign(std::size_t(shape.count_elems()), 0);
+  std::vector<bool> selected(std::size_t(nb), false);  // one row's marks, cleared after it: O(pairs) in all
   for (std::size_t r = 0; r < rows.size(); ++r) {
     map.q2k_num[r] = std::int32_t(rows[r].size());
     map.pairs += std::int64_t(rows[r].size());
@@ -169,7 +170,6 @@ BlockMap make_block_map(const Shape& shape, const PatternSpec& pattern, const Vb
     // did not select, so a kernel that reads one entry too many attends to a real block and
     // gives a wrong answer, where a -1 would read as "no block" and often pass (review of
     // 2026-12-06: an off-by-one loop bound in the sm100a forward passed on the model).
-    std::vector<bool> selected(std::size_t(nb), false);
     for (const int kv : rows[r])
       if (kv >= 0 && kv < nb) selected[std::size_t(kv)] = true;  // "validate": false lets bad ids through
     int next = 0;
@@ -177,6 +177,8 @@ BlockMap make_block_map(const Shape& shape, const PatternSpec& pattern, const Vb
       while (next < nb && selected[std::size_t(next)]) ++next;
       *(row_start + std::ptrdiff_t(j)) = next < nb ? next++ : -1;  // fewer unselected blocks than padding
     }
+    for (const int kv : rows[r])
+      if (kv >= 0 && kv < nb) selected[std::size_t(kv)] = false;
   }
   map.vbs = make_vbs(shape, pattern, vbs_spec, seed);
   auto inverted = ref::invert_q2k(map.shape, map.q2k_idx.data(), map.q2k_num.data());

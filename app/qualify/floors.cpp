@@ -17,6 +17,7 @@
 #include "model/exit_codes.hpp"
 #include "qualify/check_codes.hpp"
 #include "util/json_lookup.hpp"
+#include "util/stored_number.hpp"
 
 namespace vsa {
 
@@ -57,8 +58,7 @@ std::optional<double> held_clock_mhz(const Timing& t, ClockPasses which) {
   for (std::size_t i = 0; i < t.clocks.size(); ++i) {
     const json& pass = t.clocks[i];
     if (!pass.is_object()) continue;
-    if (off.count(pass.contains("pass") && pass["pass"].is_number_integer() ? pass["pass"].get<int>() : int(i)))
-      continue;
+    if (off.count(int(i))) continue;  // clocks[i] is pass i, as the report readers check it
     const auto during = pass.find("during");
     if (during == pass.end() || !during->is_object()) continue;
     const auto clock = during->find("sm_clock_mhz");
@@ -313,9 +313,9 @@ FloorTable floor_table_from_json(const json& j, const std::string& origin) {
     // samples it names (a hand-lowered floor passes slow nodes), and above 0.
     Floor derived = out;
     apply_floor_rule(derived, t.margin);
-    const auto same = [](double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(1.0, std::abs(b)); };
-    if (!same(out.floor, derived.floor) || !same(out.baseline_median, derived.baseline_median) ||
-        !same(out.baseline_spread, derived.baseline_spread))
+    if (!same_stored_value(out.floor, derived.floor) ||
+        !same_stored_value(out.baseline_median, derived.baseline_median) ||
+        !same_stored_value(out.baseline_spread, derived.baseline_spread))
       throw std::invalid_argument(fmt::format(
           "{}: floor {} (median {}, spread {}) is not what its samples give at margin {}: floor {} (median {}, spread "
           "{}); regenerate the table with `vsa-bench floors`",

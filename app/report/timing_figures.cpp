@@ -8,14 +8,10 @@
 #include <fmt/format.h>
 
 #include "engine/pass_sampling.hpp"
+#include "util/stored_number.hpp"
 
 namespace vsa {
 namespace {
-
-// JSON round-trips a double exactly; the slack covers a writer that summed in another order.
-bool same(double stored, double derived) {
-  return std::abs(stored - derived) <= 1e-9 * std::max(1.0, std::abs(derived));
-}
 
 std::string percent(double fraction) { return fmt::format("{:.3g}%", 100 * fraction); }
 
@@ -29,7 +25,7 @@ std::string off_clock_inconsistency(const Timing& t) {
   for (const auto& o : t.off_clock_passes) off.insert(o.pass);
   for (const auto& o : t.off_clock_passes) {
     const std::size_t i = std::size_t(o.pass);
-    if (i >= mhz.size() || !mhz[i] || !same(o.sm_clock_mhz, *mhz[i]))
+    if (i >= mhz.size() || !mhz[i] || !same_stored_value(o.sm_clock_mhz, *mhz[i]))
       return fmt::format("off-clock pass {} at {:g} MHz, but its clock record gives {}", o.pass, o.sm_clock_mhz,
                          i < mhz.size() && mhz[i] ? fmt::format("{:g} MHz", *mhz[i]) : std::string("none"));
     if (o.sm_clock_mhz >= o.others_min_mhz && o.sm_clock_mhz <= o.others_max_mhz)
@@ -63,9 +59,10 @@ std::string timing_figures_inconsistency(const Timing& t, int schema_version, do
   for (std::size_t i = 0; i < n; ++i)
     if (!off.count(int(i))) kept.push_back(t.pass_medians_ms[i]);
   const double m = median(kept);
-  if (!same(t.median_ms, m)) return fmt::format("median_ms {:g} but the kept pass medians give {:g}", t.median_ms, m);
+  if (!same_stored_value(t.median_ms, m))
+    return fmt::format("median_ms {:g} but the kept pass medians give {:g}", t.median_ms, m);
   const double spread = schema_version >= 2 ? median_interval_spread(kept) : relative_range(t.pass_medians_ms);
-  if (!same(t.spread, spread))
+  if (!same_stored_value(t.spread, spread))
     return "spread " + percent(t.spread) + " but its pass medians give " + percent(spread) +
            (schema_version >= 2 ? " (the median's 95% interval over the kept passes)" : " ((max - min) / median)");
   // The gates read tflops: it must be the case's FLOPs over that median (spec.md's convention).

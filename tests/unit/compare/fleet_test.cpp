@@ -98,12 +98,30 @@ TEST(FleetPerf, OfTwoGpusTheSlowerIsJudgedAgainstTheFaster) {
   ASSERT_EQ(two.perf.size(), 1u);
   EXPECT_EQ(two.perf[0].samples[1].outlier, Outlier::slow);
   EXPECT_EQ(two.perf[0].samples[0].outlier, Outlier::none);
-  EXPECT_NE(two.perf[0].note.find("two GPUs: ratios and outliers against the faster"), std::string::npos)
+  EXPECT_NE(two.perf[0].note.find("fewer than 4 GPUs: ratios and outliers against the fastest"), std::string::npos)
       << two.perf[0].note;
   EXPECT_DOUBLE_EQ(two.perf[0].samples[1].ratio, 336.0 / 400.0);  // the ratio the outlier was judged by
   EXPECT_DOUBLE_EQ(*two.nodes[1].worst_ratio, 336.0 / 400.0);
   EXPECT_EQ(two.exit_code(true), kExitRegression);
   EXPECT_EQ(analyse_fleet(fleet_with_tflops({400, 370}), {}).outliers(), 0);  // 7.5% apart: within 10%
+}
+
+// Second review of 2026-12-06: of three GPUs with two slow, the median is a slow GPU, so
+// {400, 336, 336} flagged nothing. Rows too small for fences are judged against the fastest.
+TEST(FleetPerf, OfThreeGpusTwoSlowOnesAreJudgedAgainstTheFastest) {
+  const Fleet three = analyse_fleet(fleet_with_tflops({400, 336, 336}), {});
+  ASSERT_EQ(three.perf.size(), 1u);
+  EXPECT_FALSE(three.perf[0].fences);
+  EXPECT_EQ(three.perf[0].samples[0].outlier, Outlier::none);
+  EXPECT_EQ(three.perf[0].samples[1].outlier, Outlier::slow);
+  EXPECT_EQ(three.perf[0].samples[2].outlier, Outlier::slow);
+  EXPECT_DOUBLE_EQ(three.perf[0].samples[2].ratio, 336.0 / 400.0);
+  EXPECT_EQ(three.outliers(), 2);
+  EXPECT_EQ(three.exit_code(true), kExitRegression);
+  // Four GPUs have fences and are judged against their median, as before.
+  const Fleet four = analyse_fleet(fleet_with_tflops({400, 336, 336, 336}, 0.001), {});
+  EXPECT_TRUE(four.perf[0].fences);
+  EXPECT_DOUBLE_EQ(four.perf[0].samples[1].ratio, 1.0);
 }
 
 TEST(FleetPerf, FencesFlagBeyondNoiseOnlyWithEnoughGpus) {
