@@ -82,8 +82,10 @@ void register_compare(CLI::App& app, int& exit_code) {
   cmd->add_option("reports", options->reports,
                   "report JSON files or directories of them; the first is the baseline unless --baseline is given");
   cmd->add_option("--baseline", options->baseline, "the reference report; turns on the regression gate");
-  cmd->add_option("--threshold", options->threshold,
-                  "allowed TFLOPS drop against the baseline, 5% or 0.05 (default 5%); turns on the regression gate")
+  cmd->add_option(
+         "--threshold", options->threshold,
+         "allowed TFLOPS drop against the baseline, 5% or 0.05 (default 5%); turns on the regression gate. Under "
+         "about 2% it flags run-to-run noise on short cases (docs/design.md)")
       ->type_name("PERCENT");
   add_format_option(*cmd, options->format, {"md", "json"}, "md: Markdown tables");
   cmd->footer(
