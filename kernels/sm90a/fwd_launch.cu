@@ -37,6 +37,9 @@ std::vector<KernelInfo> forward_kernels() {
       describe(reinterpret_cast<const void*>(&fwd::order_longest_first<fwd::kOrderThreads>), "sm90a.fwd.order", true),
       describe(reinterpret_cast<const void*>(&fwd::forward_kernel<TileConfig, true, false>), "sm90a.fwd.main_probe",
                false),
+      // The timeline alone (`trace` set, no probe, no hang watch): the normal code plus stamps.
+      describe(reinterpret_cast<const void*>(&fwd::forward_kernel<fwd::TraceOnly<TileConfig>, false, false>),
+               "sm90a.fwd.main_trace", false),
       // Pair tiles: an A/B variant (VSA_SM90A_FWD_PAIR_TILES=1), in the timed path when chosen.
       describe(reinterpret_cast<const void*>(&fwd::forward_kernel<TileConfig, false, true>), "sm90a.fwd.main_pair",
                true),

@@ -169,7 +169,12 @@ template <class Cfg>
     if (Status st = cuda_status(cudaGetLastError(), "launch order_longest_first"); !st.ok()) return st;
   }
 
-  // The timeline is recorded, and waits are bounded by a hang watch, by the probe variant only.
+  // Waits are bounded by a hang watch, and probes delay, in the probe variant only. A timeline
+  // alone is recorded by the trace-only variant (tile_config.hpp, TraceOnly) in the two-group
+  // layout; three groups and pair tiles record it on their probe variant.
+  const bool trace_only = a.trace != nullptr && !a.probes.any() && !a.hang_watch.on();
+  if (trace_only && !three)
+    return launch_persistent<TraceOnly<Cfg>, false, false>(tm_q, tm_k, tm_v, params, grid, stream);
   if (three)
     return probe ? launch_persistent<ThreeGroups<Cfg>, true, false>(tm_q, tm_k, tm_v, params, grid, stream)
                  : launch_persistent<ThreeGroups<Cfg>, false, false>(tm_q, tm_k, tm_v, params, grid, stream);

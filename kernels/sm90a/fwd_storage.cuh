@@ -126,11 +126,11 @@ __device__ __forceinline__ int address_lane(int lane) {
 // Consumer warp groups have 4 warps; barrier arrival counts follow from that.
 inline constexpr int kConsumerWarps = 4;
 
-// Timeline stamp of consumer/producer slot `slot` (trace.hpp): the probe variant only,
-// by the one thread the caller names.
+// Timeline stamp of consumer/producer slot `slot` (trace.hpp): the probe variant and the
+// trace-only one (TraceOnly), by the one thread the caller names.
 template <class Cfg, bool kProbe>
 __device__ __forceinline__ void stamp(const Params& p, int slot, int which, bool writer) {
-  if constexpr (kProbe) {
+  if constexpr (kProbe || Cfg::kTraceOnly) {
     if (writer && p.trace != nullptr)
       trace_stamp(p.trace + std::int64_t(blockIdx.x * Cfg::kConsumers + slot) * kTraceWords, which);
   }

@@ -48,6 +48,8 @@ struct TileConfig {
   // Split Q (ThreeGroups below): Q's first 64 columns go to registers (RS wgmma), its last 64
   // stay in shared memory for the item (SS wgmma). The two-group layout keeps Q in registers.
   static constexpr bool kSplitQ = false;
+  // Whether the normal (unwatched, undelayed) variant records the timeline: TraceOnly below.
+  static constexpr bool kTraceOnly = false;
   // Shared memory a CTA may use on sm_90 (227 KB opt-in limit).
   static constexpr std::size_t kSmemLimit = 232448;
 };
@@ -65,6 +67,15 @@ struct ThreeGroups : Cfg {
   static constexpr int kConsumerRegs = 160;
   static constexpr bool kSplitQ = true;
 };
+// The timeline (trace.hpp) on the normal variant's code: the stamps and nothing else. The
+// probe variant also watches every mbarrier wait and has a delay point at every release,
+// which made it 1.55x the normal variant's SASS and up to 19% slower (notes/runs.md, run 56),
+// so a timeline recorded on it described a slower kernel than the one timed.
+template <class Cfg>
+struct TraceOnly : Cfg {
+  static constexpr bool kTraceOnly = true;
+};
+
 static_assert(ThreeGroups<TileConfig>::kProducerRegs * 128 +
                       ThreeGroups<TileConfig>::kConsumerRegs * 128 * ThreeGroups<TileConfig>::kConsumers <=
                   65536,

@@ -3,8 +3,10 @@
 // problem's time goes (launch skew, the order kernel's dependency, the first loads, each
 // item, the item boundaries, the tail). Plain C++ so host code can read the layout.
 //
-// Only the probe variant of a kernel records (ForwardArgs::trace or BackwardArgs::trace
-// non-null selects it), so the timed kernels carry none of it. One record of kTraceWords
+// Only a recording variant of a kernel records (ForwardArgs::trace or BackwardArgs::trace
+// non-null selects it): the forward's trace-only variant (tile_config.hpp, TraceOnly: the
+// normal code plus the stamps) where no probe or hang watch is asked for, else the probe
+// variant; the backward's probe variant. The timed kernels carry none of it. One record of kTraceWords
 // words per consumer slot (blockIdx.x * consumers + slot), in both kernels each consumer
 // runs its own items. Each stamp is two words: %globaltimer
 // (ns, one clock for every SM) and clock64 (this SM's cycles), except the backward's item
