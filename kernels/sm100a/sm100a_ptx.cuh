@@ -15,6 +15,9 @@
 //   from the protocol table and execute the instruction. The callers allowed outside the
 //   cursor are listed, with reasons, in tests/cli/sm100a_detail_callers.sh; CTest
 //   `sm100a_detail_callers` fails on any other.
+// What each function compiles to (opcode, direction, scope) is pinned by the table of
+// scripts/sm100a/wrapper_opcodes.py (CTest `sm100a_wrapper_opcodes`): a new function goes
+// into that table, or into its list of those that issue no instruction.
 //
 // Contents: public (addresses, smem store, TMEM address, sleeps, arithmetic) | detail
 // (mbarrier | TMA and bulk copies | fences | tcgen05 alloc, mma, commit, ld/st, waits,

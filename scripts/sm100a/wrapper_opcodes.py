@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""Each wrapper of kernels/sm100a/sm100a_ptx.cuh must compile to the PTX instruction its name
+and comment promise, and to no other synchronising one.
+
+Why: the execution model (kernels/sm100a/model/) replaces this wrapper layer with
+ptx_model.hpp, and `lint` reads SASS, where a few instruction forms cannot be told apart
+(tcgen05.fence::before_thread_sync and ::after_thread_sync). So a wrapper that emitted the
+wrong opcode, direction or scope passed both (review of 2026-12-06: `tc_fence_after_sync`
+emitting the before-fence was reported by nothing). This check compiles one kernel per
+wrapper for sm_100a to PTX (nvcc -ptx) and compares, per kernel, the instructions of the
+families below, in order, with the table: the table is the specification, each entry named
+by its PTX ISA section.
+
+  wrapper_opcodes.py [--src DIR] [--nvcc PATH] [--plant NAME]
+
+--plant rewrites a scratch copy of sm100a_ptx.cuh first (the test shows each check fires
+on the real header): after-fence-as-before, wait-ld-as-st, arrive-expect-tx-as-arrive,
+commit-group-dropped, new-wrapper-unlisted. Exit 0: every wrapper matches; 1: a mismatch (each printed); 2: the
+sources did not compile or bad usage.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+# The instruction families a wrapper may emit; anything of these families in a kernel body
+# is compared with the table, so a wrapper that emits one more (or one fewer) also fails.
+FAMILIES = ("tcgen05.", "mbarrier.", "cp.async.", "cp.reduce.async.", "fence.", "bar.", "barrier.",
+            "prefetch.tensormap", "st.shared", "nanosleep", "ex2.", "cvt.rn.bf16x2")
+
+# wrapper call (arguments are the kernel's parameters, so nothing folds away) -> the
+# instructions it must compile to, as opcode prefixes with every modifier (PTX ISA 8.x/9.x
+# section names, as sm100a_ptx.cuh cites them).
+TABLE = [
+    # "Parallel Synchronization and Communication Instructions: mbarrier"
+    ("mbar_init", "detail::mbar_init(bar, n)", ["mbarrier.init.shared.b64"]),
+    ("mbar_init_fence", "detail::mbar_init_fence()", ["fence.mbarrier_init.release.cluster"]),
+    ("mbar_arrive", "detail::mbar_arrive(bar)", ["mbarrier.arrive.shared.b64"]),
+    ("mbar_arrive_expect_tx", "detail::mbar_arrive_expect_tx(bar, n)",
+     ["mbarrier.arrive.expect_tx.release.cta.shared::cta.b64"]),
+    ("mbar_try_wait", "*flag = detail::mbar_try_wait(bar, n)", ["mbarrier.try_wait.parity.shared::cta.b64"]),
+    ("mbar_wait", "detail::mbar_wait(bar, n)", ["mbarrier.try_wait.parity.shared::cta.b64"]),
+    # "Data Movement and Conversion Instructions: cp.async.bulk.tensor / cp.async.bulk /
+    # cp.reduce.async.bulk / cp.async.bulk.commit_group / cp.async.bulk.wait_group"
+    ("tma_load_2d", "detail::tma_load_2d(smem, map, x, y, bar)",
+     ["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"]),
+    ("tma_store_2d", "detail::tma_store_2d(map, x, y, smem)",
+     ["cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group"]),
+    ("tma_store_commit", "detail::tma_store_commit()", ["cp.async.bulk.commit_group"]),
+    ("tma_store_wait_read", "detail::tma_store_wait_read()", ["cp.async.bulk.wait_group.read"]),
+    ("bulk_load_1d", "detail::bulk_load_1d(smem, gmem, n, bar)",
+     ["cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"]),
+    ("bulk_reduce_add_f32", "detail::bulk_reduce_add_f32(fdst, fsrc, n)",
+     ["cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32"]),
+    ("bulk_wait_all", "detail::bulk_wait_all()", ["cp.async.bulk.wait_group"]),
+    ("prefetch_tensor_map", "detail::prefetch_tensor_map(map)", ["prefetch.tensormap"]),
+    # "Membar / fence": fence.proxy.async
+    ("fence_proxy_async_smem", "detail::fence_proxy_async_smem()", ["fence.proxy.async.shared::cta"]),
+    # "Tensor Core 5th Generation Family Instructions"
+    ("tmem_alloc", "detail::tmem_alloc(out, n)", ["tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32"]),
+    ("tmem_relinquish_alloc_permit", "detail::tmem_relinquish_alloc_permit()",
+     ["tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned"]),
+    ("tmem_dealloc", "detail::tmem_dealloc(n, n)", ["tcgen05.dealloc.cta_group::1.sync.aligned.b32"]),
+    ("umma_bf16_ss", "detail::umma_bf16_ss(n, d, d, n, acc)", ["tcgen05.mma.cta_group::1.kind::f16"]),
+    ("umma_commit", "detail::umma_commit(bar)",
+     ["tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64"]),
+    ("tmem_load_32cols", "{ std::uint32_t r[32]; detail::tmem_load_32cols(r, n); for (int i = 0; i < 32; ++i) out[i] = r[i]; }",
+     ["tcgen05.ld.sync.aligned.32x32b.x32.b32"]),
+    ("tmem_load_64cols", "{ std::uint32_t r[64]; detail::tmem_load_64cols(r, n); for (int i = 0; i < 64; ++i) out[i] = r[i]; }",
+     ["tcgen05.ld.sync.aligned.32x32b.x64.b32"]),
+    ("tmem_store_32cols", "{ std::uint32_t r[32]; for (int i = 0; i < 32; ++i) r[i] = out[i]; detail::tmem_store_32cols(n, r); }",
+     ["tcgen05.st.sync.aligned.32x32b.x32.b32"]),
+    ("tmem_wait_ld", "detail::tmem_wait_ld()", ["tcgen05.wait::ld.sync.aligned"]),
+    ("tmem_wait_st", "detail::tmem_wait_st()", ["tcgen05.wait::st.sync.aligned"]),
+    ("tc_fence_before_sync", "detail::tc_fence_before_sync()", ["tcgen05.fence::before_thread_sync"]),
+    ("tc_fence_after_sync", "detail::tc_fence_after_sync()", ["tcgen05.fence::after_thread_sync"]),
+    # "Parallel Synchronization and Communication Instructions: bar"
+    ("named_barrier_sync", "detail::named_barrier_sync(int(n), int(n))", ["bar.sync"]),
+    # The public part: the generic-proxy shared store and the arithmetic
+    ("st_shared_v4", "st_shared_v4(n, n, n, n, n)", ["st.shared.v4.b32"]),
+    ("sleep_ns", "sleep_ns(n)", ["nanosleep.u32"]),
+    ("fast_exp2", "*fout = fast_exp2(*fout)", ["ex2.approx.ftz.f32"]),
+    ("pack_bf16x2", "*out = pack_bf16x2(*fout, fout[1])", ["cvt.rn.bf16x2.f32"]),
+]
+
+# Functions of the header that issue no instruction of the families above, with why; every other
+# function of the header must be in TABLE, so a new wrapper cannot go unchecked.
+NO_INSTRUCTION = {
+    "smem_addr": "address conversion (cvta)",
+    "tmem_at": "arithmetic on a TMEM address",
+    "ld_shared": "a plain C++ load (ld.shared only where the compiler picks it)",
+    "keep_after_wait": "an empty asm with a memory clobber: a compiler barrier, no instruction",
+}
+
+PLANTS = {
+    "after-fence-as-before": ("cuda::ptx::tcgen05_fence_after_thread_sync()", "cuda::ptx::tcgen05_fence_before_thread_sync()"),
+    "wait-ld-as-st": ("void tmem_wait_ld() { cuda::ptx::tcgen05_wait_ld(); }", "void tmem_wait_ld() { cuda::ptx::tcgen05_wait_st(); }"),
+    "arrive-expect-tx-as-arrive": (
+        "(void)cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared, bar,",
+        "(void)cuda::ptx::mbarrier_arrive(bar); (void)("),
+    "commit-group-dropped": ("void tma_store_commit() { cuda::ptx::cp_async_bulk_commit_group(); }", "void tma_store_commit() {}"),
+    "new-wrapper-unlisted": ("}  // namespace detail",
+                             "__device__ __forceinline__ void tc_fence_unlisted() { cuda::ptx::tcgen05_fence_after_thread_sync(); }\n"
+                             "}  // namespace detail"),
+}
+
+SIGNATURE = ("(std::uint64_t* bar, std::uint32_t n, std::uint64_t d, bool acc, void* smem, const void* gmem, "
+             "const CUtensorMap* map, int x, int y, float* fdst, const float* fsrc, std::uint32_t* out, float* fout, "
+             "bool* flag)")
+
+
+def translation_unit():
+    lines = ['#include "sm100a_ptx.cuh"', "using namespace vsa::sm100a;"]
+    for name, call, _ in TABLE:
+        lines.append(f'extern "C" __global__ void w_{name}{SIGNATURE} {{ {call}; }}')
+    return "\n".join(lines) + "\n"
+
+
+def header_functions(path):
+    """Names of the functions the header defines."""
+    text = open(path).read()
+    return set(re.findall(r"__device__\s+__forceinline__\s+[\w:<>,\s]*?\b(\w+)\s*\(", text))
+
+
+def entries(ptx):
+    """kernel name -> its body's instructions of FAMILIES, with every modifier, in order."""
+    out = {}
+    for m in re.finditer(r"\.entry\s+(w_\w+)\s*\((.*?)\)\s*\{(.*?)\n\}", ptx, re.S):
+        found = []
+        for line in m.group(3).splitlines():
+            line = line.strip()
+            line = re.sub(r"^@!?%\w+\s+", "", line)  # predicate guard
+            op = line.split()[0].rstrip(";") if line else ""
+            if op.startswith(FAMILIES):
+                found.append(op)
+        out[m.group(1)] = found
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--src", default=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    ap.add_argument("--nvcc", default=shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")
+    ap.add_argument("--plant", choices=sorted(PLANTS))
+    args = ap.parse_args()
+    if not os.path.exists(args.nvcc):
+        print(f"no nvcc at {args.nvcc}", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory() as scratch:
+        tree = os.path.join(scratch, "sm100a")
+        shutil.copytree(os.path.join(args.src, "kernels", "sm100a"), tree,
+                        ignore=shutil.ignore_patterns("model", "*.md"))
+        if args.plant:
+            header = os.path.join(tree, "sm100a_ptx.cuh")
+            text = open(header).read()
+            old, new = PLANTS[args.plant]
+            if text.count(old) != 1:
+                print(f"plant {args.plant}: its text is not in sm100a_ptx.cuh exactly once", file=sys.stderr)
+                return 2
+            open(header, "w").write(text.replace(old, new))
+        tu = os.path.join(scratch, "wrappers.cu")
+        open(tu, "w").write(translation_unit())
+        ptx = os.path.join(scratch, "wrappers.ptx")
+        cmd = [args.nvcc, "-ptx", "-gencode", "arch=compute_100a,code=sm_100a", "-std=c++17",
+               "--expt-relaxed-constexpr", "-I", tree, "-I", os.path.join(args.src, "kernels", "common"),
+               "-I", os.path.join(args.src, "include"), tu, "-o", ptx]
+        run = subprocess.run(cmd, capture_output=True, text=True)
+        if run.returncode != 0:
+            print("the wrappers did not compile:\n" + run.stderr[-4000:], file=sys.stderr)
+            return 2
+        got = entries(open(ptx).read())
+        defined = header_functions(os.path.join(tree, "sm100a_ptx.cuh"))
+    bad = 0
+    listed = {name for name, _, _ in TABLE}
+    for name in sorted(defined):
+        if name not in listed and name not in NO_INSTRUCTION:
+            print(f"UNLISTED {name}: a function of sm100a_ptx.cuh in neither the table nor NO_INSTRUCTION")
+            bad += 1
+    for name, _, want in TABLE:
+        have = got.get(f"w_{name}")
+        if have is None:
+            print(f"MISSING {name}: no kernel w_{name} in the PTX")
+            bad += 1
+        elif have != want:
+            print(f"MISMATCH {name}: emits {have or 'nothing of the checked families'}, the table says {want}")
+            bad += 1
+    print(f"{len(TABLE)} wrappers in the table, {len(defined)} functions in the header; {bad} problems")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
