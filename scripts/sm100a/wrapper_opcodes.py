@@ -13,9 +13,19 @@ by its PTX ISA section.
 
   wrapper_opcodes.py [--src DIR] [--nvcc PATH] [--plant NAME]
 
+Also: a wrapper kernel must be straight-line code (no branch, no predicated instruction of
+these families) unless its wrapper is a loop; every function the header defines must be in the
+table or in NO_INSTRUCTION, whose functions are compiled too and must emit none of these
+families. Not checked: operands. Which barrier, TMEM address or tensor map an instruction gets
+is not compared (a wrapper passing `bar + 1` passes here); the wrappers hand their parameters
+straight to CCCL, and the values come from the protocol cursor, which the execution model runs.
+The table spells what nvcc 13.0's CCCL emits; a toolkit that spells an instruction otherwise
+(e.g. `.shared::cta` for the default `.shared`) fails here until the table is checked against
+the ISA and updated.
+
 --plant rewrites a scratch copy of sm100a_ptx.cuh first (the test shows each check fires
 on the real header): after-fence-as-before, wait-ld-as-st, arrive-expect-tx-as-arrive,
-commit-group-dropped, new-wrapper-unlisted. Exit 0: every wrapper matches; 1: a mismatch (each printed); 2: the
+commit-group-dropped, new-wrapper-unlisted, guarded-fence, try-wait-twice, wait-in-compiler-barrier. Exit 0: every wrapper matches; 1: a mismatch (each printed); 2: the
 sources did not compile or bad usage.
 """
 import argparse
@@ -28,8 +38,12 @@ import tempfile
 
 # The instruction families a wrapper may emit; anything of these families in a kernel body
 # is compared with the table, so a wrapper that emits one more (or one fewer) also fails.
-FAMILIES = ("tcgen05.", "mbarrier.", "cp.async.", "cp.reduce.async.", "fence.", "bar.", "barrier.",
-            "prefetch.tensormap", "st.shared", "nanosleep", "ex2.", "cvt.rn.bf16x2")
+FAMILIES = ("tcgen05.", "mbarrier.", "cp.async.", "cp.reduce.async.", "fence.", "membar.", "bar.", "barrier.",
+            "prefetch.tensormap", "st.shared", "st.async", "red.", "atom.", "elect.", "tensormap.", "nanosleep",
+            "ex2.", "cvt.rn.bf16x2")
+# Wrappers whose body is a loop: every other wrapper kernel must be straight-line code, since a
+# branch could skip its instruction (a wrapper that issues the fence only on some threads).
+LOOPS = {"mbar_wait", "sleep_ns"}
 
 # wrapper call (arguments are the kernel's parameters, so nothing folds away) -> the
 # instructions it must compile to, as opcode prefixes with every modifier (PTX ISA 8.x/9.x
@@ -88,11 +102,14 @@ TABLE = [
 
 # Functions of the header that issue no instruction of the families above, with why; every other
 # function of the header must be in TABLE, so a new wrapper cannot go unchecked.
+# Each is compiled too, and must emit nothing of the families above.
 NO_INSTRUCTION = {
-    "smem_addr": "address conversion (cvta)",
-    "tmem_at": "arithmetic on a TMEM address",
-    "ld_shared": "a plain C++ load (ld.shared only where the compiler picks it)",
-    "keep_after_wait": "an empty asm with a memory clobber: a compiler barrier, no instruction",
+    "smem_addr": ("*out = smem_addr(smem)", "address conversion (cvta)"),
+    "tmem_at": ("*out = tmem_at(n, x, y)", "arithmetic on a TMEM address"),
+    "ld_shared": ("*out = ld_shared(reinterpret_cast<const std::uint32_t*>(smem))",
+                  "a plain C++ load (ld.shared only where the compiler picks it)"),
+    "keep_after_wait": ("{ std::uint32_t r[2] = {n, n + 1}; keep_after_wait(r); out[0] = r[0]; out[1] = r[1]; }",
+                        "an empty asm with a memory clobber: a compiler barrier, no instruction"),
 }
 
 PLANTS = {
@@ -103,8 +120,16 @@ PLANTS = {
         "(void)cuda::ptx::mbarrier_arrive(bar); (void)("),
     "commit-group-dropped": ("void tma_store_commit() { cuda::ptx::cp_async_bulk_commit_group(); }", "void tma_store_commit() {}"),
     "new-wrapper-unlisted": ("}  // namespace detail",
-                             "__device__ __forceinline__ void tc_fence_unlisted() { cuda::ptx::tcgen05_fence_after_thread_sync(); }\n"
+                             "__forceinline__ __device__ static void* tc_fence_unlisted() {\n"
+                             "  cuda::ptx::tcgen05_fence_after_thread_sync();\n  return nullptr;\n}\n"
                              "}  // namespace detail"),
+    "guarded-fence": ("void tc_fence_after_sync() { cuda::ptx::tcgen05_fence_after_thread_sync(); }",
+                      "void tc_fence_after_sync() { if (threadIdx.x == 0) cuda::ptx::tcgen05_fence_after_thread_sync(); }"),
+    "try-wait-twice": ("  return cuda::ptx::mbarrier_try_wait_parity(bar, parity);",
+                       "  return cuda::ptx::mbarrier_try_wait_parity(bar, parity) && cuda::ptx::mbarrier_try_wait_parity(bar, parity);"),
+    "wait-in-compiler-barrier": ('for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");',
+                                 'for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");\n'
+                                 '  asm volatile("tcgen05.wait::st.sync.aligned;" ::: "memory");'),
 }
 
 SIGNATURE = ("(std::uint64_t* bar, std::uint32_t n, std::uint64_t d, bool acc, void* smem, const void* gmem, "
@@ -114,29 +139,43 @@ SIGNATURE = ("(std::uint64_t* bar, std::uint32_t n, std::uint64_t d, bool acc, v
 
 def translation_unit():
     lines = ['#include "sm100a_ptx.cuh"', "using namespace vsa::sm100a;"]
-    for name, call, _ in TABLE:
+    calls = [(name, call) for name, call, _ in TABLE] + [(name, call) for name, (call, _) in NO_INSTRUCTION.items()]
+    for name, call in calls:
         lines.append(f'extern "C" __global__ void w_{name}{SIGNATURE} {{ {call}; }}')
     return "\n".join(lines) + "\n"
 
 
 def header_functions(path):
-    """Names of the functions the header defines."""
-    text = open(path).read()
-    return set(re.findall(r"__device__\s+__forceinline__\s+[\w:<>,\s]*?\b(\w+)\s*\(", text))
+    """Names of the functions the header defines: every definition (a parameter list followed by
+    a body) whose specifiers include __device__, in any order, whatever its return type."""
+    text = re.sub(r"//[^\n]*|/\*.*?\*/", "", open(path).read(), flags=re.S)
+    names = set()
+    for m in re.finditer(r"([^;{}]*?)\b(\w+)\s*\(([^;{}]*?)\)\s*(?:const\s*)?\{", text):
+        if "__device__" in m.group(1) and m.group(2) not in ("if", "for", "while", "switch", "return"):
+            names.add(m.group(2))
+    return names
 
 
 def entries(ptx):
-    """kernel name -> its body's instructions of FAMILIES, with every modifier, in order."""
+    """kernel name -> (its instructions of FAMILIES, with every modifier, in order; whether it
+    branches or guards one of them with a predicate). A kernel's text runs from its .entry to
+    the next one: inline asm opens and closes its own braces, so a body is not cut at a brace."""
     out = {}
-    for m in re.finditer(r"\.entry\s+(w_\w+)\s*\((.*?)\)\s*\{(.*?)\n\}", ptx, re.S):
-        found = []
-        for line in m.group(3).splitlines():
+    starts = [(m.start(), m.group(1)) for m in re.finditer(r"\.entry\s+(w_\w+)\s*\(", ptx)]
+    for i, (start, name) in enumerate(starts):
+        end = starts[i + 1][0] if i + 1 < len(starts) else len(ptx)
+        found, branches = [], False
+        for line in ptx[start:end].splitlines():
             line = line.strip()
-            line = re.sub(r"^@!?%\w+\s+", "", line)  # predicate guard
-            op = line.split()[0].rstrip(";") if line else ""
+            guard = re.match(r"^@!?%\w+\s+", line)
+            op = line[guard.end():] if guard else line
+            op = op.split()[0].rstrip(";") if op else ""
+            if op.startswith("bra"):
+                branches = True
             if op.startswith(FAMILIES):
                 found.append(op)
-        out[m.group(1)] = found
+                branches = branches or bool(guard)
+        out[name] = (found, branches)
     return out
 
 
@@ -179,13 +218,19 @@ def main():
         if name not in listed and name not in NO_INSTRUCTION:
             print(f"UNLISTED {name}: a function of sm100a_ptx.cuh in neither the table nor NO_INSTRUCTION")
             bad += 1
-    for name, _, want in TABLE:
-        have = got.get(f"w_{name}")
-        if have is None:
+    expected = [(name, want) for name, _, want in TABLE] + [(name, []) for name in NO_INSTRUCTION]
+    for name, want in expected:
+        entry = got.get(f"w_{name}")
+        if entry is None:
             print(f"MISSING {name}: no kernel w_{name} in the PTX")
             bad += 1
-        elif have != want:
-            print(f"MISMATCH {name}: emits {have or 'nothing of the checked families'}, the table says {want}")
+            continue
+        have, branches = entry
+        if have != want:
+            print(f"MISMATCH {name}: emits {have or 'nothing of the checked families'}, the table says {want or 'nothing'}")
+            bad += 1
+        elif branches and name not in LOOPS:
+            print(f"GUARDED {name}: its instruction is behind a branch or a predicate; a wrapper issues it unconditionally")
             bad += 1
     print(f"{len(TABLE)} wrappers in the table, {len(defined)} functions in the header; {bad} problems")
     return 1 if bad else 0
