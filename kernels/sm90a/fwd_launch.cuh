@@ -10,6 +10,7 @@
 
 #include "fwd_kernel.cuh"
 #include "fwd_layout.hpp"
+#include "fwd_variant.hpp"
 #include "fwd_schedule.cuh"
 #include "fwd_work_order.hpp"
 #include "vsa/backend.hpp"
@@ -123,8 +124,9 @@ template <class Cfg>
   // order, nothing is sorted and no counter is used, so the forward is the call's only launch.
   // Heads longer than the producers' block maps (kPairMaxBlocks) run the default order.
   const bool pair = order_choice.kind == OrderKind::kPairTiles && s.num_blocks <= kPairMaxBlocks;
-  const bool probe = a.probes.any() || a.trace != nullptr || a.hang_watch.on();
+  VariantAsk ask{a.trace != nullptr, a.probes.any(), a.hang_watch.on(), false, pair};
   if (pair) {
+    const bool probe = variant_for(ask) == Variant::kProbe;
     const int grid = forward_grid(sm_count, (n_items + 1) / 2, 1);
     params.natural_first = n_items;
     // Diagnostic (run 35): the pair kernel with no block shared, to tell the ring's coupling
@@ -169,17 +171,23 @@ template <class Cfg>
     if (Status st = cuda_status(cudaGetLastError(), "launch order_longest_first"); !st.ok()) return st;
   }
 
-  // Waits are bounded by a hang watch, and probes delay, in the probe variant only. A timeline
-  // alone is recorded by the trace-only variant (tile_config.hpp, TraceOnly) in the two-group
-  // layout; three groups and pair tiles record it on their probe variant.
-  const bool trace_only = a.trace != nullptr && !a.probes.any() && !a.hang_watch.on();
-  if (trace_only && !three)
-    return launch_persistent<TraceOnly<Cfg>, false, false>(tm_q, tm_k, tm_v, params, grid, stream);
+  // Which code runs (fwd_variant.hpp): waits bounded by a hang watch, and probe delays, in the
+  // probe variant only; a timeline alone on the trace-only variant where there is one.
+  ask.three_groups = three;
+  const Variant variant = variant_for(ask);
   if (three)
-    return probe ? launch_persistent<ThreeGroups<Cfg>, true, false>(tm_q, tm_k, tm_v, params, grid, stream)
-                 : launch_persistent<ThreeGroups<Cfg>, false, false>(tm_q, tm_k, tm_v, params, grid, stream);
-  return probe ? launch_persistent<Cfg, true, false>(tm_q, tm_k, tm_v, params, grid, stream)
-               : launch_persistent<Cfg, false, false>(tm_q, tm_k, tm_v, params, grid, stream);
+    return variant == Variant::kProbe
+               ? launch_persistent<ThreeGroups<Cfg>, true, false>(tm_q, tm_k, tm_v, params, grid, stream)
+               : launch_persistent<ThreeGroups<Cfg>, false, false>(tm_q, tm_k, tm_v, params, grid, stream);
+  switch (variant) {
+    case Variant::kProbe:
+      return launch_persistent<Cfg, true, false>(tm_q, tm_k, tm_v, params, grid, stream);
+    case Variant::kTraceOnly:
+      return launch_persistent<TraceOnly<Cfg>, false, false>(tm_q, tm_k, tm_v, params, grid, stream);
+    case Variant::kNormal:
+      break;
+  }
+  return launch_persistent<Cfg, false, false>(tm_q, tm_k, tm_v, params, grid, stream);
 }
 
 }  // namespace vsa::sm90a::fwd

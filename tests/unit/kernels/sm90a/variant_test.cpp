@@ -1,0 +1,35 @@
+// Which forward variant a launch runs (kernels/sm90a/fwd_variant.hpp). A timeline alone must
+// run the trace-only variant (the normal code plus stamps) where one exists: on the probe
+// variant it described a kernel up to 19% slower than the timed one (notes/runs.md, run 56).
+// Probes and the hang watch need the probe variant whatever else is asked.
+#include <gtest/gtest.h>
+
+#include "kernels/sm90a/fwd_variant.hpp"
+
+namespace vsa::sm90a::fwd {
+namespace {
+
+TEST(Sm90aForwardVariant, NothingAskedRunsTheNormalKernel) {
+  EXPECT_EQ(variant_for({}), Variant::kNormal);
+  EXPECT_EQ(variant_for({.three_groups = true}), Variant::kNormal);
+  EXPECT_EQ(variant_for({.pair_tiles = true}), Variant::kNormal);
+}
+
+TEST(Sm90aForwardVariant, ATimelineAloneRunsTheTraceOnlyVariant) {
+  EXPECT_EQ(variant_for({.trace = true}), Variant::kTraceOnly);
+}
+
+TEST(Sm90aForwardVariant, ProbesOrTheHangWatchNeedTheProbeVariant) {
+  for (const bool trace : {false, true}) {
+    EXPECT_EQ(variant_for({.trace = trace, .probes = true}), Variant::kProbe) << trace;
+    EXPECT_EQ(variant_for({.trace = trace, .hang_watch = true}), Variant::kProbe) << trace;
+  }
+}
+
+TEST(Sm90aForwardVariant, LayoutsWithoutATraceOnlyKernelRecordOnTheirProbeVariant) {
+  EXPECT_EQ(variant_for({.trace = true, .three_groups = true}), Variant::kProbe);
+  EXPECT_EQ(variant_for({.trace = true, .pair_tiles = true}), Variant::kProbe);
+}
+
+}  // namespace
+}  // namespace vsa::sm90a::fwd
