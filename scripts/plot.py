@@ -5,7 +5,8 @@
       TFLOPS against sequence length S, one line per backend (and per report,
       sparsity pattern and density when several are present), one panel per op.
   plot.py fleet FLEET.json [-o fleet.png]
-      Each GPU's TFLOPS as a ratio to the fleet median: a heat map with one row per
+      Each GPU's TFLOPS as a ratio to the fleet median (to the fastest in a row of two or
+      three GPUs, as `vsa-bench fleet` takes it): a heat map with one row per
       GPU and one column per timed case; outliers (as `vsa-bench fleet` decided
       them) framed.
       FLEET.json is `vsa-bench fleet DIR --format json > FLEET.json`.
@@ -130,7 +131,7 @@ def plot_fleet(args):
     high = max(max(known), 1 + threshold / 2)
     fig, ax = plt.subplots(figsize=(min(40, 3 + 0.6 * len(rows)), min(60, 2 + 0.32 * len(nodes))))
     image = ax.imshow(ratios, cmap="RdYlGn", norm=TwoSlopeNorm(vmin=low, vcenter=1.0, vmax=high), aspect="auto")
-    fig.colorbar(image, ax=ax, label="TFLOPS / fleet median")
+    fig.colorbar(image, ax=ax, label="TFLOPS / fleet median (fastest, below 4 GPUs)")
     if len(rows) * len(nodes) <= 400:
         for r, line in enumerate(ratios):
             for col, value in enumerate(line):
@@ -142,7 +143,7 @@ def plot_fleet(args):
                   rotation=60, ha="right", fontsize="small")
     ax.set_yticks(range(len(nodes)), [gpu_name(n) for n in nodes], fontsize="small")
     ax.set_title(f"vsa-bench fleet: {len(nodes)} GPUs, {fleet.get('outliers', 0)} outliers framed "
-                 f"(threshold {threshold:.0%} below the median, or outside the IQR fences)")
+                 f"(threshold {threshold:.0%} below the median, below 4 GPUs the fastest, or outside the IQR fences)")
     fig.tight_layout()
     fig.savefig(args.output, dpi=120)
     for x, row in enumerate(rows):  # the P-numbers, as the fleet table numbers them

@@ -154,13 +154,27 @@ std::vector<FleetPerfRow> perf_rows(const std::vector<ReportFile>& reports, std:
       row.note += std::string(row.note.empty() ? "" : "; ") + "fewer than " + std::to_string(kMinSamplesForFences) +
                   " GPUs: ratios and outliers against the fastest";
     }
+    std::size_t slow_in_row = 0;
     for (auto& s : row.samples) {
       s.ratio = s.tflops / judged_against.median;
       s.outlier = classify_sample(s.tflops, s.spread, judged_against, row.fences, options.outlier_threshold,
                                   options.min_effect);
+      if (s.outlier == Outlier::slow || s.outlier == Outlier::low_fence) ++slow_in_row;
+    }
+    // Draining acts on what the fleet can pin. With fences, an outlier is judged against the
+    // many. Without them, slow GPUs that are not outnumbered by the rest (one of two, two of
+    // three) may equally mean one GPU measured fast: {450, 400, 400} would drain two nodes on
+    // one report's word (review of 2026-12-06). They stay outliers (`--gate` exits 3, someone
+    // looks; the speed floors judge each node alone), but `--failed-hosts` leaves them out.
+    const bool drainable = row.fences || 2 * slow_in_row < row.samples.size();
+    if (!drainable)
+      row.note += std::string(row.note.empty() ? "" : "; ") + std::to_string(slow_in_row) + " of " +
+                  std::to_string(row.samples.size()) +
+                  " GPUs slow: outliers for --gate, not drained (so few GPUs cannot tell which side is off)";
+    for (const auto& s : row.samples) {
       FleetNode& node = nodes[s.node];
       if (s.outlier != Outlier::none) ++node.outliers;
-      if (s.outlier == Outlier::slow || s.outlier == Outlier::low_fence) ++node.slow;
+      if (drainable && (s.outlier == Outlier::slow || s.outlier == Outlier::low_fence)) ++node.slow;
       if (!node.worst_ratio || s.ratio < *node.worst_ratio) node.worst_ratio = s.ratio;
     }
   }

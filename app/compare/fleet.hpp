@@ -42,7 +42,7 @@ struct FleetNode {
   std::map<std::string, int> counts;  // case verdict -> cases
   std::vector<std::string> problems;  // "case backend: VERDICT reason", for FAIL / FAULT / HANG
   int outliers = 0;
-  int slow = 0;                       // outliers below the fleet (slow or low_fence): what `--failed-hosts` drains
+  int slow = 0;  // outliers below the fleet (slow or low_fence) in rows that can pin them: what `--failed-hosts` drains
   std::optional<double> worst_ratio;  // lowest ratio to a fleet median (rows of 2+ GPUs)
   // Older reports of this GPU whose cases and node checks fill in the newest one's (a narrower
   // re-run beside the run it re-ran part of, same configuration and build): what each contributes.
@@ -80,7 +80,7 @@ struct FleetSample {
   std::size_t node = 0;
   double tflops = 0;
   double spread = 0;
-  double ratio = 1;  // tflops / fleet median
+  double ratio = 1;  // tflops / fleet median (of the fastest, in a row too small for fences)
   Outlier outlier = Outlier::none;
   std::optional<double> lse_factor;  // the backend's own lse form in that report (CaseResult), if any
 };

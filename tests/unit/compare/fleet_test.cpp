@@ -124,6 +124,22 @@ TEST(FleetPerf, OfThreeGpusTwoSlowOnesAreJudgedAgainstTheFastest) {
   EXPECT_DOUBLE_EQ(four.perf[0].samples[1].ratio, 1.0);
 }
 
+// Review of 2026-12-06 (the rule above): {450, 400, 400} made both 400s slow against the one
+// fast GPU, and --failed-hosts drained two nodes on one report's word. Without fences, slow
+// GPUs that are not outnumbered stay outliers for --gate but are not drained.
+TEST(FleetHosts, SlowGpusThatAreNotOutnumberedAreNotDrained) {
+  const auto hosts_of = [](const std::vector<double>& tflops) { return analyse_fleet(fleet_with_tflops(tflops), {}); };
+  const Fleet split = hosts_of({450, 400, 400});
+  EXPECT_EQ(split.outliers(), 2);
+  EXPECT_EQ(split.exit_code(true), kExitRegression);
+  EXPECT_TRUE(split.failed_hosts().empty());
+  EXPECT_NE(split.perf[0].note.find("2 of 3 GPUs slow: outliers for --gate, not drained"), std::string::npos)
+      << split.perf[0].note;
+  EXPECT_TRUE(hosts_of({400, 336}).failed_hosts().empty());                           // one of two: either could be off
+  EXPECT_EQ(hosts_of({400, 400, 336}).failed_hosts(), (Strings{"node2"}));            // outnumbered: drained
+  EXPECT_EQ(hosts_of({400, 401, 402, 403, 300}).failed_hosts(), (Strings{"node4"}));  // fences: as before
+}
+
 TEST(FleetPerf, FencesFlagBeyondNoiseOnlyWithEnoughGpus) {
   // Q1 401.25, Q3 403.75: fences 397.5 .. 407.5. 420 is high, 390 is low (the fence rule alone, no least effect).
   const FleetOptions fences_only{.outlier_threshold = 0.10, .min_effect = 0};
