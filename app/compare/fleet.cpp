@@ -146,8 +146,8 @@ std::vector<FleetPerfRow> perf_rows(const std::vector<ReportFile>& reports, std:
     // Too few GPUs for fences (two or three): the median is the midpoint of two, or with three
     // it is a slow GPU itself when two of them are slow. Reviews of 2026-12-06: {400, 336} and
     // {400, 336, 336} passed `--gate` with GPUs 16% behind. Each is judged against the fastest
-    // instead; a fast GPU is never the defect a speed gate looks for, and among few GPUs of one
-    // model the fastest shows what the model does.
+    // instead, which shows what the model can do; whether a slow one is drained is decided
+    // below, where so few GPUs are weighed.
     Quartiles judged_against = row.stats;
     if (!row.fences) {
       judged_against.median = *std::max_element(tflops.begin(), tflops.end());
