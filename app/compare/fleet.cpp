@@ -161,12 +161,12 @@ std::vector<FleetPerfRow> perf_rows(const std::vector<ReportFile>& reports, std:
                                   options.min_effect);
       if (s.outlier == Outlier::slow || s.outlier == Outlier::low_fence) ++slow_in_row;
     }
-    // Draining acts on what the fleet can pin. With fences, an outlier is judged against the
-    // many. Without them, slow GPUs that are not outnumbered by the rest (one of two, two of
-    // three) may equally mean one GPU measured fast: {450, 400, 400} would drain two nodes on
-    // one report's word (review of 2026-12-06). They stay outliers (`--gate` exits 3, someone
-    // looks; the speed floors judge each node alone), but `--failed-hosts` leaves them out.
-    const bool drainable = row.fences || 2 * slow_in_row < row.samples.size();
+    // Draining acts on what the fleet can pin: slow GPUs that the rest outnumber. Those that are
+    // not (one of two, two of three, half of {450, 450, 300, 300}) may equally mean the others
+    // measured fast: {450, 400, 400} drained two nodes on one report's word (reviews of
+    // 2026-12-06). They stay outliers (`--gate` exits 3, someone looks; the speed floors judge
+    // each node alone), but `--failed-hosts` leaves them out.
+    const bool drainable = 2 * slow_in_row < row.samples.size();
     if (!drainable)
       row.note += std::string(row.note.empty() ? "" : "; ") + std::to_string(slow_in_row) + " of " +
                   std::to_string(row.samples.size()) +

@@ -42,7 +42,8 @@ struct FleetNode {
   std::map<std::string, int> counts;  // case verdict -> cases
   std::vector<std::string> problems;  // "case backend: VERDICT reason", for FAIL / FAULT / HANG
   int outliers = 0;
-  int slow = 0;  // outliers below the fleet (slow or low_fence) in rows that can pin them: what `--failed-hosts` drains
+  int slow = 0;  // outliers below the fleet (slow or low_fence) that the rest of their row outnumbers: what
+                 // `--failed-hosts` drains
   std::optional<double> worst_ratio;  // lowest ratio to a fleet median (rows of 2+ GPUs)
   // Older reports of this GPU whose cases and node checks fill in the newest one's (a narrower
   // re-run beside the run it re-ran part of, same configuration and build): what each contributes.

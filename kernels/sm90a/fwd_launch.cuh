@@ -126,7 +126,9 @@ template <class Cfg>
   const bool pair = order_choice.kind == OrderKind::kPairTiles && s.num_blocks <= kPairMaxBlocks;
   VariantAsk ask{a.trace != nullptr, a.probes.any(), a.hang_watch.on(), false, pair};
   if (pair) {
-    const bool probe = variant_for(ask) == Variant::kProbe;
+    const Variant pair_variant = variant_for(ask);
+    if (pair_variant == Variant::kTraceOnly) return Status::failure("sm90a forward: no trace-only pair-tile kernel");
+    const bool probe = pair_variant == Variant::kProbe;
     const int grid = forward_grid(sm_count, (n_items + 1) / 2, 1);
     params.natural_first = n_items;
     // Diagnostic (run 35): the pair kernel with no block shared, to tell the ring's coupling
@@ -175,6 +177,8 @@ template <class Cfg>
   // probe variant only; a timeline alone on the trace-only variant where there is one.
   ask.three_groups = three;
   const Variant variant = variant_for(ask);
+  if (three && variant == Variant::kTraceOnly)
+    return Status::failure("sm90a forward: no trace-only three-group kernel");
   if (three)
     return variant == Variant::kProbe
                ? launch_persistent<ThreeGroups<Cfg>, true, false>(tm_q, tm_k, tm_v, params, grid, stream)

@@ -25,7 +25,8 @@ the ISA and updated.
 
 --plant rewrites a scratch copy of sm100a_ptx.cuh first (the test shows each check fires
 on the real header): after-fence-as-before, wait-ld-as-st, arrive-expect-tx-as-arrive,
-commit-group-dropped, new-wrapper-unlisted, guarded-fence, try-wait-twice, wait-in-compiler-barrier. Exit 0: every wrapper matches; 1: a mismatch (each printed); 2: the
+commit-group-dropped, new-wrapper-unlisted, guarded-fence, try-wait-twice, wait-in-compiler-barrier,
+two-per-asm-string, noinline-helper, overload, macro-wrapper. Exit 0: every wrapper matches; 1: a mismatch (each printed); 2: the
 sources did not compile or bad usage.
 """
 import argparse
@@ -39,7 +40,8 @@ import tempfile
 # The instruction families a wrapper may emit; anything of these families in a kernel body
 # is compared with the table, so a wrapper that emits one more (or one fewer) also fails.
 FAMILIES = ("tcgen05.", "mbarrier.", "cp.async.", "cp.reduce.async.", "fence.", "membar.", "bar.", "barrier.",
-            "prefetch.tensormap", "st.shared", "st.async", "red.", "atom.", "elect.", "tensormap.", "nanosleep",
+            "prefetch.tensormap", "st.shared", "st.async", "st.bulk", "st.release", "st.relaxed", "ld.acquire",
+            "ld.relaxed", "red.", "atom.", "elect.", "tensormap.", "griddepcontrol.", "multimem.", "nanosleep",
             "ex2.", "cvt.rn.bf16x2")
 # Wrappers whose body is a loop: every other wrapper kernel must be straight-line code, since a
 # branch could skip its instruction (a wrapper that issues the fence only on some threads).
@@ -127,6 +129,19 @@ PLANTS = {
                       "void tc_fence_after_sync() { if (threadIdx.x == 0) cuda::ptx::tcgen05_fence_after_thread_sync(); }"),
     "try-wait-twice": ("  return cuda::ptx::mbarrier_try_wait_parity(bar, parity);",
                        "  return cuda::ptx::mbarrier_try_wait_parity(bar, parity) && cuda::ptx::mbarrier_try_wait_parity(bar, parity);"),
+    "two-per-asm-string": ('asm volatile("bar.sync %0, %1;\\n" ::"r"(id), "r"(threads) : "memory");',
+                           'asm volatile("bar.sync %0, %1; tcgen05.fence::before_thread_sync;\\n" ::"r"(id), "r"(threads) '
+                           ': "memory");'),
+    "noinline-helper": ("__device__ __forceinline__ void tc_fence_after_sync() { cuda::ptx::tcgen05_fence_after_thread_sync(); }",
+                        "__noinline__ __device__ void tc_helper_ni() { cuda::ptx::tcgen05_fence_after_thread_sync(); }\n"
+                        "__device__ __forceinline__ void tc_fence_after_sync() { tc_helper_ni(); }"),
+    "overload": ("}  // namespace detail",
+                 "__device__ __forceinline__ void tc_fence_after_sync(int) { cuda::ptx::tcgen05_fence_before_thread_sync(); }\n"
+                 "}  // namespace detail"),
+    "macro-wrapper": ("}  // namespace detail",
+                      "#define VSA_FENCE_FN(fname) \\\n  __device__ __forceinline__ void fname() { "
+                      "cuda::ptx::tcgen05_fence_before_thread_sync(); }\nVSA_FENCE_FN(tc_fence_macro)\n"
+                      "}  // namespace detail"),
     "wait-in-compiler-barrier": ('for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");',
                                  'for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");\n'
                                  '  asm volatile("tcgen05.wait::st.sync.aligned;" ::: "memory");'),
@@ -146,37 +161,54 @@ def translation_unit():
 
 
 def header_functions(path):
-    """Names of the functions the header defines: every definition (a parameter list followed by
-    a body) whose specifiers include __device__, in any order, whatever its return type."""
+    """(name -> how many definitions, problems) for the header: every definition (a parameter
+    list followed by a body) whose specifiers include __device__, in any order, whatever its
+    return type. Problems: a __device__ the scan could not read as such a definition (a macro,
+    a brace in a parameter list), or a parameter with a default value (the table compiles one
+    call per name, so another path through a default would go unchecked)."""
     text = re.sub(r"//[^\n]*|/\*.*?\*/", "", open(path).read(), flags=re.S)
-    names = set()
+    names, problems, read = {}, [], 0
     for m in re.finditer(r"([^;{}]*?)\b(\w+)\s*\(([^;{}]*?)\)\s*(?:const\s*)?\{", text):
-        if "__device__" in m.group(1) and m.group(2) not in ("if", "for", "while", "switch", "return"):
-            names.add(m.group(2))
-    return names
+        if "__device__" not in m.group(1) or m.group(2) in ("if", "for", "while", "switch", "return"):
+            continue
+        read += m.group(1).count("__device__")
+        names[m.group(2)] = names.get(m.group(2), 0) + 1
+        if "=" in m.group(3):
+            problems.append(f"DEFAULT {m.group(2)}: a parameter with a default value; give every call its arguments")
+    total = len(re.findall(r"\b__device__\b", text))
+    if total != read:
+        problems.append(f"UNREAD {total - read} of the header's {total} __device__ declarations are not function "
+                        "definitions this check can read (a macro, a brace in a parameter list): write them out")
+    for name, count in names.items():
+        if count > 1:
+            problems.append(f"OVERLOAD {name}: defined {count} times; the table compiles one of them")
+    return names, problems
 
 
 def entries(ptx):
     """kernel name -> (its instructions of FAMILIES, with every modifier, in order; whether it
-    branches or guards one of them with a predicate). A kernel's text runs from its .entry to
-    the next one: inline asm opens and closes its own braces, so a body is not cut at a brace."""
+    branches, calls, or guards one of them with a predicate), and whether the PTX has any .func.
+    A kernel's text runs from its .entry to the next .entry or .func: inline asm opens and
+    closes its own braces, so a body is not cut at a brace. Statements are split at ';', since
+    one asm string may hold several."""
     out = {}
     starts = [(m.start(), m.group(1)) for m in re.finditer(r"\.entry\s+(w_\w+)\s*\(", ptx)]
-    for i, (start, name) in enumerate(starts):
-        end = starts[i + 1][0] if i + 1 < len(starts) else len(ptx)
+    funcs = [m.start() for m in re.finditer(r"^\s*(?:\.visible\s+|\.weak\s+)?\.func\b", ptx, re.M)]
+    for start, name in starts:
+        end = min([p for p, _ in starts if p > start] + [p for p in funcs if p > start] + [len(ptx)])
         found, branches = [], False
-        for line in ptx[start:end].splitlines():
-            line = line.strip()
-            guard = re.match(r"^@!?%\w+\s+", line)
-            op = line[guard.end():] if guard else line
-            op = op.split()[0].rstrip(";") if op else ""
-            if op.startswith("bra"):
+        for statement in re.split(r"[;\n]", ptx[start:end]):
+            statement = statement.strip().lstrip("{}").strip()
+            guard = re.match(r"^@!?%?\w+\s+", statement)
+            op = statement[guard.end():] if guard else statement
+            op = op.split()[0] if op else ""
+            if op.startswith(("bra", "call")):
                 branches = True
             if op.startswith(FAMILIES):
                 found.append(op)
                 branches = branches or bool(guard)
         out[name] = (found, branches)
-    return out
+    return out, bool(funcs)
 
 
 def main():
@@ -210,9 +242,16 @@ def main():
         if run.returncode != 0:
             print("the wrappers did not compile:\n" + run.stderr[-4000:], file=sys.stderr)
             return 2
-        got = entries(open(ptx).read())
-        defined = header_functions(os.path.join(tree, "sm100a_ptx.cuh"))
+        got, has_funcs = entries(open(ptx).read())
+        defined, header_problems = header_functions(os.path.join(tree, "sm100a_ptx.cuh"))
     bad = 0
+    for problem in header_problems:
+        print(problem)
+        bad += 1
+    if has_funcs:
+        print("CALLED the PTX has a .func: a wrapper calls a function that was not inlined, whose instructions "
+              "no kernel here shows; make it __forceinline__")
+        bad += 1
     listed = {name for name, _, _ in TABLE}
     for name in sorted(defined):
         if name not in listed and name not in NO_INSTRUCTION:
@@ -230,7 +269,8 @@ def main():
             print(f"MISMATCH {name}: emits {have or 'nothing of the checked families'}, the table says {want or 'nothing'}")
             bad += 1
         elif branches and name not in LOOPS:
-            print(f"GUARDED {name}: its instruction is behind a branch or a predicate; a wrapper issues it unconditionally")
+            print(f"GUARDED {name}: its instruction is behind a branch, a call or a predicate; a wrapper issues it "
+                  "unconditionally")
             bad += 1
     print(f"{len(TABLE)} wrappers in the table, {len(defined)} functions in the header; {bad} problems")
     return 1 if bad else 0

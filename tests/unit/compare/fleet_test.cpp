@@ -126,7 +126,7 @@ TEST(FleetPerf, OfThreeGpusTwoSlowOnesAreJudgedAgainstTheFastest) {
 
 // Review of 2026-12-06 (the rule above): {450, 400, 400} made both 400s slow against the one
 // fast GPU, and --failed-hosts drained two nodes on one report's word. Without fences, slow
-// GPUs that are not outnumbered stay outliers for --gate but are not drained.
+// GPUs that are not outnumbered stay outliers for --gate but are not drained, in any row.
 TEST(FleetHosts, SlowGpusThatAreNotOutnumberedAreNotDrained) {
   const auto hosts_of = [](const std::vector<double>& tflops) { return analyse_fleet(fleet_with_tflops(tflops), {}); };
   const Fleet split = hosts_of({450, 400, 400});
@@ -138,6 +138,11 @@ TEST(FleetHosts, SlowGpusThatAreNotOutnumberedAreNotDrained) {
   EXPECT_TRUE(hosts_of({400, 336}).failed_hosts().empty());                           // one of two: either could be off
   EXPECT_EQ(hosts_of({400, 400, 336}).failed_hosts(), (Strings{"node2"}));            // outnumbered: drained
   EXPECT_EQ(hosts_of({400, 401, 402, 403, 300}).failed_hosts(), (Strings{"node4"}));  // fences: as before
+  // Second review: with fences too, an exact half split is either side's fault.
+  const Fleet half = hosts_of({450, 450, 300, 300});
+  EXPECT_EQ(half.outliers(), 2);
+  EXPECT_TRUE(half.failed_hosts().empty());
+  EXPECT_EQ(hosts_of({450, 450, 450, 300, 300}).failed_hosts(), (Strings{"node3", "node4"}));  // two of five
 }
 
 TEST(FleetPerf, FencesFlagBeyondNoiseOnlyWithEnoughGpus) {

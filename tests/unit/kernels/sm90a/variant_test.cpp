@@ -27,8 +27,15 @@ TEST(Sm90aForwardVariant, ProbesOrTheHangWatchNeedTheProbeVariant) {
 }
 
 TEST(Sm90aForwardVariant, LayoutsWithoutATraceOnlyKernelRecordOnTheirProbeVariant) {
-  EXPECT_EQ(variant_for({.trace = true, .three_groups = true}), Variant::kProbe);
-  EXPECT_EQ(variant_for({.trace = true, .pair_tiles = true}), Variant::kProbe);
+  // The launch refuses a trace-only answer for these layouts (it has no such kernel to run).
+  for (const bool three : {false, true})
+    for (const bool pair : {false, true}) {
+      if (!three && !pair) continue;
+      EXPECT_EQ(variant_for({.trace = true, .three_groups = three, .pair_tiles = pair}), Variant::kProbe);
+      EXPECT_EQ(variant_for({.probes = true, .three_groups = three, .pair_tiles = pair}), Variant::kProbe);
+      EXPECT_EQ(variant_for({.hang_watch = true, .three_groups = three, .pair_tiles = pair}), Variant::kProbe);
+      EXPECT_EQ(variant_for({.three_groups = three, .pair_tiles = pair}), Variant::kNormal);
+    }
 }
 
 }  // namespace
