@@ -13,10 +13,13 @@ by its PTX ISA section.
 
   wrapper_opcodes.py [--src DIR] [--nvcc PATH] [--plant NAME]
 
-Also: a wrapper kernel must be straight-line code (no branch, no predicated instruction of
-these families) unless its wrapper is a loop; every function the header defines must be in the
-table or in NO_INSTRUCTION, whose functions are compiled too and must emit none of these
-families. Not checked: operands. Which barrier, TMEM address or tensor map an instruction gets
+Also: a wrapper kernel must be straight-line code (no branch, call or predicated instruction of
+these families) unless its wrapper is a loop, and the PTX may hold no .func (a function left
+out of line, whose instructions no kernel here shows); every function the header defines must
+be in the table or in NO_INSTRUCTION, whose functions are compiled too and must emit none of
+these families; overloads, default arguments and __device__ code the scan cannot read as a
+definition (a macro) are refused, since one call per name could not cover them. Not checked:
+operands. Which barrier, TMEM address or tensor map an instruction gets
 is not compared (a wrapper passing `bar + 1` passes here); the wrappers hand their parameters
 straight to CCCL, and the values come from the protocol cursor, which the execution model runs.
 The table spells what nvcc 13.0's CCCL emits; a toolkit that spells an instruction otherwise
@@ -25,9 +28,10 @@ the ISA and updated.
 
 --plant rewrites a scratch copy of sm100a_ptx.cuh first (the test shows each check fires
 on the real header): after-fence-as-before, wait-ld-as-st, arrive-expect-tx-as-arrive,
-commit-group-dropped, new-wrapper-unlisted, guarded-fence, try-wait-twice, wait-in-compiler-barrier,
-two-per-asm-string, noinline-helper, overload, macro-wrapper. Exit 0: every wrapper matches; 1: a mismatch (each printed); 2: the
-sources did not compile or bad usage.
+commit-group-dropped, new-wrapper-unlisted, guarded-fence, try-wait-twice,
+wait-in-compiler-barrier, two-per-asm-string, noinline-helper, overload, macro-wrapper.
+Exit 0: every wrapper matches; 1: a finding (each printed, one line each); 2: the sources did
+not compile or bad usage.
 """
 import argparse
 import os
