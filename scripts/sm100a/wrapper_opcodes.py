@@ -11,17 +11,19 @@ wrapper for sm_100a to PTX (nvcc -ptx) and compares, per kernel, the instruction
 families below, in order, with the table: the table is the specification, each entry named
 by its PTX ISA section.
 
-  wrapper_opcodes.py [--src DIR] [--nvcc PATH] [--plant NAME]
+  wrapper_opcodes.py [--src DIR] [--nvcc PATH] [--plant NAME | --peer-tk DIR]
 
 Also: a wrapper kernel must be straight-line code (no branch, call or predicated instruction of
 these families) unless its wrapper is a loop, and the PTX may hold no .func (a function left
 out of line, whose instructions no kernel here shows); every function the header defines must
 be in the table or in NO_INSTRUCTION, whose functions are compiled too and must emit none of
 these families; overloads, default arguments and __device__ code the scan cannot read as a
-definition (a macro) are refused, since one call per name could not cover them. Not checked:
-operands. Which barrier, TMEM address or tensor map an instruction gets
-is not compared (a wrapper passing `bar + 1` passes here); the wrappers hand their parameters
-straight to CCCL, and the values come from the protocol cursor, which the execution model runs.
+definition (a macro) are refused, since one call per name could not cover them. Operands: each
+instruction's inputs are traced back through moves and address-space conversions to the wrapper
+kernel's parameters, and compared, in the ISA's operand order, with the table (each argument of
+a call is a different parameter, so two swapped values show, and `bar + 1` shows as a computed
+value). Not checked: outputs (the registers an instruction writes), and values a wrapper
+computes on purpose (sleep_ns' chunk), which the table marks `*`.
 The table spells what nvcc 13.0's CCCL emits; a toolkit that spells an instruction otherwise
 (e.g. `.shared::cta` for the default `.shared`) fails here until the table is checked against
 the ISA and updated.
@@ -29,7 +31,11 @@ the ISA and updated.
 --plant rewrites a scratch copy of sm100a_ptx.cuh first (the test shows each check fires
 on the real header): after-fence-as-before, wait-ld-as-st, arrive-expect-tx-as-arrive,
 commit-group-dropped, new-wrapper-unlisted, guarded-fence, try-wait-twice,
-wait-in-compiler-barrier, two-per-asm-string, noinline-helper, overload, macro-wrapper.
+wait-in-compiler-barrier, two-per-asm-string, noinline-helper, overload, macro-wrapper,
+barrier-offset, load-coords-swapped, mma-descriptors-swapped, bf16-halves-swapped,
+wait-read-allows-one.
+--peer-tk DIR reads ThunderKittens' sm_100a wrappers (PEER_TABLE) the same way; it must find
+nothing there (scripts/peers/fetch_tk_blackwell.sh fetches them).
 Exit 0: every wrapper matches; 1: a finding (each printed, one line each); 2: the sources did
 not compile or bad usage.
 """
@@ -51,59 +57,84 @@ FAMILIES = ("tcgen05.", "mbarrier.", "cp.async.", "cp.reduce.async.", "fence.", 
 # branch could skip its instruction (a wrapper that issues the fence only on some threads).
 LOOPS = {"mbar_wait", "sleep_ns"}
 
-# wrapper call (arguments are the kernel's parameters, so nothing folds away) -> the
-# instructions it must compile to, as opcode prefixes with every modifier (PTX ISA 8.x/9.x
-# section names, as sm100a_ptx.cuh cites them).
+def words(base, count, step):
+    """A register array read from memory, element by element: *base, *base+step, ..."""
+    return [f"*{base}" + (f"+{i * step}" if i else "") for i in range(count)]
+
+
+# wrapper call (arguments are the kernel's parameters, so nothing folds away, and each argument
+# of one call is a different parameter, so a swap shows) -> the instructions it must compile to,
+# as opcode prefixes with every modifier (PTX ISA 8.x/9.x section names, as sm100a_ptx.cuh cites
+# them), and for each instruction where its inputs come from, in the order the ISA's syntax
+# gives them: a parameter's name when the operand is that parameter unchanged (moves and
+# address-space conversions only), `name+8` for an address 8 bytes past it, `*name` for a value
+# loaded from it, `<op>` for a value some other instruction computed, an immediate as written,
+# and `*` where the operand is not compared. Outputs (registers no earlier instruction wrote) are
+# left out.
 TABLE = [
-    # "Parallel Synchronization and Communication Instructions: mbarrier"
-    ("mbar_init", "detail::mbar_init(bar, n)", ["mbarrier.init.shared.b64"]),
-    ("mbar_init_fence", "detail::mbar_init_fence()", ["fence.mbarrier_init.release.cluster"]),
-    ("mbar_arrive", "detail::mbar_arrive(bar)", ["mbarrier.arrive.shared.b64"]),
+    # "Parallel Synchronization and Communication Instructions: mbarrier": mbarrier.init [addr], count;
+    # mbarrier.arrive{.expect_tx} state, [addr]{, txCount}; mbarrier.try_wait.parity waitComplete,
+    # [addr], phaseParity
+    ("mbar_init", "detail::mbar_init(bar, n)", ["mbarrier.init.shared.b64"], [["bar", "n"]]),
+    ("mbar_init_fence", "detail::mbar_init_fence()", ["fence.mbarrier_init.release.cluster"], [[]]),
+    ("mbar_arrive", "detail::mbar_arrive(bar)", ["mbarrier.arrive.shared.b64"], [["bar"]]),
     ("mbar_arrive_expect_tx", "detail::mbar_arrive_expect_tx(bar, n)",
-     ["mbarrier.arrive.expect_tx.release.cta.shared::cta.b64"]),
-    ("mbar_try_wait", "*flag = detail::mbar_try_wait(bar, n)", ["mbarrier.try_wait.parity.shared::cta.b64"]),
-    ("mbar_wait", "detail::mbar_wait(bar, n)", ["mbarrier.try_wait.parity.shared::cta.b64"]),
+     ["mbarrier.arrive.expect_tx.release.cta.shared::cta.b64"], [["bar", "n"]]),
+    ("mbar_try_wait", "*flag = detail::mbar_try_wait(bar, n)", ["mbarrier.try_wait.parity.shared::cta.b64"],
+     [["bar", "n"]]),
+    ("mbar_wait", "detail::mbar_wait(bar, n)", ["mbarrier.try_wait.parity.shared::cta.b64"], [["bar", "n"]]),
     # "Data Movement and Conversion Instructions: cp.async.bulk.tensor / cp.async.bulk /
-    # cp.reduce.async.bulk / cp.async.bulk.commit_group / cp.async.bulk.wait_group"
+    # cp.reduce.async.bulk / cp.async.bulk.commit_group / cp.async.bulk.wait_group":
+    # cp.async.bulk.tensor [dstMem], [tensorMap, {coords}], [mbar] (load) and [tensorMap, {coords}],
+    # [srcMem] (store); cp.async.bulk [dstMem], [srcMem], size, [mbar]; cp.reduce.async.bulk
+    # [dstMem], [srcMem], size; wait_group N
     ("tma_load_2d", "detail::tma_load_2d(smem, map, x, y, bar)",
-     ["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"]),
+     ["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"],
+     [["smem", "map", "x", "y", "bar"]]),
     ("tma_store_2d", "detail::tma_store_2d(map, x, y, smem)",
-     ["cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group"]),
-    ("tma_store_commit", "detail::tma_store_commit()", ["cp.async.bulk.commit_group"]),
-    ("tma_store_wait_read", "detail::tma_store_wait_read()", ["cp.async.bulk.wait_group.read"]),
+     ["cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group"], [["map", "x", "y", "smem"]]),
+    ("tma_store_commit", "detail::tma_store_commit()", ["cp.async.bulk.commit_group"], [[]]),
+    ("tma_store_wait_read", "detail::tma_store_wait_read()", ["cp.async.bulk.wait_group.read"], [["0"]]),
     ("bulk_load_1d", "detail::bulk_load_1d(smem, gmem, n, bar)",
-     ["cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"]),
+     ["cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"], [["smem", "gmem", "n", "bar"]]),
     ("bulk_reduce_add_f32", "detail::bulk_reduce_add_f32(fdst, fsrc, n)",
-     ["cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32"]),
-    ("bulk_wait_all", "detail::bulk_wait_all()", ["cp.async.bulk.wait_group"]),
-    ("prefetch_tensor_map", "detail::prefetch_tensor_map(map)", ["prefetch.tensormap"]),
+     ["cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32"], [["fdst", "fsrc", "n"]]),
+    ("bulk_wait_all", "detail::bulk_wait_all()", ["cp.async.bulk.wait_group"], [["0"]]),
+    ("prefetch_tensor_map", "detail::prefetch_tensor_map(map)", ["prefetch.tensormap"], [["map"]]),
     # "Membar / fence": fence.proxy.async
-    ("fence_proxy_async_smem", "detail::fence_proxy_async_smem()", ["fence.proxy.async.shared::cta"]),
-    # "Tensor Core 5th Generation Family Instructions"
-    ("tmem_alloc", "detail::tmem_alloc(out, n)", ["tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32"]),
+    ("fence_proxy_async_smem", "detail::fence_proxy_async_smem()", ["fence.proxy.async.shared::cta"], [[]]),
+    # "Tensor Core 5th Generation Family Instructions": tcgen05.alloc [dst], nCols; tcgen05.dealloc
+    # taddr, nCols; tcgen05.mma [d-tmem], a-desc, b-desc, idesc, enable-input-d; tcgen05.commit
+    # [mbar]; tcgen05.ld r, [taddr]; tcgen05.st [taddr], r
+    ("tmem_alloc", "detail::tmem_alloc(out, n)", ["tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32"],
+     [["out", "n"]]),
     ("tmem_relinquish_alloc_permit", "detail::tmem_relinquish_alloc_permit()",
-     ["tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned"]),
-    ("tmem_dealloc", "detail::tmem_dealloc(n, n)", ["tcgen05.dealloc.cta_group::1.sync.aligned.b32"]),
-    ("umma_bf16_ss", "detail::umma_bf16_ss(n, d, d, n, acc)", ["tcgen05.mma.cta_group::1.kind::f16"]),
+     ["tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned"], [[]]),
+    ("tmem_dealloc", "detail::tmem_dealloc(n, n2)", ["tcgen05.dealloc.cta_group::1.sync.aligned.b32"], [["n", "n2"]]),
+    ("umma_bf16_ss", "detail::umma_bf16_ss(n, d, d2, n2, acc)", ["tcgen05.mma.cta_group::1.kind::f16"],
+     [["n", "d", "d2", "n2", "acc"]]),
     ("umma_commit", "detail::umma_commit(bar)",
-     ["tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64"]),
+     ["tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64"], [["bar"]]),
     ("tmem_load_32cols", "{ std::uint32_t r[32]; detail::tmem_load_32cols(r, n); for (int i = 0; i < 32; ++i) out[i] = r[i]; }",
-     ["tcgen05.ld.sync.aligned.32x32b.x32.b32"]),
+     ["tcgen05.ld.sync.aligned.32x32b.x32.b32"], [["n"]]),
     ("tmem_load_64cols", "{ std::uint32_t r[64]; detail::tmem_load_64cols(r, n); for (int i = 0; i < 64; ++i) out[i] = r[i]; }",
-     ["tcgen05.ld.sync.aligned.32x32b.x64.b32"]),
+     ["tcgen05.ld.sync.aligned.32x32b.x64.b32"], [["n"]]),
     ("tmem_store_32cols", "{ std::uint32_t r[32]; for (int i = 0; i < 32; ++i) r[i] = out[i]; detail::tmem_store_32cols(n, r); }",
-     ["tcgen05.st.sync.aligned.32x32b.x32.b32"]),
-    ("tmem_wait_ld", "detail::tmem_wait_ld()", ["tcgen05.wait::ld.sync.aligned"]),
-    ("tmem_wait_st", "detail::tmem_wait_st()", ["tcgen05.wait::st.sync.aligned"]),
-    ("tc_fence_before_sync", "detail::tc_fence_before_sync()", ["tcgen05.fence::before_thread_sync"]),
-    ("tc_fence_after_sync", "detail::tc_fence_after_sync()", ["tcgen05.fence::after_thread_sync"]),
-    # "Parallel Synchronization and Communication Instructions: bar"
-    ("named_barrier_sync", "detail::named_barrier_sync(int(n), int(n))", ["bar.sync"]),
-    # The public part: the generic-proxy shared store and the arithmetic
-    ("st_shared_v4", "st_shared_v4(n, n, n, n, n)", ["st.shared.v4.b32"]),
-    ("sleep_ns", "sleep_ns(n)", ["nanosleep.u32"]),
-    ("fast_exp2", "*fout = fast_exp2(*fout)", ["ex2.approx.ftz.f32"]),
-    ("pack_bf16x2", "*out = pack_bf16x2(*fout, fout[1])", ["cvt.rn.bf16x2.f32"]),
+     ["tcgen05.st.sync.aligned.32x32b.x32.b32"], [["n"] + words("out", 32, 4)]),
+    ("tmem_wait_ld", "detail::tmem_wait_ld()", ["tcgen05.wait::ld.sync.aligned"], [[]]),
+    ("tmem_wait_st", "detail::tmem_wait_st()", ["tcgen05.wait::st.sync.aligned"], [[]]),
+    ("tc_fence_before_sync", "detail::tc_fence_before_sync()", ["tcgen05.fence::before_thread_sync"], [[]]),
+    ("tc_fence_after_sync", "detail::tc_fence_after_sync()", ["tcgen05.fence::after_thread_sync"], [[]]),
+    # "Parallel Synchronization and Communication Instructions: bar": bar.sync a{, b}, a the
+    # barrier, b the thread count
+    ("named_barrier_sync", "detail::named_barrier_sync(int(n), int(n2))", ["bar.sync"], [["n", "n2"]]),
+    # The public part: the generic-proxy shared store, and the arithmetic. "cvt": for .bf16x2 the
+    # first source goes to the upper half, so pack_bf16x2(lo, hi) passes hi first.
+    ("st_shared_v4", "st_shared_v4(n, n2, n3, std::uint32_t(x), std::uint32_t(y))", ["st.shared.v4.b32"],
+     [["n", "n2", "n3", "x", "y"]]),
+    ("sleep_ns", "sleep_ns(n)", ["nanosleep.u32"], [["*"]]),  # a chunk of n, computed in the loop
+    ("fast_exp2", "*fout = fast_exp2(fa)", ["ex2.approx.ftz.f32"], [["fa"]]),
+    ("pack_bf16x2", "*out = pack_bf16x2(fa, fb)", ["cvt.rn.bf16x2.f32"], [["fb", "fa"]]),
 ]
 
 # Functions of the header that issue no instruction of the families above, with why; every other
@@ -146,20 +177,55 @@ PLANTS = {
                       "#define VSA_FENCE_FN(fname) \\\n  __device__ __forceinline__ void fname() { "
                       "cuda::ptx::tcgen05_fence_before_thread_sync(); }\nVSA_FENCE_FN(tc_fence_macro)\n"
                       "}  // namespace detail"),
+    # Operands (the wrapper hands its instruction the wrong value, or two values swapped)
+    "barrier-offset": ("void mbar_arrive(std::uint64_t* bar) { (void)cuda::ptx::mbarrier_arrive(bar); }",
+                       "void mbar_arrive(std::uint64_t* bar) { (void)cuda::ptx::mbarrier_arrive(bar + 1); }"),
+    "load-coords-swapped": ("const std::int32_t coords[2] = {x, y};\n  cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster",
+                            "const std::int32_t coords[2] = {y, x};\n  cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster"),
+    "mma-descriptors-swapped": ("cuda::ptx::cta_group_1, d_tmem, a_desc, b_desc, idesc, accumulate",
+                                "cuda::ptx::cta_group_1, d_tmem, b_desc, a_desc, idesc, accumulate"),
+    "bf16-halves-swapped": (': "=r"(r) : "f"(hi), "f"(lo));', ': "=r"(r) : "f"(lo), "f"(hi));'),
+    "wait-read-allows-one": ("cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{});",
+                             "cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<1>{});"),
     "wait-in-compiler-barrier": ('for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");',
                                  'for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");\n'
                                  '  asm volatile("tcgen05.wait::st.sync.aligned;" ::: "memory");'),
 }
 
+# ThunderKittens' sm_100a wrappers (include/ops/thread/util/{sync,tma}.cuh, ops/thread/mma/
+# tcgen05.cuh), read by --peer-tk the same way as ours: the check must stay quiet on code nobody
+# here wrote. Its semaphore is an mbarrier; its mma takes the accumulate flag as a template
+# immediate, so that operand is not compared.
+_SEM = "*reinterpret_cast<kittens::semaphore*>(bar)"
+PEER_TABLE = [
+    ("init_semaphore", f"kittens::init_semaphore({_SEM}, int(n), 0)", ["mbarrier.init.shared::cta.b64"], [["bar", "n"]]),
+    ("arrive", f"kittens::arrive({_SEM})", ["mbarrier.arrive.release.cta.shared::cta.b64"], [["bar"]]),
+    ("arrive_count", f"kittens::arrive({_SEM}, n)", ["mbarrier.arrive.release.cta.shared::cta.b64"], [["bar", "n"]]),
+    ("wait", f"kittens::wait({_SEM}, int(n))", ["mbarrier.try_wait.parity.shared::cta.b64"], [["bar", "n"]]),
+    ("expect_bytes", f"kittens::tma::expect_bytes({_SEM}, n)", ["mbarrier.arrive.expect_tx.shared::cta.b64"],
+     [["bar", "n"]]),
+    ("st_st", "kittens::detail::tcgen05::st_st<kittens::bf16, 1>(n, d, d2, n2)", ["tcgen05.mma.cta_group::1.kind::f16"],
+     [["n", "d", "d2", "n2", "*"]]),
+    ("tensor_commit", f"kittens::tensor_commit<1>({_SEM})", ["tcgen05.commit.cta_group::1.mbarrier::arrive::one.b64"],
+     [["bar"]]),
+    ("tensor_before_thread_sync", "kittens::tensor_before_thread_sync()", ["tcgen05.fence::before_thread_sync"], [[]]),
+    ("tensor_after_thread_sync", "kittens::tensor_after_thread_sync()", ["tcgen05.fence::after_thread_sync"], [[]]),
+]
+PEER_LOOPS = {"wait"}
+
 SIGNATURE = ("(std::uint64_t* bar, std::uint32_t n, std::uint64_t d, bool acc, void* smem, const void* gmem, "
              "const CUtensorMap* map, int x, int y, float* fdst, const float* fsrc, std::uint32_t* out, float* fout, "
-             "bool* flag)")
+             "bool* flag, std::uint32_t n2, std::uint32_t n3, std::uint64_t d2, float fa, float fb)")
+# The kernel parameters by position, as PTX numbers them (w_<name>_param_<i>).
+PARAM_NAMES = [p.split()[-1].strip("*&)") for p in SIGNATURE.strip("()").split(",")]
 
 
-def translation_unit():
-    lines = ['#include "sm100a_ptx.cuh"', "using namespace vsa::sm100a;"]
-    calls = [(name, call) for name, call, _ in TABLE] + [(name, call) for name, (call, _) in NO_INSTRUCTION.items()]
-    for name, call in calls:
+def translation_unit(table=None, prologue=('#include "sm100a_ptx.cuh"', "using namespace vsa::sm100a;")):
+    """One kernel per call, all with SIGNATURE, so PARAM_NAMES name their operands' sources."""
+    lines = list(prologue)
+    if table is None:
+        table = TABLE + [(name, call, [], []) for name, (call, _) in NO_INSTRUCTION.items()]
+    for name, call, _, _ in table:
         lines.append(f'extern "C" __global__ void w_{name}{SIGNATURE} {{ {call}; }}')
     return "\n".join(lines) + "\n"
 
@@ -189,30 +255,162 @@ def header_functions(path):
     return names, problems
 
 
+def split_operands(text):
+    """The comma-separated operands of one instruction, commas inside [] or {} kept."""
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        depth += ch in "[{"
+        depth -= ch in "]}"
+        if ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    return out + ([cur.strip()] if cur.strip() else [])
+
+
+class Sources:
+    """Where each register of one kernel body got its value, as far as the wrapper is concerned:
+    a parameter (ld.param), a copy of another register or immediate (mov, cvta, cvt, and the
+    setp.ne x, 0 that makes a bool a predicate), a load from an address, or anything else."""
+
+    COPIES = ("mov.", "cvta.", "cvt.")
+
+    def __init__(self):
+        self.defs = {}
+
+    def record(self, op, operands):
+        if not operands or not re.fullmatch(r"%?[A-Za-z_]\w*", operands[0]) or op.startswith(("st.", "bar", "ret")):
+            return
+        dst = operands[0]
+        param = re.search(r"_param_(\d+)\]", operands[1]) if op.startswith("ld.param") and len(operands) > 1 else None
+        if param:
+            self.defs[dst] = ("param", int(param.group(1)))
+        elif op.startswith(self.COPIES) and len(operands) == 2:
+            self.defs[dst] = ("copy", operands[1])
+        elif op.startswith("setp.ne") and len(operands) == 3 and operands[2] == "0":
+            self.defs[dst] = ("copy", operands[1])
+        elif op.startswith("ld.") and len(operands) == 2:
+            self.defs[dst] = ("load", operands[1])
+        else:
+            self.defs[dst] = ("expr", op)
+
+    def name(self, token, depth=0):
+        """A token's source, or None for a register nothing before wrote (an output)."""
+        if depth > 32:
+            return "<cycle>"
+        address = re.fullmatch(r"\[\s*(%?\w+)\s*(?:\+\s*(-?\d+))?\s*\]", token)
+        if address:
+            base = self.name(address.group(1), depth + 1) or address.group(1)
+            return base + (f"+{address.group(2)}" if address.group(2) and address.group(2) != "0" else "")
+        if re.fullmatch(r"-?(?:0[xX][0-9a-fA-F]+|\d+)[uU]?", token):
+            return token
+        kind, value = self.defs.get(token, (None, None))
+        if kind == "param":
+            return PARAM_NAMES[value] if value < len(PARAM_NAMES) else f"param{value}"
+        if kind == "copy":
+            return self.name(value, depth + 1)
+        if kind == "load":
+            return "*" + (self.name(value, depth + 1) or value).strip("[]")
+        if kind == "expr":
+            return f"<{value}>"
+        return None
+
+    def inputs(self, operands):
+        """The sources of an instruction's operands, flattened in order (a tensor map's
+        coordinates and a register vector element by element); outputs left out."""
+        out = []
+        for operand in operands:
+            for token in re.findall(r"\[[^\[\],{}]*\]|%?[A-Za-z_]\w*|-?\d+", operand):
+                source = self.name(token)
+                if source is not None:
+                    out.append(source)
+        return out
+
+
 def entries(ptx):
-    """kernel name -> (its instructions of FAMILIES, with every modifier, in order; whether it
-    branches, calls, or guards one of them with a predicate), and whether the PTX has any .func.
-    A kernel's text runs from its .entry to the next .entry or .func: inline asm opens and
-    closes its own braces, so a body is not cut at a brace. Statements are split at ';', since
-    one asm string may hold several."""
+    """kernel name -> (its instructions of FAMILIES, with every modifier, in order; each one's
+    input sources (Sources.inputs); whether it branches, calls, or guards one of them with a
+    predicate), and whether the PTX has any .func. A kernel's text runs from its .entry to the
+    next .entry or .func: inline asm opens and closes its own braces, so a body is not cut at a
+    brace. Statements are split at ';', since one asm string may hold several."""
     out = {}
     starts = [(m.start(), m.group(1)) for m in re.finditer(r"\.entry\s+(w_\w+)\s*\(", ptx)]
     funcs = [m.start() for m in re.finditer(r"^\s*(?:\.visible\s+|\.weak\s+)?\.func\b", ptx, re.M)]
     for start, name in starts:
         end = min([p for p, _ in starts if p > start] + [p for p in funcs if p > start] + [len(ptx)])
-        found, branches = [], False
+        found, inputs, branches, sources = [], [], False, Sources()
         for statement in re.split(r"[;\n]", ptx[start:end]):
-            statement = statement.strip().lstrip("{}").strip()
+            statement = re.sub(r"//.*", "", statement).strip().lstrip("{}").strip()
+            statement = re.sub(r"^\$?\w+:\s*", "", statement)  # a label before the instruction
             guard = re.match(r"^@!?%?\w+\s+", statement)
-            op = statement[guard.end():] if guard else statement
-            op = op.split()[0] if op else ""
+            text = statement[guard.end():] if guard else statement
+            op = text.split()[0] if text else ""
+            operands = split_operands(text[len(op):])
             if op.startswith(("bra", "call")):
                 branches = True
             if op.startswith(FAMILIES):
                 found.append(op)
+                inputs.append(sources.inputs(operands))
                 branches = branches or bool(guard)
-        out[name] = (found, branches)
+            if not op.startswith(".") and op:
+                sources.record(op, operands)
+        out[name] = (found, inputs, branches)
     return out, bool(funcs)
+
+
+def compare(table, got, loops):
+    """Prints a finding per entry of the table whose kernel emits other instructions, guards them
+    (unless a loop), or hands them other operands; returns how many."""
+    bad = 0
+    for name, _, want, want_inputs in table:
+        entry = got.get(f"w_{name}")
+        if entry is None:
+            print(f"MISSING {name}: no kernel w_{name} in the PTX")
+            bad += 1
+            continue
+        have, inputs, branches = entry
+        if have != want:
+            print(f"MISMATCH {name}: emits {have or 'nothing of the checked families'}, the table says {want or 'nothing'}")
+            bad += 1
+            continue
+        if branches and name not in loops:
+            print(f"GUARDED {name}: its instruction is behind a branch, a call or a predicate; a wrapper issues it "
+                  "unconditionally")
+            bad += 1
+        for op, got_in, want_in in zip(have, inputs, want_inputs):
+            same = len(got_in) == len(want_in) and all(w == "*" or g == w for g, w in zip(got_in, want_in))
+            if not same:
+                print(f"OPERANDS {name}: {op} takes {', '.join(got_in) or 'nothing'}; the table says "
+                      f"{', '.join(want_in) or 'nothing'}")
+                bad += 1
+    return bad
+
+
+def compile_ptx(nvcc, source, includes, ptx, std="c++17", defines=()):
+    cmd = [nvcc, "-ptx", "-gencode", "arch=compute_100a,code=sm_100a", f"-std={std}", "--expt-relaxed-constexpr"]
+    cmd += [f"-D{d}" for d in defines] + [a for i in includes for a in ("-I", i)] + [source, "-o", ptx]
+    return subprocess.run(cmd, capture_output=True, text=True)
+
+
+def check_peer(nvcc, tk_dir):
+    """The same reading of ThunderKittens' own sm_100a wrappers (code nobody here wrote), against
+    PEER_TABLE; it must find nothing."""
+    if not os.path.isfile(os.path.join(tk_dir, "include", "kittens.cuh")):
+        print(f"no include/kittens.cuh under {tk_dir}", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory() as scratch:
+        tu, ptx = os.path.join(scratch, "peer.cu"), os.path.join(scratch, "peer.ptx")
+        open(tu, "w").write(translation_unit(PEER_TABLE, ('#include "kittens.cuh"',)))
+        run = compile_ptx(nvcc, tu, [os.path.join(tk_dir, "include")], ptx, "c++20",
+                          ("KITTENS_HOPPER", "KITTENS_BLACKWELL"))
+        if run.returncode != 0:
+            print("the peer's wrappers did not compile:\n" + run.stderr[-4000:], file=sys.stderr)
+            return 2
+        got, _ = entries(open(ptx).read())
+    bad = compare(PEER_TABLE, got, PEER_LOOPS)
+    print(f"{len(PEER_TABLE)} ThunderKittens wrappers read; {bad} problems")
+    return 1 if bad else 0
 
 
 def main():
@@ -220,10 +418,13 @@ def main():
     ap.add_argument("--src", default=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     ap.add_argument("--nvcc", default=shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")
     ap.add_argument("--plant", choices=sorted(PLANTS))
+    ap.add_argument("--peer-tk", metavar="DIR", help="read ThunderKittens' wrappers (a checkout) instead")
     args = ap.parse_args()
     if not os.path.exists(args.nvcc):
         print(f"no nvcc at {args.nvcc}", file=sys.stderr)
         return 2
+    if args.peer_tk:
+        return check_peer(args.nvcc, args.peer_tk)
     with tempfile.TemporaryDirectory() as scratch:
         tree = os.path.join(scratch, "sm100a")
         shutil.copytree(os.path.join(args.src, "kernels", "sm100a"), tree,
@@ -239,10 +440,8 @@ def main():
         tu = os.path.join(scratch, "wrappers.cu")
         open(tu, "w").write(translation_unit())
         ptx = os.path.join(scratch, "wrappers.ptx")
-        cmd = [args.nvcc, "-ptx", "-gencode", "arch=compute_100a,code=sm_100a", "-std=c++17",
-               "--expt-relaxed-constexpr", "-I", tree, "-I", os.path.join(args.src, "kernels", "common"),
-               "-I", os.path.join(args.src, "include"), tu, "-o", ptx]
-        run = subprocess.run(cmd, capture_output=True, text=True)
+        run = compile_ptx(args.nvcc, tu, [tree, os.path.join(args.src, "kernels", "common"),
+                                          os.path.join(args.src, "include")], ptx)
         if run.returncode != 0:
             print("the wrappers did not compile:\n" + run.stderr[-4000:], file=sys.stderr)
             return 2
@@ -256,26 +455,12 @@ def main():
         print("CALLED the PTX has a .func: a wrapper calls a function that was not inlined, whose instructions "
               "no kernel here shows; make it __forceinline__")
         bad += 1
-    listed = {name for name, _, _ in TABLE}
+    listed = {name for name, _, _, _ in TABLE}
     for name in sorted(defined):
         if name not in listed and name not in NO_INSTRUCTION:
             print(f"UNLISTED {name}: a function of sm100a_ptx.cuh in neither the table nor NO_INSTRUCTION")
             bad += 1
-    expected = [(name, want) for name, _, want in TABLE] + [(name, []) for name in NO_INSTRUCTION]
-    for name, want in expected:
-        entry = got.get(f"w_{name}")
-        if entry is None:
-            print(f"MISSING {name}: no kernel w_{name} in the PTX")
-            bad += 1
-            continue
-        have, branches = entry
-        if have != want:
-            print(f"MISMATCH {name}: emits {have or 'nothing of the checked families'}, the table says {want or 'nothing'}")
-            bad += 1
-        elif branches and name not in LOOPS:
-            print(f"GUARDED {name}: its instruction is behind a branch, a call or a predicate; a wrapper issues it "
-                  "unconditionally")
-            bad += 1
+    bad += compare(TABLE + [(name, call, [], []) for name, (call, _) in NO_INSTRUCTION.items()], got, LOOPS)
     print(f"{len(TABLE)} wrappers in the table, {len(defined)} functions in the header; {bad} problems")
     return 1 if bad else 0
 

@@ -5,7 +5,8 @@
 # none (those are compiled too). The execution model replaces this layer and lint cannot tell the tcgen05 fences apart
 # in SASS, so nothing else reads it (review of 2026-12-06: the after-fence emitting the
 # before-fence passed). Then each planted wrapper defect (a scratch copy of the real header)
-# must be reported, naming the wrapper.
+# must be reported, naming the wrapper, and so must a wrapper that hands its instruction another
+# value or two values swapped (the operand check).
 source "$(dirname "$0")/lib.sh"
 NVCC="$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)"
 [ -x "$NVCC" ] || { echo "SKIP: no nvcc (the CUDA toolkit builds the kernels; none at $NVCC)"; exit 77; }
@@ -16,7 +17,7 @@ cat "$WORK/real.txt"
 [ "$rc" = 0 ] || fail "the real wrappers do not match their table (rc $rc)"
 grep -q "; 0 problems$" "$WORK/real.txt" || fail "no summary line with 0 problems"
 
-FINDINGS='^(MISMATCH|UNLISTED|GUARDED|MISSING|CALLED|OVERLOAD|DEFAULT|UNREAD) '
+FINDINGS='^(MISMATCH|UNLISTED|GUARDED|MISSING|CALLED|OVERLOAD|DEFAULT|UNREAD|OPERANDS) '
 expect_plant() {  # PLANT FINDING [more]: the plant must exit 1 with that finding ("KIND name"), and only
   # it unless a third argument says others may come with it
   python3 "$CHECK" --src "$SRC" --nvcc "$NVCC" --plant "$1" >"$WORK/$1.txt" 2>&1; rc=$?
@@ -41,4 +42,23 @@ expect_plant two-per-asm-string "MISMATCH named_barrier_sync:"
 expect_plant noinline-helper "CALLED" more
 expect_plant overload "OVERLOAD tc_fence_after_sync:"
 expect_plant macro-wrapper "UNREAD"
+# Operands: each input traced back to the wrapper kernel's parameter (moves and address-space
+# conversions only), in the order the ISA's syntax gives them.
+expect_plant barrier-offset "OPERANDS mbar_arrive:"
+expect_plant load-coords-swapped "OPERANDS tma_load_2d:"
+expect_plant mma-descriptors-swapped "OPERANDS umma_bf16_ss:"
+expect_plant bf16-halves-swapped "OPERANDS pack_bf16x2:"
+expect_plant wait-read-allows-one "OPERANDS tma_store_wait_read:"
+
+# Quiet on code nobody here wrote: ThunderKittens' own sm_100a wrappers, read the same way
+# (scripts/peers/fetch_tk_blackwell.sh fetches them; it needs the network or a mirror).
+TK="${VSA_PEER_TK:-$SRC/.peers/thunderkittens_sm100}"
+if [ -f "$TK/include/kittens.cuh" ]; then
+  python3 "$CHECK" --nvcc "$NVCC" --peer-tk "$TK" >"$WORK/peer.txt" 2>&1; rc=$?
+  cat "$WORK/peer.txt"
+  [ "$rc" = 0 ] || fail "the check reported ThunderKittens' wrappers (rc $rc)"
+  grep -q "wrappers read; 0 problems$" "$WORK/peer.txt" || fail "no peer summary with 0 problems"
+else
+  echo "peer run skipped: no ThunderKittens headers at $TK (scripts/peers/fetch_tk_blackwell.sh, or set VSA_PEER_TK)"
+fi
 echo "PASS"
