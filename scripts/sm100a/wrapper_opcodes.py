@@ -22,8 +22,10 @@ definition (a macro) are refused, since one call per name could not cover them. 
 instruction's inputs are traced back through moves and address-space conversions to the wrapper
 kernel's parameters, and compared, in the ISA's operand order, with the table (each argument of
 a call is a different parameter, so two swapped values show, and `bar + 1` shows as a computed
-value). Not checked: outputs (the registers an instruction writes), and values a wrapper
-computes on purpose (sleep_ns' chunk), which the table marks `*`.
+value; so does an operand that lost its state-space conversion or was cut narrower than its
+parameter). Results are followed too (OUTPUTS): where each register an instruction writes is
+stored, and what a wait loop branches on. Not checked: values a wrapper computes on purpose
+(sleep_ns' chunk, tmem_at's arithmetic, which the execution model runs), marked `*`.
 The table spells what nvcc 13.0's CCCL emits; a toolkit that spells an instruction otherwise
 (e.g. `.shared::cta` for the default `.shared`) fails here until the table is checked against
 the ISA and updated.
@@ -33,7 +35,9 @@ on the real header): after-fence-as-before, wait-ld-as-st, arrive-expect-tx-as-a
 commit-group-dropped, new-wrapper-unlisted, guarded-fence, try-wait-twice,
 wait-in-compiler-barrier, two-per-asm-string, noinline-helper, overload, macro-wrapper,
 barrier-offset, load-coords-swapped, mma-descriptors-swapped, bf16-halves-swapped,
-wait-read-allows-one.
+wait-read-allows-one, generic-address, descriptor-cut, try-wait-negated, wait-parity-flips,
+load-reversed, smem-addr-unconverted; and the same-meaning rewrites of EQUIVALENTS
+(hand-asm-arrive, hand-asm-mma), on which it must stay quiet.
 --peer-tk DIR reads ThunderKittens' sm_100a wrappers (PEER_TABLE) the same way; it must find
 nothing there (scripts/peers/fetch_tk_blackwell.sh fetches them).
 Exit 0: every wrapper matches; 1: a finding (each printed, one line each); 2: the sources did
@@ -66,23 +70,24 @@ def words(base, count, step):
 # of one call is a different parameter, so a swap shows) -> the instructions it must compile to,
 # as opcode prefixes with every modifier (PTX ISA 8.x/9.x section names, as sm100a_ptx.cuh cites
 # them), and for each instruction where its inputs come from, in the order the ISA's syntax
-# gives them: a parameter's name when the operand is that parameter unchanged (moves and
-# address-space conversions only), `name+8` for an address 8 bytes past it, `*name` for a value
-# loaded from it, `<op>` for a value some other instruction computed, an immediate as written,
-# and `*` where the operand is not compared. Outputs (registers no earlier instruction wrote) are
-# left out.
+# gives them (Sources): a parameter's name when the operand is that parameter unchanged,
+# `shared(name)` / `global(name)` after a conversion to that state space, `name+8` for an address
+# 8 bytes past it, `*name` for a value loaded from it, `<...>` for a value computed, cut or
+# redefined, an immediate as written, and `*` where the operand is not compared. Outputs
+# (registers no earlier instruction wrote) are left out here; OUTPUTS says where they go.
 TABLE = [
     # "Parallel Synchronization and Communication Instructions: mbarrier": mbarrier.init [addr], count;
     # mbarrier.arrive{.expect_tx} state, [addr]{, txCount}; mbarrier.try_wait.parity waitComplete,
     # [addr], phaseParity
-    ("mbar_init", "detail::mbar_init(bar, n)", ["mbarrier.init.shared.b64"], [["bar", "n"]]),
+    ("mbar_init", "detail::mbar_init(bar, n)", ["mbarrier.init.shared.b64"], [["shared(bar)", "n"]]),
     ("mbar_init_fence", "detail::mbar_init_fence()", ["fence.mbarrier_init.release.cluster"], [[]]),
-    ("mbar_arrive", "detail::mbar_arrive(bar)", ["mbarrier.arrive.shared.b64"], [["bar"]]),
+    ("mbar_arrive", "detail::mbar_arrive(bar)", ["mbarrier.arrive.shared.b64"], [["shared(bar)"]]),
     ("mbar_arrive_expect_tx", "detail::mbar_arrive_expect_tx(bar, n)",
-     ["mbarrier.arrive.expect_tx.release.cta.shared::cta.b64"], [["bar", "n"]]),
+     ["mbarrier.arrive.expect_tx.release.cta.shared::cta.b64"], [["shared(bar)", "n"]]),
     ("mbar_try_wait", "*flag = detail::mbar_try_wait(bar, n)", ["mbarrier.try_wait.parity.shared::cta.b64"],
-     [["bar", "n"]]),
-    ("mbar_wait", "detail::mbar_wait(bar, n)", ["mbarrier.try_wait.parity.shared::cta.b64"], [["bar", "n"]]),
+     [["shared(bar)", "n"]]),
+    ("mbar_wait", "detail::mbar_wait(bar, n)", ["mbarrier.try_wait.parity.shared::cta.b64"],
+     [["shared(bar)", "n"]]),
     # "Data Movement and Conversion Instructions: cp.async.bulk.tensor / cp.async.bulk /
     # cp.reduce.async.bulk / cp.async.bulk.commit_group / cp.async.bulk.wait_group":
     # cp.async.bulk.tensor [dstMem], [tensorMap, {coords}], [mbar] (load) and [tensorMap, {coords}],
@@ -90,15 +95,15 @@ TABLE = [
     # [dstMem], [srcMem], size; wait_group N
     ("tma_load_2d", "detail::tma_load_2d(smem, map, x, y, bar)",
      ["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"],
-     [["smem", "map", "x", "y", "bar"]]),
+     [["shared(smem)", "map", "x", "y", "shared(bar)"]]),
     ("tma_store_2d", "detail::tma_store_2d(map, x, y, smem)",
-     ["cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group"], [["map", "x", "y", "smem"]]),
+     ["cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group"], [["map", "x", "y", "shared(smem)"]]),
     ("tma_store_commit", "detail::tma_store_commit()", ["cp.async.bulk.commit_group"], [[]]),
     ("tma_store_wait_read", "detail::tma_store_wait_read()", ["cp.async.bulk.wait_group.read"], [["0"]]),
     ("bulk_load_1d", "detail::bulk_load_1d(smem, gmem, n, bar)",
-     ["cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"], [["smem", "gmem", "n", "bar"]]),
+     ["cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"], [["shared(smem)", "global(gmem)", "n", "shared(bar)"]]),
     ("bulk_reduce_add_f32", "detail::bulk_reduce_add_f32(fdst, fsrc, n)",
-     ["cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32"], [["fdst", "fsrc", "n"]]),
+     ["cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32"], [["global(fdst)", "shared(fsrc)", "n"]]),
     ("bulk_wait_all", "detail::bulk_wait_all()", ["cp.async.bulk.wait_group"], [["0"]]),
     ("prefetch_tensor_map", "detail::prefetch_tensor_map(map)", ["prefetch.tensormap"], [["map"]]),
     # "Membar / fence": fence.proxy.async
@@ -107,20 +112,20 @@ TABLE = [
     # taddr, nCols; tcgen05.mma [d-tmem], a-desc, b-desc, idesc, enable-input-d; tcgen05.commit
     # [mbar]; tcgen05.ld r, [taddr]; tcgen05.st [taddr], r
     ("tmem_alloc", "detail::tmem_alloc(out, n)", ["tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32"],
-     [["out", "n"]]),
+     [["shared(out)", "n"]]),
     ("tmem_relinquish_alloc_permit", "detail::tmem_relinquish_alloc_permit()",
      ["tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned"], [[]]),
     ("tmem_dealloc", "detail::tmem_dealloc(n, n2)", ["tcgen05.dealloc.cta_group::1.sync.aligned.b32"], [["n", "n2"]]),
     ("umma_bf16_ss", "detail::umma_bf16_ss(n, d, d2, n2, acc)", ["tcgen05.mma.cta_group::1.kind::f16"],
      [["n", "d", "d2", "n2", "acc"]]),
     ("umma_commit", "detail::umma_commit(bar)",
-     ["tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64"], [["bar"]]),
+     ["tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64"], [["shared(bar)"]]),
     ("tmem_load_32cols", "{ std::uint32_t r[32]; detail::tmem_load_32cols(r, n); for (int i = 0; i < 32; ++i) out[i] = r[i]; }",
      ["tcgen05.ld.sync.aligned.32x32b.x32.b32"], [["n"]]),
     ("tmem_load_64cols", "{ std::uint32_t r[64]; detail::tmem_load_64cols(r, n); for (int i = 0; i < 64; ++i) out[i] = r[i]; }",
      ["tcgen05.ld.sync.aligned.32x32b.x64.b32"], [["n"]]),
     ("tmem_store_32cols", "{ std::uint32_t r[32]; for (int i = 0; i < 32; ++i) r[i] = out[i]; detail::tmem_store_32cols(n, r); }",
-     ["tcgen05.st.sync.aligned.32x32b.x32.b32"], [["n"] + words("out", 32, 4)]),
+     ["tcgen05.st.sync.aligned.32x32b.x32.b32"], [["n"] + words("global(out)", 32, 4)]),
     ("tmem_wait_ld", "detail::tmem_wait_ld()", ["tcgen05.wait::ld.sync.aligned"], [[]]),
     ("tmem_wait_st", "detail::tmem_wait_st()", ["tcgen05.wait::st.sync.aligned"], [[]]),
     ("tc_fence_before_sync", "detail::tc_fence_before_sync()", ["tcgen05.fence::before_thread_sync"], [[]]),
@@ -136,6 +141,25 @@ TABLE = [
     ("fast_exp2", "*fout = fast_exp2(fa)", ["ex2.approx.ftz.f32"], [["fa"]]),
     ("pack_bf16x2", "*out = pack_bf16x2(fa, fb)", ["cvt.rn.bf16x2.f32"], [["fb", "fa"]]),
 ]
+
+# Where a kernel's results go: its global stores (`address=value`, value `*` not compared) and
+# its branches (`back` or `forward`, and on what), for the kernels whose wrapper returns a value,
+# fills registers or loops; every other kernel must store and branch nowhere. None: not compared.
+OUTPUTS = {
+    "mbar_try_wait": (["global(flag)=out#0"], []),  # the flag is the wait's own predicate
+    "mbar_wait": ([], ["back if not(out#0)"]),  # loops back while the wait has not completed
+    "tmem_load_32cols": ([f"global(out){f'+{4 * i}' if i else ''}=out#{i}" for i in range(32)], []),
+    "tmem_load_64cols": ([f"global(out){f'+{4 * i}' if i else ''}=out#{i}" for i in range(64)], []),
+    "fast_exp2": (["global(fout)=out#0"], []),
+    "pack_bf16x2": (["global(out)=out#0"], []),
+    "sleep_ns": ([], None),  # loops on the remainder it computes
+    "smem_addr": (["global(out)=shared(smem)"], []),  # the generic-to-shared conversion itself
+    "ld_shared": (["global(out)=*global(smem)"], []),
+    # The TMEM address arithmetic is the same function in the execution model, whose runs check it.
+    "tmem_at": (["global(out)=*"], []),
+    "keep_after_wait": (["global(out)=n", "global(out)+4=*"], []),
+}
+BOOL_PARAMS = {"acc", "flag"}
 
 # Functions of the header that issue no instruction of the families above, with why; every other
 # function of the header must be in TABLE, so a new wrapper cannot go unchecked.
@@ -187,6 +211,22 @@ PLANTS = {
     "bf16-halves-swapped": (': "=r"(r) : "f"(hi), "f"(lo));', ': "=r"(r) : "f"(lo), "f"(hi));'),
     "wait-read-allows-one": ("cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{});",
                              "cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<1>{});"),
+    # Found by the review of the operand check: a generic address where the instruction wants a
+    # shared one, a 64-bit descriptor cut to 32 bits, a result inverted, a loop that changes its
+    # parity, registers read back in another order, smem_addr without its conversion.
+    "generic-address": ("void mbar_arrive(std::uint64_t* bar) { (void)cuda::ptx::mbarrier_arrive(bar); }",
+                        'void mbar_arrive(std::uint64_t* bar) { asm volatile("mbarrier.arrive.shared.b64 _, [%0];" '
+                        ':: "l"(bar) : "memory"); }'),
+    "descriptor-cut": ("std::uint32_t d_tmem, std::uint64_t a_desc,", "std::uint32_t d_tmem, std::uint32_t a_desc,"),
+    "try-wait-negated": ("  return cuda::ptx::mbarrier_try_wait_parity(bar, parity);",
+                         "  return !cuda::ptx::mbarrier_try_wait_parity(bar, parity);"),
+    "wait-parity-flips": ("  while (!cuda::ptx::mbarrier_try_wait_parity(bar, parity)) {\n  }",
+                          "  while (!cuda::ptx::mbarrier_try_wait_parity(bar, parity)) {\n    parity ^= 1u;\n  }"),
+    "load-reversed": ("void tmem_load_32cols(std::uint32_t (&r)[32], std::uint32_t taddr) {\n  cuda::ptx::tcgen05_ld_32x32b(r, taddr);",
+                      "void tmem_load_32cols(std::uint32_t (&r)[32], std::uint32_t taddr) {\n  std::uint32_t t[32];\n"
+                      "  cuda::ptx::tcgen05_ld_32x32b(t, taddr);\n  for (int i = 0; i < 32; ++i) r[i] = t[31 - i];"),
+    "smem-addr-unconverted": ("return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));",
+                              "return static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(p));"),
     "wait-in-compiler-barrier": ('for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");',
                                  'for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");\n'
                                  '  asm volatile("tcgen05.wait::st.sync.aligned;" ::: "memory");'),
@@ -198,20 +238,36 @@ PLANTS = {
 # immediate, so that operand is not compared.
 _SEM = "*reinterpret_cast<kittens::semaphore*>(bar)"
 PEER_TABLE = [
-    ("init_semaphore", f"kittens::init_semaphore({_SEM}, int(n), 0)", ["mbarrier.init.shared::cta.b64"], [["bar", "n"]]),
-    ("arrive", f"kittens::arrive({_SEM})", ["mbarrier.arrive.release.cta.shared::cta.b64"], [["bar"]]),
-    ("arrive_count", f"kittens::arrive({_SEM}, n)", ["mbarrier.arrive.release.cta.shared::cta.b64"], [["bar", "n"]]),
-    ("wait", f"kittens::wait({_SEM}, int(n))", ["mbarrier.try_wait.parity.shared::cta.b64"], [["bar", "n"]]),
+    ("init_semaphore", f"kittens::init_semaphore({_SEM}, int(n), 0)", ["mbarrier.init.shared::cta.b64"], [["shared(bar)", "n"]]),
+    ("arrive", f"kittens::arrive({_SEM})", ["mbarrier.arrive.release.cta.shared::cta.b64"], [["shared(bar)"]]),
+    ("arrive_count", f"kittens::arrive({_SEM}, n)", ["mbarrier.arrive.release.cta.shared::cta.b64"],
+     [["shared(bar)", "n"]]),
+    ("wait", f"kittens::wait({_SEM}, int(n))", ["mbarrier.try_wait.parity.shared::cta.b64"],
+     [["shared(bar)", "n"]]),
     ("expect_bytes", f"kittens::tma::expect_bytes({_SEM}, n)", ["mbarrier.arrive.expect_tx.shared::cta.b64"],
-     [["bar", "n"]]),
+     [["shared(bar)", "n"]]),
     ("st_st", "kittens::detail::tcgen05::st_st<kittens::bf16, 1>(n, d, d2, n2)", ["tcgen05.mma.cta_group::1.kind::f16"],
      [["n", "d", "d2", "n2", "*"]]),
     ("tensor_commit", f"kittens::tensor_commit<1>({_SEM})", ["tcgen05.commit.cta_group::1.mbarrier::arrive::one.b64"],
-     [["bar"]]),
+     [["shared(bar)"]]),
     ("tensor_before_thread_sync", "kittens::tensor_before_thread_sync()", ["tcgen05.fence::before_thread_sync"], [[]]),
     ("tensor_after_thread_sync", "kittens::tensor_after_thread_sync()", ["tcgen05.fence::after_thread_sync"], [[]]),
 ]
 PEER_LOOPS = {"wait"}
+PEER_OUTPUTS = {"wait": ([], ["forward if out#0", "back if always"])}  # leaves when complete, else loops
+
+# Rewrites that mean the same as the real wrapper: --plant applies them like the plants, and the
+# check must stay quiet on each (hand-written asm instead of CCCL, the bool as a 0/1 register).
+EQUIVALENTS = {
+    "hand-asm-arrive": ("void mbar_arrive(std::uint64_t* bar) { (void)cuda::ptx::mbarrier_arrive(bar); }",
+                        'void mbar_arrive(std::uint64_t* bar) { asm volatile("mbarrier.arrive.shared.b64 _, [%0];" '
+                        ':: "r"(std::uint32_t(__cvta_generic_to_shared(bar))) : "memory"); }'),
+    "hand-asm-mma": ("cuda::ptx::tcgen05_mma(cuda::ptx::kind_f16, cuda::ptx::cta_group_1, d_tmem, a_desc, b_desc, idesc, "
+                     "accumulate);",
+                     'asm volatile("{\\n.reg .pred p;\\nsetp.eq.u32 p, %4, 1;\\n'
+                     'tcgen05.mma.cta_group::1.kind::f16 [%0], %1, %2, %3, p;\\n}\\n" :: "r"(d_tmem), "l"(a_desc), '
+                     '"l"(b_desc), "r"(idesc), "r"(accumulate ? 1u : 0u));'),
+}
 
 SIGNATURE = ("(std::uint64_t* bar, std::uint32_t n, std::uint64_t d, bool acc, void* smem, const void* gmem, "
              "const CUtensorMap* map, int x, int y, float* fdst, const float* fsrc, std::uint32_t* out, float* fout, "
@@ -269,27 +325,45 @@ def split_operands(text):
     return out + ([cur.strip()] if cur.strip() else [])
 
 
+INT_TYPE = re.compile(r"[usb](8|16|32|64)$")
+
+
+def negate(name):
+    return name[4:-1] if name.startswith("not(") and name.endswith(")") else f"not({name})"
+
+
 class Sources:
-    """Where each register of one kernel body got its value, as far as the wrapper is concerned:
-    a parameter (ld.param), a copy of another register or immediate (mov, cvta, cvt, and the
-    setp.ne x, 0 that makes a bool a predicate), a load from an address, or anything else."""
+    """Where each value of one kernel body came from, as far as a wrapper is concerned. A value
+    keeps its source's name through moves, integer widening, and the forms a bool takes
+    (setp.ne x, 0; selp 1, 0, p; setp.eq on a bool parameter and 1); an address-space
+    conversion wraps it (`shared(bar)`, `global(out)`), and a 32-bit cut is a copy only of a
+    shared-window address. A parameter read narrower than it is declared, a register written
+    more than once (a loop-carried value), and any other computation are named as such, so
+    they differ from the table's names. A register a synchronising instruction writes is its
+    output `out#k` (k counts the kernel's outputs in order)."""
 
-    COPIES = ("mov.", "cvta.", "cvt.")
-
-    def __init__(self):
-        self.defs = {}
+    def __init__(self, widths, redefined):
+        self.defs, self.widths, self.redefined, self.outputs = {}, widths, redefined, 0
 
     def record(self, op, operands):
         if not operands or not re.fullmatch(r"%?[A-Za-z_]\w*", operands[0]) or op.startswith(("st.", "bar", "ret")):
             return
-        dst = operands[0]
+        dst, parts = operands[0], op.split(".")
         param = re.search(r"_param_(\d+)\]", operands[1]) if op.startswith("ld.param") and len(operands) > 1 else None
         if param:
-            self.defs[dst] = ("param", int(param.group(1)))
-        elif op.startswith(self.COPIES) and len(operands) == 2:
+            self.defs[dst] = ("param", int(param.group(1)), int(re.sub(r"\D", "", parts[-1]) or 0))
+        elif op.startswith("mov.") and len(operands) == 2:
             self.defs[dst] = ("copy", operands[1])
-        elif op.startswith("setp.ne") and len(operands) == 3 and operands[2] == "0":
-            self.defs[dst] = ("copy", operands[1])
+        elif op.startswith("cvta.to.") and len(operands) == 2:
+            self.defs[dst] = ("space", operands[1], parts[2])
+        elif op.startswith("cvt.") and len(operands) == 2 and len(parts) == 3 and \
+                INT_TYPE.match(parts[1]) and INT_TYPE.match(parts[2]):
+            self.defs[dst] = ("cvt", operands[1], int(INT_TYPE.match(parts[1]).group(1)),
+                              int(INT_TYPE.match(parts[2]).group(1)))
+        elif op.startswith("setp.") and len(operands) == 3 and parts[1] in ("ne", "eq"):
+            self.defs[dst] = ("test", operands[1], operands[2], parts[1])
+        elif op.startswith("selp.") and len(operands) == 4 and {operands[1], operands[2]} == {"0", "1"}:
+            self.defs[dst] = ("select", operands[3], operands[1] == "0")
         elif op.startswith("ld.") and len(operands) == 2:
             self.defs[dst] = ("load", operands[1])
         else:
@@ -305,63 +379,133 @@ class Sources:
             return base + (f"+{address.group(2)}" if address.group(2) and address.group(2) != "0" else "")
         if re.fullmatch(r"-?(?:0[xX][0-9a-fA-F]+|\d+)[uU]?", token):
             return token
-        kind, value = self.defs.get(token, (None, None))
-        if kind == "param":
-            return PARAM_NAMES[value] if value < len(PARAM_NAMES) else f"param{value}"
-        if kind == "copy":
-            return self.name(value, depth + 1)
-        if kind == "load":
-            return "*" + (self.name(value, depth + 1) or value).strip("[]")
-        if kind == "expr":
-            return f"<{value}>"
-        return None
+        if token in self.redefined:
+            return "<redefined>"
+        d = self.defs.get(token)
+        if d is None:
+            return token if re.fullmatch(r"%\w+\.\w+", token) else None  # a special register: %tid.x
+        if d[0] == "param":
+            _, index, loaded = d
+            name = PARAM_NAMES[index] if index < len(PARAM_NAMES) else f"param{index}"
+            declared = self.widths.get(index, loaded)
+            return f"<{name} cut to {loaded} bits>" if loaded and loaded < declared else name
+        if d[0] == "copy":
+            return self.name(d[1], depth + 1)
+        if d[0] == "space":
+            return f"{d[2]}({self.name(d[1], depth + 1)})"
+        if d[0] == "cvt":
+            inner, to, source = self.name(d[1], depth + 1), d[2], d[3]
+            if to >= source or (to == 32 and str(inner).startswith("shared(")) or self.is_bool(d[1]):
+                return inner
+            return f"<{inner} cut to {to} bits>"
+        if d[0] == "test":
+            x, y, how = d[1], d[2], d[3]
+            if y not in ("0", "1") and x in ("0", "1"):
+                x, y = y, x
+            inner = self.name(x, depth + 1)
+            if y == "0":
+                return inner if how == "ne" else negate(str(inner))
+            if y == "1" and self.is_bool(x):
+                return inner if how == "eq" else negate(str(inner))
+            return f"<setp.{how}>"
+        if d[0] == "select":
+            inner = str(self.name(d[1], depth + 1))
+            return negate(inner) if d[2] else inner
+        if d[0] == "load":
+            return "*" + str(self.name(d[1], depth + 1) or d[1])
+        if d[0] == "out":
+            return d[1]
+        return f"<{d[1]}>"
+
+    def is_bool(self, token, depth=0):
+        """Whether a register holds only 0 or 1: a bool parameter, a predicate's selp 1, 0, or a
+        cast of one."""
+        d = self.defs.get(token)
+        if d is None or depth > 32:
+            return False
+        if d[0] == "param":
+            return d[1] < len(PARAM_NAMES) and PARAM_NAMES[d[1]] in BOOL_PARAMS
+        if d[0] in ("copy", "cvt"):
+            return self.is_bool(d[1], depth + 1)
+        return d[0] in ("select", "test")
 
     def inputs(self, operands):
         """The sources of an instruction's operands, flattened in order (a tensor map's
-        coordinates and a register vector element by element); outputs left out."""
-        out = []
+        coordinates and a register vector element by element); outputs left out, and named
+        out#k for what reads them later."""
+        out, written = [], []
         for operand in operands:
             for token in re.findall(r"\[[^\[\],{}]*\]|%?[A-Za-z_]\w*|-?\d+", operand):
                 source = self.name(token)
                 if source is not None:
                     out.append(source)
+                elif token != "_" and not token.startswith("["):
+                    written.append(token)
+        for token in written:
+            self.defs[token] = ("out", f"out#{self.outputs}")
+            self.outputs += 1
         return out
 
 
 def entries(ptx):
     """kernel name -> (its instructions of FAMILIES, with every modifier, in order; each one's
     input sources (Sources.inputs); whether it branches, calls, or guards one of them with a
-    predicate), and whether the PTX has any .func. A kernel's text runs from its .entry to the
-    next .entry or .func: inline asm opens and closes its own braces, so a body is not cut at a
-    brace. Statements are split at ';', since one asm string may hold several."""
+    predicate; its global stores as `address=value`; its branches' conditions), and whether the
+    PTX has any .func. A kernel's text runs from its .entry to the next .entry or .func: inline
+    asm opens and closes its own braces, so a body is not cut at a brace. Statements are split
+    at ';', since one asm string may hold several."""
     out = {}
     starts = [(m.start(), m.group(1)) for m in re.finditer(r"\.entry\s+(w_\w+)\s*\(", ptx)]
     funcs = [m.start() for m in re.finditer(r"^\s*(?:\.visible\s+|\.weak\s+)?\.func\b", ptx, re.M)]
     for start, name in starts:
         end = min([p for p, _ in starts if p > start] + [p for p in funcs if p > start] + [len(ptx)])
-        found, inputs, branches, sources = [], [], False, Sources()
-        for statement in re.split(r"[;\n]", ptx[start:end]):
+        body = ptx[start:end]
+        widths = {int(m.group(2)): int(m.group(1)) for m in
+                  re.finditer(r"\.param\s+\.[usbf](\d+)\b[^,\n]*?_param_(\d+)", body)}
+        statements, labels = [], {}
+        for statement in re.split(r"[;\n]", body):
             statement = re.sub(r"//.*", "", statement).strip().lstrip("{}").strip()
-            statement = re.sub(r"^\$?\w+:\s*", "", statement)  # a label before the instruction
-            guard = re.match(r"^@!?%?\w+\s+", statement)
+            label = re.match(r"^(\$?\w+):\s*", statement)  # a label before the instruction
+            if label:
+                labels[label.group(1)] = len(statements)
+                statement = statement[label.end():]
+            guard = re.match(r"^@(!?)(%?\w+)\s+", statement)
             text = statement[guard.end():] if guard else statement
             op = text.split()[0] if text else ""
-            operands = split_operands(text[len(op):])
+            if op and not op.startswith((".", "(")):
+                statements.append((guard, op, split_operands(text[len(op):])))
+        written = {}
+        for _, op, operands in statements:
+            if operands and not op.startswith(("st.", "bar", "ret", "bra")) and not op.startswith(FAMILIES):
+                written[operands[0]] = written.get(operands[0], 0) + 1
+        sources = Sources(widths, {r for r, n in written.items() if n > 1})
+        found, inputs, branches, stores, conditions = [], [], False, [], []
+        for index, (guard, op, operands) in enumerate(statements):
             if op.startswith(("bra", "call")):
                 branches = True
+                if op.startswith("bra"):
+                    condition = "always"
+                    if guard:
+                        condition = str(sources.name(guard.group(2)))
+                        condition = negate(condition) if guard.group(1) else condition
+                    target = labels.get(operands[0] if operands else "", len(statements))
+                    conditions.append(f"{'back' if target <= index else 'forward'} if {condition}")
             if op.startswith(FAMILIES):
                 found.append(op)
                 inputs.append(sources.inputs(operands))
                 branches = branches or bool(guard)
-            if not op.startswith(".") and op:
+            elif op.startswith("st.global") and len(operands) == 2:
+                stores.append(f"{sources.name(operands[0])}={sources.name(operands[1])}")
+            else:
                 sources.record(op, operands)
-        out[name] = (found, inputs, branches)
+        out[name] = (found, inputs, branches, stores, conditions)
     return out, bool(funcs)
 
 
-def compare(table, got, loops):
+def compare(table, got, loops, outputs):
     """Prints a finding per entry of the table whose kernel emits other instructions, guards them
-    (unless a loop), or hands them other operands; returns how many."""
+    (unless a loop), hands them other operands, or stores or branches on other values than
+    `outputs` says; returns how many."""
     bad = 0
     for name, _, want, want_inputs in table:
         entry = got.get(f"w_{name}")
@@ -369,12 +513,13 @@ def compare(table, got, loops):
             print(f"MISSING {name}: no kernel w_{name} in the PTX")
             bad += 1
             continue
-        have, inputs, branches = entry
+        have, inputs, branches, stores, conditions = entry
         if have != want:
             print(f"MISMATCH {name}: emits {have or 'nothing of the checked families'}, the table says {want or 'nothing'}")
             bad += 1
             continue
-        if branches and name not in loops:
+        guarded = branches and name not in loops
+        if guarded:
             print(f"GUARDED {name}: its instruction is behind a branch, a call or a predicate; a wrapper issues it "
                   "unconditionally")
             bad += 1
@@ -384,6 +529,20 @@ def compare(table, got, loops):
                 print(f"OPERANDS {name}: {op} takes {', '.join(got_in) or 'nothing'}; the table says "
                       f"{', '.join(want_in) or 'nothing'}")
                 bad += 1
+        want_stores, want_conditions = outputs.get(name, ([], []))
+        if want_stores is not None and not (
+                len(stores) == len(want_stores) and
+                all(w == g or (w.endswith("=*") and g.split("=")[0] == w[:-2]) for g, w in zip(stores, want_stores))):
+            first = next((i for i, (g, w) in enumerate(zip(stores, want_stores)) if g != w and w.split("=")[1] != "*"),
+                         min(len(stores), len(want_stores)))
+            print(f"OUTPUTS {name}: {len(stores)} stores, the table says {len(want_stores)}; store {first} is "
+                  f"{stores[first] if first < len(stores) else 'missing'}, the table says "
+                  f"{want_stores[first] if first < len(want_stores) else 'none'}")
+            bad += 1
+        if want_conditions is not None and conditions != want_conditions and not guarded:
+            print(f"OUTPUTS {name}: branches on {', '.join(conditions) or 'nothing'}; the table says "
+                  f"{', '.join(want_conditions) or 'nothing'}")
+            bad += 1
     return bad
 
 
@@ -408,7 +567,7 @@ def check_peer(nvcc, tk_dir):
             print("the peer's wrappers did not compile:\n" + run.stderr[-4000:], file=sys.stderr)
             return 2
         got, _ = entries(open(ptx).read())
-    bad = compare(PEER_TABLE, got, PEER_LOOPS)
+    bad = compare(PEER_TABLE, got, PEER_LOOPS, PEER_OUTPUTS)
     print(f"{len(PEER_TABLE)} ThunderKittens wrappers read; {bad} problems")
     return 1 if bad else 0
 
@@ -417,7 +576,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--src", default=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     ap.add_argument("--nvcc", default=shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")
-    ap.add_argument("--plant", choices=sorted(PLANTS))
+    ap.add_argument("--plant", choices=sorted(PLANTS) + sorted(EQUIVALENTS))
     ap.add_argument("--peer-tk", metavar="DIR", help="read ThunderKittens' wrappers (a checkout) instead")
     args = ap.parse_args()
     if not os.path.exists(args.nvcc):
@@ -432,7 +591,7 @@ def main():
         if args.plant:
             header = os.path.join(tree, "sm100a_ptx.cuh")
             text = open(header).read()
-            old, new = PLANTS[args.plant]
+            old, new = PLANTS.get(args.plant) or EQUIVALENTS[args.plant]
             if text.count(old) != 1:
                 print(f"plant {args.plant}: its text is not in sm100a_ptx.cuh exactly once", file=sys.stderr)
                 return 2
@@ -460,7 +619,7 @@ def main():
         if name not in listed and name not in NO_INSTRUCTION:
             print(f"UNLISTED {name}: a function of sm100a_ptx.cuh in neither the table nor NO_INSTRUCTION")
             bad += 1
-    bad += compare(TABLE + [(name, call, [], []) for name, (call, _) in NO_INSTRUCTION.items()], got, LOOPS)
+    bad += compare(TABLE + [(name, call, [], []) for name, (call, _) in NO_INSTRUCTION.items()], got, LOOPS, OUTPUTS)
     print(f"{len(TABLE)} wrappers in the table, {len(defined)} functions in the header; {bad} problems")
     return 1 if bad else 0
 
