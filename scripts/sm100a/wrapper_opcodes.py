@@ -24,8 +24,13 @@ kernel's parameters, and compared, in the ISA's operand order, with the table (e
 a call is a different parameter, so two swapped values show, and `bar + 1` shows as a computed
 value; so does an operand that lost its state-space conversion or was cut narrower than its
 parameter). Results are followed too (OUTPUTS): where each register an instruction writes is
-stored, and what a wait loop branches on. Not checked: values a wrapper computes on purpose
-(sleep_ns' chunk, tmem_at's arithmetic, which the execution model runs), marked `*`.
+stored, and what a wait loop does after its wait (exit when it completed, else wait again,
+whatever the loop's shape). Every other statement must be plain value handling (ALLOWED): a
+volatile store, setmaxnreg or exit is reported. Each wrapper called twice must emit its
+instruction twice (asm the compiler may merge), and every inline asm of the header must be
+volatile with a "memory" clobber (read from the source, since the compiled code does not show a
+missing clobber). Opcodes are compared after normalise() folds the spellings the ISA defines as
+one instruction. Not checked: tmem_at's arithmetic (the execution model runs that function).
 The table spells what nvcc 13.0's CCCL emits; a toolkit that spells an instruction otherwise
 (e.g. `.shared::cta` for the default `.shared`) fails here until the table is checked against
 the ISA and updated.
@@ -36,8 +41,9 @@ commit-group-dropped, new-wrapper-unlisted, guarded-fence, try-wait-twice,
 wait-in-compiler-barrier, two-per-asm-string, noinline-helper, overload, macro-wrapper,
 barrier-offset, load-coords-swapped, mma-descriptors-swapped, bf16-halves-swapped,
 wait-read-allows-one, generic-address, descriptor-cut, try-wait-negated, wait-parity-flips,
-load-reversed, smem-addr-unconverted; and the same-meaning rewrites of EQUIVALENTS
-(hand-asm-arrive, hand-asm-mma), on which it must stay quiet.
+load-reversed, smem-addr-unconverted, wait-spins-stale, try-wait-not-volatile,
+barrier-no-clobber, keep-input-only, volatile-store-after-init, fence-exit, count-as-bool,
+sleep-never-ends; and the same-meaning rewrites of EQUIVALENTS, on which it must stay quiet.
 --peer-tk DIR reads ThunderKittens' sm_100a wrappers (PEER_TABLE) the same way; it must find
 nothing there (scripts/peers/fetch_tk_blackwell.sh fetches them).
 Exit 0: every wrapper matches; 1: a finding (each printed, one line each); 2: the sources did
@@ -137,7 +143,7 @@ TABLE = [
     # first source goes to the upper half, so pack_bf16x2(lo, hi) passes hi first.
     ("st_shared_v4", "st_shared_v4(n, n2, n3, std::uint32_t(x), std::uint32_t(y))", ["st.shared.v4.b32"],
      [["n", "n2", "n3", "x", "y"]]),
-    ("sleep_ns", "sleep_ns(n)", ["nanosleep.u32"], [["*"]]),  # a chunk of n, computed in the loop
+    ("sleep_ns", "sleep_ns(n)", ["nanosleep.u32"], [["<min.u32>"]]),  # a chunk of n, at most 1 ms
     ("fast_exp2", "*fout = fast_exp2(fa)", ["ex2.approx.ftz.f32"], [["fa"]]),
     ("pack_bf16x2", "*out = pack_bf16x2(fa, fb)", ["cvt.rn.bf16x2.f32"], [["fb", "fa"]]),
 ]
@@ -145,14 +151,17 @@ TABLE = [
 # Where a kernel's results go: its global stores (`address=value`, value `*` not compared) and
 # its branches (`back` or `forward`, and on what), for the kernels whose wrapper returns a value,
 # fills registers or loops; every other kernel must store and branch nowhere. None: not compared.
+# A wait loop must leave exactly when its wait completed and otherwise wait again (wait_loop).
+WAIT_LOOP = {True: "exit", False: "wait again"}
 OUTPUTS = {
     "mbar_try_wait": (["global(flag)=out#0"], []),  # the flag is the wait's own predicate
-    "mbar_wait": ([], ["back if not(out#0)"]),  # loops back while the wait has not completed
+    "mbar_wait": ([], WAIT_LOOP),
     "tmem_load_32cols": ([f"global(out){f'+{4 * i}' if i else ''}=out#{i}" for i in range(32)], []),
     "tmem_load_64cols": ([f"global(out){f'+{4 * i}' if i else ''}=out#{i}" for i in range(64)], []),
     "fast_exp2": (["global(fout)=out#0"], []),
     "pack_bf16x2": (["global(out)=out#0"], []),
-    "sleep_ns": ([], None),  # loops on the remainder it computes
+    # Skips the loop when n is 0, loops while the remainder it counts down is not.
+    "sleep_ns": ([], ["forward if <<redefined> == 0>", "back if <<redefined> != 0>"]),
     "smem_addr": (["global(out)=shared(smem)"], []),  # the generic-to-shared conversion itself
     "ld_shared": (["global(out)=*global(smem)"], []),
     # The TMEM address arithmetic is the same function in the execution model, whose runs check it.
@@ -160,6 +169,8 @@ OUTPUTS = {
     "keep_after_wait": (["global(out)=n", "global(out)+4=*"], []),
 }
 BOOL_PARAMS = {"acc", "flag"}
+# Arithmetic wrappers: pure, so the compiler may merge two calls and need not order memory.
+PURE = {"fast_exp2", "pack_bf16x2"}
 
 # Functions of the header that issue no instruction of the families above, with why; every other
 # function of the header must be in TABLE, so a new wrapper cannot go unchecked.
@@ -227,6 +238,26 @@ PLANTS = {
                       "  cuda::ptx::tcgen05_ld_32x32b(t, taddr);\n  for (int i = 0; i < 32; ++i) r[i] = t[31 - i];"),
     "smem-addr-unconverted": ("return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));",
                               "return static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(p));"),
+    # Found by the second review: what a loop does after its wait, asm the compiler may merge or
+    # move, statements outside the families (a volatile store, exit), a count made a bool.
+    "wait-spins-stale": ("  while (!cuda::ptx::mbarrier_try_wait_parity(bar, parity)) {\n  }",
+                         '  asm volatile("{\\n.reg .pred p;\\nmbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\\n'
+                         'WAIT_%=:\\n@!p bra WAIT_%=;\\n}\\n" :: "r"(smem_addr(bar)), "r"(parity) : "memory");'),
+    "try-wait-not-volatile": ("  return cuda::ptx::mbarrier_try_wait_parity(bar, parity);",
+                              '  std::uint32_t ok;\n  asm("{\\n.reg .pred p;\\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;'
+                              '\\nselp.u32 %0, 1, 0, p;\\n}\\n" : "=r"(ok) : "r"(smem_addr(bar)), "r"(parity));\n  return ok != 0;'),
+    "barrier-no-clobber": ('asm volatile("bar.sync %0, %1;\\n" ::"r"(id), "r"(threads) : "memory");',
+                           'asm volatile("bar.sync %0, %1;\\n" ::"r"(id), "r"(threads));'),
+    "keep-input-only": ('for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");',
+                        'for (int i = 0; i < N; ++i) asm volatile("" :: "r"(r[i]) : "memory");'),
+    "volatile-store-after-init": ("  cuda::ptx::mbarrier_init(bar, arrivals);",
+                                  "  cuda::ptx::mbarrier_init(bar, arrivals);\n"
+                                  "  *reinterpret_cast<volatile std::uint64_t*>(bar) = 0;"),
+    "fence-exit": ("void tc_fence_after_sync() { cuda::ptx::tcgen05_fence_after_thread_sync(); }",
+                   'void tc_fence_after_sync() { asm volatile("{\\n.reg .pred p;\\nsetp.ne.u32 p, %0, 0;\\n@p exit;\\n"'
+                   '"tcgen05.fence::after_thread_sync;\\n}\\n" :: "r"(threadIdx.x) : "memory"); }'),
+    "count-as-bool": ("void mbar_init(std::uint64_t* bar, std::uint32_t arrivals)", "void mbar_init(std::uint64_t* bar, bool arrivals)"),
+    "sleep-never-ends": ("    nanoseconds -= chunk;\n", ""),
     "wait-in-compiler-barrier": ('for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");',
                                  'for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");\n'
                                  '  asm volatile("tcgen05.wait::st.sync.aligned;" ::: "memory");'),
@@ -248,17 +279,30 @@ PEER_TABLE = [
      [["shared(bar)", "n"]]),
     ("st_st", "kittens::detail::tcgen05::st_st<kittens::bf16, 1>(n, d, d2, n2)", ["tcgen05.mma.cta_group::1.kind::f16"],
      [["n", "d", "d2", "n2", "*"]]),
+    # TK's commit names no state space and passes a shared-window offset ("l"(__cvta_generic_to_
+    # shared(&sem))); ours names .shared::cluster. Whether the ISA reads that operand as generic
+    # there was not settled here; the entry records what TK does.
     ("tensor_commit", f"kittens::tensor_commit<1>({_SEM})", ["tcgen05.commit.cta_group::1.mbarrier::arrive::one.b64"],
      [["shared(bar)"]]),
     ("tensor_before_thread_sync", "kittens::tensor_before_thread_sync()", ["tcgen05.fence::before_thread_sync"], [[]]),
     ("tensor_after_thread_sync", "kittens::tensor_after_thread_sync()", ["tcgen05.fence::after_thread_sync"], [[]]),
 ]
 PEER_LOOPS = {"wait"}
-PEER_OUTPUTS = {"wait": ([], ["forward if out#0", "back if always"])}  # leaves when complete, else loops
+PEER_OUTPUTS = {"wait": ([], WAIT_LOOP)}
 
 # Rewrites that mean the same as the real wrapper: --plant applies them like the plants, and the
-# check must stay quiet on each (hand-written asm instead of CCCL, the bool as a 0/1 register).
+# check must stay quiet on each (hand-written asm instead of CCCL, the bool as a 0/1 register,
+# ThunderKittens' shape of a wait loop, spellings the ISA defines as the same instruction).
 EQUIVALENTS = {
+    "wait-other-loop-shape": ("  while (!cuda::ptx::mbarrier_try_wait_parity(bar, parity)) {\n  }",
+                              '  asm volatile("{\\n.reg .pred P1;\\nLAB_WAIT_%=:\\nmbarrier.try_wait.parity.shared::cta.b64 P1, [%0], '
+                              '%1;\\n@P1 bra.uni DONE_%=;\\nbra.uni LAB_WAIT_%=;\\nDONE_%=:\\n}\\n" :: "r"(smem_addr(bar)), '
+                              '"r"(parity) : "memory");'),
+    "arrive-spelled-out": ("void mbar_arrive(std::uint64_t* bar) { (void)cuda::ptx::mbarrier_arrive(bar); }",
+                           'void mbar_arrive(std::uint64_t* bar) { asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, '
+                           '[%0];" :: "r"(smem_addr(bar)) : "memory"); }'),
+    "barrier-sync-aligned": ('asm volatile("bar.sync %0, %1;\\n" ::"r"(id), "r"(threads) : "memory");',
+                             'asm volatile("barrier.sync.aligned %0, %1;\\n" ::"r"(id), "r"(threads) : "memory");'),
     "hand-asm-arrive": ("void mbar_arrive(std::uint64_t* bar) { (void)cuda::ptx::mbarrier_arrive(bar); }",
                         'void mbar_arrive(std::uint64_t* bar) { asm volatile("mbarrier.arrive.shared.b64 _, [%0];" '
                         ':: "r"(std::uint32_t(__cvta_generic_to_shared(bar))) : "memory"); }'),
@@ -266,7 +310,7 @@ EQUIVALENTS = {
                      "accumulate);",
                      'asm volatile("{\\n.reg .pred p;\\nsetp.eq.u32 p, %4, 1;\\n'
                      'tcgen05.mma.cta_group::1.kind::f16 [%0], %1, %2, %3, p;\\n}\\n" :: "r"(d_tmem), "l"(a_desc), '
-                     '"l"(b_desc), "r"(idesc), "r"(accumulate ? 1u : 0u));'),
+                     '"l"(b_desc), "r"(idesc), "r"(accumulate ? 1u : 0u) : "memory");'),
 }
 
 SIGNATURE = ("(std::uint64_t* bar, std::uint32_t n, std::uint64_t d, bool acc, void* smem, const void* gmem, "
@@ -276,13 +320,16 @@ SIGNATURE = ("(std::uint64_t* bar, std::uint32_t n, std::uint64_t d, bool acc, v
 PARAM_NAMES = [p.split()[-1].strip("*&)") for p in SIGNATURE.strip("()").split(",")]
 
 
-def translation_unit(table=None, prologue=('#include "sm100a_ptx.cuh"', "using namespace vsa::sm100a;")):
-    """One kernel per call, all with SIGNATURE, so PARAM_NAMES name their operands' sources."""
+def translation_unit(table=None, prologue=('#include "sm100a_ptx.cuh"', "using namespace vsa::sm100a;"), pure=PURE):
+    """One kernel per call, all with SIGNATURE, so PARAM_NAMES name their operands' sources
+    (w_<name>), and for each wrapper that is not pure one that calls it twice (t_<name>)."""
     lines = list(prologue)
     if table is None:
         table = TABLE + [(name, call, [], []) for name, (call, _) in NO_INSTRUCTION.items()]
-    for name, call, _, _ in table:
+    for name, call, want, _ in table:
         lines.append(f'extern "C" __global__ void w_{name}{SIGNATURE} {{ {call}; }}')
+        if want and name not in pure:
+            lines.append(f'extern "C" __global__ void t_{name}{SIGNATURE} {{ {call}; {call}; }}')
     return "\n".join(lines) + "\n"
 
 
@@ -309,6 +356,36 @@ def header_functions(path):
         if count > 1:
             problems.append(f"OVERLOAD {name}: defined {count} times; the table compiles one of them")
     return names, problems
+
+
+def asm_problems(path, pure):
+    """Every inline asm of the header outside the `pure` functions must be `asm volatile` with a
+    "memory" clobber: without volatile the compiler may merge or drop it (a try_wait whose result
+    it already knows), without the clobber it may move memory accesses across it (a load of
+    what a wait made visible, hoisted above the wait). The compiled code shows neither reliably
+    (nvcc 13.0 kept loads in place around a clobber-less asm volatile), so the source is read.
+    keep_after_wait must also name its registers read-write ("+r"), or it orders nothing."""
+    text = re.sub(r"//[^\n]*|/\*.*?\*/", "", open(path).read(), flags=re.S)
+    problems = []
+    functions = [(m.start(), m.group(1)) for m in re.finditer(r"\b(\w+)\s*\([^;{}]*\)\s*(?:const\s*)?\{", text)
+                 if m.group(1) not in ("if", "for", "while", "switch", "return")]
+    for m in re.finditer(r"\basm\b", text):
+        owner = next((n for s, n in reversed(functions) if s < m.start()), "?")
+        depth, i = 0, text.index("(", m.start())
+        for j in range(i, len(text)):
+            depth += {"(": 1, ")": -1}.get(text[j], 0)
+            if depth == 0:
+                break
+        statement = text[m.start():j + 1]
+        if owner in pure:
+            continue
+        if not re.match(r"asm\s+volatile\b", statement):
+            problems.append(f"ASM {owner}: an asm without volatile; the compiler may merge or drop it")
+        if not re.search(r'"memory"\s*\)$', statement):
+            problems.append(f"ASM {owner}: an asm without a \"memory\" clobber; memory accesses may move across it")
+        if owner == "keep_after_wait" and '"+r"' not in statement:
+            problems.append("ASM keep_after_wait: its registers are not read-write (\"+r\"), so it orders nothing")
+    return problems
 
 
 def split_operands(text):
@@ -403,8 +480,10 @@ class Sources:
             if y not in ("0", "1") and x in ("0", "1"):
                 x, y = y, x
             inner = self.name(x, depth + 1)
-            if y == "0":
+            if y == "0" and self.is_bool(x):
                 return inner if how == "ne" else negate(str(inner))
+            if y == "0":  # a value made a bool is no longer the value
+                return f"<{inner} {'!=' if how == 'ne' else '=='} 0>"
             if y == "1" and self.is_bool(x):
                 return inner if how == "eq" else negate(str(inner))
             return f"<setp.{how}>"
@@ -447,15 +526,61 @@ class Sources:
         return out
 
 
+# Everything else a wrapper kernel may contain besides its table instructions: reading its
+# parameters, moving, converting and computing values, the harness's global loads and stores,
+# branches and the return. Any other statement (a volatile or mmio store, setmaxnreg, exit, trap)
+# is reported: the families above are matched by prefix, and a form outside them would pass unseen.
+ALLOWED = ("ld.param", "ld.global", "st.global", "mov.", "cvta.to.", "cvt.", "setp.", "selp.", "add.", "sub.", "mul.",
+           "mad.", "shl.", "shr.", "and.", "or.", "xor.", "not.", "min.", "max.", "neg.", "bra", "ret")
+
+
+def wait_loop(statements, labels, conditions, wait_at):
+    """What a wait loop does after its wait, for each value of the wait's result (out#0): "exit",
+    "wait again" (a back edge to the wait or before it), "spin" (a back edge that skips the
+    wait), or "unknown" (a branch on anything else). Judges the loop by what it does, so any
+    shape that leaves exactly when the wait completed passes (ours and ThunderKittens')."""
+    outcome = {}
+    for value in (True, False):
+        pc, steps, result = wait_at + 1, 0, "exit"
+        while pc < len(statements) and steps < 10000:
+            steps += 1
+            _, op, _ = statements[pc]
+            if op.startswith(("ret", "exit")):
+                break
+            if op.startswith("bra"):
+                condition, target = conditions[pc]
+                taken = {"always": True, "out#0": value, "not(out#0)": not value}.get(condition)
+                if taken is None:
+                    result = f"unknown ({condition})"
+                    break
+                if taken:
+                    if target <= wait_at:
+                        result = "wait again"
+                        break
+                    if target <= pc:
+                        result = "spin"
+                        break
+                    pc = target
+                    continue
+            pc += 1
+        else:
+            result = "spin" if steps >= 10000 else result
+        outcome[value] = result
+    return outcome
+
+
 def entries(ptx):
-    """kernel name -> (its instructions of FAMILIES, with every modifier, in order; each one's
-    input sources (Sources.inputs); whether it branches, calls, or guards one of them with a
-    predicate; its global stores as `address=value`; its branches' conditions), and whether the
-    PTX has any .func. A kernel's text runs from its .entry to the next .entry or .func: inline
-    asm opens and closes its own braces, so a body is not cut at a brace. Statements are split
-    at ';', since one asm string may hold several."""
+    """kernel name -> what the check reads of it: `found` (its instructions of FAMILIES, with
+    every modifier, in order), `inputs` (each one's input sources, Sources.inputs), `branches`
+    (whether it branches, calls, returns early or guards one of them with a predicate),
+    `stores` (its global stores as `address=value`), `conditions` (its branches, `back` or
+    `forward`, and on what), `loop` (wait_loop's outcome after its first instruction of
+    FAMILIES), `unexpected` (statements outside ALLOWED and FAMILIES); and whether the PTX has
+    any .func. A kernel's text runs from its .entry to the next .entry or .func: inline asm opens
+    and closes its own braces, so a body is not cut at a brace. Statements are split at ';',
+    since one asm string may hold several."""
     out = {}
-    starts = [(m.start(), m.group(1)) for m in re.finditer(r"\.entry\s+(w_\w+)\s*\(", ptx)]
+    starts = [(m.start(), m.group(1)) for m in re.finditer(r"\.entry\s+(\w+)\s*\(", ptx)]
     funcs = [m.start() for m in re.finditer(r"^\s*(?:\.visible\s+|\.weak\s+)?\.func\b", ptx, re.M)]
     for start, name in starts:
         end = min([p for p, _ in starts if p > start] + [p for p in funcs if p > start] + [len(ptx)])
@@ -463,8 +588,8 @@ def entries(ptx):
         widths = {int(m.group(2)): int(m.group(1)) for m in
                   re.finditer(r"\.param\s+\.[usbf](\d+)\b[^,\n]*?_param_(\d+)", body)}
         statements, labels = [], {}
-        for statement in re.split(r"[;\n]", body):
-            statement = re.sub(r"//.*", "", statement).strip().lstrip("{}").strip()
+        for statement in re.split(r"[;\n]", body[body.index(")"):]):  # after the parameter list
+            statement = re.sub(r"//.*", "", statement).strip().lstrip("{}()").strip()
             label = re.match(r"^(\$?\w+):\s*", statement)  # a label before the instruction
             if label:
                 labels[label.group(1)] = len(statements)
@@ -472,63 +597,98 @@ def entries(ptx):
             guard = re.match(r"^@(!?)(%?\w+)\s+", statement)
             text = statement[guard.end():] if guard else statement
             op = text.split()[0] if text else ""
-            if op and not op.startswith((".", "(")):
+            if op == ".reg":  # a name declared again in an inner scope is a new register
+                statements.append((None, op, [n.strip() for n in text.split(None, 2)[-1].split(",")]))
+            elif op and not op.startswith("."):
                 statements.append((guard, op, split_operands(text[len(op):])))
         written = {}
         for _, op, operands in statements:
-            if operands and not op.startswith(("st.", "bar", "ret", "bra")) and not op.startswith(FAMILIES):
+            if operands and not op.startswith(("st.", "bar", "ret", "bra", ".")) and not op.startswith(FAMILIES):
                 written[operands[0]] = written.get(operands[0], 0) + 1
         sources = Sources(widths, {r for r, n in written.items() if n > 1})
-        found, inputs, branches, stores, conditions = [], [], False, [], []
+        k = {"found": [], "inputs": [], "branches": False, "stores": [], "conditions": [], "unexpected": []}
+        at, first_family = {}, None
         for index, (guard, op, operands) in enumerate(statements):
-            if op.startswith(("bra", "call")):
-                branches = True
-                if op.startswith("bra"):
-                    condition = "always"
-                    if guard:
-                        condition = str(sources.name(guard.group(2)))
-                        condition = negate(condition) if guard.group(1) else condition
-                    target = labels.get(operands[0] if operands else "", len(statements))
-                    conditions.append(f"{'back' if target <= index else 'forward'} if {condition}")
+            if op == ".reg":
+                for declared in operands:
+                    sources.defs.pop(declared, None)
+                continue
+            if op.startswith(("bra", "call")) or (guard and op.startswith(("ret", "exit", "trap"))):
+                k["branches"] = True
+            if op.startswith("bra"):
+                condition = "always"
+                if guard:
+                    condition = str(sources.name(guard.group(2)))
+                    condition = negate(condition) if guard.group(1) else condition
+                target = labels.get(operands[0] if operands else "", len(statements))
+                at[index] = (condition, target)
+                k["conditions"].append(f"{'back' if target <= index else 'forward'} if {condition}")
             if op.startswith(FAMILIES):
-                found.append(op)
-                inputs.append(sources.inputs(operands))
-                branches = branches or bool(guard)
+                first_family = index if first_family is None else first_family
+                k["found"].append(op)
+                k["inputs"].append(sources.inputs(operands))
+                k["branches"] = k["branches"] or bool(guard)
+            elif not op.startswith(ALLOWED):
+                k["unexpected"].append(op)
             elif op.startswith("st.global") and len(operands) == 2:
-                stores.append(f"{sources.name(operands[0])}={sources.name(operands[1])}")
+                k["stores"].append(f"{sources.name(operands[0])}={sources.name(operands[1])}")
             else:
                 sources.record(op, operands)
-        out[name] = (found, inputs, branches, stores, conditions)
+        k["loop"] = wait_loop(statements, labels, at, first_family) if first_family is not None else {}
+        out[name] = k
     return out, bool(funcs)
 
 
-def compare(table, got, loops, outputs):
+def normalise(op):
+    """One spelling for the forms the PTX ISA defines as the same instruction, so a rewrite that
+    spells one (hand-written asm, another CCCL overload) is not reported: `.shared` is
+    `.shared::cta`; mbarrier.arrive's default semantics and scope are `.release.cta` and
+    try_wait's `.acquire.cta`; `barrier.sync.aligned` is `bar.sync`; a store's or load's `.u32`
+    / `.s32` is `.b32` (only the size matters)."""
+    op = re.sub(r"\.shared(?!::)", ".shared::cta", op)
+    if op.startswith("mbarrier.arrive") and not re.search(r"\.(release|relaxed)\b", op):
+        op = re.sub(r"^(mbarrier\.arrive(?:\.expect_tx)?)", r"\1.release.cta", op)
+    if op.startswith("mbarrier.try_wait") and not re.search(r"\.(acquire|relaxed)\b", op):
+        op = re.sub(r"^(mbarrier\.try_wait(?:\.parity)?)", r"\1.acquire.cta", op)
+    op = re.sub(r"^barrier\.sync\.aligned$", "bar.sync", op)
+    if op.startswith(("st.", "ld.")):
+        op = re.sub(r"\.[us](8|16|32|64)$", r".b\1", op)
+    return op
+
+
+def compare(table, got, loops, outputs, pure=()):
     """Prints a finding per entry of the table whose kernel emits other instructions, guards them
-    (unless a loop), hands them other operands, or stores or branches on other values than
-    `outputs` says; returns how many."""
+    (unless a loop), hands them other operands, stores or branches on other values than
+    `outputs` says, or holds a statement outside ALLOWED; and per wrapper whose instruction a
+    second call does not repeat (t_ kernels: asm the compiler may merge, not volatile), unless
+    `pure` (arithmetic, which may be merged). Returns how many."""
     bad = 0
     for name, _, want, want_inputs in table:
-        entry = got.get(f"w_{name}")
-        if entry is None:
+        k = got.get(f"w_{name}")
+        if k is None:
             print(f"MISSING {name}: no kernel w_{name} in the PTX")
             bad += 1
             continue
-        have, inputs, branches, stores, conditions = entry
-        if have != want:
+        have = k["found"]
+        if [normalise(o) for o in have] != [normalise(o) for o in want]:
             print(f"MISMATCH {name}: emits {have or 'nothing of the checked families'}, the table says {want or 'nothing'}")
             bad += 1
             continue
-        guarded = branches and name not in loops
+        for op in k["unexpected"]:
+            print(f"UNEXPECTED {name}: `{op}` is neither its table instruction nor plain value handling")
+            bad += 1
+        guarded = k["branches"] and name not in loops
         if guarded:
             print(f"GUARDED {name}: its instruction is behind a branch, a call or a predicate; a wrapper issues it "
                   "unconditionally")
             bad += 1
-        for op, got_in, want_in in zip(have, inputs, want_inputs):
+        for op, got_in, want_in in zip(have, k["inputs"], want_inputs):
             same = len(got_in) == len(want_in) and all(w == "*" or g == w for g, w in zip(got_in, want_in))
             if not same:
                 print(f"OPERANDS {name}: {op} takes {', '.join(got_in) or 'nothing'}; the table says "
                       f"{', '.join(want_in) or 'nothing'}")
                 bad += 1
+        stores, conditions = k["stores"], k["conditions"]
         want_stores, want_conditions = outputs.get(name, ([], []))
         if want_stores is not None and not (
                 len(stores) == len(want_stores) and
@@ -539,9 +699,21 @@ def compare(table, got, loops, outputs):
                   f"{stores[first] if first < len(stores) else 'missing'}, the table says "
                   f"{want_stores[first] if first < len(want_stores) else 'none'}")
             bad += 1
-        if want_conditions is not None and conditions != want_conditions and not guarded:
-            print(f"OUTPUTS {name}: branches on {', '.join(conditions) or 'nothing'}; the table says "
-                  f"{', '.join(want_conditions) or 'nothing'}")
+        if want_conditions is WAIT_LOOP:
+            if k["loop"] != WAIT_LOOP:
+                print(f"OUTPUTS {name}: when the wait completes the loop does `{k['loop'].get(True)}`, when not "
+                      f"`{k['loop'].get(False)}`; a wait loop exits, or waits again")
+                bad += 1
+        elif want_conditions is not None and conditions != want_conditions and not guarded:
+            print(f"OUTPUTS {name}: branches {', '.join(conditions) or 'nowhere'}; the table says "
+                  f"{', '.join(want_conditions) or 'nowhere'}")
+            bad += 1
+        if name in pure:
+            continue
+        twice = got.get(f"t_{name}")
+        if twice is not None and [normalise(o) for o in twice["found"]] != [normalise(o) for o in want] * 2:
+            print(f"VOLATILE {name}: two calls emit {len(twice['found'])} instructions, not {2 * len(want)}: the "
+                  "compiler merged them (asm without volatile)")
             bad += 1
     return bad
 
@@ -606,6 +778,7 @@ def main():
             return 2
         got, has_funcs = entries(open(ptx).read())
         defined, header_problems = header_functions(os.path.join(tree, "sm100a_ptx.cuh"))
+        header_problems += asm_problems(os.path.join(tree, "sm100a_ptx.cuh"), PURE)
     bad = 0
     for problem in header_problems:
         print(problem)
@@ -619,7 +792,7 @@ def main():
         if name not in listed and name not in NO_INSTRUCTION:
             print(f"UNLISTED {name}: a function of sm100a_ptx.cuh in neither the table nor NO_INSTRUCTION")
             bad += 1
-    bad += compare(TABLE + [(name, call, [], []) for name, (call, _) in NO_INSTRUCTION.items()], got, LOOPS, OUTPUTS)
+    bad += compare(TABLE + [(name, call, [], []) for name, (call, _) in NO_INSTRUCTION.items()], got, LOOPS, OUTPUTS, PURE)
     print(f"{len(TABLE)} wrappers in the table, {len(defined)} functions in the header; {bad} problems")
     return 1 if bad else 0
 
