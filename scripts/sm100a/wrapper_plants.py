@@ -1,0 +1,107 @@
+"""Defects planted into a scratch copy of kernels/sm100a/sm100a_ptx.cuh (wrapper_opcodes.py
+--plant NAME): PLANTS must each be reported, EQUIVALENTS (rewrites with the same meaning) must
+not. Each is (text that occurs exactly once in the header, its replacement).
+"""
+
+PLANTS = {
+    "after-fence-as-before": ("cuda::ptx::tcgen05_fence_after_thread_sync()", "cuda::ptx::tcgen05_fence_before_thread_sync()"),
+    "wait-ld-as-st": ("void tmem_wait_ld() { cuda::ptx::tcgen05_wait_ld(); }", "void tmem_wait_ld() { cuda::ptx::tcgen05_wait_st(); }"),
+    "arrive-expect-tx-as-arrive": (
+        "(void)cuda::ptx::mbarrier_arrive_expect_tx(cuda::ptx::sem_release, cuda::ptx::scope_cta, cuda::ptx::space_shared, bar,",
+        "(void)cuda::ptx::mbarrier_arrive(bar); (void)("),
+    "commit-group-dropped": ("void tma_store_commit() { cuda::ptx::cp_async_bulk_commit_group(); }", "void tma_store_commit() {}"),
+    "new-wrapper-unlisted": ("}  // namespace detail",
+                             "__forceinline__ __device__ static void* tc_fence_unlisted() {\n"
+                             "  cuda::ptx::tcgen05_fence_after_thread_sync();\n  return nullptr;\n}\n"
+                             "}  // namespace detail"),
+    "guarded-fence": ("void tc_fence_after_sync() { cuda::ptx::tcgen05_fence_after_thread_sync(); }",
+                      "void tc_fence_after_sync() { if (threadIdx.x == 0) cuda::ptx::tcgen05_fence_after_thread_sync(); }"),
+    "try-wait-twice": ("  return cuda::ptx::mbarrier_try_wait_parity(bar, parity);",
+                       "  return cuda::ptx::mbarrier_try_wait_parity(bar, parity) && cuda::ptx::mbarrier_try_wait_parity(bar, parity);"),
+    "two-per-asm-string": ('asm volatile("bar.sync %0, %1;\\n" ::"r"(id), "r"(threads) : "memory");',
+                           'asm volatile("bar.sync %0, %1; tcgen05.fence::before_thread_sync;\\n" ::"r"(id), "r"(threads) '
+                           ': "memory");'),
+    "noinline-helper": ("__device__ __forceinline__ void tc_fence_after_sync() { cuda::ptx::tcgen05_fence_after_thread_sync(); }",
+                        "__noinline__ __device__ void tc_helper_ni() { cuda::ptx::tcgen05_fence_after_thread_sync(); }\n"
+                        "__device__ __forceinline__ void tc_fence_after_sync() { tc_helper_ni(); }"),
+    "overload": ("}  // namespace detail",
+                 "__device__ __forceinline__ void tc_fence_after_sync(int) { cuda::ptx::tcgen05_fence_before_thread_sync(); }\n"
+                 "}  // namespace detail"),
+    "macro-wrapper": ("}  // namespace detail",
+                      "#define VSA_FENCE_FN(fname) \\\n  __device__ __forceinline__ void fname() { "
+                      "cuda::ptx::tcgen05_fence_before_thread_sync(); }\nVSA_FENCE_FN(tc_fence_macro)\n"
+                      "}  // namespace detail"),
+    # Operands (the wrapper hands its instruction the wrong value, or two values swapped)
+    "barrier-offset": ("void mbar_arrive(std::uint64_t* bar) { (void)cuda::ptx::mbarrier_arrive(bar); }",
+                       "void mbar_arrive(std::uint64_t* bar) { (void)cuda::ptx::mbarrier_arrive(bar + 1); }"),
+    "load-coords-swapped": ("const std::int32_t coords[2] = {x, y};\n  cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster",
+                            "const std::int32_t coords[2] = {y, x};\n  cuda::ptx::cp_async_bulk_tensor(cuda::ptx::space_cluster"),
+    "mma-descriptors-swapped": ("cuda::ptx::cta_group_1, d_tmem, a_desc, b_desc, idesc, accumulate",
+                                "cuda::ptx::cta_group_1, d_tmem, b_desc, a_desc, idesc, accumulate"),
+    "bf16-halves-swapped": (': "=r"(r) : "f"(hi), "f"(lo));', ': "=r"(r) : "f"(lo), "f"(hi));'),
+    "wait-read-allows-one": ("cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<0>{});",
+                             "cuda::ptx::cp_async_bulk_wait_group_read(cuda::ptx::n32_t<1>{});"),
+    # Found by the review of the operand check: a generic address where the instruction wants a
+    # shared one, a 64-bit descriptor cut to 32 bits, a result inverted, a loop that changes its
+    # parity, registers read back in another order, smem_addr without its conversion.
+    "generic-address": ("void mbar_arrive(std::uint64_t* bar) { (void)cuda::ptx::mbarrier_arrive(bar); }",
+                        'void mbar_arrive(std::uint64_t* bar) { asm volatile("mbarrier.arrive.shared.b64 _, [%0];" '
+                        ':: "l"(bar) : "memory"); }'),
+    "descriptor-cut": ("std::uint32_t d_tmem, std::uint64_t a_desc,", "std::uint32_t d_tmem, std::uint32_t a_desc,"),
+    "try-wait-negated": ("  return cuda::ptx::mbarrier_try_wait_parity(bar, parity);",
+                         "  return !cuda::ptx::mbarrier_try_wait_parity(bar, parity);"),
+    "wait-parity-flips": ("  while (!cuda::ptx::mbarrier_try_wait_parity(bar, parity)) {\n  }",
+                          "  while (!cuda::ptx::mbarrier_try_wait_parity(bar, parity)) {\n    parity ^= 1u;\n  }"),
+    "load-reversed": ("void tmem_load_32cols(std::uint32_t (&r)[32], std::uint32_t taddr) {\n  cuda::ptx::tcgen05_ld_32x32b(r, taddr);",
+                      "void tmem_load_32cols(std::uint32_t (&r)[32], std::uint32_t taddr) {\n  std::uint32_t t[32];\n"
+                      "  cuda::ptx::tcgen05_ld_32x32b(t, taddr);\n  for (int i = 0; i < 32; ++i) r[i] = t[31 - i];"),
+    "smem-addr-unconverted": ("return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));",
+                              "return static_cast<std::uint32_t>(reinterpret_cast<std::uintptr_t>(p));"),
+    # Found by the second review: what a loop does after its wait, asm the compiler may merge or
+    # move, statements outside the families (a volatile store, exit), a count made a bool.
+    "wait-spins-stale": ("  while (!cuda::ptx::mbarrier_try_wait_parity(bar, parity)) {\n  }",
+                         '  asm volatile("{\\n.reg .pred p;\\nmbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\\n'
+                         'WAIT_%=:\\n@!p bra WAIT_%=;\\n}\\n" :: "r"(smem_addr(bar)), "r"(parity) : "memory");'),
+    "try-wait-not-volatile": ("  return cuda::ptx::mbarrier_try_wait_parity(bar, parity);",
+                              '  std::uint32_t ok;\n  asm("{\\n.reg .pred p;\\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;'
+                              '\\nselp.u32 %0, 1, 0, p;\\n}\\n" : "=r"(ok) : "r"(smem_addr(bar)), "r"(parity));\n  return ok != 0;'),
+    "barrier-no-clobber": ('asm volatile("bar.sync %0, %1;\\n" ::"r"(id), "r"(threads) : "memory");',
+                           'asm volatile("bar.sync %0, %1;\\n" ::"r"(id), "r"(threads));'),
+    "keep-input-only": ('for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");',
+                        'for (int i = 0; i < N; ++i) asm volatile("" :: "r"(r[i]) : "memory");'),
+    "volatile-store-after-init": ("  cuda::ptx::mbarrier_init(bar, arrivals);",
+                                  "  cuda::ptx::mbarrier_init(bar, arrivals);\n"
+                                  "  *reinterpret_cast<volatile std::uint64_t*>(bar) = 0;"),
+    "fence-exit": ("void tc_fence_after_sync() { cuda::ptx::tcgen05_fence_after_thread_sync(); }",
+                   'void tc_fence_after_sync() { asm volatile("{\\n.reg .pred p;\\nsetp.ne.u32 p, %0, 0;\\n@p exit;\\n"'
+                   '"tcgen05.fence::after_thread_sync;\\n}\\n" :: "r"(threadIdx.x) : "memory"); }'),
+    "count-as-bool": ("void mbar_init(std::uint64_t* bar, std::uint32_t arrivals)", "void mbar_init(std::uint64_t* bar, bool arrivals)"),
+    "sleep-never-ends": ("    nanoseconds -= chunk;\n", ""),
+    "wait-in-compiler-barrier": ('for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");',
+                                 'for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");\n'
+                                 '  asm volatile("tcgen05.wait::st.sync.aligned;" ::: "memory");'),
+}
+
+# Rewrites that mean the same as the real wrapper: --plant applies them like the plants, and the
+# check must stay quiet on each (hand-written asm instead of CCCL, the bool as a 0/1 register,
+# ThunderKittens' shape of a wait loop, spellings the ISA defines as the same instruction).
+EQUIVALENTS = {
+    "wait-other-loop-shape": ("  while (!cuda::ptx::mbarrier_try_wait_parity(bar, parity)) {\n  }",
+                              '  asm volatile("{\\n.reg .pred P1;\\nLAB_WAIT_%=:\\nmbarrier.try_wait.parity.shared::cta.b64 P1, [%0], '
+                              '%1;\\n@P1 bra.uni DONE_%=;\\nbra.uni LAB_WAIT_%=;\\nDONE_%=:\\n}\\n" :: "r"(smem_addr(bar)), '
+                              '"r"(parity) : "memory");'),
+    "arrive-spelled-out": ("void mbar_arrive(std::uint64_t* bar) { (void)cuda::ptx::mbarrier_arrive(bar); }",
+                           'void mbar_arrive(std::uint64_t* bar) { asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, '
+                           '[%0];" :: "r"(smem_addr(bar)) : "memory"); }'),
+    "barrier-sync-aligned": ('asm volatile("bar.sync %0, %1;\\n" ::"r"(id), "r"(threads) : "memory");',
+                             'asm volatile("barrier.sync.aligned %0, %1;\\n" ::"r"(id), "r"(threads) : "memory");'),
+    "hand-asm-arrive": ("void mbar_arrive(std::uint64_t* bar) { (void)cuda::ptx::mbarrier_arrive(bar); }",
+                        'void mbar_arrive(std::uint64_t* bar) { asm volatile("mbarrier.arrive.shared.b64 _, [%0];" '
+                        ':: "r"(std::uint32_t(__cvta_generic_to_shared(bar))) : "memory"); }'),
+    "hand-asm-mma": ("cuda::ptx::tcgen05_mma(cuda::ptx::kind_f16, cuda::ptx::cta_group_1, d_tmem, a_desc, b_desc, idesc, "
+                     "accumulate);",
+                     'asm volatile("{\\n.reg .pred p;\\nsetp.eq.u32 p, %4, 1;\\n'
+                     'tcgen05.mma.cta_group::1.kind::f16 [%0], %1, %2, %3, p;\\n}\\n" :: "r"(d_tmem), "l"(a_desc), '
+                     '"l"(b_desc), "r"(idesc), "r"(accumulate ? 1u : 0u) : "memory");'),
+}
+
