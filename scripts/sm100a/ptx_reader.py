@@ -273,7 +273,9 @@ def normalise(op):
     spells one (hand-written asm, another CCCL overload) is not reported: `.shared` is
     `.shared::cta`; mbarrier.arrive's default semantics and scope are `.release.cta` and
     try_wait's `.acquire.cta`; `barrier.sync.aligned` is `bar.sync`; a store's or load's `.u32`
-    / `.s32` is `.b32` (only the size matters)."""
+    / `.s32` is `.b32` (only the size matters). PTX ISA sections: "State Spaces" (`.shared`
+    alone means `.shared::cta`), "mbarrier.arrive" and "mbarrier.test_wait/try_wait" (the
+    defaults of `.sem` and `.scope`), "bar, barrier" (`bar.sync` is `barrier.sync.aligned`)."""
     op = re.sub(r"\.shared(?!::)", ".shared::cta", op)
     if op.startswith("mbarrier.arrive") and not re.search(r"\.(release|relaxed)\b", op):
         op = re.sub(r"^(mbarrier\.arrive(?:\.expect_tx)?)", r"\1.release.cta", op)
