@@ -163,37 +163,44 @@ ALLOWED = ("ld.param", "ld.global", "st.global", "mov.", "cvta.to.", "cvt.", "se
            "mad.", "shl.", "shr.", "and.", "or.", "xor.", "not.", "min.", "max.", "neg.", "bra", "ret")
 
 
-def wait_loop(statements, labels, conditions, wait_at):
-    """What a wait loop does after its wait, for each value of the wait's result (out#0): "exit",
-    "wait again" (a back edge to the wait or before it), "spin" (a back edge that skips the
-    wait), or "unknown" (a branch on anything else). Judges the loop by what it does, so any
-    shape that leaves exactly when the wait completed passes (ours and ThunderKittens')."""
+# A harness load or store with a memory-ordering, volatile or cache-policy part is not plain
+# data movement (ptxas takes the parts in any order, so a prefix cannot tell).
+ORDERED = re.compile(r"\.(acquire|release|relaxed|volatile|mmio|weak|sys|gpu|cta|cluster|L2::\w+|L1::\w+)\b")
+
+
+def wait_loop(statements, conditions, wait_at):
+    """What a wait loop does after its wait, for each value of the wait's result (out#0): "exit"
+    (it returns or runs off the end), "wait again" (it reaches the wait once more), "spin" (it
+    comes back to a statement it already ran without reaching the wait), or "unknown" (a
+    branch or guarded return on anything else). The loop is simulated statement by statement,
+    so any shape that leaves exactly when the wait completed passes (ours and ThunderKittens').
+    `conditions`: index -> (condition, target) for each branch and each guarded return (target
+    None)."""
     outcome = {}
     for value in (True, False):
-        pc, steps, result = wait_at + 1, 0, "exit"
-        while pc < len(statements) and steps < 10000:
-            steps += 1
-            _, op, _ = statements[pc]
-            if op.startswith(("ret", "exit")):
+        pc, seen, result = wait_at + 1, set(), "exit"
+        while pc < len(statements):
+            if pc == wait_at:
+                result = "wait again"
                 break
-            if op.startswith("bra"):
+            if pc in seen:
+                result = "spin"
+                break
+            seen.add(pc)
+            _, op, _ = statements[pc]
+            taken = True
+            if pc in conditions:
                 condition, target = conditions[pc]
                 taken = {"always": True, "out#0": value, "not(out#0)": not value}.get(condition)
                 if taken is None:
                     result = f"unknown ({condition})"
                     break
-                if taken:
-                    if target <= wait_at:
-                        result = "wait again"
-                        break
-                    if target <= pc:
-                        result = "spin"
-                        break
-                    pc = target
-                    continue
+            if op.startswith(("ret", "exit")) and taken:
+                break
+            if op.startswith("bra") and taken:
+                pc = conditions[pc][1]
+                continue
             pc += 1
-        else:
-            result = "spin" if steps >= 10000 else result
         outcome[value] = result
     return outcome
 
@@ -216,11 +223,13 @@ def entries(ptx, param_names, bool_params=()):
         body = ptx[start:end]
         widths = {int(m.group(2)): int(m.group(1)) for m in
                   re.finditer(r"\.param\s+\.[usbf](\d+)\b[^,\n]*?_param_(\d+)", body)}
-        statements, labels = [], {}
+        statements, labels, twice = [], {}, []
         for statement in re.split(r"[;\n]", body[body.index(")"):]):  # after the parameter list
             statement = re.sub(r"//.*", "", statement).strip().lstrip("{}()").strip()
             label = re.match(r"^(\$?\w+):\s*", statement)  # a label before the instruction
             if label:
+                if label.group(1) in labels:  # ptxas takes one per scope; which one a branch means is unclear here
+                    twice.append(label.group(1))
                 labels[label.group(1)] = len(statements)
                 statement = statement[label.end():]
             guard = re.match(r"^@(!?)(%?\w+)\s+", statement)
@@ -235,7 +244,8 @@ def entries(ptx, param_names, bool_params=()):
             if operands and not op.startswith(("st.", "bar", "ret", "bra", ".")) and not op.startswith(FAMILIES):
                 written[operands[0]] = written.get(operands[0], 0) + 1
         sources = Sources(widths, {r for r, n in written.items() if n > 1}, param_names, bool_params)
-        k = {"found": [], "inputs": [], "branches": False, "stores": [], "conditions": [], "unexpected": []}
+        k = {"found": [], "inputs": [], "branches": False, "stores": [], "conditions": [],
+             "unexpected": [f"label {name} defined twice" for name in twice]}
         at, first_family = {}, None
         for index, (guard, op, operands) in enumerate(statements):
             if op == ".reg":
@@ -244,26 +254,29 @@ def entries(ptx, param_names, bool_params=()):
                 continue
             if op.startswith(("bra", "call")) or (guard and op.startswith(("ret", "exit", "trap"))):
                 k["branches"] = True
-            if op.startswith("bra"):
+            if op.startswith("bra") or (guard and op.startswith(("ret", "exit"))):
                 condition = "always"
                 if guard:
                     condition = str(sources.name(guard.group(2)))
                     condition = negate(condition) if guard.group(1) else condition
-                target = labels.get(operands[0] if operands else "", len(statements))
+                target = labels.get(operands[0] if operands else "", len(statements)) if op.startswith("bra") else None
                 at[index] = (condition, target)
-                k["conditions"].append(f"{'back' if target <= index else 'forward'} if {condition}")
+                where = "return" if target is None else "back" if target <= index else "forward"
+                k["conditions"].append(f"{where} if {condition}")
             if op.startswith(FAMILIES):
                 first_family = index if first_family is None else first_family
                 k["found"].append(op)
                 k["inputs"].append(sources.inputs(operands))
                 k["branches"] = k["branches"] or bool(guard)
-            elif not op.startswith(ALLOWED):
+            elif not op.startswith(ALLOWED) or (op.startswith(("ld.global", "st.global")) and ORDERED.search(op)):
                 k["unexpected"].append(op)
-            elif op.startswith("st.global") and len(operands) == 2:
-                k["stores"].append(f"{sources.name(operands[0])}={sources.name(operands[1])}")
+            elif op.startswith("st.global"):
+                if len(operands) != 2:
+                    k["unexpected"].append(f"{op} with {len(operands)} operands")
+                k["stores"].append(f"{sources.name(operands[0])}={sources.name(operands[-1])}")
             else:
                 sources.record(op, operands)
-        k["loop"] = wait_loop(statements, labels, at, first_family) if first_family is not None else {}
+        k["loop"] = wait_loop(statements, at, first_family) if first_family is not None else {}
         out[name] = k
     return out, bool(funcs)
 
@@ -272,8 +285,8 @@ def normalise(op):
     """One spelling for the forms the PTX ISA defines as the same instruction, so a rewrite that
     spells one (hand-written asm, another CCCL overload) is not reported: `.shared` is
     `.shared::cta`; mbarrier.arrive's default semantics and scope are `.release.cta` and
-    try_wait's `.acquire.cta`; `barrier.sync.aligned` is `bar.sync`; a store's or load's `.u32`
-    / `.s32` is `.b32` (only the size matters). PTX ISA sections: "State Spaces" (`.shared`
+    try_wait's `.acquire.cta`; `barrier.sync.aligned` is `bar.sync`; a store's `.u32` / `.s32`
+    is `.b32` (only the size matters). PTX ISA sections: "State Spaces" (`.shared`
     alone means `.shared::cta`), "mbarrier.arrive" and "mbarrier.test_wait/try_wait" (the
     defaults of `.sem` and `.scope`), "bar, barrier" (`bar.sync` is `barrier.sync.aligned`)."""
     op = re.sub(r"\.shared(?!::)", ".shared::cta", op)
@@ -282,6 +295,6 @@ def normalise(op):
     if op.startswith("mbarrier.try_wait") and not re.search(r"\.(acquire|relaxed)\b", op):
         op = re.sub(r"^(mbarrier\.try_wait(?:\.parity)?)", r"\1.acquire.cta", op)
     op = re.sub(r"^barrier\.sync\.aligned$", "bar.sync", op)
-    if op.startswith(("st.", "ld.")):
+    if op.startswith("st."):  # a store writes bits; a load's .s8 / .u8 extend differently, so stay apart
         op = re.sub(r"\.[us](8|16|32|64)$", r".b\1", op)
     return op

@@ -46,7 +46,8 @@ barrier-offset, load-coords-swapped, mma-descriptors-swapped, bf16-halves-swappe
 wait-read-allows-one, generic-address, descriptor-cut, try-wait-negated, wait-parity-flips,
 load-reversed, smem-addr-unconverted, wait-spins-stale, try-wait-not-volatile,
 barrier-no-clobber, keep-input-only, volatile-store-after-init, fence-exit, count-as-bool,
-sleep-never-ends; and the same-meaning rewrites of EQUIVALENTS, on which it must stay quiet.
+sleep-never-ends, wait-back-edge-to-exit, wait-returns-on-success, acquire-load-added,
+underscore-asm-no-clobber; and the same-meaning rewrites of EQUIVALENTS, on which it must stay quiet.
 --peer-tk DIR reads ThunderKittens' sm_100a wrappers (PEER_TABLE) the same way; it must find
 nothing there (scripts/peers/fetch_tk_blackwell.sh fetches them).
 Exit 0: every wrapper matches; 1: a finding (each printed, one line each); 2: the sources did
@@ -104,34 +105,80 @@ def header_functions(path):
     return names, problems
 
 
+def strip_comments(text):
+    """C++ comments removed, string literals kept as they are (a // inside an asm string stays)."""
+    return re.sub(r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?\*/', lambda m: m.group(0) if m.group(0)[0] == '"' else " ",
+                  text, flags=re.S)
+
+
+def local_headers(path, seen=None):
+    """The header and every header it includes with quotes, found beside it, recursively."""
+    seen = set() if seen is None else seen
+    if path in seen or not os.path.isfile(path):
+        return seen
+    seen.add(path)
+    for name in re.findall(r'^\s*#\s*include\s+"([^"]+)"', open(path).read(), re.M):
+        local_headers(os.path.normpath(os.path.join(os.path.dirname(path), name)), seen)
+    return seen
+
+
+def asm_sections(statement):
+    """The colon-separated sections of an asm statement's parentheses (template, outputs,
+    inputs, clobbers), split outside string literals and nested parentheses."""
+    body = statement[statement.index("(") + 1:statement.rindex(")")]
+    sections, current, depth, i = [], "", 0, 0
+    while i < len(body):
+        literal = re.match(r'"(?:\\.|[^"\\])*"', body[i:])
+        if literal:
+            current += literal.group(0)
+            i += len(literal.group(0))
+            continue
+        ch = body[i]
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if ch == ":" and depth == 0:
+            sections.append(current)
+            current = ""
+        else:
+            current += ch
+        i += 1
+    return sections + [current]
+
+
 def asm_problems(path, pure):
-    """Every inline asm of the header outside the `pure` functions must be `asm volatile` with a
-    "memory" clobber: without volatile the compiler may merge or drop it (a try_wait whose result
+    """Every inline asm of the header, and of the local headers it includes, outside the `pure`
+    functions must be volatile (`asm volatile` / `__asm__ __volatile__`) with "memory" in its
+    clobber list: without volatile the compiler may merge or drop it (a try_wait whose result
     it already knows), without the clobber it may move memory accesses across it (a load of
     what a wait made visible, hoisted above the wait). The compiled code shows neither reliably
     (nvcc 13.0 kept loads in place around a clobber-less asm volatile), so the source is read.
     keep_after_wait must also name its registers read-write ("+r"), or it orders nothing."""
-    text = re.sub(r"//[^\n]*|/\*.*?\*/", "", open(path).read(), flags=re.S)
     problems = []
-    functions = [(m.start(), m.group(1)) for m in re.finditer(r"\b(\w+)\s*\([^;{}]*\)\s*(?:const\s*)?\{", text)
-                 if m.group(1) not in ("if", "for", "while", "switch", "return")]
-    for m in re.finditer(r"\basm\b", text):
-        owner = next((n for s, n in reversed(functions) if s < m.start()), "?")
-        depth, i = 0, text.index("(", m.start())
-        for j in range(i, len(text)):
-            depth += {"(": 1, ")": -1}.get(text[j], 0)
-            if depth == 0:
-                break
-        statement = text[m.start():j + 1]
-        if owner in pure:
-            continue
-        if not re.match(r"asm\s+volatile\b", statement):
-            problems.append(f"ASM {owner}: an asm without volatile; the compiler may merge or drop it")
-        if not re.search(r'"memory"\s*\)$', statement):
-            problems.append(f"ASM {owner}: an asm without a \"memory\" clobber; memory accesses may move across it")
-        if owner == "keep_after_wait" and '"+r"' not in statement:
-            problems.append("ASM keep_after_wait: its registers are not read-write (\"+r\"), so it orders nothing")
+    for header in sorted(local_headers(path)):
+        text = strip_comments(open(header).read())
+        where = "" if header == path else f" ({os.path.basename(header)})"
+        functions = [(m.start(), m.group(1)) for m in
+                     re.finditer(r"\b(\w+)\s*\([^;{}]*\)\s*(?:const\s*)?\{", text)
+                     if m.group(1) not in ("if", "for", "while", "switch", "return")]
+        for m in re.finditer(r"\b(?:__asm__|__asm|asm)\b", text):
+            owner = next((n for s, n in reversed(functions) if s < m.start()), "?")
+            depth, i = 0, text.index("(", m.start())
+            for j in range(i, len(text)):
+                depth += {"(": 1, ")": -1}.get(text[j], 0)
+                if depth == 0:
+                    break
+            statement = text[m.start():j + 1]
+            if owner in pure:
+                continue
+            if not re.match(r"(?:__asm__|__asm|asm)\s+(?:volatile|__volatile__)\b", statement):
+                problems.append(f"ASM {owner}{where}: an asm without volatile; the compiler may merge or drop it")
+            sections = asm_sections(statement)
+            if len(sections) < 4 or '"memory"' not in sections[3]:
+                problems.append(f"ASM {owner}{where}: an asm without a \"memory\" clobber; memory accesses may move "
+                                "across it")
+            if owner == "keep_after_wait" and '"+r"' not in statement:
+                problems.append("ASM keep_after_wait: its registers are not read-write (\"+r\"), so it orders nothing")
     return problems
+
 
 def compare(table, got, loops, outputs, pure=()):
     """Prints a finding per entry of the table whose kernel emits other instructions, guards them

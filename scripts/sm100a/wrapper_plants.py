@@ -77,6 +77,21 @@ PLANTS = {
                    '"tcgen05.fence::after_thread_sync;\\n}\\n" :: "r"(threadIdx.x) : "memory"); }'),
     "count-as-bool": ("void mbar_init(std::uint64_t* bar, std::uint32_t arrivals)", "void mbar_init(std::uint64_t* bar, bool arrivals)"),
     "sleep-never-ends": ("    nanoseconds -= chunk;\n", ""),
+    # Found by the third review: a wait loop whose back edge lands on a jump out, a return taken
+    # when the wait completed, a harness load with acquire semantics, `__asm__` without a clobber.
+    "wait-back-edge-to-exit": ("  while (!cuda::ptx::mbarrier_try_wait_parity(bar, parity)) {\n  }",
+                               '  asm volatile("{\\n.reg .pred p;\\nbra.uni W_%=;\\nS_%=:\\nbra.uni D_%=;\\nW_%=:\\n'
+                               'mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\\n@!p bra S_%=;\\nD_%=:\\n}\\n" :: '
+                               '"r"(smem_addr(bar)), "r"(parity) : "memory");'),
+    "wait-returns-on-success": ("  while (!cuda::ptx::mbarrier_try_wait_parity(bar, parity)) {\n  }",
+                                '  asm volatile("{\\n.reg .pred p;\\nW_%=:\\nmbarrier.try_wait.parity.shared::cta.b64 p, [%0], '
+                                '%1;\\n@!p bra W_%=;\\n@!p ret;\\nbra.uni W_%=;\\n}\\n" :: "r"(smem_addr(bar)), "r"(parity) '
+                                ': "memory");'),
+    "acquire-load-added": ("cuda::ptx::op_add, dst, src, bytes);",
+                           'cuda::ptx::op_add, dst, src, bytes);\n  asm volatile("{\\n.reg .b32 t;\\n'
+                           'ld.global.acquire.gpu.b32 t, [%0];\\n}\\n" :: "l"(dst) : "memory");'),
+    "underscore-asm-no-clobber": ('asm volatile("bar.sync %0, %1;\\n" ::"r"(id), "r"(threads) : "memory");',
+                                  '__asm__ volatile("bar.sync %0, %1;\\n" ::"r"(id), "r"(threads));'),
     "wait-in-compiler-barrier": ('for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");',
                                  'for (int i = 0; i < N; ++i) asm volatile("" : "+r"(r[i])::"memory");\n'
                                  '  asm volatile("tcgen05.wait::st.sync.aligned;" ::: "memory");'),

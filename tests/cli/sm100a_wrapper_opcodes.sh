@@ -67,6 +67,12 @@ expect_plant volatile-store-after-init "UNEXPECTED mbar_init:"
 expect_plant fence-exit "UNEXPECTED tc_fence_after_sync:" more
 expect_plant count-as-bool "OPERANDS mbar_init:"
 expect_plant sleep-never-ends "OUTPUTS sleep_ns:" more
+# And by the third: a back edge that lands on a jump out, a return when the wait completed, an
+# acquire load among the harness's plain ones, `__asm__` without a clobber.
+expect_plant wait-back-edge-to-exit "OUTPUTS mbar_wait:"
+expect_plant wait-returns-on-success "OUTPUTS mbar_wait:"
+expect_plant acquire-load-added "UNEXPECTED bulk_reduce_add_f32:"
+expect_plant underscore-asm-no-clobber "ASM named_barrier_sync:"
 # And rewrites that mean the same (hand-written asm for CCCL, the bool as a 0/1 register,
 # ThunderKittens' loop shape, spellings the ISA defines as one instruction) pass.
 for same in hand-asm-arrive hand-asm-mma wait-other-loop-shape arrive-spelled-out barrier-sync-aligned; do
