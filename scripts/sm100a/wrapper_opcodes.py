@@ -64,7 +64,7 @@ import tempfile
 from ptx_reader import WAIT_LOOP, entries, normalise
 from wrapper_plants import EQUIVALENTS, PLANTS
 from wrapper_table import (BOOL_PARAMS, LOOPS, NO_INSTRUCTION, OUTPUTS, PARAM_NAMES, PEER_LOOPS, PEER_OUTPUTS,
-                           PEER_TABLE, PURE, SIGNATURE, TABLE)
+                           PEER_TABLE, PURE, SIGNATURE, TABLE, every_entry)
 
 
 def translation_unit(table=None, prologue=('#include "sm100a_ptx.cuh"', "using namespace vsa::sm100a;"), pure=PURE):
@@ -72,7 +72,7 @@ def translation_unit(table=None, prologue=('#include "sm100a_ptx.cuh"', "using n
     (w_<name>), and for each wrapper that is not pure one that calls it twice (t_<name>)."""
     lines = list(prologue)
     if table is None:
-        table = TABLE + [(name, call, [], []) for name, (call, _) in NO_INSTRUCTION.items()]
+        table = every_entry()
     for name, call, want, _ in table:
         lines.append(f'extern "C" __global__ void w_{name}{SIGNATURE} {{ {call}; }}')
         if want and name not in pure:
@@ -316,7 +316,7 @@ def main():
         if name not in listed and name not in NO_INSTRUCTION:
             print(f"UNLISTED {name}: a function of sm100a_ptx.cuh in neither the table nor NO_INSTRUCTION")
             bad += 1
-    bad += compare(TABLE + [(name, call, [], []) for name, (call, _) in NO_INSTRUCTION.items()], got, LOOPS, OUTPUTS, PURE)
+    bad += compare(every_entry(), got, LOOPS, OUTPUTS, PURE)
     print(f"{len(TABLE)} wrappers in the table, {len(defined)} functions in the header; {bad} problems")
     return 1 if bad else 0
 
