@@ -50,7 +50,7 @@ std::string skip_reason() {
 // Times the whole backward (Delta, kernels, dQ postprocess) with events: 3 warm-ups,
 // 20 timed runs, median. TFLOPS = 2.5 * 4 * D * 64 * 64 * pairs / s (SPEC.md).
 
-// One traced launch (the probe variant with no delays, kernels/sm90a/trace.hpp) right after
+// One traced launch (the trace-only variant: the normal code plus stamps, kernels/sm90a/variant.hpp) right after
 // a few normal ones, summarised: where the time of the first launch sequence goes, by item
 // kind (us from the first consumer start; med over consumer slots or items, max).
 void print_backward_trace(const char* label, Backend& backend, const BackwardArgs& a, bool det) {

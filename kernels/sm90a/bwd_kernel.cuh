@@ -39,10 +39,10 @@ __device__ __forceinline__ unsigned char* align_to_swizzle_atom(unsigned char* s
 }
 
 // Timeline stamp (trace.hpp) by thread 0 of consumer c (record blockIdx.x * 2 + c), in the
-// probe variant only.
-template <bool kProbes>
+// recording variants only (kStamps: the probe and the trace-only variant).
+template <bool kStamps>
 __device__ __forceinline__ void stamp(const BwdParams& p, int consumer, int t, int stamp_id, std::int64_t value = -1) {
-  if constexpr (kProbes) {
+  if constexpr (kStamps) {
     if (t != 0 || p.trace == nullptr) return;
     std::uint64_t* record = p.trace + (std::int64_t(blockIdx.x) * kConsumers + consumer) * kTraceWords;
     if (value < 0)
@@ -57,7 +57,7 @@ __device__ __forceinline__ void stamp(const BwdParams& p, int consumer, int t, i
 // reader's own release orders the producer's next writes (what racecheck follows).
 __device__ __forceinline__ void release_item(SlotSmem& sm) { mbar_arrive(&sm.resident_empty); }
 
-template <bool kAccumulateDq, bool kProbes>
+template <bool kAccumulateDq, bool kProbes, bool kStamps>
 __device__ __forceinline__ void kv_item(SlotSmem& sm, const BwdParams& p, int consumer, int t, const Frag& f,
                                         const WorkItem& w, int pos, int traced) {
   float dk[64], dv[64], dq[64];
@@ -82,7 +82,7 @@ __device__ __forceinline__ void kv_item(SlotSmem& sm, const BwdParams& p, int co
       if (t == 0) store_ds_tile(p, w, q_block, ds_slot, sm.ds_t);
     }
   }
-  stamp<kProbes>(p, consumer, t, trace_item_stamp(traced, 1));
+  stamp<kStamps>(p, consumer, t, trace_item_stamp(traced, 1));
   release_item(sm);
   const std::int64_t at = w.own_block_offset(p);
   // Before this item's dK/dV stores, so the release fence does not wait for those.
@@ -96,7 +96,7 @@ __device__ __forceinline__ void kv_item(SlotSmem& sm, const BwdParams& p, int co
   }
 }
 
-template <bool kProbes>
+template <bool kProbes, bool kStamps>
 __device__ __forceinline__ void q_item(SlotSmem& sm, const BwdParams& p, int consumer, int t, const Frag& f,
                                        const WorkItem& w, int pos, int traced) {
   float dq[64];
@@ -108,7 +108,7 @@ __device__ __forceinline__ void q_item(SlotSmem& sm, const BwdParams& p, int con
     mbar_wait<kProbes>(&sm.full[slot.stage], slot.parity, p.hang_watch, kFull, {slot.stage, n, w.id});
     q_entry<kProbes>(sm, p, slot.stage, dq);
   }
-  stamp<kProbes>(p, consumer, t, trace_item_stamp(traced, 1));
+  stamp<kStamps>(p, consumer, t, trace_item_stamp(traced, 1));
   release_item(sm);
   probe_sleep<kProbes>(p.probes.dq_reduce_ns);
   bf16_bits* dq_block = p.dq + w.own_block_offset(p);
@@ -118,12 +118,12 @@ __device__ __forceinline__ void q_item(SlotSmem& sm, const BwdParams& p, int con
     store_rows_bf16<0, 64>(dq_block, f, dq, p.scale);
 }
 
-template <bool kAccumulateDq, bool kProbes>
+template <bool kAccumulateDq, bool kProbes, bool kStamps>
 __device__ __forceinline__ void consumer_role(SlotSmem& sm, const BwdParams& p, int consumer) {
   const int t = threadIdx.x % kWarpgroupThreads;
   const Frag f(t);
   int pos = 0;  // ring position of the current item's first entry (same count as the producer's)
-  stamp<kProbes>(p, consumer, t, kTraceConsumerStart);
+  stamp<kStamps>(p, consumer, t, kTraceConsumerStart);
   for (std::uint32_t k = 0;; ++k) {
     constexpr HangSite kResidentFull = hang_site(!kAccumulateDq, "resident_full");
     mbar_wait<kProbes>(&sm.resident_full, k & 1u, p.hang_watch, kResidentFull, {0, -1, -1});
@@ -131,28 +131,30 @@ __device__ __forceinline__ void consumer_role(SlotSmem& sm, const BwdParams& p, 
     const int count = *reinterpret_cast<volatile int*>(&sm.item_count);
     const WorkItem w = WorkItem::make(p, id, count);
     if (w.id < 0) {
-      stamp<kProbes>(p, consumer, t, kTraceConsumerEnd);
+      stamp<kStamps>(p, consumer, t, kTraceConsumerEnd);
       return;
     }
     const int traced = int(k);
-    stamp<kProbes>(p, consumer, t, trace_item_stamp(traced, 0), w.id);
+    stamp<kStamps>(p, consumer, t, trace_item_stamp(traced, 0), w.id);
     if constexpr (kAccumulateDq) {
-      kv_item<true, kProbes>(sm, p, consumer, t, f, w, pos, traced);  // the atomic mode has kv items only
+      kv_item<true, kProbes, kStamps>(sm, p, consumer, t, f, w, pos, traced);  // the atomic mode has kv items only
     } else {
       if (w.kv)
-        kv_item<false, kProbes>(sm, p, consumer, t, f, w, pos, traced);
+        kv_item<false, kProbes, kStamps>(sm, p, consumer, t, f, w, pos, traced);
       else
-        q_item<kProbes>(sm, p, consumer, t, f, w, pos, traced);
+        q_item<kProbes, kStamps>(sm, p, consumer, t, f, w, pos, traced);
     }
-    stamp<kProbes>(p, consumer, t, trace_item_stamp(traced, 2));
+    stamp<kStamps>(p, consumer, t, trace_item_stamp(traced, 2));
     pos += w.count;
   }
 }
 
 // kAccumulateDq: kv items also reduce dQ partials into p.dq_accum ("sm90a"); without it
 // the item list also holds q items that compute dQ themselves ("sm90a-det").
-// kProbes: the delay-probe variant (sleeps at the hand-offs named in p.probes).
-template <bool kAccumulateDq, bool kProbes>
+// kProbes: the delay-probe variant (sleeps at the hand-offs named in p.probes, every wait
+// bounded by the hang watch). kStamps: the timeline's stamps (trace.hpp), in the probe variant
+// and in the trace-only variant (kStamps without kProbes: the normal code plus the stamps).
+template <bool kAccumulateDq, bool kProbes, bool kStamps = kProbes>
 __global__ void __launch_bounds__(kThreads, 1) backward_kernel(const __grid_constant__ BwdParams p) {
   extern __shared__ unsigned char smem_raw[];
   BwdSmem& sm = *reinterpret_cast<BwdSmem*>(align_to_swizzle_atom(smem_raw));
@@ -175,10 +177,10 @@ __global__ void __launch_bounds__(kThreads, 1) backward_kernel(const __grid_cons
   if (warpgroup == 0) {
     setmaxnreg_dec<kProducerRegs>();
     const int warp = threadIdx.x / 32;
-    if (warp < kConsumers && threadIdx.x % 32 == 0) producer_role<!kAccumulateDq, kProbes>(sm.slot[warp], p, warp);
+    if (warp < kConsumers && threadIdx.x % 32 == 0) producer_role<!kAccumulateDq, kStamps>(sm.slot[warp], p, warp);
   } else {
     setmaxnreg_inc<kConsumerRegs>();
-    consumer_role<kAccumulateDq, kProbes>(sm.slot[warpgroup - 1], p, warpgroup - 1);
+    consumer_role<kAccumulateDq, kProbes, kStamps>(sm.slot[warpgroup - 1], p, warpgroup - 1);
   }
 }
 

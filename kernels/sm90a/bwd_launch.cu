@@ -32,6 +32,7 @@
 #include "kernel_info.hpp"
 #include "launch.hpp"
 #include "sm90a_common.cuh"
+#include "variant.hpp"
 
 namespace vsa::sm90a {
 namespace {
@@ -146,9 +147,19 @@ Status encode_tensor_maps(bwd::TensorMaps& maps, const BackwardArgs& a) {
   return Status::success();
 }
 
+// The kernel of a variant (variant.hpp): the probe variant also stamps; the trace-only one is
+// the normal code plus the stamps.
 template <bool kAccumulateDq>
-auto backward_kernel(bool probes) {
-  return probes ? bwd::backward_kernel<kAccumulateDq, true> : bwd::backward_kernel<kAccumulateDq, false>;
+auto backward_kernel(Variant variant) {
+  switch (variant) {
+    case Variant::kProbe:
+      return bwd::backward_kernel<kAccumulateDq, true, true>;
+    case Variant::kTraceOnly:
+      return bwd::backward_kernel<kAccumulateDq, false, true>;
+    case Variant::kNormal:
+      break;
+  }
+  return bwd::backward_kernel<kAccumulateDq, false, false>;
 }
 
 // Persistent launch (one CTA per SM at most), with programmatic dependent launch on the
@@ -222,8 +233,11 @@ Status launch_one(const BackwardArgs& a, bool deterministic, bool kv_only = fals
   p.probes = {a.probes.nanoseconds[kProbeBwdReleaseQ], a.probes.nanoseconds[kProbeBwdDqReduce]};
   p.trace = a.trace;
   p.hang_watch = a.hang_watch;
-  const bool probed =
-      p.probes.release_stage_ns != 0 || p.probes.dq_reduce_ns != 0 || a.trace != nullptr || a.hang_watch.on();
+  // Which code runs (variant.hpp): waits bounded by a hang watch, and probe delays, in the probe
+  // variant only; a timeline alone on the trace-only variant.
+  const Variant variant = variant_for({.trace = a.trace != nullptr,
+                                       .probes = p.probes.release_stage_ns != 0 || p.probes.dq_reduce_ns != 0,
+                                       .hang_watch = a.hang_watch.on()});
 
   bwd::PreprocessParams pre{};
   pre.out = a.out;
@@ -270,8 +284,8 @@ Status launch_one(const BackwardArgs& a, bool deterministic, bool kv_only = fals
   bwd::backward_preprocess<<<1 + workers, bwd::kPreprocessThreads, 0, stream>>>(pre);
   if (const Status st = device::last_launch_status(); !st.ok()) return st;
 
-  if (deterministic) return launch_persistent(backward_kernel<false>(probed), p, stream);
-  if (const Status st = launch_persistent(backward_kernel<true>(probed), p, stream); !st.ok()) return st;
+  if (deterministic) return launch_persistent(backward_kernel<false>(variant), p, stream);
+  if (const Status st = launch_persistent(backward_kernel<true>(variant), p, stream); !st.ok()) return st;
   const std::int64_t pair_count = s.tensor_elems() / 8;
   bwd::dq_postprocess_kernel<<<device::elementwise_blocks(pair_count), device::kElementwiseThreads, 0, stream>>>(
       pair_count, reinterpret_cast<const float4*>(p.dq_accum), p.scale, a.dq);
@@ -340,10 +354,10 @@ std::vector<KernelInfo> backward_kernels(bool deterministic) {
   std::vector<KernelInfo> infos{
       device::kernel_info(reinterpret_cast<const void*>(&bwd::backward_preprocess), "sm90a.bwd.preprocess", false)};
   if (deterministic) {
-    infos.push_back(device::kernel_info(reinterpret_cast<const void*>(backward_kernel<false>(false)),
+    infos.push_back(device::kernel_info(reinterpret_cast<const void*>(backward_kernel<false>(Variant::kNormal)),
                                         "sm90a.bwd.kv_and_q_items", true));
   } else {
-    infos.push_back(device::kernel_info(reinterpret_cast<const void*>(backward_kernel<true>(false)),
+    infos.push_back(device::kernel_info(reinterpret_cast<const void*>(backward_kernel<true>(Variant::kNormal)),
                                         "sm90a.bwd.kv_items_dq_atomic", true));
     infos.push_back(device::kernel_info(reinterpret_cast<const void*>(&bwd::dq_postprocess_kernel),
                                         "sm90a.bwd.dq_postprocess", false));

@@ -67,14 +67,15 @@ __device__ __forceinline__ void publish_item(SlotSmem& sm, const BwdParams& p, c
 
 // kHasQItems: the deterministic mode (the atomic mode's kernel carries no q path: measured
 // +1.5% for the atomic backward at S = 4096, notes/runs.md run 16).
-template <bool kHasQItems, bool kProbes>
+// kStamps: the timeline's dependency stamp (the probe and trace-only variants).
+template <bool kHasQItems, bool kStamps>
 __device__ __forceinline__ void producer_role(SlotSmem& sm, const BwdParams& p, int slot) {
   prefetch_tensor_map(&p.maps.q);
   prefetch_tensor_map(&p.maps.k);
   prefetch_tensor_map(&p.maps.v);
   prefetch_tensor_map(&p.maps.d_out);
   grid_dependency_wait();  // the preprocess kernel's order, Delta and counter reset
-  if constexpr (kProbes)
+  if constexpr (kStamps)
     if (p.trace != nullptr)
       trace_stamp(p.trace + (std::int64_t(blockIdx.x) * kConsumers + slot) * kTraceWords, kTraceDependency);
   int pos = 0;               // ring position of the next entry

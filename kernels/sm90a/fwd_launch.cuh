@@ -10,7 +10,7 @@
 
 #include "fwd_kernel.cuh"
 #include "fwd_layout.hpp"
-#include "fwd_variant.hpp"
+#include "variant.hpp"
 #include "fwd_schedule.cuh"
 #include "fwd_work_order.hpp"
 #include "vsa/backend.hpp"
@@ -173,7 +173,7 @@ template <class Cfg>
     if (Status st = cuda_status(cudaGetLastError(), "launch order_longest_first"); !st.ok()) return st;
   }
 
-  // Which code runs (fwd_variant.hpp): waits bounded by a hang watch, and probe delays, in the
+  // Which code runs (variant.hpp): waits bounded by a hang watch, and probe delays, in the
   // probe variant only; a timeline alone on the trace-only variant where there is one.
   ask.three_groups = three;
   const Variant variant = variant_for(ask);

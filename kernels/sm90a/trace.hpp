@@ -4,9 +4,9 @@
 // item, the item boundaries, the tail). Plain C++ so host code can read the layout.
 //
 // Only a recording variant of a kernel records (ForwardArgs::trace or BackwardArgs::trace
-// non-null selects it): the forward's trace-only variant (tile_config.hpp, TraceOnly: the
-// normal code plus the stamps) where no probe or hang watch is asked for, else the probe
-// variant; the backward's probe variant. The timed kernels carry none of it. One record of kTraceWords
+// non-null selects it, variant.hpp): the trace-only variant (the normal code plus the stamps:
+// the forward's tile_config.hpp TraceOnly, the backward's kStamps) where no probe or hang
+// watch is asked for, else the probe variant. The timed kernels carry none of it. One record of kTraceWords
 // words per consumer slot (blockIdx.x * consumers + slot), in both kernels each consumer
 // runs its own items. Each stamp is two words: %globaltimer
 // (ns, one clock for every SM) and clock64 (this SM's cycles), except the backward's item

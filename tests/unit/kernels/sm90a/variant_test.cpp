@@ -1,12 +1,13 @@
-// Which forward variant a launch runs (kernels/sm90a/fwd_variant.hpp). A timeline alone must
+// Which kernel variant a launch runs (kernels/sm90a/variant.hpp; the backward asks with no
+// layout, as the forward's two-group layout does). A timeline alone must
 // run the trace-only variant (the normal code plus stamps) where one exists: on the probe
 // variant it described a kernel up to 19% slower than the timed one (notes/runs.md, run 56).
 // Probes and the hang watch need the probe variant whatever else is asked.
 #include <gtest/gtest.h>
 
-#include "kernels/sm90a/fwd_variant.hpp"
+#include "kernels/sm90a/variant.hpp"
 
-namespace vsa::sm90a::fwd {
+namespace vsa::sm90a {
 namespace {
 
 TEST(Sm90aForwardVariant, NothingAskedRunsTheNormalKernel) {
@@ -39,4 +40,4 @@ TEST(Sm90aForwardVariant, LayoutsWithoutATraceOnlyKernelRecordOnTheirProbeVarian
 }
 
 }  // namespace
-}  // namespace vsa::sm90a::fwd
+}  // namespace vsa::sm90a
