@@ -80,22 +80,62 @@ def translation_unit(table=None, prologue=('#include "sm100a_ptx.cuh"', "using n
     return "\n".join(lines) + "\n"
 
 
+STRING_LITERAL = r'"(?:\\.|[^"\\\n])*"' + r"|'(?:\\.|[^'\\\n])*'"
+LITERAL = re.compile(STRING_LITERAL)
+
+
+def strip_comments(text):
+    """C++ comments removed, string and character literals kept as they are (a // inside an asm
+    string stays)."""
+    return re.sub(STRING_LITERAL + r"|//[^\n]*|/\*.*?\*/",
+                  lambda m: m.group(0) if m.group(0)[0] in "\"'" else " ", text, flags=re.S)
+
+
+def closing_paren(text, i):
+    """The offset of the parenthesis that closes the one at text[i], skipping string and character
+    literals (a parenthesis inside an asm template is not the statement's)."""
+    depth = 0
+    while i < len(text):
+        literal = LITERAL.match(text, i)
+        if literal:
+            i += len(literal.group(0))
+            continue
+        depth += {"(": 1, ")": -1}.get(text[i], 0)
+        if depth == 0:
+            return i
+        i += 1
+    return len(text) - 1
+
+
+# A function definition in comment-free source: specifiers and return type (after the last ;, {
+# or }), the name, the parameter list (no braces or semicolons), an optional const, the body's {.
+FUNCTION_DEFINITION = re.compile(r"([^;{}]*?)\b(\w+)\s*\(([^;{}]*?)\)\s*(?:const\s*)?\{")
+NOT_FUNCTIONS = ("if", "for", "while", "switch", "return")
+
+
+def function_definitions(text):
+    """(name's offset, specifiers, name, parameters) of every function definition in `text`
+    (comments removed), in order. The one reading of definitions both checks below use."""
+    return [(m.start(2), m.group(1), m.group(2), m.group(3)) for m in FUNCTION_DEFINITION.finditer(text)
+            if m.group(2) not in NOT_FUNCTIONS]
+
+
 def header_functions(path):
     """(name -> how many definitions, problems) for the header: every definition (a parameter
     list followed by a body) whose specifiers include __device__, in any order, whatever its
     return type. Problems: a __device__ the scan could not read as such a definition (a macro,
     a brace in a parameter list), or a parameter with a default value (the table compiles one
     call per name, so another path through a default would go unchecked)."""
-    text = re.sub(r"//[^\n]*|/\*.*?\*/", "", open(path).read(), flags=re.S)
+    text = strip_comments(open(path).read())
     names, problems, read = {}, [], 0
-    for m in re.finditer(r"([^;{}]*?)\b(\w+)\s*\(([^;{}]*?)\)\s*(?:const\s*)?\{", text):
-        if "__device__" not in m.group(1) or m.group(2) in ("if", "for", "while", "switch", "return"):
+    for _, specifiers, name, parameters in function_definitions(text):
+        if "__device__" not in specifiers:
             continue
-        read += m.group(1).count("__device__")
-        names[m.group(2)] = names.get(m.group(2), 0) + 1
-        if "=" in m.group(3):
-            problems.append(f"DEFAULT {m.group(2)}: a parameter with a default value; give every call its arguments")
-    total = len(re.findall(r"\b__device__\b", text))
+        read += specifiers.count("__device__")
+        names[name] = names.get(name, 0) + 1
+        if "=" in parameters:
+            problems.append(f"DEFAULT {name}: a parameter with a default value; give every call its arguments")
+    total = len(re.findall(r"\b__device__\b", re.sub(STRING_LITERAL, '""', text)))
     if total != read:
         problems.append(f"UNREAD {total - read} of the header's {total} __device__ declarations are not function "
                         "definitions this check can read (a macro, a brace in a parameter list): write them out")
@@ -103,12 +143,6 @@ def header_functions(path):
         if count > 1:
             problems.append(f"OVERLOAD {name}: defined {count} times; the table compiles one of them")
     return names, problems
-
-
-def strip_comments(text):
-    """C++ comments removed, string literals kept as they are (a // inside an asm string stays)."""
-    return re.sub(r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?\*/', lambda m: m.group(0) if m.group(0)[0] == '"' else " ",
-                  text, flags=re.S)
 
 
 def local_headers(path, seen=None):
@@ -128,7 +162,7 @@ def asm_sections(statement):
     body = statement[statement.index("(") + 1:statement.rindex(")")]
     sections, current, depth, i = [], "", 0, 0
     while i < len(body):
-        literal = re.match(r'"(?:\\.|[^"\\])*"', body[i:])
+        literal = LITERAL.match(body, i)
         if literal:
             current += literal.group(0)
             i += len(literal.group(0))
@@ -156,17 +190,12 @@ def asm_problems(path, pure):
     for header in sorted(local_headers(path)):
         text = strip_comments(open(header).read())
         where = "" if header == path else f" ({os.path.basename(header)})"
-        functions = [(m.start(), m.group(1)) for m in
-                     re.finditer(r"\b(\w+)\s*\([^;{}]*\)\s*(?:const\s*)?\{", text)
-                     if m.group(1) not in ("if", "for", "while", "switch", "return")]
-        for m in re.finditer(r"\b(?:__asm__|__asm|asm)\b", text):
+        functions = [(start, name) for start, _, name, _ in function_definitions(text)]
+        # asm keywords outside literals: a literal's text is blanked (same length) for the search
+        code = re.sub(STRING_LITERAL, lambda lit: '"' + " " * (len(lit.group(0)) - 2) + '"', text)
+        for m in re.finditer(r"\b(?:__asm__|__asm|asm)\b", code):
             owner = next((n for s, n in reversed(functions) if s < m.start()), "?")
-            depth, i = 0, text.index("(", m.start())
-            for j in range(i, len(text)):
-                depth += {"(": 1, ")": -1}.get(text[j], 0)
-                if depth == 0:
-                    break
-            statement = text[m.start():j + 1]
+            statement = text[m.start():closing_paren(text, text.index("(", m.start())) + 1]
             if owner in pure:
                 continue
             if not re.match(r"(?:__asm__|__asm|asm)\s+(?:volatile|__volatile__)\b", statement):

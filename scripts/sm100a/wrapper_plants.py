@@ -108,6 +108,9 @@ EQUIVALENTS = {
     "arrive-spelled-out": ("void mbar_arrive(std::uint64_t* bar) { (void)cuda::ptx::mbarrier_arrive(bar); }",
                            'void mbar_arrive(std::uint64_t* bar) { asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, '
                            '[%0];" :: "r"(smem_addr(bar)) : "memory"); }'),
+    # A parenthesis inside the template (here in a PTX comment) is not the statement's end.
+    "paren-in-asm-template": ('asm volatile("bar.sync %0, %1;\\n" ::"r"(id), "r"(threads) : "memory");',
+                              'asm volatile("bar.sync %0, %1; // :)\\n" ::"r"(id), "r"(threads) : "memory");'),
     "barrier-sync-aligned": ('asm volatile("bar.sync %0, %1;\\n" ::"r"(id), "r"(threads) : "memory");',
                              'asm volatile("barrier.sync.aligned %0, %1;\\n" ::"r"(id), "r"(threads) : "memory");'),
     "hand-asm-arrive": ("void mbar_arrive(std::uint64_t* bar) { (void)cuda::ptx::mbarrier_arrive(bar); }",

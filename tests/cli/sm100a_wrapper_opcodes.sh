@@ -74,8 +74,10 @@ expect_plant wait-returns-on-success "OUTPUTS mbar_wait:"
 expect_plant acquire-load-added "UNEXPECTED bulk_reduce_add_f32:"
 expect_plant underscore-asm-no-clobber "ASM named_barrier_sync:"
 # And rewrites that mean the same (hand-written asm for CCCL, the bool as a 0/1 register,
-# ThunderKittens' loop shape, spellings the ISA defines as one instruction) pass.
-for same in hand-asm-arrive hand-asm-mma wait-other-loop-shape arrive-spelled-out barrier-sync-aligned; do
+# ThunderKittens' loop shape, spellings the ISA defines as one instruction, a parenthesis inside
+# an asm template) pass.
+for same in hand-asm-arrive hand-asm-mma wait-other-loop-shape arrive-spelled-out barrier-sync-aligned \
+    paren-in-asm-template; do
   python3 "$CHECK" --src "$SRC" --nvcc "$NVCC" --plant "$same" >"$WORK/$same.txt" 2>&1 \
     || { cat "$WORK/$same.txt"; fail "the same-meaning rewrite $same was reported"; }
   echo "rewrite $same: $(tail -1 "$WORK/$same.txt")"
