@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # scripts/device/pack_build.sh on a stand-in build folder: the default carries vsa-bench, the
 # GPU tests and the plugins only; --tools adds the two drivers trace.sh runs and no unit tests;
-# --all adds every tool and the unit tests; an unknown option exits 2.
+# --all adds every tool and the unit tests; --xz leaves one archive that unpacks to the same
+# files; an unknown option exits 2.
 # Usage: pack_build_script.sh <vsa-bench> <source dir>
 source "$(dirname "$0")/lib.sh"
 B="$WORK/build"
@@ -25,6 +26,15 @@ got="$(listing "$WORK/slim")"
 "$SRC/scripts/device/pack_build.sh" "$B" "$WORK/slim" --all > /dev/null || fail "--all pack exited $?"
 [ -x "$WORK/slim/tests/vsa_unit_tests" ] && [ -x "$WORK/slim/tools/sm90a_fwd_bench" ] || fail "--all pack: $(listing "$WORK/slim")"
 
+"$SRC/scripts/device/pack_build.sh" "$B" "$WORK/slim" --tools --xz > /dev/null || fail "--tools --xz pack exited $?"
+got="$(listing "$WORK/slim")"
+[ "$got" = "./slim.tar.xz " ] || fail "--xz pack left more than the archive: $got"
+tar xJf "$WORK/slim/slim.tar.xz" -C "$WORK/slim" || fail "the --xz archive does not unpack"
+got="$(listing "$WORK/slim")"
+[ "$got" = "./plugins/example.so ./slim.tar.xz ./tests/vsa_device_tests ./tools/sm90a_bwd_timing ./tools/sm90a_fwd_trace ./vsa-bench " ] ||
+  fail "--tools --xz unpacked: $got"
+[ -x "$WORK/slim/vsa-bench" ] || fail "--xz lost the executable bit"
+
 "$SRC/scripts/device/pack_build.sh" "$B" "$WORK/slim" --bogus > /dev/null 2>&1
 [ $? = 2 ] || fail "an unknown option should exit 2"
-echo "pack_build.sh: default, --tools and --all carry what they say; an unknown option exits 2"
+echo "pack_build.sh: default, --tools, --all and --xz carry what they say; an unknown option exits 2"
