@@ -1,6 +1,7 @@
 // sm90a-det internals that the backend conformance suite (conformance_test.cpp: accuracy,
 // probe variants, reproducibility, two streams) does not reach: the chunked launch of the
-// deterministic backward. Skips with the reason on machines without a CC 9.0 GPU.
+// deterministic backward, and its trace-only variant (variant.hpp). Skips with the reason on
+// machines without a CC 9.0 GPU.
 // The timing driver is tools/sm90a_bwd_timing.cpp.
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
@@ -15,6 +16,8 @@
 #include "bwd_cases.hpp"
 #include "launch.hpp"
 #include "portable_runs.hpp"
+#include "trace.hpp"
+#include "trace_summary.hpp"
 
 namespace vsa::test {
 namespace {
@@ -72,6 +75,38 @@ TEST_F(Sm90aTest, DeterministicBackwardInChunksMatchesOneLaunch) {
     EXPECT_EQ(chunked.dk, whole.dk) << "chunks of " << chunk;
     EXPECT_EQ(chunked.dv, whole.dv) << "chunks of " << chunk;
   }
+}
+
+// A timeline alone runs the trace-only variant (the normal code plus stamps): the same bits as
+// the untraced launch, and a stamp for every kv and q item (the deterministic mode: kv items,
+// then q items, one of each per (b, h, block)).
+TEST_F(Sm90aTest, DeterministicBackwardTraceOnlyGivesTheSameBitsAndStampsEveryItem) {
+  const Problem p = make_case(many_items_case());
+  const BackwardInputs in = naive_backward_inputs(p);
+  const DeviceInputs dev(p);
+  const BackwardOutputs plain = device_backward(sm90a_backend(true), p, dev, in);
+
+  const Shape shape = backward_shape(p, in.k2q.max_q);
+  int sms = 0;
+  check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "SM count");
+  DeviceBuffer<std::uint64_t> trace(std::size_t(sms) * 2 * sm90a::kTraceWords);  // a record per consumer
+  trace.fill_bytes(0);
+  BackwardCall call(p, dev, in, sm90a::deterministic_backward_workspace_bytes(shape, shape.bh()));
+  call.args.trace = trace.get();
+  ASSERT_TRUE(ok(sm90a::launch_deterministic_backward(call.args, shape.bh())));
+  const BackwardOutputs traced = call.outputs();
+  EXPECT_EQ(traced.dq, plain.dq);
+  EXPECT_EQ(traced.dk, plain.dk);
+  EXPECT_EQ(traced.dv, plain.dv);
+
+  const std::int64_t items = shape.bh() * shape.num_blocks;  // 432 kv items, 432 q items
+  const sm90a::BwdTraceSummary t = sm90a::summarize_backward_trace(trace.download(), items);
+  EXPECT_GT(t.slots, 0);
+  // Each slot stamps its first kTraceItems items; 864 items over the slots fit that many.
+  ASSERT_LE(2 * items, std::int64_t(t.slots) * sm90a::kTraceItems);
+  EXPECT_EQ(t.kv_items, items);
+  EXPECT_EQ(t.q_items, items);
+  EXPECT_GT(t.last_done_max_us, 0.0);
 }
 
 }  // namespace
