@@ -53,27 +53,34 @@ Case many_items_case() {
   return {{"b3h6_nb24_many_items", 3, 6, 24, 128, 64, 6, 28, 1.0f, VbsPattern::random, true}, Rows::random};
 }
 
+// That case on the device, with the deterministic backend's gradients from one launch sequence.
+struct ManyItems {
+  Problem p = make_case(many_items_case());
+  BackwardInputs in = naive_backward_inputs(p);
+  DeviceInputs dev{p};
+  BackwardOutputs whole = device_backward(sm90a_backend(true), p, dev, in);
+  Shape shape = backward_shape(p, in.k2q.max_q);
+};
+
+void expect_same_bits(const BackwardOutputs& got, const BackwardOutputs& want, const std::string& what) {
+  EXPECT_EQ(got.dq, want.dq) << what;
+  EXPECT_EQ(got.dk, want.dk) << what;
+  EXPECT_EQ(got.dv, want.dv) << what;
+}
+
 // The deterministic mode processes heads in chunks when the dS^T tiles would exceed their
 // budget (bwd_launch.cu). Chunks of 4 and of 1 (b, h) pairs, on 18 pairs (the last chunk
 // short), give the same bits as the whole problem in one launch sequence: every head's
 // work is independent and summed in the same order.
 TEST_F(Sm90aTest, DeterministicBackwardInChunksMatchesOneLaunch) {
-  const Problem p = make_case(many_items_case());
-  const BackwardInputs in = naive_backward_inputs(p);
-  const DeviceInputs dev(p);
-  const BackwardOutputs whole = device_backward(sm90a_backend(true), p, dev, in);
-
-  const Shape shape = backward_shape(p, in.k2q.max_q);
+  const ManyItems m;
   for (std::int64_t chunk : {4, 1}) {
-    ASSERT_LT(chunk, shape.bh());
-    const std::size_t bytes = sm90a::deterministic_backward_workspace_bytes(shape, chunk);
-    EXPECT_LT(bytes, sm90a::deterministic_backward_workspace_bytes(shape, shape.bh()));
-    BackwardCall call(p, dev, in, bytes);
+    ASSERT_LT(chunk, m.shape.bh());
+    const std::size_t bytes = sm90a::deterministic_backward_workspace_bytes(m.shape, chunk);
+    EXPECT_LT(bytes, sm90a::deterministic_backward_workspace_bytes(m.shape, m.shape.bh()));
+    BackwardCall call(m.p, m.dev, m.in, bytes);
     ASSERT_TRUE(ok(sm90a::launch_deterministic_backward(call.args, chunk)));
-    const BackwardOutputs chunked = call.outputs();
-    EXPECT_EQ(chunked.dq, whole.dq) << "chunks of " << chunk;
-    EXPECT_EQ(chunked.dk, whole.dk) << "chunks of " << chunk;
-    EXPECT_EQ(chunked.dv, whole.dv) << "chunks of " << chunk;
+    expect_same_bits(call.outputs(), m.whole, "chunks of " + std::to_string(chunk));
   }
 }
 
@@ -81,25 +88,17 @@ TEST_F(Sm90aTest, DeterministicBackwardInChunksMatchesOneLaunch) {
 // the untraced launch, and a stamp for every kv and q item (the deterministic mode: kv items,
 // then q items, one of each per (b, h, block)).
 TEST_F(Sm90aTest, DeterministicBackwardTraceOnlyGivesTheSameBitsAndStampsEveryItem) {
-  const Problem p = make_case(many_items_case());
-  const BackwardInputs in = naive_backward_inputs(p);
-  const DeviceInputs dev(p);
-  const BackwardOutputs plain = device_backward(sm90a_backend(true), p, dev, in);
-
-  const Shape shape = backward_shape(p, in.k2q.max_q);
+  const ManyItems m;
   int sms = 0;
   check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "SM count");
   DeviceBuffer<std::uint64_t> trace(std::size_t(sms) * 2 * sm90a::kTraceWords);  // a record per consumer
   trace.fill_bytes(0);
-  BackwardCall call(p, dev, in, sm90a::deterministic_backward_workspace_bytes(shape, shape.bh()));
+  BackwardCall call(m.p, m.dev, m.in, sm90a::deterministic_backward_workspace_bytes(m.shape, m.shape.bh()));
   call.args.trace = trace.get();
-  ASSERT_TRUE(ok(sm90a::launch_deterministic_backward(call.args, shape.bh())));
-  const BackwardOutputs traced = call.outputs();
-  EXPECT_EQ(traced.dq, plain.dq);
-  EXPECT_EQ(traced.dk, plain.dk);
-  EXPECT_EQ(traced.dv, plain.dv);
+  ASSERT_TRUE(ok(sm90a::launch_deterministic_backward(call.args, m.shape.bh())));
+  expect_same_bits(call.outputs(), m.whole, "traced");
 
-  const std::int64_t items = shape.bh() * shape.num_blocks;  // 432 kv items, 432 q items
+  const std::int64_t items = m.shape.bh() * m.shape.num_blocks;  // 432 kv items, 432 q items
   const sm90a::BwdTraceSummary t = sm90a::summarize_backward_trace(trace.download(), items);
   EXPECT_GT(t.slots, 0);
   // Each slot stamps its first kTraceItems items; 864 items over the slots fit that many.
