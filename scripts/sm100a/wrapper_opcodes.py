@@ -11,7 +11,7 @@ wrapper for sm_100a to PTX (nvcc -ptx) and compares, per kernel, the instruction
 families below, in order, with the table: the table is the specification, each entry named
 by its PTX ISA section.
 
-  wrapper_opcodes.py [--src DIR] [--nvcc PATH] [--plant NAME | --peer-tk DIR]
+  wrapper_opcodes.py [--src DIR] [--nvcc PATH] [--plant NAME] [--peer-tk DIR]
 
 The specification (TABLE, OUTPUTS, NO_INSTRUCTION, PEER_TABLE) is wrapper_table.py, the planted
 defects and same-meaning rewrites wrapper_plants.py, and the reading of the PTX ptx_reader.py.
@@ -49,7 +49,8 @@ barrier-no-clobber, keep-input-only, volatile-store-after-init, fence-exit, coun
 sleep-never-ends, wait-back-edge-to-exit, wait-returns-on-success, acquire-load-added,
 underscore-asm-no-clobber; and the same-meaning rewrites of EQUIVALENTS, on which it must stay quiet.
 --peer-tk DIR reads ThunderKittens' sm_100a wrappers (PEER_TABLE) the same way; it must find
-nothing there (scripts/peers/fetch_tk_blackwell.sh fetches them).
+nothing there (scripts/peers/fetch_tk_blackwell.sh fetches them). With --plant tk-NAME it reads
+a copy with one of PEER_PLANTS' defects, and must report it.
 Exit 0: every wrapper matches; 1: a finding (each printed, one line each); 2: the sources did
 not compile or bad usage.
 """
@@ -62,7 +63,7 @@ import sys
 import tempfile
 
 from ptx_reader import WAIT_LOOP, entries, normalise
-from wrapper_plants import EQUIVALENTS, PLANTS
+from wrapper_plants import EQUIVALENTS, PEER_PLANTS, PLANTS, plant_peer
 from wrapper_table import (BOOL_PARAMS, LOOPS, NO_INSTRUCTION, OUTPUTS, PARAM_NAMES, PEER_LOOPS, PEER_OUTPUTS,
                            PEER_TABLE, PURE, SIGNATURE, TABLE, every_entry)
 
@@ -277,16 +278,25 @@ def compile_ptx(nvcc, source, includes, ptx, std="c++17", defines=()):
     return subprocess.run(cmd, capture_output=True, text=True)
 
 
-def check_peer(nvcc, tk_dir):
+def check_peer(nvcc, tk_dir, plant=None):
     """The same reading of ThunderKittens' own sm_100a wrappers (code nobody here wrote), against
-    PEER_TABLE; it must find nothing."""
+    PEER_TABLE; it must find nothing. With `plant` (PEER_PLANTS), on a copy of the headers with
+    that defect, where it must find it."""
     if not os.path.isfile(os.path.join(tk_dir, "include", "kittens.cuh")):
         print(f"no include/kittens.cuh under {tk_dir}", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory() as scratch:
+        include = os.path.join(tk_dir, "include")
+        if plant:
+            include = os.path.join(scratch, "include")
+            shutil.copytree(os.path.join(tk_dir, "include"), include)
+            error = plant_peer(include, plant)
+            if error:
+                print(error, file=sys.stderr)
+                return 2
         tu, ptx = os.path.join(scratch, "peer.cu"), os.path.join(scratch, "peer.ptx")
         open(tu, "w").write(translation_unit(PEER_TABLE, ('#include "kittens.cuh"',)))
-        run = compile_ptx(nvcc, tu, [os.path.join(tk_dir, "include")], ptx, "c++20",
+        run = compile_ptx(nvcc, tu, [include], ptx, "c++20",
                           ("KITTENS_HOPPER", "KITTENS_BLACKWELL"))
         if run.returncode != 0:
             print("the peer's wrappers did not compile:\n" + run.stderr[-4000:], file=sys.stderr)
@@ -301,14 +311,17 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--src", default=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     ap.add_argument("--nvcc", default=shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")
-    ap.add_argument("--plant", choices=sorted(PLANTS) + sorted(EQUIVALENTS))
+    ap.add_argument("--plant", choices=sorted(PLANTS) + sorted(EQUIVALENTS) + sorted(PEER_PLANTS))
     ap.add_argument("--peer-tk", metavar="DIR", help="read ThunderKittens' wrappers (a checkout) instead")
     args = ap.parse_args()
     if not os.path.exists(args.nvcc):
         print(f"no nvcc at {args.nvcc}", file=sys.stderr)
         return 2
+    if (args.plant in PEER_PLANTS) != bool(args.peer_tk) and args.plant:
+        print(f"--plant {args.plant}: the tk- plants go with --peer-tk, the others without", file=sys.stderr)
+        return 2
     if args.peer_tk:
-        return check_peer(args.nvcc, args.peer_tk)
+        return check_peer(args.nvcc, args.peer_tk, args.plant)
     with tempfile.TemporaryDirectory() as scratch:
         tree = os.path.join(scratch, "sm100a")
         shutil.copytree(os.path.join(args.src, "kernels", "sm100a"), tree,

@@ -1,7 +1,10 @@
 """Defects planted into a scratch copy of kernels/sm100a/sm100a_ptx.cuh (wrapper_opcodes.py
 --plant NAME): PLANTS must each be reported, EQUIVALENTS (rewrites with the same meaning) must
-not. Each is (text that occurs exactly once in the header, its replacement).
+not. Each is (text that occurs exactly once in the header, its replacement). PEER_PLANTS do the
+same to a copy of ThunderKittens' headers (--peer-tk DIR --plant NAME).
 """
+import os
+
 
 PLANTS = {
     "after-fence-as-before": ("cuda::ptx::tcgen05_fence_after_thread_sync()", "cuda::ptx::tcgen05_fence_before_thread_sync()"),
@@ -122,4 +125,46 @@ EQUIVALENTS = {
                      'tcgen05.mma.cta_group::1.kind::f16 [%0], %1, %2, %3, p;\\n}\\n" :: "r"(d_tmem), "l"(a_desc), '
                      '"l"(b_desc), "r"(idesc), "r"(accumulate ? 1u : 0u) : "memory");'),
 }
+
+
+# Defects planted in a copy of ThunderKittens' headers (--peer-tk DIR --plant NAME): the peer
+# run must report each, as it reports nothing on the headers as fetched. Each is (file under
+# include/, an anchor that occurs there exactly once, the text to replace at its first
+# occurrence after the anchor, the replacement). Their texts are TK's at 0b55588d
+# (scripts/peers/fetch_tk_blackwell.sh).
+_TK_SYNC, _TK_TMA, _TK_MMA = "ops/thread/util/sync.cuh", "ops/thread/util/tma.cuh", "ops/thread/mma/tcgen05.cuh"
+_TK_WAIT = "__device__ static inline void wait(semaphore& sem, int kPhaseBit) {"
+PEER_PLANTS = {
+    "tk-mma-descriptors-swapped": (_TK_MMA, '"tcgen05.mma.cta_group::1.kind::f16 [%0], %1, %2, %3, p;}\\n"',
+                                   '"l"(a_desc), "l"(b_desc)', '"l"(b_desc), "l"(a_desc)'),
+    "tk-commit-without-cvta": (_TK_SYNC, "__device__ static inline void tensor_commit(",
+                               '"l"(__cvta_generic_to_shared(&sem))', '"l"(&sem)'),
+    "tk-wait-inverted": (_TK_SYNC, _TK_WAIT, '"@P1                       bra.uni DONE;\\n"',
+                         '"@!P1                      bra.uni DONE;\\n"'),
+    "tk-wait-spins-stale": (_TK_SYNC, _TK_WAIT,
+                            '"LAB_WAIT:\\n"\n        "mbarrier.try_wait.parity.shared::cta.b64 P1, [%0], %1;\\n"',
+                            '"mbarrier.try_wait.parity.shared::cta.b64 P1, [%0], %1;\\n"\n        "LAB_WAIT:\\n"'),
+    "tk-arrive-count-dropped": (_TK_SYNC, "__device__ static inline void arrive(semaphore& sem, uint32_t count) {",
+                                '"mbarrier.arrive.release.cta.shared::cta.b64 _, [%0], %1;\\n"',
+                                '"mbarrier.arrive.release.cta.shared::cta.b64 _, [%0];\\n"'),
+    "tk-after-fence-as-before": (_TK_SYNC, "__device__ static inline void tensor_after_thread_sync() {",
+                                 "tcgen05.fence::after_thread_sync;", "tcgen05.fence::before_thread_sync;"),
+    "tk-init-count-as-bool": (_TK_SYNC, "__device__ static inline void init_semaphore(",
+                              '"r"(thread_count+transaction_count)', '"r"(int(thread_count+transaction_count != 0))'),
+}
+
+
+def plant_peer(include_dir, name):
+    """Applies PEER_PLANTS[name] to the headers under include_dir (a scratch copy); returns an
+    error string, or None."""
+    rel, anchor, old, new = PEER_PLANTS[name]
+    path = os.path.join(include_dir, rel)
+    text = open(path).read()
+    if text.count(anchor) != 1:
+        return f"plant {name}: its anchor is not in {rel} exactly once"
+    at = text.index(old, text.index(anchor)) if old in text[text.index(anchor):] else -1
+    if at < 0:
+        return f"plant {name}: its text is not in {rel} after its anchor"
+    open(path, "w").write(text[:at] + new + text[at + len(old):])
+    return None
 

@@ -19,8 +19,8 @@ grep -q "; 0 problems$" "$WORK/real.txt" || fail "no summary line with 0 problem
 
 FINDINGS='^(MISMATCH|UNLISTED|GUARDED|MISSING|CALLED|OVERLOAD|DEFAULT|UNREAD|OPERANDS|OUTPUTS|UNEXPECTED|VOLATILE|ASM) '
 expect_plant() {  # PLANT FINDING [more]: the plant must exit 1 with that finding ("KIND name"), and only
-  # it unless a third argument says others may come with it
-  python3 "$CHECK" --src "$SRC" --nvcc "$NVCC" --plant "$1" >"$WORK/$1.txt" 2>&1; rc=$?
+  # it unless a third argument says others may come with it. PEER_ARGS: --peer-tk DIR for tk- plants.
+  python3 "$CHECK" --src "$SRC" --nvcc "$NVCC" ${PEER_ARGS:-} --plant "$1" >"$WORK/$1.txt" 2>&1; rc=$?
   [ "$rc" = 1 ] || { cat "$WORK/$1.txt"; fail "plant $1: exit $rc, expected 1"; }
   grep -Eq "^$2" "$WORK/$1.txt" || { cat "$WORK/$1.txt"; fail "plant $1 did not report $2"; }
   [ $# -gt 2 ] || [ "$(grep -Ec "$FINDINGS" "$WORK/$1.txt")" = 1 ] || { cat "$WORK/$1.txt"; fail "plant $1: more than one finding"; }
@@ -91,6 +91,16 @@ if [ -f "$TK/include/kittens.cuh" ]; then
   cat "$WORK/peer.txt"
   [ "$rc" = 0 ] || fail "the check reported ThunderKittens' wrappers (rc $rc)"
   grep -q "wrappers read; 0 problems$" "$WORK/peer.txt" || fail "no peer summary with 0 problems"
+  # And each defect planted in a copy of those headers is reported.
+  PEER_ARGS="--peer-tk $TK"
+  expect_plant tk-mma-descriptors-swapped "OPERANDS st_st:"
+  expect_plant tk-commit-without-cvta "OPERANDS tensor_commit:"
+  expect_plant tk-wait-inverted "OUTPUTS wait:"
+  expect_plant tk-wait-spins-stale "OUTPUTS wait:"
+  expect_plant tk-arrive-count-dropped "OPERANDS arrive_count:"
+  expect_plant tk-after-fence-as-before "MISMATCH tensor_after_thread_sync:"
+  expect_plant tk-init-count-as-bool "OPERANDS init_semaphore:"
+  PEER_ARGS=""
 else
   echo "peer run skipped: no ThunderKittens headers at $TK (scripts/peers/fetch_tk_blackwell.sh, or set VSA_PEER_TK)"
 fi
