@@ -11,7 +11,7 @@ namespace vsa::sm90a {
 enum class Variant { kNormal, kProbe, kTraceOnly };
 
 struct VariantAsk {
-  bool trace = false;         // ForwardArgs::trace set: record the timeline
+  bool trace = false;         // ForwardArgs::trace / BackwardArgs::trace set: record the timeline
   bool probes = false;        // any delay probe set
   bool hang_watch = false;    // the hang watch on
   bool three_groups = false;  // forward: the three-group layout (fwd_layout.hpp)
