@@ -7,7 +7,7 @@
 # 1. Forward, S = 4096 .. 16384 at several densities (tools/sm90a_fwd_trace).
 # 2. Backward, both modes, S = 4096 / 16384 / 65536 (tools/sm90a_bwd_timing: the whole
 #    backward, the det mode's kv phase alone, and a TRACE line up to 16384).
-# Prints the two tables last. Exit: the drivers' exit code.
+# Prints the two tables last, then the backward's trace cost per size. Exit: the drivers' exit code.
 set -uo pipefail
 BUILD="${1:?build dir}"; OUT="${2:-}"
 FWD="$BUILD/tools/sm90a_fwd_trace"; BWD="$BUILD/tools/sm90a_bwd_timing"
@@ -26,5 +26,20 @@ echo "== forward timeline (us)"
 sed -n '/^S  *k  *ev_us/,/^to next arrival/p' "$log"
 echo "== backward: event timing and timeline (us)"
 grep -E "^(TIMING|TRACE)" "$log"
+# The stamps' own cost per backward size: the traced launch's median against the untraced one
+# (the forward's table has it as ev_us against evtr_us).
+echo "== backward: trace cost (traced median / untraced median - 1)"
+grep -E "^TIMING" "$log" | awk '{
+  at = index($0, "S="); label = substr($0, 8, at - 8); sub(/ +$/, "", label)
+  match($0, /S=[0-9]+ +k=[0-9]+/); size = substr($0, RSTART, RLENGTH); gsub(/ +/, " ", size)
+  match($0, /median [0-9.]+/); median = substr($0, RSTART + 7, RLENGTH - 7) + 0
+  if (label ~ / traced$/) { sub(/ traced$/, "", label); traced[label SUBSEP size] = median; order[++n] = label SUBSEP size }
+  else plain[label SUBSEP size] = median
+} END {
+  for (i = 1; i <= n; i++) if ((order[i] in plain) && plain[order[i]] > 0) {
+    split(order[i], part, SUBSEP)
+    printf "%-10s %-16s %+.1f%%\n", part[1], part[2], 100 * (traced[order[i]] / plain[order[i]] - 1)
+  }
+}'
 rm -f "$log"
 exit "$status"
