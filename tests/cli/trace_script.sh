@@ -1,37 +1,53 @@
 #!/usr/bin/env bash
-# scripts/device/trace.sh with stand-in drivers on a machine without a GPU: it prints both
-# tables, the backward's trace cost per size (the traced launch's median against the untraced
-# one, matched by label and size; a label without a traced twin gets no row), keeps the log
-# in OUT_DIR, and exits with the drivers' status.
+# scripts/device/trace.sh against stand-in drivers (tools/sm90a_fwd_trace and
+# tools/sm90a_bwd_timing): the forward table, the backward's TIMING/TRACE lines, and last the
+# backward's trace cost per size (a traced launch's median against the untraced one of the
+# same label and size; a label without a traced twin gets no row); a driver's failure is its
+# exit code, and a build without the drivers is refused with exit 2 naming the file.
 # Usage: trace_script.sh <vsa-bench> <source dir>
 source "$(dirname "$0")/lib.sh"
-B="$WORK/build"; mkdir -p "$B/tools"
-cat > "$B/tools/sm90a_fwd_trace" <<'SH'
-#!/bin/sh
-echo "S         k   ev_us evtr_us |  slots  items"
-echo "4096      8    26.1    26.3 |    264    512"
-echo "to next arrival"
-SH
-cat > "$B/tools/sm90a_bwd_timing" <<'SH'
-#!/bin/sh
+mkdir -p "$WORK/build/tools"
+cat > "$WORK/build/tools/sm90a_fwd_trace" <<'FAKE'
+#!/usr/bin/env bash
+echo "S         k   ev_us evtr_us |  slots  items |  skew"
+echo "4096      8    24.7    25.6 |    264    512 |   1.4"
+echo "us from the first consumer start: skew = latest start"
+echo "to next arrival, done_m / done_x = a slot's last epilogue"
+exit "${FAKE_FWD_EXIT:-0}"
+FAKE
+cat > "$WORK/build/tools/sm90a_bwd_timing" <<'FAKE'
+#!/usr/bin/env bash
 echo "TIMING sm90a             S=4096   k=16   pairs=8192     median 0.200 ms (min 0.1 max 0.3)  272.5 TFLOPS"
 echo "TIMING sm90a traced      S=4096   k=16   pairs=8192     median 0.202 ms (min 0.1 max 0.3)  270.0 TFLOPS"
 echo "TRACE  sm90a             S=4096   k=16   slots 264 kv 512 q 0 | dep 0.0/0.0"
 echo "TIMING sm90a-det         S=4096   k=16   pairs=8192     median 0.125 ms (min 0.1 max 0.3)  342.7 TFLOPS"
 echo "TIMING sm90a-det kv only S=4096   k=16   pairs=8192     median 0.108 ms (min 0.1 max 0.3)  399.5 TFLOPS"
 echo "TIMING sm90a-det traced  S=4096   k=16   pairs=8192     median 0.124 ms (min 0.1 max 0.3)  345.0 TFLOPS"
+echo "TRACE  sm90a-det         S=4096   k=16   slots 264 kv 512 q 512 | dep -0.1/0.0 arr1 3.1"
 echo "TIMING sm90a-det         S=65536  k=256  pairs=2097152  median 24.834 ms (min 24 max 26)  442.8 TFLOPS"
-exit ${BWD_EXIT:-0}
-SH
-chmod +x "$B/tools/"*
-
-bash "$SRC/scripts/device/trace.sh" "$B" "$WORK/out" > "$WORK/log" 2>&1 || { cat "$WORK/log"; fail "trace.sh exited $?"; }
-grep -q "^4096      8    26.1" "$WORK/log" || { cat "$WORK/log"; fail "no forward table"; }
+[ "${FAKE_EXIT:-0}" = 0 ] || echo "FAILED: the traced launch stamped nothing"
+exit "${FAKE_EXIT:-0}"
+FAKE
+chmod +x "$WORK/build/tools/sm90a_fwd_trace" "$WORK/build/tools/sm90a_bwd_timing"
+bash "$SRC/scripts/device/trace.sh" "$WORK/build" "$WORK/out" > "$WORK/log" 2>&1 || fail "exit $? with a passing binary"
+cat "$WORK/log"
+grep -q "^4096      8    24.7" "$WORK/log" || fail "forward table row missing"
+grep -q "^TRACE  sm90a-det" "$WORK/log" || fail "backward TRACE line missing"
+grep -q "^TIMING sm90a-det" "$WORK/log" || fail "backward TIMING line missing"
 sed -n '/trace cost/,$p' "$WORK/log" > "$WORK/cost"
-grep -Eq "^sm90a +S=4096 k=16 +\+1\.0%$" "$WORK/cost" || { cat "$WORK/log"; fail "no +1.0% row for sm90a"; }
-grep -Eq "^sm90a-det +S=4096 k=16 +-0\.8%$" "$WORK/cost" || { cat "$WORK/log"; fail "no -0.8% row for sm90a-det"; }
-[ "$(grep -c "S=" "$WORK/cost")" = 2 ] || { cat "$WORK/cost"; fail "rows for labels without a traced twin"; }
-[ -s "$WORK/out/trace.log" ] || fail "no trace.log in OUT_DIR"
-BWD_EXIT=3 bash "$SRC/scripts/device/trace.sh" "$B" > "$WORK/log" 2>&1
-[ $? = 3 ] || fail "the drivers' exit status is not passed on"
-echo "trace.sh: tables, trace cost per size, log kept, status passed on"
+[ "$(head -1 "$WORK/cost" | cut -c1-14)" = "== backward: t" ] || fail "the trace cost table must come after the backward lines"
+grep -Eq "^sm90a +S=4096 k=16 +\+1\.0%$" "$WORK/cost" || fail "no +1.0% row for sm90a"
+grep -Eq "^sm90a-det +S=4096 k=16 +-0\.8%$" "$WORK/cost" || fail "no -0.8% row for sm90a-det"
+[ "$(grep -c "S=" "$WORK/cost")" = 2 ] || fail "rows for labels without a traced twin"
+[ "$(grep -n "^TRACE" "$WORK/log" | tail -1 | cut -d: -f1)" -lt "$(grep -n "trace cost" "$WORK/log" | cut -d: -f1)" ] ||
+  fail "the backward lines must come before the cost table"
+[ -s "$WORK/out/trace.log" ] || fail "the full log is not kept in OUT_DIR"
+FAKE_EXIT=1 bash "$SRC/scripts/device/trace.sh" "$WORK/build" > "$WORK/log" 2>&1
+[ $? = 1 ] || fail "the backward driver's failure must be the exit code"
+grep -q "^FAILED: the traced launch" "$WORK/log" || fail "the driver's FAILED line must be shown"
+FAKE_FWD_EXIT=1 bash "$SRC/scripts/device/trace.sh" "$WORK/build" > /dev/null 2>&1
+[ $? = 1 ] || fail "the forward driver's failure must be the exit code"
+bash "$SRC/scripts/device/trace.sh" "$WORK/nothing" > /dev/null 2> "$WORK/err"
+[ $? = 2 ] || fail "a build without the drivers must exit 2"
+grep -q "nothing/tools/sm90a_fwd_trace" "$WORK/err" || fail "the refusal must name the missing binary"
+echo "ok"
