@@ -47,7 +47,7 @@ wait-read-allows-one, generic-address, descriptor-cut, try-wait-negated, wait-pa
 load-reversed, smem-addr-unconverted, wait-spins-stale, try-wait-not-volatile,
 barrier-no-clobber, keep-input-only, volatile-store-after-init, fence-exit, count-as-bool,
 sleep-never-ends, wait-back-edge-to-exit, wait-returns-on-success, acquire-load-added,
-underscore-asm-no-clobber; and the same-meaning rewrites of EQUIVALENTS, on which it must stay quiet.
+underscore-asm-no-clobber, digit-separator-hides-asm, device-macro-wrapper, asm-in-macro; and the same-meaning rewrites of EQUIVALENTS, on which it must stay quiet.
 --peer-tk DIR reads ThunderKittens' sm_100a wrappers (PEER_TABLE) the same way; it must find
 nothing there (scripts/peers/fetch_tk_blackwell.sh fetches them). With --plant tk-NAME it reads
 a copy with one of PEER_PLANTS' defects, and must report it.
@@ -81,7 +81,10 @@ def translation_unit(table=None, prologue=('#include "sm100a_ptx.cuh"', "using n
     return "\n".join(lines) + "\n"
 
 
-STRING_LITERAL = r'"(?:\\.|[^"\\\n])*"' + r"|'(?:\\.|[^'\\\n])*'"
+# C++ literals: a raw string (R"d( ... )d", may span lines), a string, a character literal (not
+# a digit separator such as 1'000: a quote right after a letter, digit or _ is not one).
+STRING_LITERAL = (r'R"(?P<delim>[^()\\\s"]{0,16})\((?s:.*?)\)(?P=delim)"' + r'|"(?:\\.|[^"\\\n])*"'
+                  + r"|(?<![\w'])'(?:\\.|[^'\\\n])*'")
 LITERAL = re.compile(STRING_LITERAL)
 
 
@@ -89,7 +92,7 @@ def strip_comments(text):
     """C++ comments removed, string and character literals kept as they are (a // inside an asm
     string stays)."""
     return re.sub(STRING_LITERAL + r"|//[^\n]*|/\*.*?\*/",
-                  lambda m: m.group(0) if m.group(0)[0] in "\"'" else " ", text, flags=re.S)
+                  lambda m: " " if m.group(0)[0] == "/" else m.group(0), text, flags=re.S)
 
 
 def closing_paren(text, i):
@@ -109,9 +112,10 @@ def closing_paren(text, i):
 
 
 # A function definition in comment-free source: specifiers and return type (after the last ;, {
-# or }), the name, the parameter list (no braces or semicolons), an optional const, the body's {.
-FUNCTION_DEFINITION = re.compile(r"([^;{}]*?)\b(\w+)\s*\(([^;{}]*?)\)\s*(?:const\s*)?\{")
-NOT_FUNCTIONS = ("if", "for", "while", "switch", "return")
+# or }), the name, the parameter list (no braces or semicolons), an optional const and noexcept,
+# the body's {.
+FUNCTION_DEFINITION = re.compile(r"([^;{}]*?)\b(\w+)\s*\(([^;{}]*?)\)\s*(?:const\s*)?(?:noexcept\s*)?\{")
+NOT_FUNCTIONS = ("if", "for", "while", "switch", "return", "constexpr", "sizeof", "decltype", "catch")
 
 
 def function_definitions(text):
@@ -131,6 +135,10 @@ def header_functions(path):
     names, problems, read = {}, [], 0
     for _, specifiers, name, parameters in function_definitions(text):
         if "__device__" not in specifiers:
+            if "#" in specifiers:  # a macro's text: the count of __device__ below reports it
+                continue
+            problems.append(f"UNREAD {name}: a function without __device__ in its specifiers (a macro such as "
+                            "_CCCL_DEVICE, or a host function); the check compiles __device__ functions: spell it out")
             continue
         read += specifiers.count("__device__")
         names[name] = names.get(name, 0) + 1
@@ -194,6 +202,11 @@ def asm_problems(path, pure):
         functions = [(start, name) for start, _, name, _ in function_definitions(text)]
         # asm keywords outside literals: a literal's text is blanked (same length) for the search
         code = re.sub(STRING_LITERAL, lambda lit: '"' + " " * (len(lit.group(0)) - 2) + '"', text)
+        # A macro's body is not a function this check reads (its owner would be whatever function
+        # comes before it): an asm there is refused.
+        for macro in re.finditer(r"^[ \t]*#[ \t]*define[ \t]+(\w+)(?:[^\n]*\\\n)*[^\n]*", code, re.M):
+            if re.search(r"\b(?:__asm__|__asm|asm)\b", macro.group(0)):
+                problems.append(f"ASM {macro.group(1)}{where}: an asm in a macro; write it in a function")
         for m in re.finditer(r"\b(?:__asm__|__asm|asm)\b", code):
             owner = next((n for s, n in reversed(functions) if s < m.start()), "?")
             statement = text[m.start():closing_paren(text, text.index("(", m.start())) + 1]

@@ -34,6 +34,19 @@ PLANTS = {
                       "#define VSA_FENCE_FN(fname) \\\n  __device__ __forceinline__ void fname() { "
                       "cuda::ptx::tcgen05_fence_before_thread_sync(); }\nVSA_FENCE_FN(tc_fence_macro)\n"
                       "}  // namespace detail"),
+    # The source reader's blind spots (second review of 2026-12-06): a digit separator read as a
+    # character literal hid the asm after it; a macro standing for __device__, and an asm in a
+    # macro, were not read as wrappers.
+    "digit-separator-hides-asm": ('asm volatile("bar.sync %0, %1;\\n" ::"r"(id), "r"(threads) : "memory");',
+                                  'static_assert(1\'000 > 0); asm volatile("bar.sync %0, %1;\\n" ::"r"(id), "r"(threads)); '
+                                  'static_assert(2\'000 > 0);'),
+    "device-macro-wrapper": ("}  // namespace detail",
+                             "_CCCL_DEVICE inline void tc_store_unlisted(std::uint32_t* p, std::uint32_t v) noexcept {\n"
+                             '  asm("st.shared.u32 [%0], %1;" :: "r"(smem_addr(p)), "r"(v));\n}\n'
+                             "}  // namespace detail"),
+    "asm-in-macro": ("}  // namespace detail",
+                     '#define VSA_BAR_SYNC(id, threads) asm("bar.sync %0, %1;" ::"r"(id), "r"(threads))\n'
+                     "}  // namespace detail"),
     # Operands (the wrapper hands its instruction the wrong value, or two values swapped)
     "barrier-offset": ("void mbar_arrive(std::uint64_t* bar) { (void)cuda::ptx::mbarrier_arrive(bar); }",
                        "void mbar_arrive(std::uint64_t* bar) { (void)cuda::ptx::mbarrier_arrive(bar + 1); }"),
@@ -114,6 +127,12 @@ EQUIVALENTS = {
     # A parenthesis inside the template (here in a PTX comment) is not the statement's end.
     "paren-in-asm-template": ('asm volatile("bar.sync %0, %1;\\n" ::"r"(id), "r"(threads) : "memory");',
                               'asm volatile("bar.sync %0, %1; // :)\\n" ::"r"(id), "r"(threads) : "memory");'),
+    # An asm inside `if constexpr` still belongs to its function (here a pure one).
+    "asm-in-if-constexpr": ('  asm("ex2.approx.ftz.f32 %0, %1;\\n" : "=f"(y) : "f"(x));',
+                            '  if constexpr (true) {\n    asm("ex2.approx.ftz.f32 %0, %1;\\n" : "=f"(y) : "f"(x));\n  }'),
+    # A raw string over several lines (the template's quotes and newlines are its own).
+    "raw-string-template": ('asm volatile("bar.sync %0, %1;\\n" ::"r"(id), "r"(threads) : "memory");',
+                            'asm volatile(R"(\n  bar.sync %0, %1; // "quoted" (\n  )" ::"r"(id), "r"(threads) : "memory");'),
     "barrier-sync-aligned": ('asm volatile("bar.sync %0, %1;\\n" ::"r"(id), "r"(threads) : "memory");',
                              'asm volatile("barrier.sync.aligned %0, %1;\\n" ::"r"(id), "r"(threads) : "memory");'),
     "hand-asm-arrive": ("void mbar_arrive(std::uint64_t* bar) { (void)cuda::ptx::mbarrier_arrive(bar); }",
@@ -137,6 +156,9 @@ _TK_WAIT = "__device__ static inline void wait(semaphore& sem, int kPhaseBit) {"
 PEER_PLANTS = {
     "tk-mma-descriptors-swapped": (_TK_MMA, '"tcgen05.mma.cta_group::1.kind::f16 [%0], %1, %2, %3, p;}\\n"',
                                    '"l"(a_desc), "l"(b_desc)', '"l"(b_desc), "l"(a_desc)'),
+    "tk-accumulate-inverted": (_TK_MMA, "void st_st(uint32_t d_tt_addr, uint64_t a_desc, uint64_t b_desc, uint32_t idesc) {",
+                               '"setp.eq.u32 p, 1, %4;\\n" \\\n                "tcgen05.mma.cta_group::1.kind::f16 [%0], %1',
+                               '"setp.ne.u32 p, 1, %4;\\n" \\\n                "tcgen05.mma.cta_group::1.kind::f16 [%0], %1'),
     "tk-commit-without-cvta": (_TK_SYNC, "__device__ static inline void tensor_commit(",
                                '"l"(__cvta_generic_to_shared(&sem))', '"l"(&sem)'),
     "tk-wait-inverted": (_TK_SYNC, _TK_WAIT, '"@P1                       bra.uni DONE;\\n"',

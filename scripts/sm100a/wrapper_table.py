@@ -135,7 +135,7 @@ NO_INSTRUCTION = {
 # ThunderKittens' sm_100a wrappers (include/ops/thread/util/{sync,tma}.cuh, ops/thread/mma/
 # tcgen05.cuh), read by --peer-tk the same way as ours: the check must stay quiet on code nobody
 # here wrote. Its semaphore is an mbarrier; its mma takes the accumulate flag as a template
-# immediate, so that operand is not compared.
+# immediate turned into the predicate by a setp.eq, which is what that operand is compared as.
 _SEM = "*reinterpret_cast<kittens::semaphore*>(bar)"
 PEER_TABLE = [
     ("init_semaphore", f"kittens::init_semaphore({_SEM}, int(n), 0)", ["mbarrier.init.shared::cta.b64"], [["shared(bar)", "n"]]),
@@ -147,7 +147,7 @@ PEER_TABLE = [
     ("expect_bytes", f"kittens::tma::expect_bytes({_SEM}, n)", ["mbarrier.arrive.expect_tx.shared::cta.b64"],
      [["shared(bar)", "n"]]),
     ("st_st", "kittens::detail::tcgen05::st_st<kittens::bf16, 1>(n, d, d2, n2)", ["tcgen05.mma.cta_group::1.kind::f16"],
-     [["n", "d", "d2", "n2", "*"]]),
+     [["n", "d", "d2", "n2", "<setp.eq>"]]),
     # TK's commit names no state space and passes a shared-window offset ("l"(__cvta_generic_to_
     # shared(&sem))); ours names .shared::cluster. Whether the ISA reads that operand as generic
     # there was not settled here; the entry records what TK does.

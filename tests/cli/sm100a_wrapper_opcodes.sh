@@ -73,11 +73,16 @@ expect_plant wait-back-edge-to-exit "OUTPUTS mbar_wait:"
 expect_plant wait-returns-on-success "OUTPUTS mbar_wait:"
 expect_plant acquire-load-added "UNEXPECTED bulk_reduce_add_f32:"
 expect_plant underscore-asm-no-clobber "ASM named_barrier_sync:"
+# And by a review of the source reader: a digit separator that hid the asm after it, a macro
+# standing for __device__, an asm in a macro.
+expect_plant digit-separator-hides-asm "ASM named_barrier_sync:"
+expect_plant device-macro-wrapper "UNREAD tc_store_unlisted:" more
+expect_plant asm-in-macro "ASM VSA_BAR_SYNC:" more
 # And rewrites that mean the same (hand-written asm for CCCL, the bool as a 0/1 register,
 # ThunderKittens' loop shape, spellings the ISA defines as one instruction, a parenthesis inside
-# an asm template) pass.
+# an asm template, a raw-string template over several lines, an asm inside `if constexpr`) pass.
 for same in hand-asm-arrive hand-asm-mma wait-other-loop-shape arrive-spelled-out barrier-sync-aligned \
-    paren-in-asm-template; do
+    paren-in-asm-template raw-string-template asm-in-if-constexpr; do
   python3 "$CHECK" --src "$SRC" --nvcc "$NVCC" --plant "$same" >"$WORK/$same.txt" 2>&1 \
     || { cat "$WORK/$same.txt"; fail "the same-meaning rewrite $same was reported"; }
   echo "rewrite $same: $(tail -1 "$WORK/$same.txt")"
@@ -94,6 +99,7 @@ if [ -f "$TK/include/kittens.cuh" ]; then
   # And each defect planted in a copy of those headers is reported.
   PEER_ARGS="--peer-tk $TK"
   expect_plant tk-mma-descriptors-swapped "OPERANDS st_st:"
+  expect_plant tk-accumulate-inverted "OPERANDS st_st:"
   expect_plant tk-commit-without-cvta "OPERANDS tensor_commit:"
   expect_plant tk-wait-inverted "OUTPUTS wait:"
   expect_plant tk-wait-spins-stale "OUTPUTS wait:"
