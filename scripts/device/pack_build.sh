@@ -10,10 +10,13 @@
 #   scripts/device/pack_build.sh BUILD_DIR SLIM_DIR [--all|--tools] [--xz]   (e.g. build build-carry; /build*/ is git-ignored)
 set -euo pipefail
 BUILD="${1:?build dir}"; SLIM="${2:?slim dir}"; shift 2
+SLIM="${SLIM%/}"; [ -n "$SLIM" ] || { echo "pack_build.sh: SLIM_DIR must not be /" >&2; exit 2; }
 ALL=""; XZ=""
 for opt in "$@"; do
   case "$opt" in
-    --all|--tools) ALL="$opt" ;;
+    --all|--tools)
+      [ -z "$ALL" ] || [ "$ALL" = "$opt" ] || { echo "pack_build.sh: --all and --tools exclude each other" >&2; exit 2; }
+      ALL="$opt" ;;
     --xz) XZ=1 ;;
     *) echo "pack_build.sh: unknown option $opt (--all, --tools, --xz)" >&2; exit 2 ;;
   esac
@@ -40,5 +43,5 @@ du -sh "$SLIM" | awk '{print "slim build: " $1}'
 du -a "$SLIM" | sort -rn | head -6
 if [ -n "$XZ" ]; then
   tar cJf "$SLIM.tar.xz.tmp" -C "$SLIM" . && rm -rf "$SLIM" && mkdir -p "$SLIM" && mv "$SLIM.tar.xz.tmp" "$SLIM/slim.tar.xz"
-  du -h "$SLIM/slim.tar.xz" | awk '{print "packed: " $1 " (unpack on the device: tar xJf '"$SLIM"'/slim.tar.xz -C '"$SLIM"')"}'
+  printf 'packed: %s (unpack on the device: tar xJf %s/slim.tar.xz -C %s)\n' "$(du -h "$SLIM/slim.tar.xz" | cut -f1)" "$SLIM" "$SLIM"
 fi

@@ -35,6 +35,13 @@ got="$(listing "$WORK/slim")"
   fail "--tools --xz unpacked: $got"
 [ -x "$WORK/slim/vsa-bench" ] || fail "--xz lost the executable bit"
 
+"$SRC/scripts/device/pack_build.sh" "$B" "$WORK/slim/" --tools --xz > "$WORK/xz.log" 2>&1 || { cat "$WORK/xz.log"; fail "--xz into SLIM_DIR/ exited $?"; }
+[ "$(listing "$WORK/slim")" = "./slim.tar.xz " ] || fail "--xz into SLIM_DIR/: $(listing "$WORK/slim")"
+grep -q "tar xJf $WORK/slim/slim.tar.xz -C $WORK/slim)" "$WORK/xz.log" || { cat "$WORK/xz.log"; fail "--xz: the unpack command"; }
+
+"$SRC/scripts/device/pack_build.sh" "$B" "$WORK/slim" --all --tools > /dev/null 2>&1
+[ $? = 2 ] || fail "--all with --tools should exit 2"
+
 "$SRC/scripts/device/pack_build.sh" "$B" "$WORK/slim" --bogus > /dev/null 2>&1
 [ $? = 2 ] || fail "an unknown option should exit 2"
 echo "pack_build.sh: default, --tools, --all and --xz carry what they say; an unknown option exits 2"

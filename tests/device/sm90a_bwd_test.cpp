@@ -99,13 +99,26 @@ TEST_F(Sm90aTest, DeterministicBackwardTraceOnlyGivesTheSameBitsAndStampsEveryIt
   expect_same_bits(call.outputs(), m.whole, "traced");
 
   const std::int64_t items = m.shape.bh() * m.shape.num_blocks;  // 432 kv items, 432 q items
-  const sm90a::BwdTraceSummary t = sm90a::summarize_backward_trace(trace.download(), items);
+  const std::vector<std::uint64_t> words = trace.download();
+  const sm90a::BwdTraceSummary t = sm90a::summarize_backward_trace(words, items);
   EXPECT_GT(t.slots, 0);
-  // Each slot stamps its first kTraceItems items; 864 items over the slots fit that many.
-  ASSERT_LE(2 * items, std::int64_t(t.slots) * sm90a::kTraceItems);
-  EXPECT_EQ(t.kv_items, items);
-  EXPECT_EQ(t.q_items, items);
   EXPECT_GT(t.last_done_max_us, 0.0);
+  // A slot stamps its first kTraceItems items only. Items are fetched at run time, so one slot
+  // may take more than that (864 items over 264 slots on an H100 or H200, about 3.3 each): then
+  // only an upper bound holds.
+  int fullest = 0;
+  for (std::size_t slot = 0; slot < words.size() / sm90a::kTraceWords; ++slot) {
+    int n = 0;
+    while (n < sm90a::kTraceItems && words[slot * sm90a::kTraceWords + 2 * sm90a::trace_item_stamp(n, 0)] != 0) ++n;
+    fullest = std::max(fullest, n);
+  }
+  if (fullest < sm90a::kTraceItems) {
+    EXPECT_EQ(t.kv_items, items);
+    EXPECT_EQ(t.q_items, items);
+  } else {
+    EXPECT_LE(t.kv_items, items);
+    EXPECT_LE(t.q_items, items);
+  }
 }
 
 }  // namespace
