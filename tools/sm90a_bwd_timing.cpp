@@ -165,7 +165,9 @@ void run() {
       if (det) report("sm90a-det kv only", kv_only);
       if (seq <= 16384) {
         // The traced launch timed the same way: its ratio to the line above is the stamps' cost,
-        // so the timeline below is known to describe the timed kernel (run 56b, run 58).
+        // so the timeline below is known to describe the timed kernel (run 56b, run 58). The det
+        // mode records its first chunk of heads only (bwd_launch.cu), so where it runs in several
+        // chunks the ratio holds the untraced chunks too and understates the cost.
         DeviceBuffer<std::uint64_t> words(std::size_t(sm_count()) * 2 * sm90a::kTraceWords);
         BackwardArgs traced = a;
         traced.trace = words.get();
