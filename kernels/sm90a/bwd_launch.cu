@@ -147,19 +147,23 @@ Status encode_tensor_maps(bwd::TensorMaps& maps, const BackwardArgs& a) {
   return Status::success();
 }
 
-// The kernel of a variant (variant.hpp): the probe variant also stamps; the trace-only one is
-// the normal code plus the stamps.
+// The kernel of a variant, by the flags variant.hpp gives it (unit-tested there).
+template <bool kAccumulateDq, Variant kVariant>
+auto backward_kernel_of() {
+  constexpr BackwardFlags kFlags = backward_flags(kVariant);
+  return bwd::backward_kernel<kAccumulateDq, kFlags.probes, kFlags.stamps>;
+}
 template <bool kAccumulateDq>
 auto backward_kernel(Variant variant) {
   switch (variant) {
     case Variant::kProbe:
-      return bwd::backward_kernel<kAccumulateDq, true, true>;
+      return backward_kernel_of<kAccumulateDq, Variant::kProbe>();
     case Variant::kTraceOnly:
-      return bwd::backward_kernel<kAccumulateDq, false, true>;
+      return backward_kernel_of<kAccumulateDq, Variant::kTraceOnly>();
     case Variant::kNormal:
       break;
   }
-  return bwd::backward_kernel<kAccumulateDq, false, false>;
+  return backward_kernel_of<kAccumulateDq, Variant::kNormal>();
 }
 
 // Persistent launch (one CTA per SM at most), with programmatic dependent launch on the

@@ -27,4 +27,22 @@ struct VariantAsk {
   return a.three_groups || a.pair_tiles ? Variant::kProbe : Variant::kTraceOnly;
 }
 
+// The backward kernel's template flags for a variant (bwd_kernel.cuh: backward_kernel<kAccumulateDq,
+// kProbes, kStamps>): the probe variant also stamps; the trace-only one stamps without probes.
+struct BackwardFlags {
+  bool probes = false;
+  bool stamps = false;
+};
+[[nodiscard]] constexpr BackwardFlags backward_flags(Variant v) {
+  switch (v) {
+    case Variant::kProbe:
+      return {true, true};
+    case Variant::kTraceOnly:
+      return {false, true};
+    case Variant::kNormal:
+      break;
+  }
+  return {};
+}
+
 }  // namespace vsa::sm90a

@@ -39,5 +39,19 @@ TEST(Sm90aForwardVariant, LayoutsWithoutATraceOnlyKernelRecordOnTheirProbeVarian
     }
 }
 
+// The backward's template flags per variant: the trace-only kernel is the normal code plus the
+// stamps, the probe kernel the probes plus the stamps (bwd_launch.cu instantiates what this says).
+TEST(Sm90aBackwardVariant, FlagsOfEachVariant) {
+  constexpr BackwardFlags normal = backward_flags(Variant::kNormal);
+  constexpr BackwardFlags trace = backward_flags(Variant::kTraceOnly);
+  constexpr BackwardFlags probe = backward_flags(Variant::kProbe);
+  EXPECT_FALSE(normal.probes);
+  EXPECT_FALSE(normal.stamps);
+  EXPECT_FALSE(trace.probes);
+  EXPECT_TRUE(trace.stamps);
+  EXPECT_TRUE(probe.probes);
+  EXPECT_TRUE(probe.stamps);
+}
+
 }  // namespace
 }  // namespace vsa::sm90a
