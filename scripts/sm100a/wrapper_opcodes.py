@@ -47,7 +47,8 @@ wait-read-allows-one, generic-address, descriptor-cut, try-wait-negated, wait-pa
 load-reversed, smem-addr-unconverted, wait-spins-stale, try-wait-not-volatile,
 barrier-no-clobber, keep-input-only, volatile-store-after-init, fence-exit, count-as-bool,
 sleep-never-ends, wait-back-edge-to-exit, wait-returns-on-success, acquire-load-added,
-underscore-asm-no-clobber, digit-separator-hides-asm, device-macro-wrapper, asm-in-macro; and the same-meaning rewrites of EQUIVALENTS, on which it must stay quiet.
+underscore-asm-no-clobber, digit-separator-hides-asm, device-macro-wrapper, asm-in-macro;
+and the same-meaning rewrites of EQUIVALENTS, on which it must stay quiet.
 --peer-tk DIR reads ThunderKittens' sm_100a wrappers (PEER_TABLE) the same way; it must find
 nothing there (scripts/peers/fetch_tk_blackwell.sh fetches them). With --plant tk-NAME it reads
 a copy with one of PEER_PLANTS' defects, and must report it.
@@ -129,8 +130,9 @@ def header_functions(path):
     """(name -> how many definitions, problems) for the header: every definition (a parameter
     list followed by a body) whose specifiers include __device__, in any order, whatever its
     return type. Problems: a __device__ the scan could not read as such a definition (a macro,
-    a brace in a parameter list), or a parameter with a default value (the table compiles one
-    call per name, so another path through a default would go unchecked)."""
+    a brace in a parameter list), a definition without __device__ (a macro standing for it, such
+    as _CCCL_DEVICE), or a parameter with a default value (the table compiles one call per name,
+    so another path through a default would go unchecked)."""
     text = strip_comments(open(path).read())
     names, problems, read = {}, [], 0
     for _, specifiers, name, parameters in function_definitions(text):
