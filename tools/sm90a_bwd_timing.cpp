@@ -61,7 +61,7 @@ int sm_count() {
 }
 
 void print_backward_trace(const char* label, Backend& backend, const BackwardArgs& a, bool det) {
-  DeviceBuffer<std::uint64_t> trace(std::size_t(sm_count()) * 2 * sm90a::kTraceWords);  // a record per consumer
+  DeviceBuffer<std::uint64_t> trace(sm90a::trace_buffer_words(sm_count(), sm90a::kBackwardTraceSlotsPerCta));
   trace.fill_bytes(0);
   BackwardArgs traced = a;
   traced.trace = trace.get();
@@ -168,7 +168,7 @@ void run() {
         // so the timeline below is known to describe the timed kernel (run 56b, run 58). The det
         // mode records its first chunk of heads only (bwd_launch.cu), so where it runs in several
         // chunks the ratio holds the untraced chunks too and understates the cost.
-        DeviceBuffer<std::uint64_t> words(std::size_t(sm_count()) * 2 * sm90a::kTraceWords);
+        DeviceBuffer<std::uint64_t> words(sm90a::trace_buffer_words(sm_count(), sm90a::kBackwardTraceSlotsPerCta));
         BackwardArgs traced = a;
         traced.trace = words.get();
         report(det ? "sm90a-det traced" : "sm90a traced", [&] { return backend.backward(traced); });

@@ -17,7 +17,6 @@
 namespace vsa::test::sm90a {
 namespace {
 
-using vsa::sm90a::kTraceWords;
 using vsa::sm90a::summarize_trace;
 using vsa::sm90a::TraceSummary;
 
@@ -41,7 +40,7 @@ void run() {
     DeviceBuffer<bf16_bits> out(p.q.size());
     DeviceBuffer<float> lse(std::size_t(p.shape.row_elems()));
     DeviceBuffer<unsigned char> workspace(backend.workspace_bytes(p.shape, Op::forward));
-    DeviceBuffer<std::uint64_t> trace(std::size_t(sms) * 3 * kTraceWords);  // up to 3 slots per CTA (ForwardArgs)
+    DeviceBuffer<std::uint64_t> trace(vsa::sm90a::trace_buffer_words(sms, vsa::sm90a::kForwardTraceSlotsPerCta));
     cudaStream_t stream = nullptr;
     check_cuda(cudaStreamCreate(&stream), "cudaStreamCreate");
     ForwardArgs a = forward_args(p, in);

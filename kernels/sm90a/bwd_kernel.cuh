@@ -42,6 +42,7 @@ __device__ __forceinline__ unsigned char* align_to_swizzle_atom(unsigned char* s
 // recording variants only (kStamps: the probe and the trace-only variant).
 template <bool kStamps>
 __device__ __forceinline__ void stamp(const BwdParams& p, int consumer, int t, int stamp_id, std::int64_t value = -1) {
+  static_assert(kConsumers <= kBackwardTraceSlotsPerCta, "trace_buffer_words would size the timeline too small");
   if constexpr (kStamps) {
     if (t != 0 || p.trace == nullptr) return;
     std::uint64_t* record = p.trace + (std::int64_t(blockIdx.x) * kConsumers + consumer) * kTraceWords;

@@ -52,7 +52,7 @@ struct BwdParams {
   float scale;                // 1/sqrt(D): dK = scale * dS^T Q, dQ = scale * dS K
   float scale_log2;           // scale * log2(e): P = exp2(scale_log2 * s - lse)
   Probes probes;
-  std::uint64_t* trace;  // timeline, one record per CTA (trace.hpp; the recording variants only), or null
+  std::uint64_t* trace;  // timeline, one record per consumer (trace.hpp; the recording variants only), or null
   HangWatch hang_watch;  // bounded waits (probe variant only); last, so no field moves
 };
 

@@ -130,6 +130,7 @@ inline constexpr int kConsumerWarps = 4;
 // trace-only one (TraceOnly), by the one thread the caller names.
 template <class Cfg, bool kProbe>
 __device__ __forceinline__ void stamp(const Params& p, int slot, int which, bool writer) {
+  static_assert(Cfg::kConsumers <= kForwardTraceSlotsPerCta, "trace_buffer_words would size the timeline too small");
   if constexpr (kProbe || Cfg::kTraceOnly) {
     if (writer && p.trace != nullptr)
       trace_stamp(p.trace + std::int64_t(blockIdx.x * Cfg::kConsumers + slot) * kTraceWords, which);

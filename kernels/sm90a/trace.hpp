@@ -11,6 +11,7 @@
 // runs its own items. Each stamp is two words: %globaltimer
 // (ns, one clock for every SM) and clock64 (this SM's cycles), except the backward's item
 // arrival, whose second word is the item id (kv or q item). Unwritten stamps stay zero.
+#include <cstddef>
 #include <cstdint>
 
 namespace vsa::sm90a {
@@ -27,6 +28,17 @@ enum TraceStamp : int {
   kTraceStamps = kTraceFirstItem + kTraceStampsPerItem * kTraceItems,
 };
 inline constexpr int kTraceWords = 2 * kTraceStamps;
+
+// Consumer slots a CTA records, per kernel (static_asserts beside each kernel hold them to its
+// layouts): the forward's three-group layout has three (tile_config.hpp), the backward two.
+inline constexpr int kForwardTraceSlotsPerCta = 3;
+inline constexpr int kBackwardTraceSlotsPerCta = 2;
+
+// Words of a timeline buffer (zeroed by the caller) for a kernel whose grid has at most `sms`
+// CTAs, as both persistent grids do: one record per consumer slot.
+[[nodiscard]] constexpr std::size_t trace_buffer_words(int sms, int slots_per_cta) {
+  return std::size_t(sms) * std::size_t(slots_per_cta) * std::size_t(kTraceWords);
+}
 
 [[nodiscard]] constexpr int trace_item_stamp(int item_index, int which) {
   return kTraceFirstItem + kTraceStampsPerItem * item_index + which;

@@ -91,7 +91,7 @@ TEST_F(Sm90aTest, DeterministicBackwardTraceOnlyGivesTheSameBitsAndStampsEveryIt
   const ManyItems m;
   int sms = 0;
   check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "SM count");
-  DeviceBuffer<std::uint64_t> trace(std::size_t(sms) * 2 * sm90a::kTraceWords);  // a record per consumer
+  DeviceBuffer<std::uint64_t> trace(sm90a::trace_buffer_words(sms, sm90a::kBackwardTraceSlotsPerCta));
   trace.fill_bytes(0);
   BackwardCall call(m.p, m.dev, m.in, sm90a::deterministic_backward_workspace_bytes(m.shape, m.shape.bh()));
   call.args.trace = trace.get();

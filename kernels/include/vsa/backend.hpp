@@ -75,9 +75,9 @@ struct ForwardArgs {
   void* stream = nullptr;                 // cudaStream_t; ignored by host backends
   ProbeDelays probes;
   // Developer tool: a zeroed device buffer for the kernel's timeline (sm90a: one record of
-  // kTraceWords words per consumer slot, SMs x 3 records: the forward's three-group layout has
-  // three slots per CTA, kernels/sm90a/trace.hpp). Non-null
-  // runs the probe variant; other backends ignore it.
+  // kTraceWords words per consumer slot; kernels/sm90a/trace.hpp's trace_buffer_words sizes it).
+  // Non-null runs a recording variant (the trace-only one, or the probe variant where probes or
+  // the hang watch are on); other backends ignore it.
   std::uint64_t* trace = nullptr;
   // Located hangs (vsa/hang_watch.hpp): when on, kernels with mbarrier waits run their
   // watched (probe) variant; backends without such waits ignore it.

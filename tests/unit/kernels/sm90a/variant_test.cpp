@@ -10,17 +10,17 @@
 namespace vsa::sm90a {
 namespace {
 
-TEST(Sm90aForwardVariant, NothingAskedRunsTheNormalKernel) {
+TEST(Sm90aVariant, NothingAskedRunsTheNormalKernel) {
   EXPECT_EQ(variant_for({}), Variant::kNormal);
   EXPECT_EQ(variant_for({.three_groups = true}), Variant::kNormal);
   EXPECT_EQ(variant_for({.pair_tiles = true}), Variant::kNormal);
 }
 
-TEST(Sm90aForwardVariant, ATimelineAloneRunsTheTraceOnlyVariant) {
+TEST(Sm90aVariant, ATimelineAloneRunsTheTraceOnlyVariant) {
   EXPECT_EQ(variant_for({.trace = true}), Variant::kTraceOnly);
 }
 
-TEST(Sm90aForwardVariant, ProbesOrTheHangWatchNeedTheProbeVariant) {
+TEST(Sm90aVariant, ProbesOrTheHangWatchNeedTheProbeVariant) {
   for (const bool trace : {false, true}) {
     EXPECT_EQ(variant_for({.trace = trace, .probes = true}), Variant::kProbe) << trace;
     EXPECT_EQ(variant_for({.trace = trace, .hang_watch = true}), Variant::kProbe) << trace;
