@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <functional>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -48,8 +49,10 @@ std::string skip_reason() {
 // B=1 H=8 D=128, every q block selects S/64/4 distinct random kv blocks (25% density), and
 // S/64/8 (12.5%) at S = 4096, where fixed costs weigh most.
 // Inputs are random (never zeros); lse is drawn in [8, 12] so P has realistic magnitudes.
-// Times the whole backward (Delta, kernels, dQ postprocess) with events: 3 warm-ups,
-// 20 timed runs, median. TFLOPS = 2.5 * 4 * D * 64 * 64 * pairs / s (SPEC.md).
+// Times the whole backward (Delta, kernels, dQ postprocess) with events, in batches of back-to-
+// back launches (event_timer.hpp's time_launches: 5 warm-ups, 20 batches of 10, the median of
+// the batches' per-launch times; min and max are batch means). Before run 59 each launch was
+// timed alone, 20 in a row. TFLOPS = 2.5 * 4 * D * 64 * 64 * pairs / s (SPEC.md).
 
 // One traced launch (the trace-only variant: the normal code plus stamps, kernels/sm90a/variant.hpp) right after
 // a few normal ones, summarised: where the time of the first launch sequence goes, by item
@@ -150,30 +153,31 @@ void run() {
                                                     sm90a::DetItems::kv_only);
       };
       const auto whole = [&] { return backend.backward(a); };
-      const auto report = [&](const char* label, const auto& launch) {
-        for (int i = 0; i < 3; ++i) tools::require(launch(), label);
-        synchronize();
-        EventTimer timer;
-        std::vector<float> ms;
-        for (int i = 0; i < 20; ++i) ms.push_back(timer.time_ms(nullptr, [&] { tools::require(launch(), label); }));
+      const auto print_timing = [&](const char* label, std::vector<float> ms) {
         std::sort(ms.begin(), ms.end());
         const double median = ms[ms.size() / 2];
         std::printf("TIMING %-17s S=%-6d k=%-4d pairs=%-8.0f median %.3f ms (min %.3f max %.3f)  %.1f TFLOPS\n", label,
                     seq, s.max_kv, pairs, median, ms.front(), ms.back(), flops / (median * 1e-3) / 1e12);
       };
-      report(det ? "sm90a-det" : "sm90a", whole);
-      if (det) report("sm90a-det kv only", kv_only);
+      const char* whole_label = det ? "sm90a-det" : "sm90a";
       if (seq <= 16384) {
-        // The traced launch timed the same way: its ratio to the line above is the stamps' cost,
-        // so the timeline below is known to describe the timed kernel (run 56b, run 58). The det
-        // mode records its first chunk of heads only (bwd_launch.cu), so where it runs in several
+        // The traced launch against the untraced one: their ratio is the stamps' cost, so the
+        // timeline below is known to describe the timed kernel (run 56b, run 58). Timed in turns,
+        // so a clock that drifts under the power cap moves both alike (run 59). The det mode
+        // records its first chunk of heads only (bwd_launch.cu), so where it runs in several
         // chunks the ratio holds the untraced chunks too and understates the cost.
         DeviceBuffer<std::uint64_t> words(sm90a::trace_buffer_words(sm_count(), sm90a::kBackwardTraceSlotsPerCta));
         BackwardArgs traced = a;
         traced.trace = words.get();
-        report(det ? "sm90a-det traced" : "sm90a traced", [&] { return backend.backward(traced); });
-        print_backward_trace(det ? "sm90a-det" : "sm90a", backend, a, det);
+        const auto traced_launch = [&] { return backend.backward(traced); };
+        const std::vector<std::vector<float>> ms = time_launches_in_turn({whole, traced_launch}, nullptr);
+        print_timing(whole_label, ms[0]);
+        print_timing(det ? "sm90a-det traced" : "sm90a traced", ms[1]);
+        print_backward_trace(whole_label, backend, a, det);
+      } else {
+        print_timing(whole_label, time_launches(whole, nullptr));
       }
+      if (det) print_timing("sm90a-det kv only", time_launches(kv_only, nullptr));
       tools::expect(compare_bf16(dk.download(), dk.download()).non_finite == 0, "dK has non-finite values");
       tools::expect(compare_bf16(dq.download(), dq.download()).non_finite == 0,
                     "dQ (of the whole runs) has non-finite values");
