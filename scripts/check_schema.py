@@ -5,7 +5,9 @@
 
 Without --schema, a document's own "schema" field picks the schema
 ("vsa-bench/report", "vsa-bench/compare", "vsa-bench/fleet"); a document without
-one is read as a suite. Every violation is printed with the JSON path of the
+one is read as a suite, except an NVBench export (`run --nvbench`: top-level "meta"
+and "benchmarks"), which is NVBench's format, not ours: it is named and passed over
+(tests/cli/nvbench_export.sh checks those). Every violation is printed with the JSON path of the
 offending value. Exit 0 when every file is valid, 1 when one is not, 2 on bad
 usage or an unreadable file. Needs the `jsonschema` package (PyPI; scripts/test.sh
 installs it into .tools/venv).
@@ -31,6 +33,11 @@ def load_validator(kind):
     # A schema that is itself malformed would let anything through: check it first.
     jsonschema.Draft202012Validator.check_schema(schema)
     return jsonschema.Draft202012Validator(schema)
+
+
+def is_nvbench_export(document):
+    return (isinstance(document, dict) and "schema" not in document and "cases" not in document
+            and "meta" in document and "benchmarks" in document)
 
 
 def kind_of(document):
@@ -68,6 +75,9 @@ def main():
         except (OSError, ValueError) as e:
             print(f"{name}: cannot read: {e}", file=sys.stderr)
             return 2
+        if args.schema is None and is_nvbench_export(document):
+            print(f"{name}: an NVBench export (NVBench's format, no vsa-bench schema): not checked")
+            continue
         kind = args.schema or kind_of(document)
         if kind is None:
             print(f"{name}: unknown \"schema\" {document.get('schema')!r} (expected vsa-bench/{'|'.join(KINDS)})")

@@ -1,6 +1,6 @@
 # The JSON Schemas of docs/schema/ against what the project writes and reads: every committed
 # baseline report and repro bundle, every built-in and test suite, fresh reports of this binary
-# (a CPU-only run and a failing case), a repro bundle it writes, and `compare` / `fleet
+# (a CPU-only run, a failing case and a run with the hang watch), repro bundles it writes, and `compare` / `fleet
 # --format json` on the baselines. Then planted violations (a verdict "MAYBE", a missing
 # required field, an unknown suite field, a compare without exit_code, a fleet verdict outside
 # the enum, a report field the schema does not know) must each be rejected. The gate on the perf
@@ -44,6 +44,15 @@ done
 [ "${#reports[@]}" -ge 10 ] || fail "expected the committed baseline reports, found ${#reports[@]}"
 [ "${#bundles[@]}" -ge 1 ] || fail "expected a committed repro bundle"
 valid --schema report "${reports[@]}"
+# Without --schema, the whole folder at once (README's use): an NVBench export is named and
+# passed over, not refused as a suite, and every other file still checked.
+nvbench=("$SRC"/results/baselines/*.nvbench.json)
+[ "${#nvbench[@]}" -ge 1 ] || fail "expected a committed NVBench export"
+valid "$SRC"/results/baselines/*.json
+grep -qF "${nvbench[0]}: an NVBench export" "$WORK/out" || { cat "$WORK/out"; fail "an NVBench export must be named as such"; }
+echo '{"meta": {}, "benchmarks": [], "cases": 3}' >"$WORK/not-nvbench.json"  # a suite's key: still a suite
+"${CHECK[@]}" "$WORK/not-nvbench.json" >"$WORK/out" 2>&1 && { cat "$WORK/out"; fail "a bad suite passed as an NVBench export"; }
+grep -qF "suite: \$.cases" "$WORK/out" || { cat "$WORK/out"; fail "a document with cases must be checked as a suite"; }
 valid --schema suite "${bundles[@]}"
 suites=("$SRC"/suites/*.json "$SRC"/tests/suites/*.json)
 [ "${#suites[@]}" -ge 8 ] || fail "expected the built-in and test suites, found ${#suites[@]}"
@@ -62,6 +71,17 @@ fresh=("$WORK"/run/*.json "$WORK"/fail/*.json)
 [ "${#fresh[@]}" -eq 2 ] || fail "expected two fresh reports, found ${#fresh[@]}"
 valid --schema report "${fresh[@]}"
 grep -q '"verdict": "FAIL"' "${fresh[1]}" || fail "the failing run's report holds no FAIL"
+
+# The case fields a report writes only when asked for (case_spec.cpp): the hang watch. Its report
+# and the bundle `repro` makes of it must both pass (before, both schemas refused hang_watch_ms).
+"$BIN" run smoke --case cpu-ref --devices none --hang-watch-ms 2000 --out "$WORK/watch" >"$WORK/out" 2>&1 \
+  || { cat "$WORK/out"; fail "run smoke --hang-watch-ms"; }
+watched=("$WORK"/watch/*.json)
+grep -q '"hang_watch_ms": 2000' "${watched[0]}" || fail "the report does not carry hang_watch_ms"
+valid --schema report "${watched[0]}"
+"$BIN" repro "${watched[0]}" --case smoke/cpu-ref --bundle "$WORK/watch-bundle.json" >"$WORK/out" 2>&1 \
+  || { cat "$WORK/out"; fail "repro --bundle of the watched report"; }
+valid --schema suite "$WORK/watch-bundle.json"
 
 # Node checks (docs/qualify.md): a CPU-only qualify run (what @fast became, no checks), and a
 # GPU report carrying checks and NVML health in the shape qualify/health.cpp writes (a GPU run

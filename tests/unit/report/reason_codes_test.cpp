@@ -1,0 +1,41 @@
+// The SKIP reason codes (docs/reason-codes.md) of the reasons the harness and backends write:
+// each wording below is the one its source uses (named beside it), so a reason reworded there
+// that falls into another code shows here.
+#include "report/reason_codes.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace vsa {
+namespace {
+
+std::string skip_code_of(const std::string& reason) {
+  BackendResult b;
+  b.verdict = kSkip;
+  b.reason = reason;
+  return reason_code(b);
+}
+
+TEST(ReasonCodes, NoDeviceForABackendOrAReferenceThatNeedsOne) {
+  EXPECT_EQ(skip_code_of("no CUDA device"), kCodeNoDevice);  // every CUDA backend's supports()
+  EXPECT_EQ(skip_code_of("reference cuda-ref needs a CUDA device"), kCodeNoDevice);  // case_runner.cpp
+}
+
+TEST(ReasonCodes, NotBuiltForABackendOrImageTheBinaryLacks) {
+  EXPECT_EQ(skip_code_of("not compiled into this build (see the VSA_BUILD_* CMake options)"), kCodeNotBuilt);
+  EXPECT_EQ(skip_code_of("the binary holds no loadable sm_100a image of the forward kernel"),
+            kCodeNotBuilt);  // sm100a_backend.cpp, on a CC 10.0 device
+}
+
+TEST(ReasonCodes, UnsupportedForAnotherGpuOrShape) {
+  EXPECT_EQ(skip_code_of("needs compute capability 10.0 (sm_100a image); device is 9.0"), kCodeUnsupported);
+  EXPECT_EQ(skip_code_of("sm90a needs compute capability 9.0, device 0 is 8.0"), kCodeUnsupported);
+}
+
+TEST(ReasonCodes, AnyOtherStatedReasonIsSkipped) {
+  EXPECT_EQ(skip_code_of("reference too expensive on the CPU"), kCodeSkipped);
+}
+
+}  // namespace
+}  // namespace vsa
