@@ -18,7 +18,7 @@ std::string skip_code_of(const std::string& reason) {
 }
 
 TEST(ReasonCodes, NoDeviceForABackendOrAReferenceThatNeedsOne) {
-  EXPECT_EQ(skip_code_of("no CUDA device"), kCodeNoDevice);  // every CUDA backend's supports()
+  EXPECT_EQ(skip_code_of("no CUDA device"), kCodeNoDevice);                          // every CUDA backend's supports()
   EXPECT_EQ(skip_code_of("reference cuda-ref needs a CUDA device"), kCodeNoDevice);  // case_runner.cpp
 }
 
