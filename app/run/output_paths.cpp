@@ -118,6 +118,19 @@ void check_distinct_outputs(const std::vector<std::pair<std::string_view, std::s
     }
 }
 
+void check_outputs_are_not_dir(const std::vector<std::pair<std::string_view, std::string>>& outputs,
+                               std::string_view dir_flag, const std::string& dir) {
+  if (dir.empty()) return;
+  const auto folder = [](const std::string& p) {  // "R/" as "R"
+    const fs::path r = resolved(p);
+    return r.has_filename() ? r : r.parent_path();
+  };
+  for (const auto& [flag, output] : outputs)
+    if (!output.empty() && folder(output) == folder(dir))
+      throw SuiteError(std::string(flag) + " " + output + " is the " + std::string(dir_flag) + " folder " + dir +
+                       ": give a file name (in it: " + (fs::path(dir) / "NAME").string() + ")");
+}
+
 void check_output_dir(std::string_view flag, const std::string& path) {
   if (path.empty()) throw SuiteError(std::string(flag) + ": empty; give a directory");
   check_name_lengths(flag, path);

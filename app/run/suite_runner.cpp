@@ -693,6 +693,7 @@ RunSummary run_suites(const RunOptions& o) {
                                                                          {"--jsonl", o.jsonl_path},
                                                                          {"--nvbench", o.nvbench_path}};
   check_distinct_outputs(exports);
+  check_outputs_are_not_dir(exports, "--out", o.out_dir);
   std::vector<std::pair<std::string_view, std::string>> inputs = {{"--floors", o.floors_path}, {"--resume", o.resume}};
   const std::vector<std::string> builtin = builtin_suite_names();
   for (const auto& suite : o.suites)  // a built-in name is read from the binary (load_suite), even where a file has it

@@ -16,6 +16,11 @@ refused "--junit $WORK/nodir/j.xml: no directory $WORK/nodir" \
   || { cat "$WORK/out"; fail "--junit inside a new --out"; }
 [ -s "$WORK/fresh/j.xml" ] || fail "--junit inside a new --out: not written"
 refused "--nvbench $WORK: is a directory" "$BIN" run smoke --devices none --quiet --out "$WORK/r2" --nvbench "$WORK"
+# An export on the --out folder itself, not yet made: refused before the run, which used to run
+# every case and then fail to write it (exit 4; review of 2026-12-06).
+refused "--jsonl $WORK/r5 is the --out folder $WORK/r5: give a file name" \
+  "$BIN" run smoke --devices none --quiet --out "$WORK/r5" --jsonl "$WORK/r5"
+[ ! -e "$WORK/r5" ] || fail "the refused run made its --out"
 refused "--out $WORK/a-file: is a file, not a directory" "$BIN" run smoke --devices none --quiet --out "$WORK/a-file"
 # A good run, then render and repro with bad destinations.
 "$BIN" run smoke --devices none --quiet --out "$WORK/good" >"$WORK/out" 2>&1 || { cat "$WORK/out"; fail "run smoke"; }

@@ -131,6 +131,19 @@ TEST_F(OutputPaths, TwoOutputsOnOneFileAreRefusedByBothFlags) {
   EXPECT_NE(refusal([&] { check_distinct_outputs({{"--out", at("alias")}, {"the report", at("a-file")}}); }), "");
 }
 
+// The report folder, made later, passed the file check (its parent is writable); the export
+// then failed after the whole run.
+TEST_F(OutputPaths, AnExportOnTheReportFolderItselfIsRefused) {
+  EXPECT_EQ(refusal([&] { check_outputs_are_not_dir({{"--jsonl", at("new")}}, "--out", at("new")); }),
+            "--jsonl " + at("new") + " is the --out folder " + at("new") + ": give a file name (in it: " +
+                at("new/NAME") + ")");
+  EXPECT_NE(refusal([&] { check_outputs_are_not_dir({{"--junit", at("new/")}}, "--out", at("x/../new")); }), "");
+  EXPECT_EQ(refusal([&] {
+              check_outputs_are_not_dir({{"--jsonl", at("new/r.jsonl")}, {"--junit", ""}}, "--out", at("new"));
+            }),
+            "");
+}
+
 // access() says yes to root everywhere; the write probe finds what the run's writes would.
 TEST_F(OutputPaths, AFolderNoFileCanBeMadeInIsRefusedEvenForRoot) {
   if (!fs::is_directory("/proc")) GTEST_SKIP() << "no /proc on this system";
