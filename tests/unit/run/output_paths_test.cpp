@@ -134,9 +134,11 @@ TEST_F(OutputPaths, TwoOutputsOnOneFileAreRefusedByBothFlags) {
 // The report folder, made later, passed the file check (its parent is writable); the export
 // then failed after the whole run.
 TEST_F(OutputPaths, AnExportOnTheReportFolderItselfIsRefused) {
-  EXPECT_EQ(refusal([&] { check_outputs_are_not_dir({{"--jsonl", at("new")}}, "--out", at("new")); }),
-            "--jsonl " + at("new") + " is the --out folder " + at("new") + ": give a file name (in it: " +
-                at("new/NAME") + ")");
+  EXPECT_EQ(refusal([&] {
+              check_outputs_are_not_dir({{"--jsonl", at("new")}}, "--out", at("new"));
+            }),
+            "--jsonl " + at("new") + " is the --out folder " + at("new") +
+                ": give a file name (in it: " + at("new/NAME") + ")");
   EXPECT_NE(refusal([&] { check_outputs_are_not_dir({{"--junit", at("new/")}}, "--out", at("x/../new")); }), "");
   EXPECT_EQ(refusal([&] {
               check_outputs_are_not_dir({{"--jsonl", at("new/r.jsonl")}, {"--junit", ""}}, "--out", at("new"));
