@@ -1,7 +1,9 @@
 // vsa-bench: CLI wiring only. Each subcommand lives in app/commands/, the work
 // in the harness library. Exceptions map to the exit codes of docs/design.md.
+#include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -35,8 +37,9 @@ int main(int argc, char** argv) {
       "  vsa-bench render REPORT.json --out REPORT.md   a report's Markdown again, from its JSON\n"
       "Exit codes: 0 all passed (stated skips allowed), 1 a check failed, 2 bad usage or input,\n"
       "3 performance regression, 4 incomplete (a case faulted or hung; GPUs asked for or present that CUDA\n"
-      "cannot use: the run fails closed; compare's gate, with no regression, lacking a baseline timing or\n"
-      "too noisy to gate)."};
+      "cannot use: the run fails closed; an export or report that could not be written; compare's gate, with no\n"
+      "regression, lacking a baseline timing or too noisy to gate; any command that could not finish, e.g.\n"
+      "on a full disk)."};
   app.require_subcommand(1);
   app.set_version_flag("--version", [] {
     return std::string("vsa-bench ") + vsa::build::kVersion + " (git " + vsa::build::git_sha() + ", " +
@@ -64,6 +67,27 @@ int main(int argc, char** argv) {
   vsa::cli::register_floors(app, exit_code);
   vsa::cli::register_render(app, exit_code);
   vsa::cli::register_worker(app, exit_code);
+  // The first word that is no option names the command; one that names none got only CLI11's
+  // "A subcommand is required".
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word.empty() || word.front() == '-') continue;
+    const auto all = app.get_subcommands([](const CLI::App*) { return true; });  // the hidden worker too
+    const auto shown = app.get_subcommands([](const CLI::App* s) { return !s->get_group().empty(); });
+    if (std::none_of(all.begin(), all.end(), [&](const CLI::App* s) { return s->check_name(word); })) {
+      std::string names;
+      for (const CLI::App* s : shown) names += (names.empty() ? "" : ", ") + s->get_name();
+      std::fprintf(stderr, "vsa-bench: unknown command \"%s\"; the commands are %s (vsa-bench --help)\n",
+                   vsa::printable(word).c_str(), names.c_str());
+      return vsa::kExitUsage;
+    }
+    break;
+  }
+  // Which command an error came from, for the message.
+  const auto command = [&app]() -> std::string {
+    const auto parsed = app.get_subcommands();
+    return parsed.empty() ? std::string("vsa-bench") : "vsa-bench " + parsed.front()->get_name();
+  };
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -73,7 +97,8 @@ int main(int argc, char** argv) {
     spdlog::error("{}", e.what());
     return vsa::kExitUsage;
   } catch (const std::exception& e) {
-    spdlog::error("{}", e.what());
+    // Not bad input: the command could not finish (a write that failed, a full disk).
+    spdlog::error("{}: {}", command(), e.what());
     return vsa::kExitIncomplete;
   }
   return exit_code;

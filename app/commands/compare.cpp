@@ -59,6 +59,10 @@ int run_compare(const CompareCommandOptions& o) {
     for (const auto& path : o.reports)
       if (std::filesystem::is_directory(path) && load_report_paths({path}).reports.empty())
         why += "; " + path + " holds no vsa-bench report";
+    if (!o.baseline.empty())
+      throw CLI::ValidationError(
+          "reports",
+          "compare --baseline " + o.baseline + " needs at least one other report to compare with it, found none" + why);
     throw CLI::ValidationError("reports", "compare needs two reports or more (or one and --baseline), found " +
                                               std::to_string(reports.size()) + why);
   }

@@ -37,6 +37,10 @@ void register_dump(CLI::App& app, int& exit_code) {
           },
           "FLOPS > 0"));
   // Errors throw and main maps them (SuiteError: exit 2, any other: 4); success is exit 0.
+  cmd->footer(
+      "Example: vsa-bench dump perf --case \"S=4096,density=0.25\" --out /tmp/case   (numpy.load('/tmp/case/q.npy'))\n"
+      "Exit codes: 0 written; 2 bad usage, no case or several matching --case, or a reference over\n"
+      "--reference-limit (named); 4 a file that could not be written.");
   cmd->callback([&exit_code, opts] {
     opts->argv = process_argv();
     std::fputs(dump_case(*opts).c_str(), stdout);

@@ -97,12 +97,15 @@ void register_fleet(CLI::App& app, int& exit_code) {
       ->type_name("PERCENT")
       ->capture_default_str();
   cmd->add_flag("--gate", options->gate, "exit 3 when a performance outlier is found");
-  cmd->add_flag("--failed-hosts", options->failed_hosts,
-                "print only the hosts with a failed GPU or a slow outlier (where the other GPUs of its row "
-                "outnumber the slow ones), as a comma-separated Slurm hostlist "
-                "(Slurm's node name when a Slurm launcher placed the run): `scontrol update nodename=$(vsa-bench "
-                "fleet DIR --failed-hosts) state=drain reason=vsa-bench`; same exit code");
+  CLI::Option* failed_hosts =
+      cmd->add_flag("--failed-hosts", options->failed_hosts,
+                    "print only the hosts with a failed GPU or a slow outlier (where the other GPUs of its row "
+                    "outnumber the slow ones), as a comma-separated Slurm hostlist "
+                    "(Slurm's node name when a Slurm launcher placed the run): `scontrol update nodename=$(vsa-bench "
+                    "fleet DIR --failed-hosts) state=drain reason=vsa-bench`; same exit code");
   add_format_option(*cmd, options->format, {"md", "json"}, "md: Markdown tables");
+  // The host list is its own format: a --format or --json beside it was ignored.
+  failed_hosts->excludes(cmd->get_option("--format"))->excludes(cmd->get_option("--json"));
   cmd->footer(
       "Outliers: below (1 - threshold) x the fleet median (in a row of two or three GPUs: x the fastest, and ratios "
       "are "

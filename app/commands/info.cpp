@@ -52,6 +52,9 @@ void register_info(CLI::App& app, int& exit_code) {
   add_format_option(*info, options->format, {"text", "json"}, "json: the JSON document a report embeds");
   info->add_flag("--no-cuda", options->no_cuda, "Query NVML only; never initialise CUDA in this process");
   info->add_option("--label", options->label, "Rack or group label recorded as node.label");
+  info->footer(
+      "Examples: vsa-bench info; vsa-bench info --json --label rack12 (the document every report embeds).\n"
+      "Exit codes: 0 (what cannot be read, e.g. NVML without a driver, is said in the output); 2 bad usage.");
   info->callback([options, &exit_code] { exit_code = run_info(*options); });
 }
 

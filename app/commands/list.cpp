@@ -31,6 +31,9 @@ void register_list(CLI::App& app, int& exit_code) {
   add_format_option(*cmd, *format, {"text", "json"}, "json: machine-readable");
   cmd->add_option("--plugin", *plugins,
                   "Also list the backends of this plugin library (repeatable; loaded in a worker process)");
+  cmd->footer(
+      "Examples: vsa-bench list backends; vsa-bench list cases perf --case S=16384; vsa-bench list --json.\n"
+      "Exit codes: 0 listed; 2 bad usage, an unknown or malformed suite, or a plugin that does not load (named).");
   cmd->callback([&exit_code, what, suite, format, plugins, cases] {
     nlohmann::json out = nlohmann::json::object();
     if (*what == "suites" || *what == "all") out["suites"] = list_suites_json();
@@ -39,6 +42,8 @@ void register_list(CLI::App& app, int& exit_code) {
       for (auto& b : list_plugin_backends(*plugins)) out["backends"].push_back(b);
     }
     if (!cases->empty() && *what != "cases") throw SuiteError("list: --case applies to `list cases SUITE` only");
+    if (!suite->empty() && *what != "cases")
+      throw SuiteError("list " + *what + ": a suite (" + *suite + ") applies to `list cases SUITE` only");
     if (*what == "cases") {
       if (suite->empty()) throw SuiteError("list cases: name a suite, e.g. `vsa-bench list cases smoke`");
       out["cases"] = list_cases_json(*suite, *cases);

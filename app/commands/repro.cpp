@@ -26,6 +26,12 @@ void register_repro(CLI::App& app, int& exit_code) {
                   "Use this plugin library instead of the ones the report recorded (repeatable), e.g. a rebuilt one");
   cmd->add_flag("!--no-isolate", opts->isolate, "Run in this process (debugging; a fault ends the run)");
   cmd->add_flag("!--quiet", opts->progress, "No per-case progress lines");
+  cmd->footer(
+      "Examples:\n"
+      "  vsa-bench repro results/node-gpu0-T.json --case odd-nb    re-run one case of a report here\n"
+      "  vsa-bench repro R.json --case odd-nb --bundle odd.json    a one-case suite: vsa-bench run odd.json\n"
+      "Exit codes: as `run` for the re-run (0 passed, 1 failed, 4 faulted, hung or no usable GPU); 0 when\n"
+      "--bundle is written; 2 bad usage, an unreadable report, or a case it lacks or names twice (named).");
   cmd->callback([&exit_code, opts] {
     opts->argv = process_argv();
     const ReproOutcome outcome = run_repro(*opts);

@@ -121,6 +121,17 @@ void register_run(CLI::App& app, int& exit_code) {
                   "Also write the timings as NVBench JSON, for nvbench_compare and NVBench's other readers "
                   "(docs/report-schema.md, \"NVBench export\")");
   cmd->add_flag("!--quiet", opts->progress, "No per-case progress lines");
+  cmd->footer(
+      "Examples:\n"
+      "  vsa-bench run                                  the default suite, qualify, on every GPU\n"
+      "  vsa-bench run correctness stability --out results/\n"
+      "  vsa-bench run perf --case S=16384 --backends sm90a --target-spread 1%\n"
+      "  vsa-bench run stability --probe bwd.read_st=20000@warps:2-3   widen a race window\n"
+      "  vsa-bench run my-suite.json --devices none     CPU backends only\n"
+      "Exit codes: 0 every case passed (stated skips allowed); 1 a case failed (a mismatch, an unstable\n"
+      "output or a speed floor); 2 bad usage, or a suite, --resume or output path refused (named; nothing\n"
+      "runs); 4 incomplete: a case faulted or hung, GPUs asked for or present that CUDA cannot use (the run\n"
+      "fails closed), or a report or export that could not be written.");
   cmd->callback([&exit_code, opts, suites, probes, target_spread, sw_thermal_max] {
     if (!suites->empty()) opts->suites = *suites;
     if (!sw_thermal_max->empty()) {

@@ -18,9 +18,10 @@ void register_sanitize(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
       "sanitize",
       "Run a suite in-process under compute-sanitizer (memcheck, racecheck, synccheck or initcheck) and record the "
-      "tool's error counts and findings in the run's report (\"sanitizer\" object, Markdown section). Exit 0 clean, "
-      "1 errors or hazards (or a failed check), 2 no compute-sanitizer or bad input, 4 the run wrote no report or "
-      "faulted.");
+      "tool's error counts and findings in the run's report (\"sanitizer\" object, Markdown section).");
+  cmd->footer(
+      "Exit codes: 0 clean, 1 errors or hazards (or a failed check), 2 no compute-sanitizer or bad input, 4 the run "
+      "wrote no report or faulted.");
   cmd->add_option("--tool", opts->tool, "compute-sanitizer tool")
       ->check(CLI::IsMember({"memcheck", "racecheck", "synccheck", "initcheck"}))
       ->capture_default_str();

@@ -36,6 +36,9 @@ void register_selftest(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   cmd->add_option("--cuobjdump", opts->cuobjdump, "cuobjdump for the lint rows (default: searched as `lint` does)");
   cmd->add_flag("!--quiet", opts->progress, "No per-case progress lines");
+  cmd->footer(
+      "Exit codes: 0 every check caught its planted fault (a row this machine cannot run says why); 1 a check "
+      "missed its fault; 2 bad usage; 4 the selftest could not finish.");
   cmd->callback([&exit_code, opts, format] {
     opts->argv = process_argv();
     const SelftestResult result = run_selftest(*opts);

@@ -94,6 +94,9 @@ nlohmann::json to_json(const Report& r) {
 Report report_from_json(const nlohmann::json& j) {
   if (j.value("schema", "") != "vsa-bench/report")
     throw std::invalid_argument("not a vsa-bench report (missing \"schema\": \"vsa-bench/report\")");
+  if (j.contains("schema_version") && !j.at("schema_version").is_number_integer())
+    throw std::invalid_argument("$.schema_version: must be an integer, got " +
+                                std::string(j.at("schema_version").type_name()));
   if (j.value("schema_version", 0) > kReportSchemaVersion)
     throw std::invalid_argument("report schema_version " + std::to_string(j.value("schema_version", 0)) +
                                 " is newer than this tool understands (" + std::to_string(kReportSchemaVersion) + ")");

@@ -113,7 +113,11 @@ json make_repro_bundle(const std::string& report_path, const std::string& case_n
   try {
     return bundle_of(report, report_path, case_name);
   } catch (const json::exception& e) {
-    throw SuiteError(report_path + ": malformed report, " + e.what() +
+    // nlohmann's text without its "[json.exception.type_error.306] " prefix.
+    std::string what = e.what();
+    if (const auto close = what.find("] "); what.rfind("[json.exception.", 0) == 0 && close != std::string::npos)
+      what = what.substr(close + 2);
+    throw SuiteError(report_path + ": malformed report, " + what +
                      " (docs/schema/report.schema.json describes a report)");
   }
 }
@@ -218,7 +222,10 @@ ReproOutcome run_repro(const ReproOptions& o) {
   run.argv = o.argv;
   const RunSummary summary = run_suites(run);
   outcome.exit_code = summary.exit_code;
-  outcome.text += "re-ran \"" + o.case_name + "\" from " + o.report + " (suite " + suite_path + ")\n" + summary.table;
+  // The case as the bundle resolved it (the filter may be part of its name), whether or not it
+  // could run here: the table says which.
+  outcome.text += "case \"" + bundle.at("origin").at("case").get<std::string>() + "\" of " + o.report + " (suite " +
+                  suite_path + "):\n" + summary.table;
   return outcome;
 }
 

@@ -1,6 +1,7 @@
 #include "util/json_input.hpp"
 
 #include <fstream>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -27,6 +28,10 @@ class BoundedSax {
   bool start_object(std::size_t n) { return element() && open(false) && m_dom.start_object(n); }
   bool key(json::string_t& k) {
     m_frames.back().key = k;
+    // nlohmann keeps the last of two equal keys: {"S": 256, "S": 128} ran S = 128 without a word,
+    // where every unknown key is an error.
+    if (!m_frames.back().keys.insert(k).second)
+      throw JsonInputError(path(false) + ": given twice in one object (the last would silently win)");
     return m_dom.key(k);
   }
   bool end_object() {
@@ -50,8 +55,9 @@ class BoundedSax {
  private:
   struct Frame {
     bool array = false;
-    std::size_t next = 0;  // array: elements started so far
-    std::string key;       // object: the key being read
+    std::size_t next = 0;        // array: elements started so far
+    std::string key;             // object: the key being read
+    std::set<std::string> keys;  // object: those read so far
   };
 
   // A value starts: in an array it takes the next index.
@@ -62,7 +68,7 @@ class BoundedSax {
   bool open(bool array) {
     if (int(m_frames.size()) >= m_max_depth)
       throw JsonInputError(path(false) + ": nested deeper than " + std::to_string(m_max_depth) + " levels");
-    m_frames.push_back({array, 0, {}});
+    m_frames.push_back({array, 0, {}, {}});
     return true;
   }
   // at_error: the innermost array's failing element is the one after the last started.

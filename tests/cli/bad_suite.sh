@@ -11,6 +11,8 @@ check() {  # $1 = case fields, $2 = expected message fragment
 check '"S": 100' "bad.json: \$.cases[0].S: must be a multiple of blk (64), got 100"
 check '"S": 512, "pattern": {"density": 2}' "\$.cases[0].pattern.density: must be in (0, 1]"
 check '"S": 512, "colour": 1' "\$.cases[0].colour: unknown field"
+check '"S": 256, "S": 128' "\$.cases[0].S: given twice in one object"  # nlohmann kept the last, silently
+check '"S": 128, "pattern": {"density": 0.5, "density": 1}' "\$.cases[0].pattern.density: given twice"
 check '"S": 128, "pattern": {"kind": "explicit", "rows": [[5], []]}' "\$.cases[0].pattern.rows[0][0]: kv block 5 out of range"
 if grep -q '^  sm90a ' <<< "$("$BIN" list backends)"; then  # built with VSA_BUILD_SM90A (the default)
   printf '{"cases": [{"name": "x", "S": 512, "backends": ["sm90a"], "D": 96}]}' >"$WORK/bad.json"
