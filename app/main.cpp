@@ -68,9 +68,11 @@ int main(int argc, char** argv) {
   vsa::cli::register_render(app, exit_code);
   vsa::cli::register_worker(app, exit_code);
   // The first word that is no option names the command; one that names none got only CLI11's
-  // "A subcommand is required".
+  // "A subcommand is required". This holds while no top-level option takes a value (-v, -h and
+  // --version take none); -h or --version before the word answer first, as CLI11 would.
   for (int i = 1; i < argc; ++i) {
     const std::string word = argv[i];
+    if (word == "-h" || word == "--help" || word == "--version" || word == "--") break;
     if (word.empty() || word.front() == '-') continue;
     const auto all = app.get_subcommands([](const CLI::App*) { return true; });  // the hidden worker too
     const auto shown = app.get_subcommands([](const CLI::App* s) { return !s->get_group().empty(); });

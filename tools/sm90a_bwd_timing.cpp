@@ -156,7 +156,7 @@ void run() {
       const auto print_timing = [&](const char* label, std::vector<float> ms) {
         std::sort(ms.begin(), ms.end());
         const double median = ms[ms.size() / 2];
-        std::printf("TIMING %-17s S=%-6d k=%-4d pairs=%-8.0f median %.3f ms (min %.3f max %.3f)  %.1f TFLOPS\n", label,
+        std::printf("TIMING %-17s S=%-6d k=%-4d pairs=%-8.0f median %.4f ms (min %.4f max %.4f)  %.1f TFLOPS\n", label,
                     seq, s.max_kv, pairs, median, ms.front(), ms.back(), flops / (median * 1e-3) / 1e12);
       };
       const char* whole_label = det ? "sm90a-det" : "sm90a";

@@ -35,11 +35,11 @@ int run_floors(const FloorsOptions& o) {
   }
   if (!(margin >= 0 && margin < 1)) throw CLI::ValidationError("--margin", o.margin + " is not in [0%, 100%)");
   const ReportCollection collection = load_report_paths(o.paths);
+  for (const auto& s : collection.skipped) std::cerr << "vsa-bench floors: skipped " << s << "\n";
   if (collection.reports.empty())  // as compare and fleet say it: bad input, not a failed check
     throw CLI::ValidationError("reports",
                                "no vsa-bench report found in " + fmt::format("{}", fmt::join(o.paths, ", ")));
   const FloorTable table = derive_floors(collection.reports, margin);
-  for (const auto& s : collection.skipped) std::cerr << "vsa-bench floors: skipped " << s << "\n";
   for (const auto& s : table.left_out) std::cerr << "vsa-bench floors: left out " << s << "\n";
   if (table.floors.empty()) {
     std::cerr << "vsa-bench floors: no PASS timing of a known GPU model in these reports\n";

@@ -121,14 +121,24 @@ void check_distinct_outputs(const std::vector<std::pair<std::string_view, std::s
 void check_outputs_are_not_dir(const std::vector<std::pair<std::string_view, std::string>>& outputs,
                                std::string_view dir_flag, const std::string& dir) {
   if (dir.empty()) return;
-  const auto folder = [](const std::string& p) {  // "R/" as "R"
-    const fs::path r = resolved(p);
+  // Where each would be written (a link, dangling too, as write_file_atomic follows it), "R/" as "R".
+  const auto folder = [](const std::string& p) {
+    const fs::path r = resolved(link_target(p));
     return r.has_filename() ? r : r.parent_path();
   };
-  for (const auto& [flag, output] : outputs)
-    if (!output.empty() && folder(output) == folder(dir))
+  const fs::path out = folder(dir);
+  for (const auto& [flag, output] : outputs) {
+    if (output.empty()) continue;
+    const fs::path target = folder(output);
+    if (target == out)
       throw SuiteError(std::string(flag) + " " + output + " is the " + std::string(dir_flag) + " folder " + dir +
                        ": give a file name (in it: " + (fs::path(dir) / "NAME").string() + ")");
+    for (fs::path above = out.parent_path(); !above.empty() && above != above.parent_path();
+         above = above.parent_path())
+      if (target == above)
+        throw SuiteError(std::string(flag) + " " + output + " is a folder above the " + std::string(dir_flag) +
+                         " folder " + dir + ", which the run makes: give a file name");
+  }
 }
 
 void check_output_dir(std::string_view flag, const std::string& path) {

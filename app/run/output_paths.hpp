@@ -30,9 +30,10 @@ void check_distinct_outputs(const std::vector<std::pair<std::string_view, std::s
 void check_outputs_spare_inputs(const std::vector<std::pair<std::string_view, std::string>>& outputs,
                                 const std::vector<std::pair<std::string_view, std::string>>& inputs);
 
-// No output is the folder (DIR_FLAG DIR) itself: `run --out o --jsonl o` with o not yet made
-// passed the file check (o's parent is writable), ran every case and then failed to write the
-// export into the folder the run had made (exit 4). Throws SuiteError naming both flags.
+// No output is the folder (DIR_FLAG DIR) itself, or a folder above it, or a link to either:
+// `run --out o --jsonl o` with o not yet made passed the file check (o's parent is writable),
+// ran every case and then failed to write the export into the folder the run had made (exit 4).
+// Throws SuiteError naming both flags.
 void check_outputs_are_not_dir(const std::vector<std::pair<std::string_view, std::string>>& outputs,
                                std::string_view dir_flag, const std::string& dir);
 

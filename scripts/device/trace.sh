@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Where a small problem's time goes, from the kernels' own timelines (one call on a GPU
-# node, about 15 s): the trace-only variants (the normal code plus the stamps,
+# node, about a minute: the backward is timed in batches of 10 launches up to S = 65536): the trace-only variants (the normal code plus the stamps,
 # kernels/sm90a/variant.hpp) stamp %globaltimer at each hand-off of a launch (trace.hpp), and the two drivers print the stamps' summary beside the
 # event-timed launches, so the trace's own cost shows too.
 #   scripts/device/trace.sh BUILD_DIR [OUT_DIR]

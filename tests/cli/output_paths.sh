@@ -21,6 +21,11 @@ refused "--nvbench $WORK: is a directory" "$BIN" run smoke --devices none --quie
 refused "--jsonl $WORK/r5 is the --out folder $WORK/r5: give a file name" \
   "$BIN" run smoke --devices none --quiet --out "$WORK/r5" --jsonl "$WORK/r5"
 [ ! -e "$WORK/r5" ] || fail "the refused run made its --out"
+refused "--jsonl $WORK/r8 is a folder above the --out folder $WORK/r8/sub" \
+  "$BIN" run smoke --devices none --quiet --out "$WORK/r8/sub" --jsonl "$WORK/r8"
+ln -s "$WORK/r6" "$WORK/lnk6"  # dangling until the run makes r6
+refused "--jsonl $WORK/lnk6 is the --out folder $WORK/r6" \
+  "$BIN" run smoke --devices none --quiet --out "$WORK/r6" --jsonl "$WORK/lnk6"
 refused "--out $WORK/a-file: is a file, not a directory" "$BIN" run smoke --devices none --quiet --out "$WORK/a-file"
 # A good run, then render and repro with bad destinations.
 "$BIN" run smoke --devices none --quiet --out "$WORK/good" >"$WORK/out" 2>&1 || { cat "$WORK/out"; fail "run smoke"; }

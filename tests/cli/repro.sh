@@ -16,6 +16,8 @@ report="$(ls "$WORK"/first/*.json)"
 rc=$?
 cat "$WORK/stdout"
 [ "$rc" -eq 0 ] || { cat "$WORK/stderr"; fail "repro exit $rc"; }
+# The case as resolved from the filter, whether or not it ran (the table below says which).
+grep -qF "case \"small/ragged\" of $report" "$WORK/stdout" || fail "repro does not name the resolved case"
 again="$(ls "$WORK"/again/repro-*cpu*.json)" || fail "repro wrote no report"
 python3 - "$report" "$again" <<'PY' || fail "the re-run is not the same case"
 import json, sys

@@ -18,12 +18,16 @@ expect 2 "a suite (smoke) applies to \`list cases SUITE\` only" "$BIN" list suit
 expect 2 "excludes" "$BIN" info --no-cuda --format text --json
 expect 2 "excludes" "$BIN" compare "$report" "$report" --format md --json
 expect 2 "excludes" "$BIN" fleet "$report" --failed-hosts --json
+expect 2 "excludes" "$BIN" fleet "$report" --failed-hosts --format json
 mkdir -p "$WORK/empty"
 expect 2 "no vsa-bench report found in $WORK/empty" "$BIN" floors "$WORK/empty"
 expect 2 "compare --baseline $report needs at least one other report" "$BIN" compare --baseline "$report"
 if [ -w /dev/full ]; then
   expect 4 "vsa-bench render: write failed: /dev/full" "$BIN" render "$report" --out /dev/full
 fi
+# Help and the version answer before any word is read as a command, as CLI11 does.
+expect 0 "Typical use" "$BIN" -h bogus
+expect 0 "vsa-bench " "$BIN" --version bogus
 # Still fine: the alias alone, and a command after a top-level option.
 "$BIN" info --no-cuda --json >/dev/null || fail "info --json"
 "$BIN" -v list suites >/dev/null 2>&1 || fail "-v list suites"

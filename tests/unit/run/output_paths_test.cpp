@@ -144,6 +144,15 @@ TEST_F(OutputPaths, AnExportOnTheReportFolderItselfIsRefused) {
               check_outputs_are_not_dir({{"--jsonl", at("new/r.jsonl")}, {"--junit", ""}}, "--out", at("new"));
             }),
             "");
+  // A folder above it, made by the run too (review of the same day), and a dangling link to it.
+  EXPECT_EQ(refusal([&] {
+              check_outputs_are_not_dir({{"--jsonl", at("r8")}}, "--out", at("r8/sub"));
+            }),
+            "--jsonl " + at("r8") + " is a folder above the --out folder " + at("r8/sub") +
+                ", which the run makes: give a file name");
+  fs::create_symlink(at("r6"), at("lnk6"));
+  EXPECT_NE(refusal([&] { check_outputs_are_not_dir({{"--jsonl", at("lnk6")}}, "--out", at("r6")); }), "");
+  EXPECT_EQ(refusal([&] { check_outputs_are_not_dir({{"--jsonl", at("r6.jsonl")}}, "--out", at("r6/sub")); }), "");
 }
 
 // access() says yes to root everywhere; the write probe finds what the run's writes would.
