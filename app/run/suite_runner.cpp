@@ -29,6 +29,7 @@
 #include "run/gpu_expectation.hpp"
 #include "run/kernel_images.hpp"
 #include "run/node_qualification.hpp"
+#include "run/interrupt_notice.hpp"
 #include "run/output_paths.hpp"
 #include "run/plugin_inspection.hpp"
 #include "plugins/described_backend.hpp"
@@ -810,6 +811,8 @@ RunSummary run_suites(const RunOptions& o) {
     monitors[i] = qualification.start_monitor(facts);
     write_report(r, paths[i]);
   }
+  // From here a Ctrl-C or SIGTERM says where the finished cases are and how to go on.
+  const InterruptNotice interrupt_notice(paths);
   std::vector<std::string> target_errors(targets.size());
   std::vector<std::thread> threads;
   for (std::size_t i = 0; i < targets.size(); ++i)

@@ -21,7 +21,7 @@ for sig in KILL INT TERM; do
   # jobs start with it ignored): INT goes to the whole group as a Ctrl-C would, TERM and KILL
   # to the parent alone.
   setsid env --default-signal=INT,TERM "$BIN" run "$WORK/s.json" --devices none --quiet --out "$out" --label lab \
-    >/dev/null 2>&1 &
+    >/dev/null 2>"$WORK/stderr-$sig" &
   pid=$!
   # until a and b are in the report (the stall case is running)
   r="$(wait_for_cases "$out" 2 200)" || fail "$sig: the report never showed the two finished cases while the run went on"
@@ -33,6 +33,11 @@ for sig in KILL INT TERM; do
   got="$(json_get "$r" "(d['complete'], [c['name'] for c in d['cases']])")"; [ "$got" = "(False, ['ir/a', 'ir/b'])" ] \
     || fail "$sig: the interrupted report does not hold exactly the finished cases: $got"
   [ "$(json_get "$r" "d['exit_code']")" = 4 ] || fail "$sig: the interrupted report's exit_code is not 4 (incomplete)"
+  # INT and TERM (not KILL) say where the finished cases are and how to go on (review of 2026-12-06).
+  if [ "$sig" != KILL ]; then
+    grep -qF "vsa-bench run: interrupted" "$WORK/stderr-$sig" && grep -qF "  $r" "$WORK/stderr-$sig" ||
+      { cat "$WORK/stderr-$sig"; fail "$sig: no notice naming the report"; }
+  fi
   # As `sanitize` annotates a report it ran, cut short or not: the resumed cases were not under
   # compute-sanitizer, so the finished report must not carry the annotation on.
   python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['sanitizer']={'tool': 'memcheck'}; json.dump(d,open(sys.argv[1],'w'))" "$r"
