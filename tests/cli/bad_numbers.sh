@@ -13,15 +13,24 @@ refused() {  # refused WHAT FRAGMENT SUITE [run args...]: `run SUITE` must exit 
   [ ! -e "$WORK/out" ] || fail "$what: a report directory was written"
   echo "refused: $what"
 }
-case_with() {  # case_with FIELDS: a one-case suite file at $WORK/bad.json
-  printf '{"cases": [{"name": "x", "S": 128, "D": 32, "op": "fwd", "backends": ["cpu-ref"], "reference": "cpu-naive", %s}]}' \
-    "$1" >"$WORK/bad.json"
+one_case() {  # one_case BASE FIELDS: a one-case suite at $WORK/bad.json, FIELDS over BASE (a key
+  # given twice in one object is refused as such, so FIELDS replace BASE's keys rather than repeat them)
+  python3 - "$1" "$2" "$WORK/bad.json" <<'PY'
+import json, sys
+case = json.loads("{" + sys.argv[1] + "}")
+extra = sys.argv[2]
+# Kept as text: some FIELDS are numbers JSON allows but Python would round (1e400, 2^64).
+keys = json.loads("{" + extra + "}", parse_float=str, parse_int=str, parse_constant=str)
+body = ", ".join(json.dumps(k) + ": " + json.dumps(v) for k, v in case.items() if k not in keys)
+open(sys.argv[3], "w").write('{"cases": [{' + body + (", " if body and extra else "") + extra + "}]}")
+PY
   echo "$WORK/bad.json"
 }
+case_with() {  # case_with FIELDS: a one-case suite file at $WORK/bad.json
+  one_case '"name": "x", "S": 128, "D": 32, "op": "fwd", "backends": ["cpu-ref"], "reference": "cpu-naive"' "$1"
+}
 race_case() {  # a case on the planted race backend, which has the probe point selftest.overlap
-  printf '{"cases": [{"name": "x", "S": 128, "D": 128, "op": "fwd", "mode": "stability", "backends": ["selftest-overlap-race"], "reference": "cpu-naive", %s}]}' \
-    "$1" >"$WORK/bad.json"
-  echo "$WORK/bad.json"
+  one_case '"name": "x", "S": 128, "D": 128, "op": "fwd", "mode": "stability", "backends": ["selftest-overlap-race"], "reference": "cpu-naive"' "$1"
 }
 f="bad.json: \$.cases[0]"
 refused "S = 8M" "$f: needs an estimated" "$(case_with '"S": 8388608, "D": 128, "pattern": {"kind": "dense"}')"
