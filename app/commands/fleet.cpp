@@ -46,11 +46,7 @@ int run_fleet(const FleetCommandOptions& o) {
     throw CLI::ValidationError("--min-effect", e.what());
   }
   ReportCollection collection = load_report_paths(o.paths);
-  if (collection.reports.empty()) {
-    const std::string where = fmt::format("{}", fmt::join(o.paths, ", "));
-    std::cerr << "vsa-bench fleet: no vsa-bench report found in " << where << "\n";
-    return kExitUsage;
-  }
+  if (collection.reports.empty()) return no_report_found("fleet", o.paths);
   Fleet fleet = analyse_fleet(collection.reports, options);
   fleet.skipped = std::move(collection.skipped);
   if (o.failed_hosts) {

@@ -3,8 +3,6 @@
 //   vsa-bench floors results/baselines/h200-qualify*.json > suites/floors/floors.json
 // Exit 0, 2 bad input (names the file), 1 when no report yields a floor.
 #include <CLI/CLI.hpp>
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -36,9 +34,7 @@ int run_floors(const FloorsOptions& o) {
   if (!(margin >= 0 && margin < 1)) throw CLI::ValidationError("--margin", o.margin + " is not in [0%, 100%)");
   const ReportCollection collection = load_report_paths(o.paths);
   for (const auto& s : collection.skipped) std::cerr << "vsa-bench floors: skipped " << s << "\n";
-  if (collection.reports.empty())  // as compare and fleet say it: bad input, not a failed check
-    throw CLI::ValidationError("reports",
-                               "no vsa-bench report found in " + fmt::format("{}", fmt::join(o.paths, ", ")));
+  if (collection.reports.empty()) return no_report_found("floors", o.paths);  // bad input, not a failed check
   const FloorTable table = derive_floors(collection.reports, margin);
   for (const auto& s : table.left_out) std::cerr << "vsa-bench floors: left out " << s << "\n";
   if (table.floors.empty()) {

@@ -1,7 +1,12 @@
 #pragma once
 // The commands that read reports (compare, fleet, render) treat an unreadable report the
 // same way: bad input, exit 2, the file and the reason on stderr.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -25,6 +30,14 @@ int run_reading_reports(const char* command, Body&& body) {
               << "); check it with scripts/check_schema.py\n";
     return kExitUsage;
   }
+}
+
+// A command that found no report where it was pointed (fleet, floors): bad input, exit 2, the
+// places named.
+inline int no_report_found(const char* command, const std::vector<std::string>& paths) {
+  std::cerr << "vsa-bench " << command << ": no vsa-bench report found in " << fmt::format("{}", fmt::join(paths, ", "))
+            << "\n";
+  return kExitUsage;
 }
 
 }  // namespace vsa::cli

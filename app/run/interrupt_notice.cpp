@@ -29,14 +29,14 @@ extern "C" void on_interrupt(int signal) {
   ::raise(signal);
 }
 
-}  // namespace
-
-std::string InterruptNotice::text_for(const std::vector<std::string>& report_paths) {
+std::string text_for(const std::vector<std::string>& report_paths) {
   std::string text = "\nvsa-bench run: interrupted. The finished cases are kept (complete: false, exit_code 4) in:\n";
   for (const auto& path : report_paths) text += "  " + path + "\n";
   text += "Continue with the same command plus --resume REPORT.\n";
   return text;
 }
+
+}  // namespace
 
 InterruptNotice::InterruptNotice(const std::vector<std::string>& report_paths) {
   const std::string text = text_for(report_paths);

@@ -18,9 +18,6 @@ class InterruptNotice {
   InterruptNotice& operator=(const InterruptNotice&) = delete;
   ~InterruptNotice();  // the previous handlers back
 
-  // The text the handler writes (tested without sending a signal).
-  [[nodiscard]] static std::string text_for(const std::vector<std::string>& report_paths);
-
  private:
   struct sigaction m_old_int {};
   struct sigaction m_old_term {};

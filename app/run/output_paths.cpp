@@ -75,11 +75,15 @@ void check_output_file(std::string_view flag, const std::string& path, bool fold
   if (!folder_is_made) throw SuiteError(named(flag, path) + ": no directory " + dir.string() + " (create it first)");
 }
 
+namespace {
+// "R/" as "R": a trailing separator leaves lexically_normal an empty file name.
+fs::path without_trailing_separator(const fs::path& p) { return p.has_filename() ? p : p.parent_path(); }
+}  // namespace
+
 bool directly_in(const std::string& file, const std::string& dir) {
   std::error_code ec;
   const auto normal = [&](const fs::path& p) {
-    fs::path n = fs::absolute(p, ec).lexically_normal();
-    return n.has_filename() ? n : n.parent_path();  // "R/" as "R"
+    return without_trailing_separator(fs::absolute(p, ec).lexically_normal());
   };
   return !file.empty() && !dir.empty() && normal(fs::path(file)).parent_path() == normal(fs::path(dir));
 }
@@ -121,11 +125,8 @@ void check_distinct_outputs(const std::vector<std::pair<std::string_view, std::s
 void check_outputs_are_not_dir(const std::vector<std::pair<std::string_view, std::string>>& outputs,
                                std::string_view dir_flag, const std::string& dir) {
   if (dir.empty()) return;
-  // Where each would be written (a link, dangling too, as write_file_atomic follows it), "R/" as "R".
-  const auto folder = [](const std::string& p) {
-    const fs::path r = resolved(link_target(p));
-    return r.has_filename() ? r : r.parent_path();
-  };
+  // Where each would be written (a link, dangling too, as write_file_atomic follows it).
+  const auto folder = [](const std::string& p) { return without_trailing_separator(resolved(link_target(p))); };
   const fs::path out = folder(dir);
   for (const auto& [flag, output] : outputs) {
     if (output.empty()) continue;

@@ -13,6 +13,7 @@
 #include "report/report.hpp"
 #include "util/file_digest.hpp"
 #include "util/files.hpp"
+#include "util/json_path_error.hpp"
 #include "report/report_files.hpp"
 
 namespace vsa {
@@ -113,11 +114,7 @@ json make_repro_bundle(const std::string& report_path, const std::string& case_n
   try {
     return bundle_of(report, report_path, case_name);
   } catch (const json::exception& e) {
-    // nlohmann's text without its "[json.exception.type_error.306] " prefix.
-    std::string what = e.what();
-    if (const auto close = what.find("] "); what.rfind("[json.exception.", 0) == 0 && close != std::string::npos)
-      what = what.substr(close + 2);
-    throw SuiteError(report_path + ": malformed report, " + what +
+    throw SuiteError(report_path + ": malformed report, " + json_path_detail::library_message(e) +
                      " (docs/schema/report.schema.json describes a report)");
   }
 }
