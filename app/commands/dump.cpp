@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <cmath>
 
+#include "commands/off_switch.hpp"
 #include "commands/commands.hpp"
 #include "dump/case_dump.hpp"
 #include "model/exit_codes.hpp"
@@ -22,8 +23,8 @@ void register_dump(CLI::App& app, int& exit_code) {
   cmd->add_option("suites", opts->suites, "Suites to look in (built-in names or JSON files; default: every built-in)");
   cmd->add_option("--case", opts->case_name, "The case's name (or text matching exactly one case)")->required();
   cmd->add_option("-o,--out", opts->out_dir, "Directory for the .npy files and case.json")->required();
-  cmd->add_flag("!--no-reference", opts->reference,
-                "Inputs and index lists only: no CPU reference outputs (for cases too large for the CPU)");
+  add_off_switch(*cmd, "--no-reference", opts->reference,
+                 "Inputs and index lists only: no CPU reference outputs (for cases too large for the CPU)");
   cmd->add_option("--reference-limit", opts->reference_limit_flops,
                   "Refuse a case whose CPU reference needs more docs/spec.md FLOPs (forward + backward) than this")
       ->capture_default_str()

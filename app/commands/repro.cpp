@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "commands/off_switch.hpp"
 #include "commands/commands.hpp"
 #include "run/repro.hpp"
 
@@ -24,8 +25,8 @@ void register_repro(CLI::App& app, int& exit_code) {
   cmd->add_option("--devices", opts->devices, "all | none | comma list of CUDA ordinals")->capture_default_str();
   cmd->add_option("--plugin", opts->plugins,
                   "Use this plugin library instead of the ones the report recorded (repeatable), e.g. a rebuilt one");
-  cmd->add_flag("!--no-isolate", opts->isolate, "Run in this process (debugging; a fault ends the run)");
-  cmd->add_flag("!--quiet", opts->progress, "No per-case progress lines");
+  add_off_switch(*cmd, "--no-isolate", opts->isolate, "Run in this process (debugging; a fault ends the run)");
+  add_off_switch(*cmd, "--quiet", opts->progress, "No per-case progress lines");
   cmd->footer(
       "Examples:\n"
       "  vsa-bench repro results/node-gpu0-T.json --case odd-nb    re-run one case of a report here\n"

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "commands/off_switch.hpp"
 #include "commands/commands.hpp"
 #include "model/case_spec.hpp"
 #include "model/probe_spec.hpp"
@@ -78,7 +79,7 @@ void register_run(CLI::App& app, int& exit_code) {
           },
           "UINT64"));
   cmd->add_option("--resume", opts->resume, "Continue an interrupted run: keep the finished cases of this report");
-  cmd->add_flag("!--no-isolate", opts->isolate, "Run cases in this process (debugging; a fault ends the run)");
+  add_off_switch(*cmd, "--no-isolate", opts->isolate, "Run cases in this process (debugging; a fault ends the run)");
   cmd->add_option("--jobs,-j", opts->jobs,
                   "CPU cases (--devices none, or a host without GPU) in N worker processes side by side, e.g. the "
                   "model suite on a many-core node; the report lists cases in suite order. GPU cases always run one "
@@ -120,7 +121,7 @@ void register_run(CLI::App& app, int& exit_code) {
   cmd->add_option("--nvbench", opts->nvbench_path,
                   "Also write the timings as NVBench JSON, for nvbench_compare and NVBench's other readers "
                   "(docs/report-schema.md, \"NVBench export\")");
-  cmd->add_flag("!--quiet", opts->progress, "No per-case progress lines");
+  add_off_switch(*cmd, "--quiet", opts->progress, "No per-case progress lines");
   cmd->footer(
       "Examples:\n"
       "  vsa-bench run                                  the default suite, qualify, on every GPU\n"

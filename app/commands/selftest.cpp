@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "commands/off_switch.hpp"
 #include "commands/commands.hpp"
 #include "commands/output_format.hpp"
 #include "selftest/selftest.hpp"
@@ -23,7 +24,8 @@ void register_selftest(CLI::App& app, int& exit_code) {
       "(or cuobjdump) read SKIP without one.");
   add_format_option(*cmd, *format, {"text", "json"}, "json: the rows as JSON");
   cmd->add_option("--devices", opts->devices,
-                  "GPU the planted kernels run on (a CUDA ordinal, all for the first, or none)")
+                  "GPU the planted kernels run on: all (the first; a host without one reads SKIP rows), none, or a "
+                  "CUDA ordinal, which must then be usable (exit 4 otherwise, as run --devices N)")
       ->capture_default_str();
   cmd->add_option("-o,--out", opts->out_dir, "Keep the planted-fault suite and its report here (default: discarded)");
   cmd->add_option("--hang-timeout", opts->hang_timeout_s, "Seconds the HANG rows wait")
@@ -35,10 +37,10 @@ void register_selftest(CLI::App& app, int& exit_code) {
   cmd->add_option("--probe-ns", opts->probe_ns, "Delay of probe selftest.overlap in the race row")
       ->capture_default_str();
   cmd->add_option("--cuobjdump", opts->cuobjdump, "cuobjdump for the lint rows (default: searched as `lint` does)");
-  cmd->add_flag("!--quiet", opts->progress, "No per-case progress lines");
+  add_off_switch(*cmd, "--quiet", opts->progress, "No per-case progress lines");
   cmd->footer(
       "Exit codes: 0 every check caught its planted fault (a row this machine cannot run says why); 1 a check "
-      "missed its fault; 2 bad usage; 4 the selftest could not finish.");
+      "missed its fault; 2 bad usage; 4 the selftest could not finish, or the GPU --devices named is not usable.");
   cmd->callback([&exit_code, opts, format] {
     opts->argv = process_argv();
     const SelftestResult result = run_selftest(*opts);

@@ -125,6 +125,7 @@ SelftestRow stream_row(const SelftestOptions& o) {
 }  // namespace
 
 int SelftestResult::exit_code() const {
+  if (!refusal.empty()) return kExitIncomplete;
   for (const auto& r : rows)
     if (r.outcome == kMissed) return kExitCheckFailed;
   return kExitOk;
@@ -134,6 +135,17 @@ SelftestResult run_selftest(const SelftestOptions& o) {
   if (!o.out_dir.empty()) check_output_dir("--out", o.out_dir);
   if (const std::string e = devices_flag_error(o.devices, /*list=*/false); !e.empty())
     throw SuiteError("--devices " + o.devices + ": " + e);
+  // A GPU named by its ordinal is a request, as in `run --devices N`: if CUDA cannot use it, the
+  // selftest says so and exits 4 rather than pass on SKIP rows (run/gpu_expectation.hpp).
+  const bool named_gpu = o.devices != "all" && o.devices != "none";
+  if (named_gpu) {
+    std::string why_not;
+    if (!pick_device(o.devices, why_not)) {
+      SelftestResult refused;
+      refused.refusal = "--devices " + o.devices + " asked for a GPU, but " + why_not;
+      return refused;
+    }
+  }
   const WorkDir work(o.out_dir);
   const std::vector<PlantedCase> cases = planted_cases(o);
   const std::string suite_path = (fs::path(work.path()) / "planted-faults.suite.json").string();
@@ -143,8 +155,9 @@ SelftestResult run_selftest(const SelftestOptions& o) {
   run.suites = {suite_path};
   run.out_dir = work.path();
   run.label = "selftest";
-  run.devices = o.devices;
-  run.fail_closed = false;  // a GPU-less host reads SKIP rows with the reason, not a refusal
+  // One GPU: `all` would run the planted cases on every GPU of the node, and the rows read one.
+  run.devices = o.devices == "all" ? "0" : o.devices;
+  run.fail_closed = false;  // with --devices all, a GPU-less host reads SKIP rows with the reason
   run.progress = o.progress;
   run.argv = o.argv;
   const RunSummary summary = run_suites(run);
@@ -175,6 +188,10 @@ SelftestResult run_selftest(const SelftestOptions& o) {
 
 std::string format_selftest_table(const SelftestResult& r) {
   std::ostringstream out;
+  if (!r.refusal.empty()) {
+    out << "not run: " << r.refusal << "\n";
+    return out.str();
+  }
   char line[512];
   std::snprintf(line, sizeof line, "%-9s %-33s %-32s %-26s %s\n", "outcome", "planted fault", "where", "caught by",
                 "observed");
@@ -202,8 +219,10 @@ json to_json(const SelftestResult& r) {
                     {"expected", row.expected},
                     {"observed", row.observed},
                     {"outcome", row.outcome}});
-  return {
-      {"rows", rows}, {"report", r.report_path.empty() ? json() : json(r.report_path)}, {"exit_code", r.exit_code()}};
+  return {{"rows", rows},
+          {"report", r.report_path.empty() ? json() : json(r.report_path)},
+          {"refusal", r.refusal.empty() ? json() : json(r.refusal)},
+          {"exit_code", r.exit_code()}};
 }
 
 }  // namespace vsa

@@ -25,7 +25,9 @@ struct SelftestRow {
 };
 
 struct SelftestOptions {
-  std::string devices = "0";       // run_suites --devices: the GPU the planted kernels run on
+  // The GPU the planted kernels run on: "all" (the first; without one, the GPU rows read SKIP),
+  // "none", or an ordinal, which must then be usable (else the selftest is refused, as `run`).
+  std::string devices = "all";
   std::string out_dir;             // keep the planted-fault report here; empty: a temporary directory
   double hang_timeout_s = 10;      // the HANG rows wait this long
   int race_runs = 30;              // stability runs of the overlap-race rows
@@ -39,7 +41,9 @@ struct SelftestOptions {
 struct SelftestResult {
   std::vector<SelftestRow> rows;
   std::string report_path;  // the planted-fault run's report (removed with a temporary directory)
-  // 0 when every row that ran reads "detected" (SKIP rows do not count), else 1.
+  // Why nothing ran: a GPU named by --devices that CUDA cannot use (exit 4, as `run --devices N`).
+  std::string refusal;
+  // 4 when refused; else 0 when every row that ran reads "detected" (SKIP rows do not count), else 1.
   [[nodiscard]] int exit_code() const;
 };
 

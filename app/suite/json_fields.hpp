@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "suite/suite.hpp"
+#include "util/json_member_path.hpp"
 
 namespace vsa {
 
@@ -27,7 +28,7 @@ class JsonFields {
     m_seen.insert(key);
     return m_object.contains(key);
   }
-  [[nodiscard]] std::string path_of(const std::string& key) const { return m_path + "." + key; }
+  [[nodiscard]] std::string path_of(const std::string& key) const { return m_path + member_segment(key); }
   [[nodiscard]] const nlohmann::json& raw(const std::string& key) {
     m_seen.insert(key);
     return m_object.at(key);

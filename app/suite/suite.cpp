@@ -146,6 +146,42 @@ std::vector<json> expand_sweep(const json& merged, const std::string& path, cons
   return out;
 }
 
+// A mode's own settings in a case of another mode are read and never used (a `timing` block on
+// a check case times nothing): a warning where the case itself writes them, its own fields or
+// its sweep. Not an error: repro bundles before 2026-12-07 carry every block of a case's spec,
+// and they must still load. From `defaults` they apply to the cases whose mode uses them, so
+// one defaults block may serve a suite of mixed modes; a case that sweeps `mode` is left alone
+// for the same reason. Empty when nothing applies.
+std::string settings_of_another_mode(const json& written, Mode mode, const std::string& name, const std::string& src,
+                                     const std::string& path) {
+  const json* sweep = written.contains("sweep") && written.at("sweep").is_object() ? &written.at("sweep") : nullptr;
+  if (sweep && sweep->contains("mode")) return {};
+  struct ModeField {
+    const char* field;
+    Mode mode;
+  };
+  std::string found;
+  for (const ModeField& m : {ModeField{"timing", Mode::perf}, ModeField{"stability", Mode::stability}}) {
+    if (mode == m.mode) continue;
+    std::string at;
+    if (written.contains(m.field)) {
+      at = path + "." + m.field;
+    } else if (sweep) {
+      for (const auto& item : sweep->items())
+        if (item.key() == m.field || item.key().rfind(std::string(m.field) + ".", 0) == 0) {
+          at = path + ".sweep." + item.key();
+          break;
+        }
+    }
+    if (!at.empty())
+      found += fmt::format("{}{}: {}: applies to {} cases only and does nothing in \"{}\", a {} case (remove it, "
+                           "or set \"mode\": \"{}\")",
+                           found.empty() ? "" : "; ", src, at, to_string(m.mode), name, to_string(mode),
+                           to_string(m.mode));
+  }
+  return found;
+}
+
 }  // namespace
 
 CaseSpec case_from_json(const json& j, const std::string& src, const std::string& path) {
@@ -386,6 +422,10 @@ Suite parse_suite(const std::string& text, const std::string& src) {
     if (!cases[i].is_object()) throw SuiteError(src + ": " + path + ": must be an object");
     json merged = defaults;
     merged.merge_patch(cases[i]);
+    bool warned = false;
+    // A sweep's cases share one warning, which names the case as written, not its first sweep.
+    const std::string case_name =
+        merged.contains("name") && merged.at("name").is_string() ? merged.at("name").get<std::string>() : "";
     for (const json& expanded : expand_sweep(merged, path, src)) {
       if (suite.cases.size() >= kMaxSuiteCases)
         throw SuiteError(src + ": " + path + ": the suite expands to more than " + std::to_string(kMaxSuiteCases) +
@@ -397,6 +437,13 @@ Suite parse_suite(const std::string& text, const std::string& src) {
         // The path is the case's; the value that broke it came from its sweep: say which.
         throw SuiteError(std::string(e.what()) + " (in \"" + expanded.value("name", std::string("?")) + "\", from " +
                          path + ".sweep)");
+      }
+      // Once per written case, not per case its sweep makes.
+      if (std::string w = settings_of_another_mode(cases[i], suite.cases.back().mode, case_name, src, path);
+          !w.empty() && !warned) {
+        spdlog::warn("{}", w);
+        suite.warnings.push_back(std::move(w));
+        warned = true;
       }
       suite.cases.back().origin = src + ": " + path;
     }

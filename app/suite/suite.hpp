@@ -36,6 +36,9 @@ struct Suite {
   // makes a relative one relative to the suite file's folder.
   std::vector<std::string> plugins;
   std::vector<CaseSpec> cases;
+  // What the reader accepted but the user should hear about (parse_suite also logs each as a
+  // warning): a mode's own settings in a case of another mode, which do nothing there.
+  std::vector<std::string> warnings;
 };
 
 // A built-in suite name (suites/*.json, embedded) or a path to a JSON file.

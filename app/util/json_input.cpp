@@ -7,6 +7,8 @@
 
 #include <sys/stat.h>
 
+#include "util/json_member_path.hpp"
+
 namespace vsa {
 namespace {
 
@@ -28,6 +30,7 @@ class BoundedSax {
   bool start_object(std::size_t n) { return element() && open(false) && m_dom.start_object(n); }
   bool key(json::string_t& k) {
     m_frames.back().key = k;
+    m_frames.back().keyed = true;
     // nlohmann keeps the last of two equal keys: {"S": 256, "S": 128} ran S = 128 without a word,
     // where every unknown key is an error.
     if (!m_frames.back().keys.insert(k).second)
@@ -57,6 +60,7 @@ class BoundedSax {
     bool array = false;
     std::size_t next = 0;        // array: elements started so far
     std::string key;             // object: the key being read
+    bool keyed = false;          // object: a key has been read (an empty key is a key)
     std::set<std::string> keys;  // object: those read so far
   };
 
@@ -68,7 +72,7 @@ class BoundedSax {
   bool open(bool array) {
     if (int(m_frames.size()) >= m_max_depth)
       throw JsonInputError(path(false) + ": nested deeper than " + std::to_string(m_max_depth) + " levels");
-    m_frames.push_back({array, 0, {}, {}});
+    m_frames.push_back({array, 0, {}, false, {}});
     return true;
   }
   // at_error: the innermost array's failing element is the one after the last started.
@@ -80,8 +84,8 @@ class BoundedSax {
         const bool innermost = i + 1 == m_frames.size();
         const std::size_t index = innermost && at_error ? f.next : (f.next ? f.next - 1 : 0);
         p += "[" + std::to_string(index) + "]";
-      } else if (!f.key.empty()) {
-        p += "." + f.key;
+      } else if (f.keyed) {
+        p += member_segment(f.key);
       }
     }
     return p;

@@ -101,14 +101,8 @@ std::vector<KernelInfo> backward_kernels_blk64() {
   };
 }
 
-bool backward_image_loads() {
-  cudaFuncAttributes attr{};
-  const cudaError_t e = cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(&bwd::backward_kernel<false>));
-  if (e != cudaSuccess) {
-    (void)cudaGetLastError();  // not sticky: keep it out of the next launch's status
-    return false;
-  }
-  return attr.binaryVersion == 100;
+std::string backward_image_problem() {
+  return device::image_problem(reinterpret_cast<const void*>(&bwd::backward_kernel<false>), 100, "the backward kernel");
 }
 
 std::vector<std::string> backward_probe_names() {

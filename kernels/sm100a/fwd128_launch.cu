@@ -51,14 +51,9 @@ std::vector<KernelInfo> forward_kernels_blk128() {
   };
 }
 
-bool forward_blk128_image_loads() {
-  cudaFuncAttributes attr{};
-  const cudaError_t e = cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(&fwd128::forward_kernel<false>));
-  if (e != cudaSuccess) {
-    (void)cudaGetLastError();  // not sticky: keep it out of the next launch's status
-    return false;
-  }
-  return attr.binaryVersion == 100;
+std::string forward_blk128_image_problem() {
+  return device::image_problem(reinterpret_cast<const void*>(&fwd128::forward_kernel<false>), 100,
+                               "the blk128 forward kernel");
 }
 
 }  // namespace vsa::sm100a

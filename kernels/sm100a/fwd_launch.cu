@@ -53,14 +53,8 @@ std::vector<KernelInfo> forward_kernels_blk64() {
   };
 }
 
-bool forward_image_loads() {
-  cudaFuncAttributes attr{};
-  const cudaError_t e = cudaFuncGetAttributes(&attr, reinterpret_cast<const void*>(&fwd::forward_kernel<false>));
-  if (e != cudaSuccess) {
-    (void)cudaGetLastError();  // not sticky: keep it out of the next launch's status
-    return false;
-  }
-  return attr.binaryVersion == 100;
+std::string forward_image_problem() {
+  return device::image_problem(reinterpret_cast<const void*>(&fwd::forward_kernel<false>), 100, "the forward kernel");
 }
 
 std::vector<std::string> forward_probe_names() {

@@ -26,9 +26,9 @@ inline constexpr int kFirstBwdProbeSlot = 8;
 // Forward (fwd_launch.cu).
 Status launch_forward_blk64(const ForwardArgs& args);
 [[nodiscard]] std::vector<KernelInfo> forward_kernels_blk64();
-// The sm_100a image of the forward kernel loads on the current device (false on any
-// device that is not CC 10.0, or when the build dropped the image).
-[[nodiscard]] bool forward_image_loads();
+// Why the sm_100a image of the forward kernel cannot run on the current device, or "" when
+// it loads (device::image_problem: a build without the image, or a driver that refuses it).
+[[nodiscard]] std::string forward_image_problem();
 // Delay-probe names, index = ProbeDelays slot (fwd_storage.cuh, ProbeSlot).
 [[nodiscard]] std::vector<std::string> forward_probe_names();
 
@@ -38,13 +38,13 @@ inline constexpr int kBlock128 = 128;
 [[nodiscard]] Support blk128_shape_support(const Shape& shape);
 Status launch_forward_blk128(const ForwardArgs& args);
 [[nodiscard]] std::vector<KernelInfo> forward_kernels_blk128();
-[[nodiscard]] bool forward_blk128_image_loads();
+[[nodiscard]] std::string forward_blk128_image_problem();
 
 // Backward (bwd_launch.cu).
 [[nodiscard]] std::size_t backward_workspace_bytes_blk64(const Shape& shape);
 Status launch_backward_blk64(const BackwardArgs& args);
 [[nodiscard]] std::vector<KernelInfo> backward_kernels_blk64();
-[[nodiscard]] bool backward_image_loads();
+[[nodiscard]] std::string backward_image_problem();
 // Names of ProbeDelays slots kFirstBwdProbeSlot.. (bwd_storage.cuh, ProbeSlot).
 [[nodiscard]] std::vector<std::string> backward_probe_names();
 

@@ -28,11 +28,11 @@ class Sm100aBlk64Backend final : public Backend {
     if (!dev.present()) return Support::no("no CUDA device");
     if (dev.cc() != 100) return Support::no("needs compute capability 10.0 (sm_100a image); device is " + cc_text(dev));
     if (const Support shape = supports_shape(s, op); !shape.ok) return shape;
-    // Asked only on a CC 10.0 device: there the image must load, or the build dropped it.
-    if (op == Op::forward && !forward_image_loads())
-      return Support::no("the binary holds no loadable sm_100a image of the forward kernel");
-    if (op == Op::backward && !backward_image_loads())
-      return Support::no("the binary holds no loadable sm_100a image of the backward kernel");
+    // Asked only on a CC 10.0 device: there the image must load, or the build dropped it (or the
+    // driver refuses it: the reason then names the CUDA error).
+    if (const std::string problem = op == Op::forward ? forward_image_problem() : backward_image_problem();
+        !problem.empty())
+      return Support::no(problem);
     return Support::yes();
   }
   Support supports_shape(const Shape& s, Op op) const override {
@@ -75,8 +75,7 @@ class Sm100aBlk128Backend final : public Backend {
     if (!dev.present()) return Support::no("no CUDA device");
     if (dev.cc() != 100) return Support::no("needs compute capability 10.0 (sm_100a image); device is " + cc_text(dev));
     if (const Support shape = supports_shape(s, op); !shape.ok) return shape;
-    if (!forward_blk128_image_loads())
-      return Support::no("the binary holds no loadable sm_100a image of the blk128 forward kernel");
+    if (const std::string problem = forward_blk128_image_problem(); !problem.empty()) return Support::no(problem);
     return Support::yes();
   }
   Support supports_shape(const Shape& s, Op op) const override {

@@ -35,6 +35,11 @@ PY
   || { cat "$WORK/stderr"; fail "bundle exit $?"; }
 [ "$(json_get "$WORK/bundle.json" "d['origin']['case']")" = "small/dense" ] || fail "bundle origin"
 [ "$(json_get "$WORK/bundle.json" "len(d['cases'])")" = "1" ] || fail "bundle is not one case"
+# A report's spec holds every block of its case; the bundle of a check case keeps no `timing` or
+# `stability`, which the suite reader would warn about there (it does nothing in a check case).
+[ "$(json_get "$WORK/bundle.json" "sorted(set(d['cases'][0]) & {'timing', 'stability'})")" = "[]" ] \
+  || fail "the bundle of a check case carries timing or stability"
+grep -q 'warning' "$WORK/stderr" && { cat "$WORK/stderr"; fail "repro --bundle warned"; }
 "$BIN" run "$WORK/bundle.json" --devices none --out "$WORK/bundled" --quiet >"$WORK/stdout" 2>"$WORK/stderr" \
   || { cat "$WORK/stderr"; fail "the bundle does not run"; }
 

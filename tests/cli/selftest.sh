@@ -40,4 +40,18 @@ PY
 cat "$WORK/table"
 [ "$(grep -c '^detected' "$WORK/table")" -ge 2 ] || fail "table has fewer than 2 detected rows"
 grep -q "MISSED" "$WORK/table" && fail "a MISSED row"
+# A GPU named by its ordinal must be usable, as `run --devices N` requires: on a host without it
+# the selftest is refused with exit 4, not passed on SKIP rows (review of 2026-12-06). No node
+# here has a GPU 99, with or without a GPU.
+"$BIN" selftest --devices 99 --quiet >"$WORK/refused" 2>"$WORK/stderr"
+rc=$?
+cat "$WORK/refused"
+[ "$rc" -eq 4 ] || { cat "$WORK/stderr"; fail "--devices 99: exit $rc, expected 4"; }
+grep -q '^not run: --devices 99 asked for a GPU, but ' "$WORK/refused" || fail "--devices 99: no refusal line"
+"$BIN" selftest --devices 99 --json >"$WORK/refused.json" 2>/dev/null
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d['exit_code'] == 4 and d['rows'] == [] and d['refusal'].startswith('--devices 99 asked for a GPU'), d
+" "$WORK/refused.json" || fail "--devices 99 --json"
 echo "ok"

@@ -147,6 +147,41 @@ TEST(Suite, SustainedTimingIsCheckedAgainstTheTimeout) {
             "t.json: $.cases[0].timing.min_pass_ms: sustained passes are timing: mode must be perf, got check");
 }
 
+// Review of 2026-12-06: a `timing` block on a check case, or `stability` on a perf case, was read
+// and never used, so the user believed a setting that did nothing. A warning, not an error:
+// repro bundles written before carry every block of a case's spec and must still load.
+std::vector<std::string> warnings_of(const std::string& case_fields) {
+  const std::string text = R"({"cases": [{"name": "a", "backends": ["cpu-ref"], )" + case_fields + "}]}";
+  return parse_suite(text, "t.json").warnings;
+}
+
+TEST(Suite, AModesSettingsInACaseOfAnotherModeAreWarnedAbout) {
+  using W = std::vector<std::string>;
+  EXPECT_EQ(warnings_of(R"("S": 128, "timing": {"passes": 9})"),
+            W{"t.json: $.cases[0].timing: applies to perf cases only and does nothing in \"a\", a check case "
+              "(remove it, or set \"mode\": \"perf\")"});
+  EXPECT_EQ(warnings_of(R"("S": 128, "mode": "perf", "stability": {"runs": 5})"),
+            W{"t.json: $.cases[0].stability: applies to stability cases only and does nothing in \"a\", a perf "
+              "case (remove it, or set \"mode\": \"stability\")"});
+  // A sweep's cases share one warning: the case as written.
+  EXPECT_EQ(warnings_of(R"("S": 128, "mode": "stability", "sweep": {"timing.passes": [3, 4]})"),
+            W{"t.json: $.cases[0].sweep.timing.passes: applies to perf cases only and does nothing in \"a\", a "
+              "stability case (remove it, or set \"mode\": \"perf\")"});
+  EXPECT_EQ(warnings_of(R"("S": 128, "mode": "perf", "timing": {"passes": 4})"), W{});
+  EXPECT_EQ(warnings_of(R"("S": 128, "mode": "stability", "stability": {"runs": 4})"), W{});
+  // A case that sweeps its mode carries the settings of each mode it sweeps.
+  EXPECT_EQ(warnings_of(R"("S": 128, "timing": {"passes": 4}, "sweep": {"mode": ["check", "perf"]})"), W{});
+  // From defaults, a mode's settings apply to the cases of that mode and leave the others alone.
+  const Suite s = parse_suite(R"({"defaults": {"backends": ["cpu-ref"], "S": 128, "timing": {"passes": 4},
+      "stability": {"runs": 7}}, "cases": [{"name": "c"}, {"name": "p", "mode": "perf"},
+      {"name": "s", "mode": "stability"}]})",
+                              "t.json");
+  ASSERT_EQ(s.cases.size(), 3u);
+  EXPECT_TRUE(s.warnings.empty());
+  EXPECT_EQ(s.cases[1].timing.passes, 4);
+  EXPECT_EQ(s.cases[2].stability.runs, 7);
+}
+
 TEST(Suite, AdaptiveSamplingFieldsAreReadAndChecked) {
   const Suite s = parse_suite(R"({"cases": [{"name": "a", "backends": ["cpu-ref"], "S": 512, "mode": "perf",
       "timing": {"passes": 4, "target_spread": 0.01, "time_budget_s": 12, "max_passes": 40}}]})",
