@@ -20,6 +20,10 @@
 // TK_PLUGIN_KERNELS_ONLY=1 in the environment (read once, at load) skips the zeroing and the
 // casts: the upstream kernels alone are timed and the backward's outputs are NOT valid
 // (suites/tk-perf-kernels-only.json has no reference for that reason).
+// TK_PLUGIN_FWD_CTAS_PER_SM=N (1-4; read at load) launches the forward with as much dynamic
+// shared memory as leaves room for exactly N of its CTAs per SM (upstream's 54000 bytes allow
+// 4), checked with the occupancy API. An experiment, not a way to run TK (issue 22, run 61):
+// it asks how much of TK's forward speed at small S comes from four resident CTAs per SM.
 //
 // The lse relation. docs/spec.md: x = q.k / sqrt(D), m = max x, l = sum exp(x - m), and
 //   lse_ours = log2(e) * (m + ln l)                                  (base 2, "M format").
@@ -154,6 +158,15 @@ const bool g_kernels_only = [] {
   return v != nullptr && std::strcmp(v, "1") == 0;
 }();
 
+// TK_PLUGIN_FWD_CTAS_PER_SM: 0 when unset (upstream's launch), 1-4, or -1 for any other value
+// (every forward then fails with the variable's name, rather than time upstream's launch
+// under a label that says otherwise).
+const int g_fwd_ctas_per_sm = [] {
+  const char* v = std::getenv("TK_PLUGIN_FWD_CTAS_PER_SM");
+  if (v == nullptr) return 0;
+  return std::strlen(v) == 1 && v[0] >= '1' && v[0] <= '4' ? v[0] - '0' : -1;
+}();
+
 // ---- shapes ----
 
 std::int64_t rows_of(const vsa_plugin_shape& s) { return std::int64_t(s.batch) * s.heads * s.num_blocks * s.block; }
@@ -237,6 +250,32 @@ bf16* as_bf16(const T* p) {
   return reinterpret_cast<bf16*>(const_cast<T*>(p));
 }
 
+// The forward's dynamic shared memory for exactly `ctas` resident CTAs per SM: the SM's
+// shared memory split `ctas` ways, less each CTA's reserved and static part, so a further CTA
+// does not fit. nullptr when the occupancy API confirms it; else why not.
+template <int D>
+const char* fwd_occupancy_smem(int ctas, int& smem) {
+  if (ctas < 1) return "must be 1, 2, 3 or 4";
+  int device = 0, per_sm = 0, reserved = 0;
+  cudaFuncAttributes attr{};
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&reserved, cudaDevAttrReservedSharedMemoryPerBlock, device) != cudaSuccess ||
+      cudaFuncGetAttributes(&attr, fwd_attend_ker<D>) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return "the device's shared-memory limits could not be read";
+  }
+  smem = per_sm / ctas - reserved - int(attr.sharedSizeBytes);
+  if (smem < kFwdSmem) return "fewer bytes than upstream's 54000 would be left per CTA";
+  int fits = 0;
+  if (cudaFuncSetAttribute(fwd_attend_ker<D>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem) != cudaSuccess ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fits, fwd_attend_ker<D>, 128, std::size_t(smem)) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return "the occupancy API refused the launch";
+  }
+  return fits == ctas ? nullptr : "the occupancy API gives another count of CTAs per SM";
+}
+
 template <int D>
 int forward_d(const vsa_plugin_forward_args& a, char* error, std::size_t n) {
   const vsa_plugin_shape& s = a.shape;
@@ -260,9 +299,17 @@ int forward_d(const vsa_plugin_forward_args& a, char* error, std::size_t n) {
             const_cast<int32_t*>(a.q2k_idx),
             const_cast<int32_t*>(a.q2k_num),
             const_cast<int32_t*>(a.vbs)};
-  cudaError_t e = cudaFuncSetAttribute(fwd_attend_ker<D>, cudaFuncAttributeMaxDynamicSharedMemorySize, kFwdSmem);
+  int smem = kFwdSmem;
+  if (g_fwd_ctas_per_sm != 0) {
+    const char* why = fwd_occupancy_smem<D>(g_fwd_ctas_per_sm, smem);
+    if (why != nullptr) {
+      std::snprintf(error, n, "TK_PLUGIN_FWD_CTAS_PER_SM: %s", why);
+      return 1;
+    }
+  }
+  cudaError_t e = cudaFuncSetAttribute(fwd_attend_ker<D>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
   if (e != cudaSuccess) return fail(error, n, "cudaFuncSetAttribute(fwd_attend_ker)", e);
-  fwd_attend_ker<D><<<dim3(unsigned(s.num_blocks), H, B), 128, kFwdSmem, stream>>>(g);
+  fwd_attend_ker<D><<<dim3(unsigned(s.num_blocks), H, B), 128, smem, stream>>>(g);
   if ((e = cudaGetLastError()) != cudaSuccess) return fail(error, n, "fwd_attend_ker", e);
   return 0;
 }
@@ -404,6 +451,12 @@ const vsa_plugin_build_item kBuild[] = {
                       "outputs not valid"
                     : "lse in TK's form (base e, times -sqrt(D)), declared as lse_factor and converted by vsa-bench "
                       "untimed; fp32 grads zeroed and cast to bf16 on the device, timed"},
+    {"fwd_ctas_per_sm", g_fwd_ctas_per_sm == 0   ? "upstream's launch (54000 bytes of shared memory: 4 per SM)"
+                        : g_fwd_ctas_per_sm < 0  ? "TK_PLUGIN_FWD_CTAS_PER_SM invalid: every forward fails"
+                        : g_fwd_ctas_per_sm == 1 ? "1 (TK_PLUGIN_FWD_CTAS_PER_SM, an experiment)"
+                        : g_fwd_ctas_per_sm == 2 ? "2 (TK_PLUGIN_FWD_CTAS_PER_SM, an experiment)"
+                        : g_fwd_ctas_per_sm == 3 ? "3 (TK_PLUGIN_FWD_CTAS_PER_SM, an experiment)"
+                                                 : "4 (TK_PLUGIN_FWD_CTAS_PER_SM, an experiment)"},
     {"fastvideo_commit", FVTK_FASTVIDEO_COMMIT},
     {"thunderkittens_commit", FVTK_TK_COMMIT},
     {"flags", FVTK_FLAGS},
