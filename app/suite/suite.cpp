@@ -174,10 +174,10 @@ std::string settings_of_another_mode(const json& written, Mode mode, const std::
         }
     }
     if (!at.empty())
-      found += fmt::format("{}{}: {}: applies to {} cases only and does nothing in \"{}\", a {} case (remove it, "
-                           "or set \"mode\": \"{}\")",
-                           found.empty() ? "" : "; ", src, at, to_string(m.mode), name, to_string(mode),
-                           to_string(m.mode));
+      found += fmt::format(
+          "{}{}: {}: applies to {} cases only and does nothing in \"{}\", a {} case (remove it, "
+          "or set \"mode\": \"{}\")",
+          found.empty() ? "" : "; ", src, at, to_string(m.mode), name, to_string(mode), to_string(m.mode));
   }
   return found;
 }
