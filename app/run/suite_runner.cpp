@@ -643,7 +643,7 @@ GpuEvidence gpu_evidence(const RunOptions& o, const Discovery& d) {
   e.cuda_note = d.note;
   for (const auto& g : nvidia_pci_gpus(pci_devices_root())) e.pci_gpus.push_back(g.address);
   if (shared_nvml().available()) e.nvml_devices = shared_nvml().device_count();
-  e.devices_flag = o.devices;
+  e.devices_flag = o.fail_closed_devices.empty() ? o.devices : o.fail_closed_devices;
   e.require_gpu = o.require_gpu;
   e.expect_gpus = o.expect_gpus;
   return e;

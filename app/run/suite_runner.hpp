@@ -38,8 +38,11 @@ struct RunOptions {
   bool require_gpu = false;        // no GPU -> exit 4
   std::optional<int> expect_gpus;  // CUDA must use exactly this many GPUs, else exit 4
   // GPUs asked for or present (PCI, NVML) but unusable by CUDA -> exit 4 (run/gpu_expectation.hpp).
-  // Off only for selftest, whose rows state each GPU check's SKIP instead.
   bool fail_closed = true;
+  // The --devices that rule judges, when not `devices`: selftest runs its planted cases on one GPU
+  // ("0") for --devices all, and must fail closed as `run --devices all` does, not as "0" would
+  // on a host without GPUs.
+  std::string fail_closed_devices;
   bool progress = true;
   // Node checks (docs/qualify.md): auto (when the qualify suite runs) | on | off, and the
   // speed-floor table (empty: the built-in suites/floors/floors.json).

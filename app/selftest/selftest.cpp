@@ -156,8 +156,10 @@ SelftestResult run_selftest(const SelftestOptions& o) {
   run.out_dir = work.path();
   run.label = "selftest";
   // One GPU: `all` would run the planted cases on every GPU of the node, and the rows read one.
+  // Judged as `run --devices all`: a host without GPUs reads SKIP rows with the reason, a node
+  // whose GPUs (PCI, NVML) CUDA cannot use is refused (exit 4).
   run.devices = o.devices == "all" ? "0" : o.devices;
-  run.fail_closed = false;  // with --devices all, a GPU-less host reads SKIP rows with the reason
+  run.fail_closed_devices = o.devices == "all" ? "all" : "";
   run.progress = o.progress;
   run.argv = o.argv;
   const RunSummary summary = run_suites(run);
@@ -165,7 +167,14 @@ SelftestResult run_selftest(const SelftestOptions& o) {
   std::map<std::string, CaseResult> by_name;
   std::string report_path = summary.report_paths.empty() ? "" : summary.report_paths.front();
   if (!report_path.empty()) {
-    for (auto& c : load_report_file(report_path).report.cases) by_name.emplace(c.name, std::move(c));
+    Report report = load_report_file(report_path).report;
+    if (summary.exit_code == kExitIncomplete && report.cases.empty() && report.devices_note.is_string()) {
+      SelftestResult refused;  // fail closed (run/gpu_expectation.hpp): nothing ran
+      refused.refusal = report.devices_note.get<std::string>();
+      refused.report_path = work.temporary() ? "" : report_path;
+      return refused;
+    }
+    for (auto& c : report.cases) by_name.emplace(c.name, std::move(c));
   }
   auto result_of = [&](const json& spec) -> const CaseResult* {
     if (spec.is_null()) return nullptr;

@@ -106,7 +106,7 @@ class JsonFields {
       if (!v.is_object()) fail(path, "must be an object, got " + std::string(v.type_name()));
       T out;
       for (const auto& item : v.items())
-        out[item.key()] = convert<typename T::mapped_type>(item.value(), path + "." + item.key());
+        out[item.key()] = convert<typename T::mapped_type>(item.value(), path + member_segment(item.key()));
       return out;
     } else {
       static_assert(sizeof(T) == 0, "JsonFields::read: add a checked conversion for this type");

@@ -7,6 +7,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -15,6 +16,7 @@
 #include "embedded_suites.hpp"
 #include "model/case_footprint.hpp"
 #include "suite/json_fields.hpp"
+#include "util/json_member_path.hpp"
 #include "model/probe_spec.hpp"
 #include "util/json_input.hpp"
 #include "util/printable.hpp"
@@ -146,40 +148,46 @@ std::vector<json> expand_sweep(const json& merged, const std::string& path, cons
   return out;
 }
 
+std::string mode_list(const std::set<Mode>& modes) {
+  std::vector<std::string> names;
+  for (const Mode m : modes) names.push_back(to_string(m));
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
 // A mode's own settings in a case of another mode are read and never used (a `timing` block on
 // a check case times nothing): a warning where the case itself writes them, its own fields or
-// its sweep. Not an error: repro bundles before 2026-12-07 carry every block of a case's spec,
-// and they must still load. From `defaults` they apply to the cases whose mode uses them, so
-// one defaults block may serve a suite of mixed modes; a case that sweeps `mode` is left alone
-// for the same reason. Empty when nothing applies.
-std::string settings_of_another_mode(const json& written, Mode mode, const std::string& name, const std::string& src,
-                                     const std::string& path) {
+// its sweep, and none of the cases it expands to (a sweep may vary `mode`) has their mode. Not
+// an error: repro bundles before 2026-12-07 carry every block of a case's spec, and they must
+// still load. From `defaults` they apply to the cases whose mode uses them (`min_pass_ms` aside:
+// case_from_json refuses it outside perf, wherever it came from). A `null` block is the
+// merge-patch way to drop a default, not a setting. Empty when nothing applies.
+std::string settings_of_another_mode(const json& written, const std::set<Mode>& modes, const std::string& name,
+                                     const std::string& src, const std::string& path) {
   const json* sweep = written.contains("sweep") && written.at("sweep").is_object() ? &written.at("sweep") : nullptr;
-  if (sweep && sweep->contains("mode")) return {};
   struct ModeField {
     const char* field;
     Mode mode;
   };
-  std::string found;
+  std::vector<std::string> found_at;
   for (const ModeField& m : {ModeField{"timing", Mode::perf}, ModeField{"stability", Mode::stability}}) {
-    if (mode == m.mode) continue;
+    if (modes.count(m.mode)) continue;
     std::string at;
-    if (written.contains(m.field)) {
+    if (written.contains(m.field) && !written.at(m.field).is_null()) {
       at = path + "." + m.field;
     } else if (sweep) {
       for (const auto& item : sweep->items())
         if (item.key() == m.field || item.key().rfind(std::string(m.field) + ".", 0) == 0) {
-          at = path + ".sweep." + item.key();
+          at = path + ".sweep" + member_segment(item.key());
           break;
         }
     }
     if (!at.empty())
-      found += fmt::format(
-          "{}{}: {}: applies to {} cases only and does nothing in \"{}\", a {} case (remove it, "
-          "or set \"mode\": \"{}\")",
-          found.empty() ? "" : "; ", src, at, to_string(m.mode), name, to_string(mode), to_string(m.mode));
+      found_at.push_back(
+          fmt::format("{}: {}: applies to {} cases only and does nothing in \"{}\" (mode {}; remove "
+                      "it, or set \"mode\": \"{}\")",
+                      src, at, to_string(m.mode), name, mode_list(modes), to_string(m.mode)));
   }
-  return found;
+  return fmt::format("{}", fmt::join(found_at, "; "));
 }
 
 }  // namespace
@@ -227,7 +235,7 @@ CaseSpec case_from_json(const json& j, const std::string& src, const std::string
     ProbeKey probe;
     std::string error;
     if (!parse_probe_key(key, probe, error))
-      throw SuiteError(src + ": " + f.path_of("probes") + "." + key + ": " + error);
+      throw SuiteError(src + ": " + f.path_of("probes") + member_segment(key) + ": " + error);
   }
   if (f.has("tolerance")) {
     JsonFields t(f.raw("tolerance"), f.path_of("tolerance"), src);
@@ -284,8 +292,9 @@ CaseSpec case_from_json(const json& j, const std::string& src, const std::string
     static const std::set<std::string> tensors = {"o", "lse", "dq", "dk", "dv"};  // engine/stability.cpp's outputs
     for (const auto& [tensor, band] : c.stability.bands) {
       if (!tensors.count(tensor))
-        t.fail(f.path_of("stability") + ".bands." + tensor, "unknown output (bands are for o, lse, dq, dk, dv)");
-      if (!(band >= 0)) t.fail(f.path_of("stability") + ".bands." + tensor, "must be >= 0");
+        t.fail(f.path_of("stability") + ".bands" + member_segment(tensor),
+               "unknown output (bands are for o, lse, dq, dk, dv)");
+      if (!(band >= 0)) t.fail(f.path_of("stability") + ".bands" + member_segment(tensor), "must be >= 0");
     }
   }
   f.finish();
@@ -422,7 +431,7 @@ Suite parse_suite(const std::string& text, const std::string& src) {
     if (!cases[i].is_object()) throw SuiteError(src + ": " + path + ": must be an object");
     json merged = defaults;
     merged.merge_patch(cases[i]);
-    bool warned = false;
+    std::set<Mode> modes;  // of the cases this one expands to
     // A sweep's cases share one warning, which names the case as written, not its first sweep.
     const std::string case_name =
         merged.contains("name") && merged.at("name").is_string() ? merged.at("name").get<std::string>() : "";
@@ -438,14 +447,13 @@ Suite parse_suite(const std::string& text, const std::string& src) {
         throw SuiteError(std::string(e.what()) + " (in \"" + expanded.value("name", std::string("?")) + "\", from " +
                          path + ".sweep)");
       }
-      // Once per written case, not per case its sweep makes.
-      if (std::string w = settings_of_another_mode(cases[i], suite.cases.back().mode, case_name, src, path);
-          !w.empty() && !warned) {
-        spdlog::warn("{}", w);
-        suite.warnings.push_back(std::move(w));
-        warned = true;
-      }
+      modes.insert(suite.cases.back().mode);
       suite.cases.back().origin = src + ": " + path;
+    }
+    // Once per written case, against the modes of every case its sweep made.
+    if (std::string w = settings_of_another_mode(cases[i], modes, case_name, src, path); !w.empty()) {
+      spdlog::warn("{}", w);
+      suite.warnings.push_back(std::move(w));
     }
   }
   std::set<std::string> names;

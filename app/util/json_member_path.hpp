@@ -9,13 +9,14 @@
 
 namespace vsa {
 
+// Plain: non-empty printable ASCII without space, quote, backslash or bracket. Dots, colons and
+// commas stay plain, so probe keys ("fwd.read_s@warps:0,1") read as written; a literal key with a
+// dot is then ambiguous with a nested one, which the message's "unknown field" makes plain.
 [[nodiscard]] inline bool plain_member_name(std::string_view key) {
   if (key.empty()) return false;
   for (const char c : key) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-                    c == '.' || c == '-' || c == '@' ||
-                    c == '+';  // dotted probe keys and backend names stay as written
-    if (!ok) return false;
+    const auto u = static_cast<unsigned char>(c);
+    if (u <= 0x20 || u >= 0x7f || c == '"' || c == '\\' || c == '[' || c == ']') return false;
   }
   return true;
 }

@@ -301,7 +301,11 @@ int forward_d(const vsa_plugin_forward_args& a, char* error, std::size_t n) {
             const_cast<int32_t*>(a.vbs)};
   int smem = kFwdSmem;
   if (g_fwd_ctas_per_sm != 0) {
-    const char* why = fwd_occupancy_smem<D>(g_fwd_ctas_per_sm, smem);
+    // Worked out once per D and process (the plugin is loaded per worker, on one device), so
+    // the timed calls make upstream's runtime calls and no more.
+    static int occupancy_smem = 0;
+    static const char* const why = fwd_occupancy_smem<D>(g_fwd_ctas_per_sm, occupancy_smem);
+    smem = occupancy_smem;
     if (why != nullptr) {
       std::snprintf(error, n, "TK_PLUGIN_FWD_CTAS_PER_SM: %s", why);
       return 1;

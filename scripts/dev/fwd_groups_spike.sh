@@ -13,7 +13,7 @@ set -euo pipefail
 groups="$1" stages="$2" regs="$3" split="$4"
 case "$split" in true|false) ;; *) echo "fwd_groups_spike.sh: SPLIT_Q must be true or false" >&2; exit 2 ;; esac
 for n in "$groups" "$stages" "$regs"; do
-  [[ "$n" =~ ^[0-9]+$ ]] || { echo "fwd_groups_spike.sh: \"$n\" is not a number" >&2; exit 2; }
+  [[ "$n" =~ ^[1-9][0-9]{0,3}$ ]] || { echo "fwd_groups_spike.sh: \"$n\" is not a number from 1 to 9999" >&2; exit 2; }
 done
 (( 128 * 24 + groups * 128 * regs <= 65536 )) \
   || { echo "fwd_groups_spike.sh: 128 x 24 + $groups x 128 x $regs registers exceed an SM's 65536" >&2; exit 2; }
@@ -38,6 +38,11 @@ template __global__ void forward_kernel<SpikeGroups, false, false>(const __grid_
 }
 CU
 echo "forward, $groups consumer groups, $stages K/V stage(s) each, $regs registers, split Q $split:"
-"$NVCC" -I"$work/k/sm90a" -I"$work/k/include" -I"$work/k/common" -O3 -DNDEBUG -std=c++17 --expt-relaxed-constexpr \
-  -gencode=arch=compute_90a,code=sm_90a -Xptxas -v -c "$work/spike.cu" -o "$work/spike.o" 2>&1 |
-  grep -A2 'forward_kernel' | grep -E 'stack frame|Used' | head -2
+if ! "$NVCC" -I"$work/k/sm90a" -I"$work/k/include" -I"$work/k/common" -O3 -DNDEBUG -std=c++17 \
+  --expt-relaxed-constexpr -gencode=arch=compute_90a,code=sm_90a -Xptxas -v -c "$work/spike.cu" -o "$work/spike.o" \
+  >"$work/nvcc.log" 2>&1; then
+  cat "$work/nvcc.log" >&2
+  echo "fwd_groups_spike.sh: the spike does not compile (nvcc's output above)" >&2
+  exit 1
+fi
+grep -A2 'forward_kernel' "$work/nvcc.log" | grep -E 'stack frame|Used' | head -2

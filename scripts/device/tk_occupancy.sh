@@ -6,8 +6,8 @@
 # Runs peers/fastvideo_tk/suites/tk-fwd-occupancy.json (forward only, checked against cuda-ref,
 # S = 4096 and 16384 at 25% and 12.5%) once per setting (upstream's launch, then 4, 3, 2, 1 CTAs
 # per SM), then again in the reverse order, so a card that heats through the call weighs on both
-# ends alike. Each run is its own `vsa-bench run` (the plugin reads the variable at load), cut off
-# by `timeout`. Prints a short table last: per case and setting, TK's and sm90a's forward TFLOPS
+# ends alike. Each run is its own `vsa-bench run` on GPU 0 (the plugin reads the variable at
+# load), cut off by `timeout`. Prints a short table last: per case and setting, TK's and sm90a's forward TFLOPS
 # (the mean of the two rounds) and ours / TK. Writes the log and every report under OUT_DIR.
 # About 2-3 minutes on an H200. Exit 0 only if every run and the table succeeded.
 set -uo pipefail
@@ -29,10 +29,11 @@ main() {
       dir="$OUT/round-$round/$setting"
       printf '\n===== round %s, TK CTAs per SM: %s\n' "$round" "$setting"
       if [ "$setting" = upstream ]; then
-        timeout -s INT -k 20 150 "$BIN" run "$SUITE" --plugin "$SO" --out "$dir" --label "tk-$setting" --quiet
+        timeout -s INT -k 20 150 "$BIN" run "$SUITE" --plugin "$SO" --devices 0 --out "$dir" --label "tk-$setting" \
+          --quiet
       else
         TK_PLUGIN_FWD_CTAS_PER_SM="$setting" timeout -s INT -k 20 150 \
-          "$BIN" run "$SUITE" --plugin "$SO" --out "$dir" --label "tk-$setting" --quiet
+          "$BIN" run "$SUITE" --plugin "$SO" --devices 0 --out "$dir" --label "tk-$setting" --quiet
       fi
       rc=$?; echo "exit $rc"; [ "$rc" -eq 0 ] || bad=1
     done

@@ -58,4 +58,14 @@ for args in "--devices bogus" "--devices 1x" "--require-gpu --devices none" "--e
   [ ! -e "$WORK/usage" ] || fail "$args: a report was written"
 done
 grep -q -- "--expect-gpus 2 contradicts --devices none" "$WORK/usage.out" || { cat "$WORK/usage.out"; fail "no reason"; }
+# 7. selftest judges its default (--devices all) as run does (review of 2026-12-06): on a node
+# whose GPU CUDA cannot use it is refused (exit 4) rather than pass on SKIP rows; with no GPU on
+# the bus it reads SKIP rows (tests/cli/selftest.sh), and --devices none is deliberate.
+export VSA_SYSFS_PCI_DEVICES="$WORK/pci-gpu"
+"$BIN" selftest --quiet --hang-timeout 3 --race-runs 10 >"$WORK/selftest.out" 2>&1; rc=$?
+[ "$rc" -eq 4 ] || { cat "$WORK/selftest.out"; fail "selftest on a GPU node CUDA cannot use: exit $rc, expected 4"; }
+grep -q "^not run: this node has GPUs, but CUDA cannot use any GPU" "$WORK/selftest.out" \
+  || { cat "$WORK/selftest.out"; fail "selftest: no refusal line"; }
+"$BIN" selftest --quiet --devices none --hang-timeout 3 --race-runs 10 >"$WORK/selftest-none.out" 2>&1 \
+  || { cat "$WORK/selftest-none.out"; fail "selftest --devices none on a GPU node: exit $?, expected 0"; }
 echo "ok"

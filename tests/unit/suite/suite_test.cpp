@@ -158,20 +158,26 @@ std::vector<std::string> warnings_of(const std::string& case_fields) {
 TEST(Suite, AModesSettingsInACaseOfAnotherModeAreWarnedAbout) {
   using W = std::vector<std::string>;
   EXPECT_EQ(warnings_of(R"("S": 128, "timing": {"passes": 9})"),
-            W{"t.json: $.cases[0].timing: applies to perf cases only and does nothing in \"a\", a check case "
-              "(remove it, or set \"mode\": \"perf\")"});
+            W{"t.json: $.cases[0].timing: applies to perf cases only and does nothing in \"a\" (mode check; remove "
+              "it, or set \"mode\": \"perf\")"});
   EXPECT_EQ(warnings_of(R"("S": 128, "mode": "perf", "stability": {"runs": 5})"),
-            W{"t.json: $.cases[0].stability: applies to stability cases only and does nothing in \"a\", a perf "
-              "case (remove it, or set \"mode\": \"stability\")"});
-  // A sweep's cases share one warning: the case as written.
+            W{"t.json: $.cases[0].stability: applies to stability cases only and does nothing in \"a\" (mode perf; "
+              "remove it, or set \"mode\": \"stability\")"});
+  // A sweep's cases share one warning, naming the case as written.
   EXPECT_EQ(warnings_of(R"("S": 128, "mode": "stability", "sweep": {"timing.passes": [3, 4]})"),
-            W{"t.json: $.cases[0].sweep.timing.passes: applies to perf cases only and does nothing in \"a\", a "
-              "stability case (remove it, or set \"mode\": \"perf\")"});
+            W{"t.json: $.cases[0].sweep.timing.passes: applies to perf cases only and does nothing in \"a\" (mode "
+              "stability; remove it, or set \"mode\": \"perf\")"});
   EXPECT_EQ(warnings_of(R"("S": 128, "mode": "perf", "timing": {"passes": 4})"), W{});
   EXPECT_EQ(warnings_of(R"("S": 128, "mode": "stability", "stability": {"runs": 4})"), W{});
-  // A case that sweeps its mode carries the settings of each mode it sweeps.
+  // A case that sweeps its mode: the settings count if one of its swept modes reads them.
   EXPECT_EQ(warnings_of(R"("S": 128, "timing": {"passes": 4}, "sweep": {"mode": ["check", "perf"]})"), W{});
-  // From defaults, a mode's settings apply to the cases of that mode and leave the others alone.
+  EXPECT_EQ(warnings_of(R"("S": 128, "timing": {"passes": 4}, "sweep": {"mode": ["check", "stability"]})"),
+            W{"t.json: $.cases[0].timing: applies to perf cases only and does nothing in \"a\" (mode check, "
+              "stability; remove it, or set \"mode\": \"perf\")"});
+  // null is merge-patch's way to drop a default's block, not a setting.
+  EXPECT_EQ(warnings_of(R"("S": 128, "timing": null, "stability": null)"), W{});
+  // From defaults, a mode's settings apply to the cases of that mode and leave the others alone,
+  // and a mode swept from defaults counts as the case's own.
   const Suite s = parse_suite(R"({"defaults": {"backends": ["cpu-ref"], "S": 128, "timing": {"passes": 4},
       "stability": {"runs": 7}}, "cases": [{"name": "c"}, {"name": "p", "mode": "perf"},
       {"name": "s", "mode": "stability"}]})",
@@ -180,6 +186,20 @@ TEST(Suite, AModesSettingsInACaseOfAnotherModeAreWarnedAbout) {
   EXPECT_TRUE(s.warnings.empty());
   EXPECT_EQ(s.cases[1].timing.passes, 4);
   EXPECT_EQ(s.cases[2].stability.runs, 7);
+  const Suite swept = parse_suite(R"({"defaults": {"backends": ["cpu-ref"], "S": 128, "sweep": {"mode": ["check",
+      "perf"]}}, "cases": [{"name": "a", "timing": {"passes": 4}}]})",
+                                  "t.json");
+  EXPECT_EQ(swept.cases.size(), 2u);
+  EXPECT_TRUE(swept.warnings.empty());
+}
+
+// Review of 2026-12-06: an empty key inside probes or bands was named by a path ending in ".".
+TEST(Suite, AnEmptyKeyIsNamedInBrackets) {
+  EXPECT_EQ(error_of(R"("S": 128, "": 1)"), R"(t.json: $.cases[0][""]: unknown field)");
+  EXPECT_EQ(error_of(R"("S": 128, "mode": "stability", "stability": {"bands": {"": 0.1}})"),
+            R"(t.json: $.cases[0].stability.bands[""]: unknown output (bands are for o, lse, dq, dk, dv))");
+  EXPECT_EQ(error_of(R"("S": 128, "probes": {"": -1})"),
+            R"(t.json: $.cases[0].probes[""]: must be an integer in [0, 4294967295], got -1)");
 }
 
 TEST(Suite, AdaptiveSamplingFieldsAreReadAndChecked) {
