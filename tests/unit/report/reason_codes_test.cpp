@@ -5,7 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cuda_runtime_api.h>
+
 #include <string>
+
+#include "kernels/common/kernel_info.hpp"
 
 namespace vsa {
 namespace {
@@ -26,6 +30,15 @@ TEST(ReasonCodes, NotBuiltForABackendOrImageTheBinaryLacks) {
   EXPECT_EQ(skip_code_of("not compiled into this build (see the VSA_BUILD_* CMake options)"), kCodeNotBuilt);
   EXPECT_EQ(skip_code_of("the binary holds no loadable sm_100a image of the forward kernel"),
             kCodeNotBuilt);  // sm100a_backend.cpp, on a CC 10.0 device
+  EXPECT_EQ(skip_code_of(device::image_problem_text(cudaErrorNoKernelImageForDevice, 0, 100, "the forward kernel")),
+            kCodeNotBuilt);
+}
+
+// Review of 2026-12-06: a driver too old for the image read as "not built", sending the
+// operator to rebuild a binary that was fine (kernel_info.cpp, image_problem_text).
+TEST(ReasonCodes, AnImageTheDriverRefusesIsUnsupported) {
+  for (const cudaError_t e : {cudaErrorInsufficientDriver, cudaErrorUnsupportedPtxVersion, cudaErrorInvalidKernelImage})
+    EXPECT_EQ(skip_code_of(device::image_problem_text(e, 0, 100, "the backward kernel")), kCodeUnsupported) << e;
 }
 
 TEST(ReasonCodes, UnsupportedForAnotherGpuOrShape) {
