@@ -20,6 +20,14 @@ chmod +x "$WORK/build/vsa-bench"
 mkdir -p "$WORK/build/tests"
 printf '#!/usr/bin/env bash\necho "[  PASSED  ] 7 tests."\necho "[  SKIPPED ] 2 tests."\n' > "$WORK/build/tests/vsa_device_tests"
 chmod +x "$WORK/build/tests/vsa_device_tests"
+# A carried folder not yet unpacked (pack_build.sh --xz): exit 2 naming the step, before any work
+# (twice a device call was spent on 127s in every step).
+mkdir -p "$WORK/packed" && : > "$WORK/packed/slim.tar.xz"
+bash "$SRC/scripts/device/gpu_check.sh" "$WORK/packed" "$WORK/packed-out" quick > "$WORK/packed.log" 2>&1
+rc=$?
+[ "$rc" -eq 2 ] || { cat "$WORK/packed.log"; fail "packed folder: exit $rc, expected 2"; }
+grep -q "holds slim.tar.xz, not an unpacked build: run tar xJf" "$WORK/packed.log" || { cat "$WORK/packed.log"; fail "packed folder: no hint"; }
+[ ! -e "$WORK/packed-out" ] || fail "packed folder: OUT_DIR was made"
 bash "$SRC/scripts/device/gpu_check.sh" "$WORK/build" "$WORK/quick" quick > "$WORK/log" 2>&1 || fail "quick: exit $?"
 grep -q "^correctness  *0" "$WORK/log" || { cat "$WORK/log"; fail "quick: the summary lacks the correctness step"; }
 grep -q "run perf" "$WORK/calls" && fail "quick must not run perf"
