@@ -137,9 +137,9 @@ json bundle_of(const json& report, const std::string& report_path, const std::st
   }
   // A report's spec holds every block of the case; the bundle keeps those its mode reads, so
   // the suite reader has nothing to warn about (suite.cpp, settings_of_another_mode).
-  const std::string mode = spec.value("mode", std::string("check"));
-  if (mode != "perf") spec.erase("timing");
-  if (mode != "stability") spec.erase("stability");
+  const std::string mode = spec.value("mode", std::string(to_string(CaseSpec{}.mode)));
+  for (const ModeSettings& m : kModeSettings)
+    if (mode != to_string(m.mode)) spec.erase(m.field);
   if (!replay.is_null()) {
     spec["schedule_seed"] = replay.at("schedule_seed");
     spec["schedules"] = replay.at("schedules");

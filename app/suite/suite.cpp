@@ -164,12 +164,8 @@ std::string mode_list(const std::set<Mode>& modes) {
 std::string settings_of_another_mode(const json& written, const std::set<Mode>& modes, const std::string& name,
                                      const std::string& src, const std::string& path) {
   const json* sweep = written.contains("sweep") && written.at("sweep").is_object() ? &written.at("sweep") : nullptr;
-  struct ModeField {
-    const char* field;
-    Mode mode;
-  };
   std::vector<std::string> found_at;
-  for (const ModeField& m : {ModeField{"timing", Mode::perf}, ModeField{"stability", Mode::stability}}) {
+  for (const ModeSettings& m : kModeSettings) {
     if (modes.count(m.mode)) continue;
     std::string at;
     if (written.contains(m.field) && !written.at(m.field).is_null()) {

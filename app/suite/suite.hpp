@@ -1,6 +1,7 @@
 #pragma once
 // Suites: JSON files of defaults + cases, sweeps expanded into the cartesian
 // product. Every error names the file and the JSON path of the bad field.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -40,6 +41,14 @@ struct Suite {
   // warning): a mode's own settings in a case of another mode, which do nothing there.
   std::vector<std::string> warnings;
 };
+
+// The blocks of a case that one mode alone reads: the suite reader warns where a case of another
+// mode writes one, and repro bundles leave them out of such a case.
+struct ModeSettings {
+  const char* field;
+  Mode mode;
+};
+inline constexpr std::array<ModeSettings, 2> kModeSettings{{{"timing", Mode::perf}, {"stability", Mode::stability}}};
 
 // A built-in suite name (suites/*.json, embedded) or a path to a JSON file.
 [[nodiscard]] Suite load_suite(const std::string& name_or_path);
