@@ -36,5 +36,7 @@ expect 0 "vsa-bench " "$BIN" --version bogus
 for cmd in info list run lint selftest sanitize repro dump compare fleet floors render; do
   "$BIN" "$cmd" --help >"$WORK/help" 2>&1 || fail "$cmd --help: exit $?"
   grep -q "Exit codes" "$WORK/help" || fail "$cmd --help gives no exit codes"
+  # CLI11's negated flags printed as "--quiet{false}" (review of 2026-12-06): flags read as typed.
+  grep -q '{false}' "$WORK/help" && fail "$cmd --help prints a flag with {false}: $(grep '{false}' "$WORK/help")"
 done
 echo "ok"
