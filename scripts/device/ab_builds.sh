@@ -10,6 +10,8 @@
 set -uo pipefail
 SPEC_A="${1:?variant A}"; SPEC_B="${2:?variant B}"; OUT="${3:?output dir}"; SUITE="${4:-perf}"
 shift $(( $# < 4 ? $# : 4 ))
+source "$(dirname "$0")/lib/build_dir.sh"
+require_build ab_builds.sh "${SPEC_A%%:*}"; require_build ab_builds.sh "${SPEC_B%%:*}"
 rm -rf "$OUT"/{check,a1,b1,b2,a2}; mkdir -p "$OUT"
 status=0
 note() { [ "$status" = 0 ] && [ "$1" != 0 ] && status=$1; return 0; }

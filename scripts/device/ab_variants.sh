@@ -10,6 +10,8 @@
 #   noshare:VSA_SM90A_FWD_PAIR_TILES=1:VSA_SM90A_FWD_PAIR_NO_SHARE=1
 # Exit: 0 when every run exited 0, else the first failing run's exit code.
 set -uo pipefail
+source "$(dirname "$0")/lib/build_dir.sh"
+require_build ab_variants.sh "${1:?build dir}"
 BUILD="${1:?build dir}"; OUT="${2:?output dir}"; SUITE="${3:?suite}"; shift 3
 variants=(); extra=()
 while [ $# -gt 0 ]; do

@@ -8,6 +8,8 @@
 # Writes OUT_DIR/r{1..4}/ (reports), smi.csv and burst-clocks.md (the table, printed last).
 set -uo pipefail
 [ $# -eq 3 ] || { sed -n '2,8p' "$0"; exit 2; }
+source "$(dirname "$0")/lib/build_dir.sh"
+require_build burst_clocks.sh "$1"
 BUILD="$1"; OUT="$2"; TK="$3"
 mkdir -p "$OUT"
 nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu \

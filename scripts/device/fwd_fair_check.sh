@@ -13,6 +13,8 @@
 # fwd-fair.md (the table, with this command) and the log; prints the table last.
 set -uo pipefail
 [ $# -eq 2 ] || { sed -n '2,13p' "$0"; exit 2; }
+source "$(dirname "$0")/lib/build_dir.sh"
+require_build fwd_fair_check.sh "$1"
 BUILD="$(cd "$1" && pwd)"; OUT="$2"
 SRC="$(cd "$(dirname "$0")/../.." && pwd)"
 SITE=/tmp/peer-site; DUMPS=/tmp/fair-dumps; WORK=/tmp/fair-work

@@ -10,7 +10,8 @@
 # Exit 0 only when every profile produced a details page.
 set -uo pipefail
 [ $# -ge 2 ] || { sed -n '2,10p' "$0"; exit 2; }
-[ -x "$1/vsa-bench" ] || { echo "fwd_ncu_stalls.sh: $1/vsa-bench is not an executable file" >&2; exit 2; }
+source "$(dirname "$0")/lib/build_dir.sh"
+require_build fwd_ncu_stalls.sh "$1"
 BUILD="$(cd "$1" && pwd)"; OUT="$2"; SO="${3:--}"; shift $(( $# >= 3 ? 3 : 2 ))
 CASES=("$@"); [ ${#CASES[@]} -gt 0 ] || CASES=("S=4096,density=0.125" "S=16384,density=0.25")
 SRC="$(cd "$(dirname "$0")/../.." && pwd)"; SUITE="$SRC/peers/fastvideo_tk/suites/tk-perf.json"

@@ -6,6 +6,8 @@
 # memory side by side, so the forward lead (issue 22) starts from what differs.
 #   scripts/device/fwd_peer_ncu.sh BUILD_DIR OUT_DIR [CASE]
 set -uo pipefail
+source "$(dirname "$0")/lib/build_dir.sh"
+require_build fwd_peer_ncu.sh "${1:?build dir}"
 BUILD="$(cd "${1:?build dir}" && pwd)"; OUT="${2:?output dir}"; CASE="${3:-perf/topk/S=16384,density=0.25}"
 SRC="$(cd "$(dirname "$0")/../.." && pwd)"; mkdir -p "$OUT"; OUT="$(cd "$OUT" && pwd)"
 SITE=/tmp/peer-site; DUMP=/tmp/fwd-ncu-dump

@@ -8,18 +8,10 @@
 # the node, however many reports the run wrote).
 set -uo pipefail
 BUILD="${1:?build dir}"; OUT="${2:?output dir}"; LEVEL="${3:-quick}"
+source "$(dirname "$0")/lib/build_dir.sh"
+require_build gpu_check.sh "$BUILD"
 BUILD="$(cd "$BUILD" && pwd)"  # absolute: suites written under OUT refer to its plugins
 BIN="$BUILD/vsa-bench"
-# A carried pack_build.sh --xz folder holds only slim.tar.xz until the call unpacks it; without
-# this every step below fails with exit 127 and the summary says nothing of why.
-if [ ! -x "$BIN" ]; then
-  if [ -f "$BUILD/slim.tar.xz" ]; then
-    echo "gpu_check.sh: $BUILD holds slim.tar.xz, not an unpacked build: run tar xJf $BUILD/slim.tar.xz -C $BUILD first" >&2
-  else
-    echo "gpu_check.sh: $BIN is not an executable file: BUILD_DIR must hold a built vsa-bench" >&2
-  fi
-  exit 2
-fi
 mkdir -p "$OUT"
 step() { printf '\n===== %s\n' "$*"; }
 declare -A RC

@@ -7,6 +7,8 @@
 #    (--cache-control none): DRAM bytes, L2 hit rate, SM clock.
 # Prints a table last; exit: the suite run's exit code. About 2 minutes of device time.
 set -uo pipefail
+source "$(dirname "$0")/lib/build_dir.sh"
+require_build locality.sh "${1:?build dir}"
 BUILD="${1:?build dir}"; OUT="${2:?output dir}"; mkdir -p "$OUT"
 BIN="$BUILD/vsa-bench"; SUITE="$(dirname "$0")/../../tests/suites/locality.json"; NCU="${NCU:-ncu}"
 timeout 500 "$BIN" run "$SUITE" --out "$OUT/run" --label locality --quiet >"$OUT/run.log" 2>&1

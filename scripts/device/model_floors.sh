@@ -13,6 +13,8 @@
 # Status: written 2026-12-05 and run only on the build machine (tests/cli/device_scripts.sh, no
 # GPU); no device was lent after it was written. Its first GPU run is its real test.
 set -uo pipefail
+source "$(dirname "$0")/lib/build_dir.sh"
+require_build model_floors.sh "${1:?build dir}"
 BUILD="${1:?build dir}"; OUT="${2:?output dir}"; RUNS="${3:-3}"
 BIN="$(cd "$BUILD" && pwd)/vsa-bench"; SRC="$(cd "$(dirname "$0")/../.." && pwd)"; mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"

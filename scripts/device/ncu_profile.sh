@@ -8,6 +8,8 @@
 # 3. For part 1's kernels, the SASS lines where the warps wait most (ncu_hotspots.py).
 # Clocks are left alone (--clock-control none, as the device notes ask). Prints a table last.
 set -uo pipefail
+source "$(dirname "$0")/lib/build_dir.sh"
+require_build ncu_profile.sh "${1:?build dir}"
 BUILD="${1:?build dir}"; OUT="${2:?output dir}"; PARTS="${3:-full}"; mkdir -p "$OUT"
 BIN="$BUILD/vsa-bench"
 NCU="${NCU:-ncu}"

@@ -9,6 +9,8 @@
 # Needs python3 with torch; the FlashInfer run needs .peers/flashinfer (else it is skipped).
 set -uo pipefail
 [ $# -eq 2 ] || { sed -n '2,8p' "$0"; exit 2; }
+source "$(dirname "$0")/lib/build_dir.sh"
+require_vsa_bench neighbour_check.sh "$1"
 BIN="$1"; OUT="$2"; mkdir -p "$OUT"
 SRC="$(cd "$(dirname "$0")/../.." && pwd)"; SITE=/tmp/neighbour-site
 fi_archive="$(ls "$SRC"/.peers/flashinfer/flashinfer-*-vsa.tar.gz 2>/dev/null | head -1)"

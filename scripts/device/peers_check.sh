@@ -19,6 +19,8 @@
 # table last. Dumps (~1.5 GB) go to /tmp/peer-dumps.
 set -uo pipefail
 [ $# -eq 2 ] || { sed -n '2,15p' "$0"; exit 2; }
+source "$(dirname "$0")/lib/build_dir.sh"
+require_build peers_check.sh "$1"
 BUILD="$(cd "$1" && pwd)"; OUT="$2"
 SRC="$(cd "$(dirname "$0")/../.." && pwd)"
 WORK=/tmp/peers-check; SITE=/tmp/peer-site

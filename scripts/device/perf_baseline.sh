@@ -19,6 +19,8 @@
 # Everything it writes is also packed as OUT_DIR.tgz beside OUT_DIR.
 # Exit: the run's exit code; 4 when it was cut short; 1 when a figure above 2% has no reason.
 set -uo pipefail
+source "$(dirname "$0")/lib/build_dir.sh"
+require_build perf_baseline.sh "${1:?build dir}"
 BUILD="${1:?build dir}"; OUT="${2:?output dir}"; RESUME="${3:-}"
 BIN="$(cd "$BUILD" && pwd)/vsa-bench"; mkdir -p "$OUT"
 GUARD="${VSA_PERF_GUARD_S:-540}"

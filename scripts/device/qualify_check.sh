@@ -8,6 +8,8 @@
 # with the fresh report as a new baseline. Packed as OUT_DIR.tgz.
 #   scripts/device/qualify_check.sh BUILD_DIR OUT_DIR
 set -uo pipefail
+source "$(dirname "$0")/lib/build_dir.sh"
+require_build qualify_check.sh "${1:?build dir}"
 BUILD="${1:?build dir}"; OUT="${2:?output dir}"
 BIN="$BUILD/vsa-bench"; SRC="$(cd "$(dirname "$0")/../.." && pwd)"; mkdir -p "$OUT"
 step() { printf '\n===== %s\n' "$*"; }

@@ -12,7 +12,8 @@
 # About 2-3 minutes on an H200. Exit 0 only if every run and the table succeeded.
 set -uo pipefail
 [ $# -eq 3 ] || { sed -n '2,13p' "$0"; exit 2; }
-[ -x "$1/vsa-bench" ] || { echo "tk_occupancy.sh: $1/vsa-bench is not an executable file" >&2; exit 2; }
+source "$(dirname "$0")/lib/build_dir.sh"
+require_build tk_occupancy.sh "$1"
 [ -f "$2" ] || { echo "tk_occupancy.sh: no plugin at $2" >&2; exit 2; }
 BIN="$(cd "$1" && pwd)/vsa-bench"; SO="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"; OUT="$3"
 SRC="$(cd "$(dirname "$0")/../.." && pwd)"

@@ -19,8 +19,8 @@
 # so a hang cannot hold the node). TK_PLUGIN_BUILD overrides /tmp/tk-plugin-build.
 set -uo pipefail
 [ $# -eq 2 ] || { sed -n '2,18p' "$0"; exit 2; }
-[ -f "$1/vsa-bench" ] && [ -x "$1/vsa-bench" ] \
-  || { echo "tk_plugin_check.sh: $1/vsa-bench is not an executable file: BUILD_DIR must hold a built vsa-bench" >&2; exit 2; }
+source "$(dirname "$0")/lib/build_dir.sh"
+require_build tk_plugin_check.sh "$1"
 BUILD="$(cd "$1" && pwd)"; OUT="$2"
 SRC="$(cd "$(dirname "$0")/../.." && pwd)"
 BIN="$BUILD/vsa-bench"; SUITES="$SRC/peers/fastvideo_tk/suites"

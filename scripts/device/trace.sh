@@ -9,6 +9,8 @@
 #    backward, the det mode's kv phase alone, and a TRACE line up to 16384).
 # Prints the two tables last, then the backward's trace cost per size. Exit: the drivers' exit code.
 set -uo pipefail
+source "$(dirname "$0")/lib/build_dir.sh"
+require_build trace.sh "${1:?build dir}"
 BUILD="${1:?build dir}"; OUT="${2:-}"
 FWD="$BUILD/tools/sm90a_fwd_trace"; BWD="$BUILD/tools/sm90a_bwd_timing"
 for tool in "$FWD" "$BWD"; do

@@ -4,6 +4,8 @@
 # states the exit code it expects; the table printed last says expected against got.
 #   scripts/device/verdict_check.sh BUILD_DIR OUT_DIR
 set -uo pipefail
+source "$(dirname "$0")/lib/build_dir.sh"
+require_build verdict_check.sh "${1:?build dir}"
 BUILD="${1:?build dir}"; OUT="${2:?output dir}"
 BIN="$BUILD/vsa-bench"; mkdir -p "$OUT"
 step() { printf '\n===== %s\n' "$*"; }

@@ -10,7 +10,7 @@ source "$(dirname "$0")/lib.sh"
 T="$WORK/src"
 mkdir -p "$T/scripts/device" "$T/peers/fastvideo_tk" "$T/build" "$WORK/empty"
 cp "$SRC/scripts/device/fwd_ncu_stalls.sh" "$SRC/scripts/device/ncu_hotspots.py" "$SRC/scripts/device/ncu_summary.py" \
-  "$T/scripts/device/"
+  "$T/scripts/device/" && cp -r "$SRC/scripts/device/lib" "$T/scripts/device/"
 cp -r "$SRC/peers/fastvideo_tk/suites" "$T/peers/fastvideo_tk/"
 printf '#!/usr/bin/env bash\nexit 0\n' > "$T/build/vsa-bench"
 chmod +x "$T/build/vsa-bench"

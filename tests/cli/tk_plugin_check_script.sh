@@ -14,7 +14,7 @@ REAL_TIMEOUT="$(command -v timeout)" || fail "no timeout on this machine"
 REAL_TEE="$(command -v tee)" || fail "no tee on this machine"
 T="$WORK/src"
 mkdir -p "$T/scripts/device" "$T/peers/fastvideo_tk" "$T/build" "$WORK/bin"
-cp "$SRC/scripts/device/tk_plugin_check.sh" "$T/scripts/device/"
+cp "$SRC/scripts/device/tk_plugin_check.sh" "$T/scripts/device/" && cp -r "$SRC/scripts/device/lib" "$T/scripts/device/"
 cp -r "$SRC/peers/fastvideo_tk/suites" "$T/peers/fastvideo_tk/"
 export CALLS="$WORK/calls" TK_PLUGIN_BUILD="$WORK/plugin build"
 
@@ -74,7 +74,7 @@ CHECK="$T/scripts/device/tk_plugin_check.sh"
 : > "$CALLS"
 bash "$CHECK" "$WORK/nothing-here" "$WORK/o0" > "$WORK/log" 2>&1; rc=$?
 [ $rc -eq 2 ] || { cat "$WORK/log"; fail "a BUILD_DIR without vsa-bench: exit $rc, want 2"; }
-grep -q "vsa-bench is not an executable file" "$WORK/log" || { cat "$WORK/log"; fail "a BUILD_DIR without vsa-bench: no reason given"; }
+grep -q "nothing-here: no such folder" "$WORK/log" || { cat "$WORK/log"; fail "a BUILD_DIR without vsa-bench: no reason given"; }
 [ -s "$CALLS" ] && { cat "$CALLS"; fail "a BUILD_DIR without vsa-bench: steps ran anyway"; }
 
 # The whole check, OUT_DIR with a space, reused: old reports in it and in its run folder.
