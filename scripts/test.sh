@@ -15,9 +15,10 @@ status=0
 
 # The host code again under AddressSanitizer + UBSan (the asan preset, build-asan: no
 # sm_90a/sm_100a images): the unit and CLI tests. A finding ends the test that hit it
-# (halt_on_error), with the stack in its output. About 25 minutes on 2 cores: the build
-# (~20, no kernel images) and ~6 of tests; cli.sm100a_deletions (nvcc front-end compiles,
-# nothing sanitized) is left out by the preset. Tests that need a backend this build lacks
+# (halt_on_error), with the stack in its output. About 30 minutes on 2 cores: the build
+# (~20, no kernel images; host code at -Og -g1, which took 37 at -O1 -g) and ~9 of tests;
+# cli.sm100a_deletions and cli.sm100a_wrapper_opcodes (nvcc compiles, nothing sanitized) are
+# left out by the preset. Tests that need a backend this build lacks
 # (the sm_90a / sm_100a kernels, the sm100a model) skip with that reason.
 cd "$VSA_ROOT"
 if [ "${VSA_ASAN:-1}" != 0 ]; then
