@@ -154,12 +154,30 @@ std::string mode_list(const std::set<Mode>& modes) {
   return fmt::format("{}", fmt::join(names, ", "));
 }
 
+// A sustained pass (`timing.min_pass_ms` > 0) from `defaults` is meant for the suite's perf
+// cases: dropped from the cases of other modes, which time nothing, as every other `timing`
+// field from `defaults` is left unused there. Written by the case itself (its own `timing` or
+// its sweep), case_from_json still refuses it outside perf.
+bool writes_min_pass_ms(const json& written) {
+  if (written.contains("timing") && written.at("timing").is_object() && written.at("timing").contains("min_pass_ms"))
+    return true;
+  if (!written.contains("sweep") || !written.at("sweep").is_object()) return false;
+  const json& sweep = written.at("sweep");
+  return sweep.contains("timing") || sweep.contains("timing.min_pass_ms");
+}
+
+void drop_default_min_pass_ms(json& expanded) {
+  const bool perf = expanded.contains("mode") && expanded.at("mode").is_string() && expanded.at("mode") == "perf";
+  if (perf || !expanded.contains("timing") || !expanded.at("timing").is_object()) return;
+  expanded.at("timing").erase("min_pass_ms");
+}
+
 // A mode's own settings in a case of another mode are read and never used (a `timing` block on
 // a check case times nothing): a warning where the case itself writes them, its own fields or
 // its sweep, and none of the cases it expands to (a sweep may vary `mode`) has their mode. Not
 // an error: repro bundles before 2026-12-07 carry every block of a case's spec, and they must
-// still load. From `defaults` they apply to the cases whose mode uses them (`min_pass_ms` aside:
-// case_from_json refuses it outside perf, wherever it came from). A `null` block is the
+// still load. From `defaults` they apply to the cases whose mode uses them (and a default
+// `min_pass_ms` is dropped from the others: drop_default_min_pass_ms). A `null` block is the
 // merge-patch way to drop a default, not a setting. Empty when nothing applies.
 std::string settings_of_another_mode(const json& written, const std::set<Mode>& modes, const std::string& name,
                                      const std::string& src, const std::string& path) {
@@ -431,7 +449,9 @@ Suite parse_suite(const std::string& text, const std::string& src) {
     // A sweep's cases share one warning, which names the case as written, not its first sweep.
     const std::string case_name =
         merged.contains("name") && merged.at("name").is_string() ? merged.at("name").get<std::string>() : "";
-    for (const json& expanded : expand_sweep(merged, path, src)) {
+    const bool own_min_pass_ms = writes_min_pass_ms(cases[i]);
+    for (json expanded : expand_sweep(merged, path, src)) {
+      if (!own_min_pass_ms) drop_default_min_pass_ms(expanded);
       if (suite.cases.size() >= kMaxSuiteCases)
         throw SuiteError(src + ": " + path + ": the suite expands to more than " + std::to_string(kMaxSuiteCases) +
                          " cases");

@@ -193,6 +193,39 @@ TEST(Suite, AModesSettingsInACaseOfAnotherModeAreWarnedAbout) {
   EXPECT_TRUE(swept.warnings.empty());
 }
 
+// A sustained pass from `defaults` applies to the perf cases and is dropped from the others (it
+// was refused in every check case of such a suite); written by a check case itself, or swept by
+// it, it is still refused.
+TEST(Suite, ADefaultSustainedPassAppliesToThePerfCasesAlone) {
+  const Suite s = parse_suite(R"({"defaults": {"backends": ["cpu-ref"], "S": 128, "timeout_s": 600,
+      "timing": {"min_pass_ms": 500}}, "cases": [{"name": "c"}, {"name": "p", "mode": "perf"},
+      {"name": "s", "mode": "stability"}, {"name": "w", "sweep": {"mode": ["check", "perf"]}}]})",
+                              "t.json");
+  ASSERT_EQ(s.cases.size(), 5u);
+  EXPECT_EQ(s.cases[0].timing.min_pass_ms, 0);
+  EXPECT_EQ(s.cases[1].timing.min_pass_ms, 500);
+  EXPECT_EQ(s.cases[2].timing.min_pass_ms, 0);
+  EXPECT_EQ(s.cases[3].mode, Mode::check);
+  EXPECT_EQ(s.cases[3].timing.min_pass_ms, 0);
+  EXPECT_EQ(s.cases[4].mode, Mode::perf);
+  EXPECT_EQ(s.cases[4].timing.min_pass_ms, 500);
+  EXPECT_TRUE(s.warnings.empty());
+  const auto refused = [](const std::string& c) {
+    try {
+      (void)parse_suite(R"({"defaults": {"backends": ["cpu-ref"], "S": 128, "timing": {"min_pass_ms": 500}},
+          "cases": [)" + c + "]}",
+                        "t.json");
+    } catch (const SuiteError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  const std::string want =
+      "t.json: $.cases[0].timing.min_pass_ms: sustained passes are timing: mode must be perf, got check";
+  EXPECT_EQ(refused(R"({"name": "c", "timing": {"min_pass_ms": 200}})"), want);
+  EXPECT_EQ(refused(R"({"name": "c", "sweep": {"timing.min_pass_ms": [100, 200]}})").rfind(want, 0), 0u);
+}
+
 // Review of 2026-12-06: an empty key inside probes or bands was named by a path ending in ".".
 TEST(Suite, AnEmptyKeyIsNamedInBrackets) {
   EXPECT_EQ(error_of(R"("S": 128, "": 1)"), R"(t.json: $.cases[0][""]: unknown field)");
