@@ -10,7 +10,7 @@
 set -uo pipefail
 [ $# -eq 2 ] || { sed -n '2,8p' "$0"; exit 2; }
 source "$(dirname "$0")/lib/build_dir.sh"
-require_vsa_bench neighbour_check.sh "$1"
+require_program neighbour_check.sh "$1"
 BIN="$1"; OUT="$2"; mkdir -p "$OUT"
 SRC="$(cd "$(dirname "$0")/../.." && pwd)"; SITE=/tmp/neighbour-site
 fi_archive="$(ls "$SRC"/.peers/flashinfer/flashinfer-*-vsa.tar.gz 2>/dev/null | head -1)"

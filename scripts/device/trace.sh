@@ -10,7 +10,7 @@
 # Prints the two tables last, then the backward's trace cost per size. Exit: the drivers' exit code.
 set -uo pipefail
 source "$(dirname "$0")/lib/build_dir.sh"
-require_build trace.sh "${1:?build dir}"
+require_build trace.sh "${1:?build dir}" tools/sm90a_fwd_trace
 BUILD="${1:?build dir}"; OUT="${2:-}"
 FWD="$BUILD/tools/sm90a_fwd_trace"; BWD="$BUILD/tools/sm90a_bwd_timing"
 for tool in "$FWD" "$BWD"; do

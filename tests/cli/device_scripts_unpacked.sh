@@ -49,6 +49,9 @@ done
 bash "$SRC/scripts/device/perf_baseline.sh" "$WORK/nowhere" "$O" > "$WORK/log" 2>&1
 [ $? -eq 2 ] && grep -q "^perf_baseline.sh: $WORK/nowhere: no such folder" "$WORK/log" || { cat "$WORK/log"; fail "a missing folder"; }
 mkdir -p "$WORK/empty"
+bash "$SRC/scripts/device/verdict_check.sh" "$WORK/empty" "$O" > "$WORK/log" 2>&1
+[ $? -eq 2 ] && grep -q "^verdict_check.sh: $WORK/empty/vsa-bench is not an executable file" "$WORK/log" || { cat "$WORK/log"; fail "a folder without vsa-bench"; }
+# trace.sh needs the timeline drivers, not vsa-bench: it names the one it lacks.
 bash "$SRC/scripts/device/trace.sh" "$WORK/empty" "$O" > "$WORK/log" 2>&1
-[ $? -eq 2 ] && grep -q "^trace.sh: $WORK/empty/vsa-bench is not an executable file" "$WORK/log" || { cat "$WORK/log"; fail "a folder without vsa-bench"; }
+[ $? -eq 2 ] && grep -q "^trace.sh: $WORK/empty/tools/sm90a_fwd_trace is not an executable file" "$WORK/log" || { cat "$WORK/log"; fail "trace.sh: a folder without its drivers"; }
 echo "ok ($checked scripts)"

@@ -48,6 +48,10 @@ grep -q "^FAILED: the traced launch" "$WORK/log" || fail "the driver's FAILED li
 FAKE_FWD_EXIT=1 bash "$SRC/scripts/device/trace.sh" "$WORK/build" > /dev/null 2>&1
 [ $? = 1 ] || fail "the forward driver's failure must be the exit code"
 bash "$SRC/scripts/device/trace.sh" "$WORK/nothing" > /dev/null 2> "$WORK/err"
+[ $? = 2 ] || fail "a missing build folder must exit 2"
+grep -q "nothing: no such folder" "$WORK/err" || fail "the refusal must name the missing folder"
+mkdir -p "$WORK/no-drivers"
+bash "$SRC/scripts/device/trace.sh" "$WORK/no-drivers" > /dev/null 2> "$WORK/err"
 [ $? = 2 ] || fail "a build without the drivers must exit 2"
-grep -q "nothing/tools/sm90a_fwd_trace" "$WORK/err" || fail "the refusal must name the missing binary"
+grep -q "no-drivers/tools/sm90a_fwd_trace is not an executable file" "$WORK/err" || fail "the refusal must name the missing binary"
 echo "ok"
