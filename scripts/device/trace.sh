@@ -9,13 +9,12 @@
 #    backward, the det mode's kv phase alone, and a TRACE line up to 16384).
 # Prints the two tables last, then the backward's trace cost per size. Exit: the drivers' exit code.
 set -uo pipefail
+# The drivers are built with VSA_BUILD_TESTS=ON and the sm90a kernels.
 source "$(dirname "$0")/lib/build_dir.sh"
 require_build trace.sh "${1:?build dir}" tools/sm90a_fwd_trace
-BUILD="${1:?build dir}"; OUT="${2:-}"
+require_build trace.sh "$1" tools/sm90a_bwd_timing
+BUILD="$1"; OUT="${2:-}"
 FWD="$BUILD/tools/sm90a_fwd_trace"; BWD="$BUILD/tools/sm90a_bwd_timing"
-for tool in "$FWD" "$BWD"; do
-  [ -x "$tool" ] || { echo "trace.sh: $tool not built (configure with VSA_BUILD_TESTS=ON and the sm90a kernels)" >&2; exit 2; }
-done
 log="$(mktemp)"
 "$FWD" >"$log" 2>&1
 status=$?
