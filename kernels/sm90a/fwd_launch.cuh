@@ -8,6 +8,7 @@
 #include <cmath>
 #include <string>
 
+#include "fwd_cta4_kernel.cuh"
 #include "fwd_kernel.cuh"
 #include "fwd_layout.hpp"
 #include "variant.hpp"
@@ -72,6 +73,27 @@ template <class Cfg, bool kProbe, bool kPair>
   config.attrs = pdl ? &attr : nullptr;
   config.numAttrs = pdl ? 1 : 0;
   return cuda_status(cudaLaunchKernelEx(&config, kernel, tm_q, tm_k, tm_v, params), "launch forward_kernel");
+}
+
+// The four-CTA layout (fwd_cta4_kernel.cuh): one CTA per item, in natural order, in plain
+// stream order (nothing is sorted, no counter). The shared-memory carveout is asked at its
+// largest so that the driver configures an SM for four CTAs' 50 KB each.
+template <class Cfg>
+[[nodiscard]] Status launch_four_ctas(const CUtensorMap& tm_q, const CUtensorMap& tm_k, const CUtensorMap& tm_v,
+                                      const Params& params, int n_items, cudaStream_t stream) {
+  auto* kernel = &forward_cta4_kernel<FourCtas<Cfg>>;
+  constexpr std::size_t smem = kCta4SmemBytes<FourCtas<Cfg>>;
+  if (Status st = cuda_status(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)),
+                              "cudaFuncSetAttribute(four-CTA forward smem)");
+      !st.ok())
+    return st;
+  if (Status st = cuda_status(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                                   int(cudaSharedmemCarveoutMaxShared)),
+                              "cudaFuncSetAttribute(four-CTA forward carveout)");
+      !st.ok())
+    return st;
+  kernel<<<dim3(unsigned(n_items)), dim3(unsigned(FourCtas<Cfg>::kThreads)), smem, stream>>>(tm_q, tm_k, tm_v, params);
+  return cuda_status(cudaGetLastError(), "launch forward_cta4_kernel");
 }
 
 template <class Cfg>
@@ -143,6 +165,17 @@ template <class Cfg>
   // Read at every call (a getenv, next to a launch), so a test can force either layout.
   const LayoutOverride layout_env = parse_layout_env(std::getenv("VSA_SM90A_FWD_THREE_GROUPS"));
   if (!layout_env.error.empty()) return Status::failure(layout_env.error);
+  // The four-CTA layout (an A/B variant): the normal code only.
+  const FourCtasChoice four = parse_four_ctas_env(std::getenv("VSA_SM90A_FWD_FOUR_CTAS"));
+  if (!four.error.empty()) return Status::failure(four.error);
+  if (four.on) {
+    if (layout_env.forced && layout_env.layout == Layout::kThreeGroups)
+      return Status::failure("VSA_SM90A_FWD_FOUR_CTAS=1 and VSA_SM90A_FWD_THREE_GROUPS=1 ask for two layouts: set one");
+    if (variant_for(ask) != Variant::kNormal)
+      return Status::failure(
+          "sm90a forward: the four-CTA layout (VSA_SM90A_FWD_FOUR_CTAS=1) has no probe, hang-watch or trace variant");
+    return launch_four_ctas<Cfg>(tm_q, tm_k, tm_v, params, n_items, stream);
+  }
   const Layout layout = layout_env.forced ? layout_env.layout : layout_by_rule(s.max_kv, n_items, sm_count);
   const bool three = layout == Layout::kThreeGroups;
   const int consumers = three ? ThreeGroups<Cfg>::kConsumers : Cfg::kConsumers;

@@ -55,4 +55,19 @@ struct LayoutOverride {
       "VSA_SM90A_FWD_THREE_GROUPS='" + s + "': use 1 (three consumer groups), 0 (two) or leave it unset (the rule)"};
 }
 
+// VSA_SM90A_FWD_FOUR_CTAS=1: the four-CTA layout (fwd_cta4_kernel.cuh), an A/B variant that
+// no rule picks yet (notes/runs.md run 62); unset or 0: the layouts above. Anything else is
+// refused, naming the value.
+struct FourCtasChoice {
+  bool on = false;
+  std::string error;
+};
+[[nodiscard]] inline FourCtasChoice parse_four_ctas_env(const char* v) {
+  if (v == nullptr || v[0] == '\0') return {};
+  const std::string s(v);
+  if (s == "1") return {true, {}};
+  if (s == "0") return {};
+  return {false, "VSA_SM90A_FWD_FOUR_CTAS='" + s + "': use 1 (four CTAs per SM, one item each), 0 or leave it unset"};
+}
+
 }  // namespace vsa::sm90a::fwd

@@ -67,6 +67,16 @@ struct ThreeGroups : Cfg {
   static constexpr int kConsumerRegs = 160;
   static constexpr bool kSplitQ = true;
 };
+// The four-CTA layout (fwd_cta4_kernel.cuh, an A/B variant): one warp group and one item per
+// CTA, no producer group, one Q, K and V tile (48 KB), four CTAs per SM: TK's occupancy
+// (notes/runs.md runs 61, 62). 4 x 128 threads x 128 registers fill the register file.
+template <class Cfg>
+struct FourCtas : Cfg {
+  static constexpr int kConsumers = 1;
+  static constexpr int kStages = 1;
+  static constexpr int kThreads = Cfg::kWarpGroupThreads;
+  static constexpr int kCtasPerSm = 4;
+};
 // The timeline (trace.hpp) on the normal variant's code: the stamps and nothing else. The
 // probe variant also watches every mbarrier wait and has a delay point at every release,
 // which made it 1.55x the normal variant's SASS and up to 19% slower (notes/runs.md, run 56),

@@ -8,9 +8,12 @@ the cursor past the table's op. Deleting a step means replacing the call with it
 argument (`auto c5 = fence_before(c4, n, steps);` becomes `auto c5 = c4;`): the cursor is
 then one op behind and the next step's static_assert, or finish(), must fail. Raw calls
 (a `detail::` instruction or `__syncthreads()` written in a role file) are deleted as whole
-statements. Each mutated file is compiled alone, through the front end only
-(`nvcc -cuda` of the kernel translation units that instantiate it: template
-instantiation and static_asserts, no code generation), in a scratch copy of kernels/.
+statements. Each mutated file is compiled alone, through the device pass only (`nvcc -ptx`
+of the kernel translation units that instantiate it), in a scratch copy of kernels/. The
+cursor's static_asserts fire in that pass's front end, so a detected deletion stops there
+and costs no code generation; the host pass (`nvcc -cuda` runs it too, at twice the cost)
+does not instantiate the role files' device bodies and detects nothing (measured: a deleted
+wait_ld compiles through cudafe++).
 The forward's role files are templates over the block size: a deletion counts as
 detected only when both instances (blk64, blk128) fail.
 
@@ -128,7 +131,7 @@ def plant(tree):
 
 
 def compile_tu(nvcc, tree, tu, out):
-    cmd = [nvcc, "-cuda", "-gencode", "arch=compute_100a,code=sm_100a", "-std=c++17", "--expt-relaxed-constexpr",
+    cmd = [nvcc, "-ptx", "-gencode", "arch=compute_100a,code=sm_100a", "-std=c++17", "--expt-relaxed-constexpr",
            "-I", os.path.join(tree, "sm100a"), "-I", os.path.join(tree, "include"), "-I", os.path.join(tree, "common"),
            os.path.join(tree, "sm100a", tu), "-o", out]
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -178,7 +181,7 @@ def main():
 
         # The unmutated sources must compile, or every deletion would "fail".
         for tu in sorted({tu for f in files for tu in ROLE_FILES[f]}):
-            rc, out = compile_tu(args.nvcc, trees[0], tu, os.path.join(scratch, "base.ii"))
+            rc, out = compile_tu(args.nvcc, trees[0], tu, os.path.join(scratch, "base.ptx"))
             if rc != 0:
                 print(f"the unmutated {tu} does not compile:\n{out}", file=sys.stderr)
                 return 2
@@ -195,7 +198,7 @@ def main():
                 # Detected: every translation unit that instantiates the file fails.
                 still_compiles, first_error = [], ""
                 for tu in ROLE_FILES[f]:
-                    rc, out = compile_tu(args.nvcc, tree, tu, os.path.join(tree, "out.ii"))
+                    rc, out = compile_tu(args.nvcc, tree, tu, os.path.join(tree, "out.ptx"))
                     if rc == 0:
                         still_compiles.append(tu)
                     elif not first_error:

@@ -12,6 +12,7 @@ declare -A ARGS=(
   [ab_switch.sh]="$P $O VSA_X"
   [ab_variants.sh]="$P $O perf"
   [burst_clocks.sh]="$P $O $WORK/tk.so"
+  [four_ctas.sh]="$P $WORK/tk.so $O"
   [fwd_fair_check.sh]="$P $O"
   [fwd_ncu_stalls.sh]="$P $O"
   [fwd_peer_ncu.sh]="$P $O"

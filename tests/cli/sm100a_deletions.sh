@@ -2,7 +2,7 @@
 # Issue 18, finding 1: deleting any synchronising instruction from any sm100a role file
 # must fail the build. scripts/sm100a/deletions.py tries every such deletion (each cursor
 # step and any raw call, one at a time, compiling the kernel translation units that
-# instantiate the file, through the nvcc front end: the forward's role files for both
+# instantiate the file, through the device pass of nvcc: the forward's role files for both
 # block sizes) and exits 1 when one still compiles.
 # Then the check is shown to fail: with the cursor's wait_ld step unbound (the
 # pre-issue-18 marker style, planted in a scratch copy), deleting the raw

@@ -253,6 +253,31 @@ TEST_P(Conformance, Sm90aThreeGroupLayoutMatchesReference) {
                            "three groups, watched variant"));
 }
 
+// The sm90a forward's four-CTA layout (kernels/sm90a/fwd_cta4_kernel.cuh, an A/B variant no
+// rule picks): forced on every case, so one-item CTAs with one K and one V tile meet ragged
+// rows, empty rows and partial blocks; bitwise the same on a second run. It has no probe or
+// watched variant, and a watched launch is refused, not run unwatched.
+TEST_P(Conformance, Sm90aFourCtaLayoutMatchesReference) {
+  if (GetParam().op != Op::forward || GetParam().backend.rfind("sm90a", 0) != 0)
+    GTEST_SKIP() << "the sm90a forward's layouts only";
+  struct ForceFourCtas {
+    ForceFourCtas() { setenv("VSA_SM90A_FWD_FOUR_CTAS", "1", 1); }
+    ~ForceFourCtas() { unsetenv("VSA_SM90A_FWD_FOUR_CTAS"); }
+  } force;
+  const RunOutputs four = run();
+  EXPECT_TRUE(matches_reference(Op::forward, problem(), m_data->backward_inputs, four, m_data->reference));
+  EXPECT_TRUE(same_outputs(Op::forward, four, run(), m_backend->nondeterministic_outputs(), "four CTAs, repeated"));
+  const MappedHangRecord watch(30000);
+  Variant watched;
+  watched.watch = &watch;
+  try {
+    (void)run(watched);
+    ADD_FAILURE() << "a watched launch of the four-CTA layout ran";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("VSA_SM90A_FWD_FOUR_CTAS"), std::string::npos) << e.what();
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, Conformance, ::testing::ValuesIn(params(false)), param_name);
 // Every check on the planted faults: some must fail (PlantedFaults below says which).
 INSTANTIATE_TEST_SUITE_P(DISABLED_Planted, Conformance, ::testing::ValuesIn(params(true)), param_name);

@@ -70,5 +70,16 @@ TEST(Sm90aLayout, EnvironmentForcesEitherLayoutOrNamesABadValue) {
   EXPECT_NE(bad.error.find("'yes'"), std::string::npos) << bad.error;
 }
 
+TEST(Sm90aLayout, FourCtasOnlyWhenAskedAndABadValueIsNamed) {
+  EXPECT_FALSE(parse_four_ctas_env(nullptr).on);
+  EXPECT_FALSE(parse_four_ctas_env("").on);
+  EXPECT_FALSE(parse_four_ctas_env("0").on);
+  EXPECT_TRUE(parse_four_ctas_env("0").error.empty());
+  EXPECT_TRUE(parse_four_ctas_env("1").on);
+  const FourCtasChoice bad = parse_four_ctas_env("4");
+  EXPECT_FALSE(bad.on);
+  EXPECT_NE(bad.error.find("VSA_SM90A_FWD_FOUR_CTAS='4'"), std::string::npos) << bad.error;
+}
+
 }  // namespace
 }  // namespace vsa::sm90a::fwd
