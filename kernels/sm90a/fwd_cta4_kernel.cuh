@@ -1,6 +1,7 @@
 #pragma once
-// The forward with four CTAs per SM: an A/B layout (VSA_SM90A_FWD_FOUR_CTAS=1,
-// fwd_layout.hpp; notes/runs.md run 62), TK's occupancy with this kernel's per-block work.
+// The forward with four CTAs per SM: TK's occupancy with this kernel's per-block work; the
+// layout fwd_layout.hpp's rule picks for short items in a launch of one wave, where it gains up
+// to 10% (VSA_SM90A_FWD_FOUR_CTAS forces it on or off; notes/runs.md run 62).
 // Run 61 measured that TK's whole lead at S = 4096 is its occupancy (four one-warp-group CTAs
 // per SM), and run 61b that the persistent kernel (fwd_kernel.cuh: a producer warp group
 // beside consumers) cannot hold four items per SM in registers. This kernel drops the
@@ -15,7 +16,9 @@
 // Nothing overlaps inside a CTA: K_{n+1} arrives during the softmax and P.V, V_{n+1} during
 // the next S and softmax, and the SM's other three CTAs use the tensor cores meanwhile.
 // Then the epilogue of the persistent kernel (fwd_epilogue.cuh), staged in the last V tile.
-// No probe or trace variant (fwd_launch.cuh refuses them for this layout).
+// kProbe: the probe variant, as the persistent kernel's (fwd.release_kv before each warp's
+// release of a K or V tile, fwd.epilogue before O leaves the staging tile, every wait bounded
+// by the hang watch). No trace variant: fwd_launch.cuh runs a timeline on the persistent layout.
 #include "fwd_mainloop.cuh"  // issue_pv, the epilogue and the softmax
 #include "fwd_producer.cuh"  // load_tile
 
@@ -56,22 +59,26 @@ __device__ __forceinline__ void issue_scores_ss(float (&s)[32], const bf16_bits*
   }
 }
 
-// A tile the warp group has finished reading goes back (one arrival per warp), and thread 0,
-// once all four warps have arrived, loads the next block's tile into it.
-template <class Cfg>
+// Hang-watch sites of this kernel's waits (fwd_storage.cuh's hang_site; the role is the CTA's
+// one warp group, which also issues the loads).
+constexpr HangSite cta4_site(const char* barrier) { return hang_site("cta4", barrier); }
+
+// A tile the warp group has finished reading goes back (one arrival per warp, after the probe's
+// delay), and thread 0, once all four warps have arrived, loads the next block's tile into it.
+template <class Cfg, bool kProbe>
 __device__ __forceinline__ void refill(std::uint64_t* empty, std::uint32_t parity, std::uint64_t* full, bf16_bits* tile,
-                                       const CUtensorMap* map, int row, std::uint64_t policy, int tid) {
-  __syncwarp();
-  if (tid % 32 == 0) mbar_arrive(empty);
+                                       const CUtensorMap* map, int row, std::uint64_t policy, int tid, int block,
+                                       int item, const HangSite& site, const Params& p) {
+  release_stage<kProbe>(empty, tid % 32, p.probe_release_kv_ns);
   if (tid == 0) {
-    mbar_wait(empty, parity);
+    mbar_wait<kProbe>(empty, parity, p.hang_watch, site, {0, block, item});
     mbar_arrive_expect_tx(full, Cfg::kTileBytes);
     load_tile<Cfg>(tile, map, row, full, policy);
   }
   __syncwarp();
 }
 
-template <class Cfg>
+template <class Cfg, bool kProbe>
 __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
     forward_cta4_kernel(const __grid_constant__ CUtensorMap tm_q, const __grid_constant__ CUtensorMap tm_k,
                         const __grid_constant__ CUtensorMap tm_v, const Params p) {
@@ -118,7 +125,9 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
 #pragma unroll
   for (int i = 0; i < 64; ++i) o[i] = 0.0f;
   int valid = p.vbs[block];
-  mbar_wait(&st.q_full, 0);
+  constexpr HangSite kQFull = cta4_site("q_full"), kKFull = cta4_site("k_full"), kVFull = cta4_site("v_full");
+  constexpr HangSite kKEmpty = cta4_site("k_empty"), kVEmpty = cta4_site("v_empty");
+  mbar_wait<kProbe>(&st.q_full, 0, p.hang_watch, kQFull, {0, -1, item});
 
   for (int n = 0; n < count; ++n) {
     const std::uint32_t parity = std::uint32_t(n) & 1u;
@@ -126,14 +135,15 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
     const int next = more ? ids[n + 1] : 0;  // in flight during S_n
     const int next_row = head_row + next * Cfg::kBlockKv;
 
-    mbar_wait(&st.k_full, parity);
+    mbar_wait<kProbe>(&st.k_full, parity, p.hang_watch, kKFull, {0, n, item});
     keep_live(s);
     wgmma_fence();
     issue_scores_ss<Cfg>(s, st.q, st.k);
     wgmma_commit();
     wgmma_wait<0>();
     keep_live(s);
-    if (more) refill<Cfg>(&st.k_empty, parity, &st.k_full, st.k, &tm_k, next_row, kv_policy, tid);
+    if (more)
+      refill<Cfg, kProbe>(&st.k_empty, parity, &st.k_full, st.k, &tm_k, next_row, kv_policy, tid, n, item, kKEmpty, p);
     const int next_valid = more ? p.vbs[next] : Cfg::kBlockKv;  // in flight during the softmax
 
     if (valid < Cfg::kBlockKv) OnlineSoftmax::mask_padding(s, valid, lane);
@@ -141,7 +151,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
     if (softmax.update<Cfg::kLazyRescale>(s, p.scale_log2, alpha)) rescale_rows(o, alpha);  // no P.V in flight
     pack_probabilities(s, pfrag);
 
-    mbar_wait(&st.v_full, parity);
+    mbar_wait<kProbe>(&st.v_full, parity, p.hang_watch, kVFull, {0, n, item});
     keep_live(o);
     keep_live(pfrag);
     wgmma_fence();
@@ -149,12 +159,13 @@ __global__ void __launch_bounds__(Cfg::kThreads, Cfg::kCtasPerSm)
     wgmma_commit();
     wgmma_wait<0>();
     keep_live(o);
-    if (more) refill<Cfg>(&st.v_empty, parity, &st.v_full, st.v, &tm_v, next_row, kv_policy, tid);
+    if (more)
+      refill<Cfg, kProbe>(&st.v_empty, parity, &st.v_full, st.v, &tm_v, next_row, kv_policy, tid, n, item, kVEmpty, p);
     valid = next_valid;
   }
   // The last V tile stages O; store_output's warp-group barrier orders every warp's P.V
   // before the overwrite. Its arrival on v_empty completes a phase nobody waits for.
-  store_output<Cfg, false>(o, softmax, st.v, &st.v_empty, 0, item, p, warp, lane);
+  store_output<Cfg, kProbe>(o, softmax, st.v, &st.v_empty, 0, item, p, warp, lane);
 }
 
 }  // namespace vsa::sm90a::fwd

@@ -7,6 +7,7 @@
 //   consumer warp groups (wgmma) ...... fwd_mainloop.cuh, fwd_softmax.cuh
 //   epilogue (O, lse) ................. fwd_epilogue.cuh
 //   host launch ....................... fwd_launch.cuh / fwd_launch.cu
+//   the four-CTA layout (short items) . fwd_cta4_kernel.cuh (a kernel of its own)
 //
 // Persistent: one CTA per SM, each with two independent (producer warp, consumer warp
 // group) pairs that take work items from the global scheduler until none is left.

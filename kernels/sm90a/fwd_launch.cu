@@ -43,9 +43,11 @@ std::vector<KernelInfo> forward_kernels() {
       // Pair tiles: an A/B variant (VSA_SM90A_FWD_PAIR_TILES=1), in the timed path when chosen.
       describe(reinterpret_cast<const void*>(&fwd::forward_kernel<TileConfig, false, true>), "sm90a.fwd.main_pair",
                true),
-      // The four-CTA layout: an A/B variant (VSA_SM90A_FWD_FOUR_CTAS=1), in the timed path when chosen.
-      describe(reinterpret_cast<const void*>(&fwd::forward_cta4_kernel<fwd::FourCtas<TileConfig>>),
+      // The four-CTA layout (fwd_layout.hpp): in the timed path for short items in one wave.
+      describe(reinterpret_cast<const void*>(&fwd::forward_cta4_kernel<fwd::FourCtas<TileConfig>, false>),
                "sm90a.fwd.main_cta4", true),
+      describe(reinterpret_cast<const void*>(&fwd::forward_cta4_kernel<fwd::FourCtas<TileConfig>, true>),
+               "sm90a.fwd.main_cta4_probe", false),
       // The three-group layout (fwd_layout.hpp): in the timed path for large heads.
       describe(reinterpret_cast<const void*>(&fwd::forward_kernel<fwd::ThreeGroups<TileConfig>, false, false>),
                "sm90a.fwd.main_three", true),

@@ -78,10 +78,10 @@ template <class Cfg, bool kProbe, bool kPair>
 // The four-CTA layout (fwd_cta4_kernel.cuh): one CTA per item, in natural order, in plain
 // stream order (nothing is sorted, no counter). The shared-memory carveout is asked at its
 // largest so that the driver configures an SM for four CTAs' 50 KB each.
-template <class Cfg>
+template <class Cfg, bool kProbe>
 [[nodiscard]] Status launch_four_ctas(const CUtensorMap& tm_q, const CUtensorMap& tm_k, const CUtensorMap& tm_v,
                                       const Params& params, int n_items, cudaStream_t stream) {
-  auto* kernel = &forward_cta4_kernel<FourCtas<Cfg>>;
+  auto* kernel = &forward_cta4_kernel<FourCtas<Cfg>, kProbe>;
   constexpr std::size_t smem = kCta4SmemBytes<FourCtas<Cfg>>;
   if (Status st = cuda_status(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)),
                               "cudaFuncSetAttribute(four-CTA forward smem)");
@@ -165,16 +165,24 @@ template <class Cfg>
   // Read at every call (a getenv, next to a launch), so a test can force either layout.
   const LayoutOverride layout_env = parse_layout_env(std::getenv("VSA_SM90A_FWD_THREE_GROUPS"));
   if (!layout_env.error.empty()) return Status::failure(layout_env.error);
-  // The four-CTA layout (an A/B variant): the normal code only.
-  const FourCtasChoice four = parse_four_ctas_env(std::getenv("VSA_SM90A_FWD_FOUR_CTAS"));
-  if (!four.error.empty()) return Status::failure(four.error);
-  if (four.on) {
-    if (layout_env.forced && layout_env.layout == Layout::kThreeGroups)
-      return Status::failure("VSA_SM90A_FWD_FOUR_CTAS=1 and VSA_SM90A_FWD_THREE_GROUPS=1 ask for two layouts: set one");
-    if (variant_for(ask) != Variant::kNormal)
+  // The four-CTA layout: by its rule (fwd_layout.hpp), unless either variable forces a layout.
+  // A timeline is recorded on the persistent layout (this one has no trace variant).
+  const FourCtasChoice four_env = parse_four_ctas_env(std::getenv("VSA_SM90A_FWD_FOUR_CTAS"));
+  if (!four_env.error.empty()) return Status::failure(four_env.error);
+  if (four_env.forced && four_env.on && layout_env.forced)
+    return Status::failure("VSA_SM90A_FWD_FOUR_CTAS=1 and VSA_SM90A_FWD_THREE_GROUPS=" +
+                           std::string(layout_env.layout == Layout::kThreeGroups ? "1" : "0") +
+                           " ask for two layouts: set one");
+  const bool four =
+      four_env.forced ? four_env.on : !layout_env.forced && four_ctas_by_rule(s.max_kv, n_items, sm_count);
+  if (four) {
+    const Variant four_variant = variant_for(ask);
+    if (four_variant == Variant::kProbe) return launch_four_ctas<Cfg, true>(tm_q, tm_k, tm_v, params, n_items, stream);
+    if (four_variant == Variant::kNormal)
+      return launch_four_ctas<Cfg, false>(tm_q, tm_k, tm_v, params, n_items, stream);
+    if (four_env.forced)
       return Status::failure(
-          "sm90a forward: the four-CTA layout (VSA_SM90A_FWD_FOUR_CTAS=1) has no probe, hang-watch or trace variant");
-    return launch_four_ctas<Cfg>(tm_q, tm_k, tm_v, params, n_items, stream);
+          "sm90a forward: the four-CTA layout (VSA_SM90A_FWD_FOUR_CTAS=1) records no timeline; unset it to trace");
   }
   const Layout layout = layout_env.forced ? layout_env.layout : layout_by_rule(s.max_kv, n_items, sm_count);
   const bool three = layout == Layout::kThreeGroups;

@@ -55,19 +55,40 @@ struct LayoutOverride {
       "VSA_SM90A_FWD_THREE_GROUPS='" + s + "': use 1 (three consumer groups), 0 (two) or leave it unset (the rule)"};
 }
 
-// VSA_SM90A_FWD_FOUR_CTAS=1: the four-CTA layout (fwd_cta4_kernel.cuh), an A/B variant that
-// no rule picks yet (notes/runs.md run 62); unset or 0: the layouts above. Anything else is
-// refused, naming the value.
+// The four-CTA layout (fwd_cta4_kernel.cuh: one item per CTA, four CTAs per SM, TK's occupancy)
+// against the persistent layouts, measured on an H100 (132 SMs, 528 four-CTA slots a wave;
+// notes/runs.md run 62; not yet measured on the H200):
+//   items  blocks per item                       four / persistent
+//    512   4 (4096, 6.25%)                        1.09-1.10
+//    512   8 (4096 12.5%; 2048 with H = 16)       1.02-1.06 (two calls); 1.06
+//    512   16 (4096, 25%)                         0.97-0.98
+//   1024   4, 8 (8192)                            0.98-0.99
+//   2048   8 (4096, H = 32)                       0.97
+//   2048+  32-256 (16384, 65536)                  0.93-0.99
+// It gains only where the whole launch is one wave of its slots and items are short: there the
+// persistent kernel's fixed costs per item are not hidden behind another item, and four
+// resident items per SM hide each other's. The rule takes max_kv as the item length.
+inline constexpr int kFourCtasMaxBlocks = 8;
+inline constexpr int kFourCtaSlotsPerSm = 4;
+[[nodiscard]] constexpr bool four_ctas_by_rule(int max_kv, std::int64_t n_items, int sm_count) {
+  return max_kv <= kFourCtasMaxBlocks && n_items <= std::int64_t(kFourCtaSlotsPerSm) * sm_count;
+}
+
+// VSA_SM90A_FWD_FOUR_CTAS: unset, the rule above; 1, four CTAs always; 0, never (A/B runs).
+// Anything else is refused, naming the value.
 struct FourCtasChoice {
+  bool forced = false;
   bool on = false;
   std::string error;
 };
 [[nodiscard]] inline FourCtasChoice parse_four_ctas_env(const char* v) {
   if (v == nullptr || v[0] == '\0') return {};
   const std::string s(v);
-  if (s == "1") return {true, {}};
-  if (s == "0") return {};
-  return {false, "VSA_SM90A_FWD_FOUR_CTAS='" + s + "': use 1 (four CTAs per SM, one item each), 0 or leave it unset"};
+  if (s == "1") return {true, true, {}};
+  if (s == "0") return {true, false, {}};
+  return {false, false,
+          "VSA_SM90A_FWD_FOUR_CTAS='" + s +
+              "': use 1 (four CTAs per SM, one item each), 0 (never) or leave it unset (the rule)"};
 }
 
 }  // namespace vsa::sm90a::fwd

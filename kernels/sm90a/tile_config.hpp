@@ -67,9 +67,10 @@ struct ThreeGroups : Cfg {
   static constexpr int kConsumerRegs = 160;
   static constexpr bool kSplitQ = true;
 };
-// The four-CTA layout (fwd_cta4_kernel.cuh, an A/B variant): one warp group and one item per
-// CTA, no producer group, one Q, K and V tile (48 KB), four CTAs per SM: TK's occupancy
-// (notes/runs.md runs 61, 62). 4 x 128 threads x 128 registers fill the register file.
+// The forward's third layout (fwd_cta4_kernel.cuh; fwd_layout.hpp picks it for short items in
+// one wave): one warp group and one item per CTA, no producer group, one Q, K and V tile (48 KB),
+// four CTAs per SM: TK's occupancy (notes/runs.md runs 61, 62). 4 x 128 threads x 128 registers
+// fill the register file.
 template <class Cfg>
 struct FourCtas : Cfg {
   static constexpr int kConsumers = 1;

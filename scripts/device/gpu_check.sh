@@ -5,7 +5,8 @@
 # quick: info, backends, GPU tests, smoke + correctness, a short stability run,
 #        sanitizer on a small case. full: also stability (1000 runs), perf and sustained.
 # Everything it writes is also packed as OUT_DIR.tgz beside OUT_DIR (one file to copy off
-# the node, however many reports the run wrote).
+# the node, however many reports the run wrote). Exit 0 only when every step that ran gave the
+# exit code it should (the table's "expect" steps a code of their own); else 1, naming them.
 set -uo pipefail
 BUILD="${1:?build dir}"; OUT="${2:?output dir}"; LEVEL="${3:-quick}"
 source "$(dirname "$0")/lib/build_dir.sh"
@@ -98,3 +99,18 @@ for path in sorted(glob.glob(sys.argv[1] + "/*.json")):
 PY
 abs="$(cd "$OUT" && pwd)"; archive="$abs.tgz"
 tar czf "$archive" -C "$(dirname "$abs")" "$(basename "$abs")" && echo "archive: $archive"
+# Exit 0 only when every step that ran gave the code it should (0, or the N of a step named
+# *_expect_N); a step that could not run ("not run: ...") is named, not failed. The summary
+# table above once read "device_tests 1" under a script that exited 0.
+failed=(); skipped=()
+for k in "${!RC[@]}"; do
+  want=0; [[ "$k" == *_expect_* ]] && want="${k##*_expect_}"
+  case "${RC[$k]}" in "not run"*) skipped+=("$k"); continue ;; esac
+  [ "${RC[$k]}" = "$want" ] || failed+=("$k")
+done
+[ "${#skipped[@]}" -eq 0 ] || echo "gpu_check: not run: $(printf '%s\n' "${skipped[@]}" | sort | tr '\n' ' ')"
+if [ "${#failed[@]}" -gt 0 ]; then
+  echo "gpu_check: FAILED: $(printf '%s\n' "${failed[@]}" | sort | tr '\n' ' ')(see the table above)"
+  exit 1
+fi
+echo "gpu_check: every step gave the exit code it should"

@@ -13,6 +13,9 @@ echo "\$*" >> "$WORK/calls"
 out=""; prev=""
 for a in "\$@"; do [ "\$prev" = --out ] && out="\$a"; prev="\$a"; done
 [ "\$1" = run ] && [ -n "\$out" ] && mkdir -p "\$out" && echo '{}' > "\$out/\$2.json"
+# The codes the script expects of its "expect" steps: the fault suite 4, the regression gate 3.
+case " \$* " in *" --label fault "*) exit 4 ;; esac
+[ "\$1" = compare ] && exit 3
 exit 0
 FAKE
 chmod +x "$WORK/build/vsa-bench"
@@ -47,4 +50,16 @@ grep -q "^sustained  *0" "$WORK/log" || fail "full: the summary lacks the sustai
 [ -s "$WORK/full.tgz" ] || fail "full: a trailing slash on OUT_DIR must still give OUT_DIR.tgz"
 bash "$SRC/scripts/device/gpu_check.sh" "$WORK/build" "$WORK/o ut//" quick > "$WORK/log" 2>&1 || fail "a space in OUT_DIR: exit $?"
 [ -s "$WORK/o ut.tgz" ] || fail "a space in OUT_DIR: no 'o ut.tgz' beside it"
+grep -q "^gpu_check: every step gave the exit code it should$" "$WORK/log" || { cat "$WORK/log"; fail "no closing verdict line"; }
+# Fail-closed: one failing step (here the GPU tests) makes the script exit 1 and name it; a
+# stand-in that gives the fault suite 0 instead of its expected 4 is named too.
+cp -r "$WORK/build" "$WORK/bad"
+printf '#!/usr/bin/env bash\necho "[  FAILED  ] 1 test, listed below:"\nexit 1\n' > "$WORK/bad/tests/vsa_device_tests"
+sed -i 's/\*" --label fault "\*) exit 4/*" --label fault "*) exit 0/' "$WORK/bad/vsa-bench"
+bash "$SRC/scripts/device/gpu_check.sh" "$WORK/bad" "$WORK/bad-out" quick > "$WORK/log" 2>&1
+rc=$?
+[ "$rc" -eq 1 ] || { cat "$WORK/log"; fail "a failing step: exit $rc, expected 1"; }
+grep -q "^gpu_check: FAILED: device_tests fault_expect_4 (see the table above)$" "$WORK/log" \
+  || { tail -5 "$WORK/log"; fail "a failing step is not named"; }
+[ -s "$WORK/bad-out.tgz" ] || fail "a failing step: the archive must still be written"
 echo "ok"

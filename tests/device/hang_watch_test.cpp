@@ -133,10 +133,17 @@ bool sm90_device() { return false; }
     if (!sm90_device()) GTEST_SKIP() << "sm90a kernels need compute capability 9.0";          \
   } while (0)
 
-// Forward, 3-stage K/V ring, K handed back right after Q K^T: the first consumer sleeps
-// before releasing k_empty[0]; the producer, 3 stages ahead, waits for it at kv step 3.
+// Forward, persistent layout, 3-stage K/V ring, K handed back right after Q K^T: the first
+// consumer sleeps before releasing k_empty[0]; the producer, 3 stages ahead, waits for it at kv
+// step 3. The layout is forced: at this size the rule picks the four-CTA layout
+// (kernels/sm90a/fwd_layout.hpp), whose one warp group both sleeps and waits, so the same delay
+// holds every warp alike and no wait outlasts the watch (the case passes, slowly).
 TEST_F(HangWatch, Sm90aForwardStallEndsFaultNamingKEmpty) {
   VSA_REQUIRE_SM90A();
+  struct PersistentLayout {
+    PersistentLayout() { setenv("VSA_SM90A_FWD_FOUR_CTAS", "0", 1); }
+    ~PersistentLayout() { unsetenv("VSA_SM90A_FWD_FOUR_CTAS"); }
+  } persistent;
   json c = case_on("sm90a", 128, 512, dense_rows(8), 1000);
   c["probes"] = {{"fwd.release_kv", 3000000000u}};
   EXPECT_EXIT(run_case_and_exit(c, "sm90a", "FAULT"), ::testing::ExitedWithCode(0),

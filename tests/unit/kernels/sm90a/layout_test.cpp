@@ -70,14 +70,39 @@ TEST(Sm90aLayout, EnvironmentForcesEitherLayoutOrNamesABadValue) {
   EXPECT_NE(bad.error.find("'yes'"), std::string::npos) << bad.error;
 }
 
-TEST(Sm90aLayout, FourCtasOnlyWhenAskedAndABadValueIsNamed) {
-  EXPECT_FALSE(parse_four_ctas_env(nullptr).on);
-  EXPECT_FALSE(parse_four_ctas_env("").on);
-  EXPECT_FALSE(parse_four_ctas_env("0").on);
-  EXPECT_TRUE(parse_four_ctas_env("0").error.empty());
-  EXPECT_TRUE(parse_four_ctas_env("1").on);
+// Pinned with run 62's H100 cases (132 SMs, 528 four-CTA slots; notes/runs.md): four CTAs per
+// SM only for items of at most 8 blocks in a launch of at most one wave of them.
+TEST(Sm90aLayout, FourCtasForShortItemsInOneWave) {
+  const auto four = [](std::int64_t seq, double density, std::int64_t heads) {
+    const std::int64_t blocks = seq / 64;
+    return four_ctas_by_rule(int(density * double(blocks)), heads * blocks, kSms);
+  };
+  EXPECT_TRUE(four(4096, 0.0625, 8));   // k 4, 512 items: 1.09-1.10
+  EXPECT_TRUE(four(4096, 0.125, 8));    // k 8, 512 items: 1.02-1.06
+  EXPECT_TRUE(four(2048, 0.25, 16));    // k 8, 512 items: 1.06
+  EXPECT_FALSE(four(4096, 0.25, 8));    // k 16, 512 items: 0.97-0.98
+  EXPECT_FALSE(four(8192, 0.0625, 8));  // k 8, 1024 items: 0.98-0.99
+  EXPECT_FALSE(four(8192, 0.125, 8));   // k 16, 1024 items: 0.98
+  EXPECT_FALSE(four(4096, 0.125, 32));  // k 8, 2048 items: 0.97
+  EXPECT_FALSE(four(16384, 0.125, 8));  // k 32, 2048 items: 0.99
+  // The edges: one wave is 4 x SMs items; 8 blocks, not 9.
+  EXPECT_TRUE(four_ctas_by_rule(8, 528, kSms));
+  EXPECT_FALSE(four_ctas_by_rule(8, 529, kSms));
+  EXPECT_FALSE(four_ctas_by_rule(9, 64, kSms));
+  EXPECT_TRUE(four_ctas_by_rule(8, 1056, 2 * kSms));
+}
+
+TEST(Sm90aLayout, FourCtasForcedEitherWayOrABadValueIsNamed) {
+  EXPECT_FALSE(parse_four_ctas_env(nullptr).forced);
+  EXPECT_FALSE(parse_four_ctas_env("").forced);
+  const FourCtasChoice zero = parse_four_ctas_env("0");
+  EXPECT_TRUE(zero.forced);
+  EXPECT_FALSE(zero.on);
+  const FourCtasChoice one = parse_four_ctas_env("1");
+  EXPECT_TRUE(one.forced);
+  EXPECT_TRUE(one.on);
   const FourCtasChoice bad = parse_four_ctas_env("4");
-  EXPECT_FALSE(bad.on);
+  EXPECT_FALSE(bad.forced);
   EXPECT_NE(bad.error.find("VSA_SM90A_FWD_FOUR_CTAS='4'"), std::string::npos) << bad.error;
 }
 
