@@ -6,7 +6,9 @@
 // (kernels/sm90a/trace.hpp); one traced launch right after a queue of normal ones, so the
 // launch sees the stream as the timed runs do. Printed beside the event-timed launch of the
 // normal and the traced variant, timed in alternating batches, so the trace's own cost shows.
+// Always the persistent layout (VSA_SM90A_FWD_FOUR_CTAS=0): the four-CTA layout has no timeline.
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <string>
 
@@ -95,6 +97,10 @@ void run() {
 
 int main() {
   try {
+    // The persistent layout for both the normal and the traced launch: a timeline is recorded on
+    // it alone, and the four-CTA layout's rule (kernels/sm90a/fwd_layout.hpp) would otherwise
+    // time the untraced launch of the first case (S = 4096, k = 8) on another kernel.
+    setenv("VSA_SM90A_FWD_FOUR_CTAS", "0", 1);
     vsa::test::sm90a::run();
   } catch (const std::exception& e) {
     vsa::tools::fail(e.what());

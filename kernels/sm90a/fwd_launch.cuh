@@ -83,6 +83,8 @@ template <class Cfg, bool kProbe>
                                       const Params& params, int n_items, cudaStream_t stream) {
   auto* kernel = &forward_cta4_kernel<FourCtas<Cfg>, kProbe>;
   constexpr std::size_t smem = kCta4SmemBytes<FourCtas<Cfg>>;
+  static_assert(FourCtas<Cfg>::kCtasPerSm * (smem + kSmemReservedPerCta) <= kSmemPerSm,
+                "four CTAs of the four-CTA layout must fit one SM's shared memory");
   if (Status st = cuda_status(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)),
                               "cudaFuncSetAttribute(four-CTA forward smem)");
       !st.ok())
@@ -142,6 +144,25 @@ template <class Cfg>
   params.trace = a.trace;
   params.hang_watch = a.hang_watch;
 
+  // The four-CTA layout (fwd_layout.hpp): by its rule, unless a variable forces a layout or an
+  // order, or the call records a timeline. Read at every call (getenv, next to a launch).
+  const LayoutOverride layout_env = parse_layout_env(std::getenv("VSA_SM90A_FWD_THREE_GROUPS"));
+  if (!layout_env.error.empty()) return Status::failure(layout_env.error);
+  FourCtasAsk four_ask;
+  four_ask.env = parse_four_ctas_env(std::getenv("VSA_SM90A_FWD_FOUR_CTAS"));
+  four_ask.other_layout_forced = layout_env.forced;
+  four_ask.trace = a.trace != nullptr;
+  four_ask.order_forced = order_choice.kind != OrderKind::kRule;
+  four_ask.max_kv = s.max_kv;
+  four_ask.n_items = n_items;
+  four_ask.sm_count = sm_count;
+  const FourCtasDecision four = decide_four_ctas(four_ask);
+  if (!four.error.empty()) return Status::failure(four.error);
+  if (four.four)
+    return a.probes.any() || a.hang_watch.on()
+               ? launch_four_ctas<Cfg, true>(tm_q, tm_k, tm_v, params, n_items, stream)
+               : launch_four_ctas<Cfg, false>(tm_q, tm_k, tm_v, params, n_items, stream);
+
   // Pair tiles (an A/B variant, fwd_pair_producer.cuh): a ticket is two items in a static
   // order, nothing is sorted and no counter is used, so the forward is the call's only launch.
   // Heads longer than the producers' block maps (kPairMaxBlocks) run the default order.
@@ -162,28 +183,6 @@ template <class Cfg>
   }
 
   // The CTA layout (fwd_layout.hpp): three consumer groups for long items in long launches.
-  // Read at every call (a getenv, next to a launch), so a test can force either layout.
-  const LayoutOverride layout_env = parse_layout_env(std::getenv("VSA_SM90A_FWD_THREE_GROUPS"));
-  if (!layout_env.error.empty()) return Status::failure(layout_env.error);
-  // The four-CTA layout: by its rule (fwd_layout.hpp), unless either variable forces a layout.
-  // A timeline is recorded on the persistent layout (this one has no trace variant).
-  const FourCtasChoice four_env = parse_four_ctas_env(std::getenv("VSA_SM90A_FWD_FOUR_CTAS"));
-  if (!four_env.error.empty()) return Status::failure(four_env.error);
-  if (four_env.forced && four_env.on && layout_env.forced)
-    return Status::failure("VSA_SM90A_FWD_FOUR_CTAS=1 and VSA_SM90A_FWD_THREE_GROUPS=" +
-                           std::string(layout_env.layout == Layout::kThreeGroups ? "1" : "0") +
-                           " ask for two layouts: set one");
-  const bool four =
-      four_env.forced ? four_env.on : !layout_env.forced && four_ctas_by_rule(s.max_kv, n_items, sm_count);
-  if (four) {
-    const Variant four_variant = variant_for(ask);
-    if (four_variant == Variant::kProbe) return launch_four_ctas<Cfg, true>(tm_q, tm_k, tm_v, params, n_items, stream);
-    if (four_variant == Variant::kNormal)
-      return launch_four_ctas<Cfg, false>(tm_q, tm_k, tm_v, params, n_items, stream);
-    if (four_env.forced)
-      return Status::failure(
-          "sm90a forward: the four-CTA layout (VSA_SM90A_FWD_FOUR_CTAS=1) records no timeline; unset it to trace");
-  }
   const Layout layout = layout_env.forced ? layout_env.layout : layout_by_rule(s.max_kv, n_items, sm_count);
   const bool three = layout == Layout::kThreeGroups;
   const int consumers = three ? ThreeGroups<Cfg>::kConsumers : Cfg::kConsumers;

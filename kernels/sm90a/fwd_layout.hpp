@@ -91,4 +91,41 @@ struct FourCtasChoice {
               "': use 1 (four CTAs per SM, one item each), 0 (never) or leave it unset (the rule)"};
 }
 
+// Whether a forward call runs the four-CTA layout, from everything that bears on it. The layout
+// has no trace variant and no work order of its own (one CTA per item, natural order), so the
+// rule leaves it out of a call that asks for a timeline, an explicit order or another layout, and
+// forcing it with any of those is refused, naming both: an A/B run must not time one kernel
+// under two names, and a timeline must describe the kernel that is timed.
+struct FourCtasAsk {
+  FourCtasChoice env;                // VSA_SM90A_FWD_FOUR_CTAS
+  bool other_layout_forced = false;  // VSA_SM90A_FWD_THREE_GROUPS set (either value)
+  bool trace = false;                // the call records a timeline
+  bool order_forced = false;         // an order variable (fwd_work_order.hpp) or pair tiles set
+  int max_kv = 0;
+  std::int64_t n_items = 0;
+  int sm_count = 0;
+};
+struct FourCtasDecision {
+  bool four = false;
+  std::string error;
+};
+[[nodiscard]] inline FourCtasDecision decide_four_ctas(const FourCtasAsk& a) {
+  if (!a.env.error.empty()) return {false, a.env.error};
+  if (a.env.forced) {
+    if (!a.env.on) return {};
+    if (a.other_layout_forced)
+      return {false, "VSA_SM90A_FWD_FOUR_CTAS=1 and VSA_SM90A_FWD_THREE_GROUPS ask for two layouts: set one"};
+    if (a.order_forced)
+      return {false,
+              "VSA_SM90A_FWD_FOUR_CTAS=1 runs one CTA per item in natural order: an order variable "
+              "(VSA_SM90A_FWD_LONGEST_FIRST, FIRST_WAVE, HEAD_SEGMENTS, PAIR_TILES) would change nothing; set one"};
+    if (a.trace)
+      return {false,
+              "sm90a forward: the four-CTA layout (VSA_SM90A_FWD_FOUR_CTAS=1) records no timeline; unset it to trace"};
+    return {true, {}};
+  }
+  if (a.other_layout_forced || a.order_forced || a.trace) return {};
+  return {four_ctas_by_rule(a.max_kv, a.n_items, a.sm_count), {}};
+}
+
 }  // namespace vsa::sm90a::fwd

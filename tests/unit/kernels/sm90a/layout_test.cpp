@@ -106,5 +106,53 @@ TEST(Sm90aLayout, FourCtasForcedEitherWayOrABadValueIsNamed) {
   EXPECT_NE(bad.error.find("VSA_SM90A_FWD_FOUR_CTAS='4'"), std::string::npos) << bad.error;
 }
 
+// The whole decision (fwd_launch.cuh calls nothing else): the rule only where nothing else was
+// asked; forcing it against a layout, an order or a timeline is an error naming both.
+TEST(Sm90aLayout, FourCtasDecisionOverEveryInput) {
+  FourCtasAsk short_items;  // a case the rule takes: k 8, one wave
+  short_items.max_kv = 8;
+  short_items.n_items = 512;
+  short_items.sm_count = kSms;
+  EXPECT_TRUE(decide_four_ctas(short_items).four);
+  FourCtasAsk long_items = short_items;
+  long_items.max_kv = 16;
+  EXPECT_FALSE(decide_four_ctas(long_items).four);
+
+  // Unforced: a timeline, another layout or an order keeps the rule out, with no error.
+  for (auto set : {&FourCtasAsk::trace, &FourCtasAsk::other_layout_forced, &FourCtasAsk::order_forced}) {
+    FourCtasAsk a = short_items;
+    a.*set = true;
+    const FourCtasDecision d = decide_four_ctas(a);
+    EXPECT_FALSE(d.four);
+    EXPECT_TRUE(d.error.empty()) << d.error;
+  }
+  // Forced off: never, whatever the rule says.
+  FourCtasAsk off = short_items;
+  off.env = parse_four_ctas_env("0");
+  EXPECT_FALSE(decide_four_ctas(off).four);
+  EXPECT_TRUE(decide_four_ctas(off).error.empty());
+  // Forced on: runs where the rule would not, and refuses what it cannot honour.
+  FourCtasAsk on = long_items;
+  on.env = parse_four_ctas_env("1");
+  EXPECT_TRUE(decide_four_ctas(on).four);
+  const struct {
+    bool FourCtasAsk::*set;
+    const char* named;
+  } refusals[] = {{&FourCtasAsk::other_layout_forced, "VSA_SM90A_FWD_THREE_GROUPS"},
+                  {&FourCtasAsk::order_forced, "PAIR_TILES"},
+                  {&FourCtasAsk::trace, "records no timeline"}};
+  for (const auto& r : refusals) {
+    FourCtasAsk a = on;
+    a.*(r.set) = true;
+    const FourCtasDecision d = decide_four_ctas(a);
+    EXPECT_FALSE(d.four) << r.named;
+    EXPECT_NE(d.error.find(r.named), std::string::npos) << d.error;
+  }
+  // A bad value is the error, forced or not.
+  FourCtasAsk bad = short_items;
+  bad.env = parse_four_ctas_env("yes");
+  EXPECT_NE(decide_four_ctas(bad).error.find("'yes'"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace vsa::sm90a::fwd
