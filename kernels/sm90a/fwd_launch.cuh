@@ -158,16 +158,15 @@ template <class Cfg>
   four_ask.sm_count = sm_count;
   const FourCtasDecision four = decide_four_ctas(four_ask);
   if (!four.error.empty()) return Status::failure(four.error);
-  if (four.four)
-    return a.probes.any() || a.hang_watch.on()
-               ? launch_four_ctas<Cfg, true>(tm_q, tm_k, tm_v, params, n_items, stream)
-               : launch_four_ctas<Cfg, false>(tm_q, tm_k, tm_v, params, n_items, stream);
-
   // Pair tiles (an A/B variant, fwd_pair_producer.cuh): a ticket is two items in a static
   // order, nothing is sorted and no counter is used, so the forward is the call's only launch.
   // Heads longer than the producers' block maps (kPairMaxBlocks) run the default order.
   const bool pair = order_choice.kind == OrderKind::kPairTiles && s.num_blocks <= kPairMaxBlocks;
   VariantAsk ask{a.trace != nullptr, a.probes.any(), a.hang_watch.on(), false, pair};
+  if (four.four)  // never with a timeline (decide_four_ctas): the probe or the normal variant
+    return variant_for(ask) == Variant::kProbe
+               ? launch_four_ctas<Cfg, true>(tm_q, tm_k, tm_v, params, n_items, stream)
+               : launch_four_ctas<Cfg, false>(tm_q, tm_k, tm_v, params, n_items, stream);
   if (pair) {
     const Variant pair_variant = variant_for(ask);
     if (pair_variant == Variant::kTraceOnly) return Status::failure("sm90a forward: no trace-only pair-tile kernel");

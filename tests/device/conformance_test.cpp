@@ -26,7 +26,6 @@
 
 #include <cctype>
 #include <cstdlib>
-#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -188,6 +187,26 @@ class Conformance : public DeviceTest, public ::testing::WithParamInterface<Para
     return v;
   }
 
+  // The sm90a forward with VSA_SM90A_FWD_FOUR_CTAS=value: matches the reference, is bitwise
+  // repeatable, and its watched and probed variants compute what its normal one does.
+  void expect_layout_variants_match(const char* value, const std::string& what) {
+    struct Force {
+      explicit Force(const char* v) { setenv("VSA_SM90A_FWD_FOUR_CTAS", v, 1); }
+      ~Force() { unsetenv("VSA_SM90A_FWD_FOUR_CTAS"); }
+    } force(value);
+    const auto nondet = m_backend->nondeterministic_outputs();
+    const RunOutputs normal = run();
+    EXPECT_TRUE(matches_reference(Op::forward, problem(), m_data->backward_inputs, normal, m_data->reference)) << what;
+    EXPECT_TRUE(same_outputs(Op::forward, normal, run(), nondet, (what + ", repeated").c_str()));
+    const MappedHangRecord watch(30000);
+    Variant watched;
+    watched.watch = &watch;
+    EXPECT_TRUE(same_outputs(Op::forward, normal, run(watched), nondet, (what + ", watched variant").c_str()));
+    const auto probes = probed();
+    ASSERT_TRUE(probes.has_value()) << "sm90a names its probe points";
+    EXPECT_TRUE(same_outputs(Op::forward, normal, run(*probes), nondet, (what + ", probed variant").c_str()));
+  }
+
   const CaseData* m_data = nullptr;
   Backend* m_backend = nullptr;
   std::unique_ptr<DeviceInputs> m_inputs;
@@ -258,39 +277,11 @@ TEST_P(Conformance, Sm90aThreeGroupLayoutMatchesReference) {
 // for short items in one wave (most of these cases), forced on every case; and the persistent
 // layout forced where the rule would have picked four CTAs. Each matches the reference, is
 // bitwise repeatable, and its watched and probed variants compute what its normal one does.
-void expect_layout_variants_match(const char* variable, const char* value, const char* what,
-                                  const std::function<RunOutputs(const Variant&)>& run, const Problem& problem,
-                                  const CaseData& data, const std::vector<std::string>& probe_names,
-                                  const std::vector<std::string>& nondet) {
-  struct Force {
-    const char* name;
-    Force(const char* n, const char* v) : name(n) { setenv(n, v, 1); }
-    ~Force() { unsetenv(name); }
-  } force(variable, value);
-  const RunOutputs normal = run({});
-  EXPECT_TRUE(matches_reference(Op::forward, problem, data.backward_inputs, normal, data.reference)) << what;
-  EXPECT_TRUE(same_outputs(Op::forward, normal, run({}), nondet, (std::string(what) + ", repeated").c_str()));
-  const MappedHangRecord watch(30000);
-  Variant watched;
-  watched.watch = &watch;
-  EXPECT_TRUE(
-      same_outputs(Op::forward, normal, run(watched), nondet, (std::string(what) + ", watched variant").c_str()));
-  Variant probed;
-  for (std::size_t i = 0; i < probe_names.size() && i < std::size_t(kMaxProbePoints); ++i)
-    probed.probes.nanoseconds[i] = 3000;
-  EXPECT_TRUE(same_outputs(Op::forward, normal, run(probed), nondet, (std::string(what) + ", probed variant").c_str()));
-}
-
 TEST_P(Conformance, Sm90aFourCtaAndPersistentLayoutsMatchReference) {
   if (GetParam().op != Op::forward || GetParam().backend.rfind("sm90a", 0) != 0)
     GTEST_SKIP() << "the sm90a forward's layouts only";
-  const auto run_variant = [this](const Variant& v) { return run(v); };
-  const auto probes = m_backend->probe_points();
-  const auto nondet = m_backend->nondeterministic_outputs();
-  expect_layout_variants_match("VSA_SM90A_FWD_FOUR_CTAS", "1", "four CTAs", run_variant, problem(), *m_data, probes,
-                               nondet);
-  expect_layout_variants_match("VSA_SM90A_FWD_FOUR_CTAS", "0", "persistent layout", run_variant, problem(), *m_data,
-                               probes, nondet);
+  expect_layout_variants_match("1", "four CTAs");
+  expect_layout_variants_match("0", "persistent layout");
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, Conformance, ::testing::ValuesIn(params(false)), param_name);
