@@ -34,9 +34,9 @@ if [ "$ALL" = --all ]; then
   copy -s "$BUILD/tests/vsa_unit_tests" "$SLIM/tests"
   for t in "$BUILD"/tools/*; do [ -f "$t" ] && [ -x "$t" ] && copy -s "$t" "$SLIM/tools"; done
 elif [ "$ALL" = --tools ]; then
-  # All symbols off the two drivers (2 MB): with the working tree (~18 MB) the carry
+  # All symbols off the drivers (2 MB): with the working tree (~18 MB) the carry
   # otherwise passed 64 MiB on 2026-12-06.
-  for t in sm90a_fwd_trace sm90a_bwd_timing; do copy -S "$BUILD/tools/$t" "$SLIM/tools"; done
+  for t in sm90a_fwd_trace sm90a_bwd_timing sm90a_kv_ceiling; do copy -S "$BUILD/tools/$t" "$SLIM/tools"; done
 fi
 for p in "$BUILD"/plugins/*.so; do copy -s "$p" "$SLIM/plugins"; done
 du -sh "$SLIM" | awk '{print "slim build: " $1}'

@@ -17,6 +17,7 @@ declare -A ARGS=(
   [fwd_ncu_stalls.sh]="$P $O"
   [fwd_peer_ncu.sh]="$P $O"
   [gpu_check.sh]="$P $O quick"
+  [kv_ceiling.sh]="$P $O"
   [locality.sh]="$P $O"
   [model_floors.sh]="$P $O"
   [ncu_profile.sh]="$P $O"

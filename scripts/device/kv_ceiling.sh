@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The forward's data-movement floor (one call on a GPU node, about a minute): for issue 22's top-k
+# cases, tools/sm90a_kv_ceiling times a kernel that moves only the forward's K/V tiles (32 KB per
+# pair, L2 -> shared memory) in five layouts, and the forward itself, in alternating batches.
+# nvidia-smi samples the SM clock and power meanwhile, since both bound what either can reach.
+#   scripts/device/kv_ceiling.sh BUILD_DIR [OUT_DIR]
+# Prints the table last (per case: each layout, then the forward and its time over the fastest
+# layout's), then the clock and power range. Exit: the driver's exit code.
+set -uo pipefail
+source "$(dirname "$0")/lib/build_dir.sh"
+require_build kv_ceiling.sh "${1:?build dir}" tools/sm90a_kv_ceiling
+BUILD="$1"; OUT="${2:-}"
+log="$(mktemp)"; clocks="$(mktemp)"
+smi_pid=""
+if command -v nvidia-smi >/dev/null; then
+  nvidia-smi --query-gpu=clocks.sm,power.draw --format=csv,noheader,nounits -lms 200 >"$clocks" 2>/dev/null &
+  smi_pid=$!
+fi
+"$BUILD/tools/sm90a_kv_ceiling" >"$log" 2>&1
+status=$?
+[ -n "$smi_pid" ] && kill "$smi_pid" 2>/dev/null
+[ -n "$OUT" ] && { mkdir -p "$OUT"; cp "$log" "$OUT/kv_ceiling.log"; cp "$clocks" "$OUT/kv_ceiling_clocks.csv"; }
+grep -E "FAILED|skipped" "$log" | head -5
+echo "== K/V movement floor and the forward (us, K/V TB/s, forward TFLOPS at that time)"
+sed -n '/^S  *density/,$p' "$log" | grep -v FAILED
+awk -F', *' 'NF >= 2 && $1 + 0 > 0 { n++; if (!lo || $1 < lo) lo = $1; if ($1 > hi) hi = $1; if ($2 > pw) pw = $2 }
+  END { if (n) printf "SM clock %d-%d MHz, peak power %.0f W (%d samples)\n", lo, hi, pw, n; else print "no clock samples" }' "$clocks"
+rm -f "$log" "$clocks"
+exit "$status"

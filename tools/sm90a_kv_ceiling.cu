@@ -1,0 +1,176 @@
+// The data-movement floor of the sm90a forward (a tool, not a test: build/tools/sm90a_kv_ceiling,
+// run by scripts/device/kv_ceiling.sh). For issue 22's top-k cases (B = 1, H = 8, D = 128, S =
+// 4096 / 16384 / 65536 at 25% and 12.5%) it times kv_stream_kernel.cuh, which moves only the
+// forward's K/V tiles (32 KB per pair) from L2 into shared memory, in several layouts (CTAs per
+// SM x stages in flight per CTA), and the forward itself (the backend's own layout choice), in
+// alternating batches so all see the same clocks. Printed per layout: the time, the K/V bytes per
+// second, and the forward TFLOPS that time would be (the ceiling for 32 KB per pair); then the
+// forward and its time over the fastest layout's.
+//
+// Checked before a number is printed: each layout's pair count and the XOR of the first word of
+// every tile it moved against the host's, and two query blocks of the forward against fp64.
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "driver_checks.hpp"
+#include "kv_stream_kernel.cuh"  // and, through sm90a_common.cuh, the tensor-map encoder
+#include "sm90a_fwd_timing.hpp"
+
+namespace vsa::test::sm90a {
+namespace {
+
+namespace ceiling = vsa::sm90a::ceiling;
+
+// An SM of sm_90 has 228 KB of shared memory and reserves 1 KB per resident CTA (CUDA C++
+// Programming Guide, "Compute Capability 9.0"). Asking each CTA for 228 KB / n - 1 KB pins n CTAs
+// per SM: n fit, n + 1 do not. The occupancy API confirms it before a layout is timed.
+constexpr std::size_t kSmemPerSm = 233472, kReservedPerCta = 1024;
+
+struct Layout {
+  int ctas_per_sm, stages;
+};
+// 1 x 7 is the deepest single ring; 2 x 3 is the persistent forward's (two rings of three per
+// SM); 4 x 1 is the four-CTA forward's (one K and one V tile per CTA); 3 x 2 between them.
+constexpr Layout kLayouts[] = {{1, 7}, {1, 4}, {2, 3}, {3, 2}, {4, 1}};
+
+std::uint32_t first_word(const std::vector<bf16_bits>& x, std::int64_t row) {
+  return std::uint32_t(x[std::size_t(row * 128)]) | std::uint32_t(x[std::size_t(row * 128 + 1)]) << 16;
+}
+
+// The XOR of the first word of every K and V tile the problem's pairs select.
+std::uint32_t expected_xor(const FwdProblem& p) {
+  std::uint32_t x = 0;
+  const Shape& s = p.shape;
+  for (std::int64_t item = 0; item < s.count_elems(); ++item) {
+    const std::int64_t head_row = (item / s.num_blocks) * s.seq();
+    for (int e = 0; e < p.q2k_num[std::size_t(item)]; ++e) {
+      const std::int64_t row = head_row + std::int64_t(p.q2k_idx[std::size_t(item * s.max_kv + e)]) * 64;
+      x ^= first_word(p.k, row) ^ first_word(p.v, row);
+    }
+  }
+  return x;
+}
+
+Status launch_stream(int grid, std::size_t smem, cudaStream_t stream, const CUtensorMap& tm_k, const CUtensorMap& tm_v,
+                     const ceiling::StreamParams& params) {
+  ceiling::kv_stream_kernel<<<grid, 32, smem, stream>>>(tm_k, tm_v, params);
+  const cudaError_t e = cudaGetLastError();
+  return e == cudaSuccess ? Status::success() : Status::failure(cudaGetErrorString(e));
+}
+
+void run() {
+#if !defined(VSA_HAVE_SM90A)
+  tools::cannot_run(sm90a_driver_skip_reason());
+#else
+  if (const std::string why = sm90a_driver_skip_reason(); !why.empty()) tools::cannot_run(why);
+  Backend& backend = sm90a_driver_backend();
+  int sms = 0;
+  check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "SM count");
+  check_cuda(cudaFuncSetAttribute(ceiling::kv_stream_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  int(kSmemPerSm - kReservedPerCta)),
+             "kv_stream_kernel shared memory");
+
+  std::printf("%-6s %7s %-8s %10s %8s %8s %8s\n", "S", "density", "layout", "pairs", "us", "TB/s", "TFLOPS");
+  struct Case {
+    int seq, per_row;
+  };
+  for (Case c : {Case{4096, 16}, Case{4096, 8}, Case{16384, 64}, Case{16384, 32}, Case{65536, 256}, Case{65536, 128}}) {
+    const FwdProblem p = topk_problem(c.seq, 8, 1000 + c.seq + c.per_row, c.per_row);
+    const double pairs = pairs_of(p);
+    const double density = double(c.per_row) / (c.seq / 64);
+    FwdDeviceInputs in(p);
+    DeviceBuffer<bf16_bits> out(p.q.size());
+    DeviceBuffer<float> lse(std::size_t(p.shape.row_elems()));
+    DeviceBuffer<unsigned char> workspace(backend.workspace_bytes(p.shape, Op::forward));
+    DeviceBuffer<std::uint32_t> word_xor(1);
+    DeviceBuffer<unsigned long long> moved(1);
+    cudaStream_t stream = nullptr;
+    check_cuda(cudaStreamCreate(&stream), "cudaStreamCreate");  // blocking: ordered after the memsets
+    ForwardArgs a = forward_args(p, in);
+    a.out = out.get();
+    a.lse = lse.get();
+    a.workspace = workspace.get();
+    a.stream = stream;
+    const std::string where = "S " + std::to_string(c.seq) + " k " + std::to_string(c.per_row);
+
+    CUtensorMap tm_k{}, tm_v{};
+    const auto rows = std::uint64_t(p.shape.row_elems());
+    tools::require(device::make_tensor_map_bf16_sw128(&tm_k, in.k.get(), rows, 128, 64, 64), "K tensor map");
+    tools::require(device::make_tensor_map_bf16_sw128(&tm_v, in.v.get(), rows, 128, 64, 64), "V tensor map");
+    ceiling::StreamParams sp{};
+    sp.q2k_idx = in.q2k_idx.get();
+    sp.q2k_num = in.q2k_num.get();
+    sp.n_items = int(p.shape.count_elems());
+    sp.num_blocks = p.shape.num_blocks;
+    sp.max_kv = p.shape.max_kv;
+    sp.word_xor = word_xor.get();
+    sp.pairs_moved = moved.get();
+
+    std::vector<std::function<Status()>> launches;
+    std::vector<std::string> names;
+    for (const Layout l : kLayouts) {
+      const std::size_t smem = kSmemPerSm / std::size_t(l.ctas_per_sm) - kReservedPerCta;
+      tools::require(ceiling::stream_smem_bytes(l.stages) <= smem, "layout does not fit its shared memory");
+      int resident = 0;
+      check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, ceiling::kv_stream_kernel, 32, smem),
+                 "occupancy");
+      const std::string name = std::to_string(l.ctas_per_sm) + "x" + std::to_string(l.stages);
+      tools::require(resident == l.ctas_per_sm, where + " layout " + name + ": " + std::to_string(resident) +
+                                                    " CTAs per SM, not " + std::to_string(l.ctas_per_sm));
+      ceiling::StreamParams lp = sp;
+      lp.stages = l.stages;
+      const int grid = sms * l.ctas_per_sm;
+      auto launch = [=] { return launch_stream(grid, smem, stream, tm_k, tm_v, lp); };
+      // It moved exactly the problem's pairs, and the right rows of K and V.
+      word_xor.fill_bytes(0);
+      moved.fill_bytes(0);
+      tools::require(launch(), where + " layout " + name);
+      check_cuda(cudaStreamSynchronize(stream), "stream run");
+      tools::require(moved.download()[0] == static_cast<unsigned long long>(pairs),
+                     where + " layout " + name + ": moved " + std::to_string(moved.download()[0]) + " pairs");
+      tools::require(word_xor.download()[0] == expected_xor(p), where + " layout " + name + ": wrong tiles moved");
+      launches.push_back(launch);
+      names.push_back(name);
+    }
+
+    tools::require(backend.forward(a), where + ": forward");
+    check_cuda(cudaStreamSynchronize(stream), "forward run");
+    const std::vector<bf16_bits> got = out.download();
+    const std::vector<float> got_lse = lse.download();
+    for (std::int64_t item : {std::int64_t(0), p.shape.count_elems() - 1}) {
+      const ItemError e = check_item(p, item, got, got_lse);
+      tools::require(e.out_rel < 1e-2, where + " item " + std::to_string(item) + ": O rel error");
+      tools::require(e.lse_abs < 1e-2, where + " item " + std::to_string(item) + ": lse abs error");
+    }
+    launches.push_back([&] { return backend.forward(a); });
+    names.push_back("forward");
+
+    const std::vector<std::vector<float>> ms = time_launches_in_turn(launches, stream);
+    double best_s = 0;
+    for (std::size_t l = 0; l < launches.size(); ++l) {
+      const double s = ms[l][ms[l].size() / 2] * 1e-3;
+      const bool is_forward = l + 1 == launches.size();
+      if (!is_forward && (best_s == 0 || s < best_s)) best_s = s;
+      std::printf(
+          "%-6d %6.1f%% %-8s %10.0f %8.1f %8.2f %8.1f%s\n", c.seq, 100 * density, names[l].c_str(), pairs, s * 1e6,
+          pairs * ceiling::kPairBytes / s / 1e12, forward_tflops(pairs, s),
+          is_forward ? ("  (" + std::to_string(s / best_s).substr(0, 4) + "x the fastest layout)").c_str() : "");
+    }
+    (void)cudaStreamDestroy(stream);
+  }
+#endif
+}
+
+}  // namespace
+}  // namespace vsa::test::sm90a
+
+int main() {
+  try {
+    vsa::test::sm90a::run();
+  } catch (const std::exception& e) {
+    vsa::tools::fail(e.what());
+  }
+  return vsa::tools::exit_code();
+}
