@@ -39,6 +39,7 @@
 #include "conformance_cases.hpp"
 #include "conformance_checks.hpp"
 #include "engine/devices.hpp"
+#include "scoped_env.hpp"
 #include "selftest/stream_safety.hpp"
 #include "suite/suite.hpp"
 #include "vsa/registry.hpp"
@@ -190,10 +191,7 @@ class Conformance : public DeviceTest, public ::testing::WithParamInterface<Para
   // The sm90a forward with VSA_SM90A_FWD_FOUR_CTAS=value: matches the reference, is bitwise
   // repeatable, and its watched and probed variants compute what its normal one does.
   void expect_layout_variants_match(const char* value, const std::string& what) {
-    struct Force {
-      explicit Force(const char* v) { setenv("VSA_SM90A_FWD_FOUR_CTAS", v, 1); }
-      ~Force() { unsetenv("VSA_SM90A_FWD_FOUR_CTAS"); }
-    } force(value);
+    const ScopedEnv force("VSA_SM90A_FWD_FOUR_CTAS", value);
     const auto nondet = m_backend->nondeterministic_outputs();
     const RunOutputs normal = run();
     EXPECT_TRUE(matches_reference(Op::forward, problem(), m_data->backward_inputs, normal, m_data->reference)) << what;
@@ -260,10 +258,7 @@ TEST_P(Conformance, IsBitwiseReproducible) {
 TEST_P(Conformance, Sm90aThreeGroupLayoutMatchesReference) {
   if (GetParam().op != Op::forward || GetParam().backend.rfind("sm90a", 0) != 0)
     GTEST_SKIP() << "the sm90a forward's layouts only";
-  struct ForceThreeGroups {
-    ForceThreeGroups() { setenv("VSA_SM90A_FWD_THREE_GROUPS", "1", 1); }
-    ~ForceThreeGroups() { unsetenv("VSA_SM90A_FWD_THREE_GROUPS"); }
-  } force;
+  const ScopedEnv force("VSA_SM90A_FWD_THREE_GROUPS", "1");
   const RunOutputs three = run();
   EXPECT_TRUE(matches_reference(Op::forward, problem(), m_data->backward_inputs, three, m_data->reference));
   const MappedHangRecord watch(30000);

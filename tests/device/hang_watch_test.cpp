@@ -24,6 +24,7 @@
 
 #include "device_buffers.hpp"
 #include "engine/case_runner.hpp"
+#include "scoped_env.hpp"
 #include "engine/devices.hpp"
 #include "suite/suite.hpp"
 #include "vsa/registry.hpp"
@@ -140,10 +141,7 @@ bool sm90_device() { return false; }
 // holds every warp alike and no wait outlasts the watch (the case passes, slowly).
 TEST_F(HangWatch, Sm90aForwardStallEndsFaultNamingKEmpty) {
   VSA_REQUIRE_SM90A();
-  struct PersistentLayout {
-    PersistentLayout() { setenv("VSA_SM90A_FWD_FOUR_CTAS", "0", 1); }
-    ~PersistentLayout() { unsetenv("VSA_SM90A_FWD_FOUR_CTAS"); }
-  } persistent;
+  const ScopedEnv persistent("VSA_SM90A_FWD_FOUR_CTAS", "0");
   json c = case_on("sm90a", 128, 512, dense_rows(8), 1000);
   c["probes"] = {{"fwd.release_kv", 3000000000u}};
   EXPECT_EXIT(run_case_and_exit(c, "sm90a", "FAULT"), ::testing::ExitedWithCode(0),
