@@ -50,35 +50,7 @@ main() {
   return "$bad"
 }
 
-summarize() {
-python3 - "$1" <<'PY'
-import glob, json, os, statistics, sys
-out = sys.argv[1]
-fig = {}  # (case, backend as run) -> [TFLOPS per run]
-for path in sorted(glob.glob(out + "/run-*/*.json")):
-    d = json.load(open(path))
-    if d.get("schema") != "vsa-bench/report": continue
-    layout = os.path.basename(os.path.dirname(path)).split("-", 2)[2]
-    for c in d["cases"]:
-        for b in c["backends"]:
-            if b["verdict"] != "PASS":
-                print(f"{layout}: {c['name']} {b['backend']} {b['verdict']}: {b.get('reason', '')[:160]}")
-            name = b["backend"] if b["backend"] != "sm90a" else "sm90a-" + layout
-            for t in b.get("timings", []):
-                if t["op"] == "fwd":
-                    fig.setdefault((c["name"].split("/", 1)[1], name), []).append(t["tflops"])
-if not fig: sys.exit("summary: no forward timing in any report under " + out)
-cases = sorted({k[0] for k in fig}, key=lambda n: (len(n), n))
-print(f"{'case':28s} {'TK':>7s} {'persist':>7s} {'four':>7s} {'pers/TK':>7s} {'four/TK':>7s} {'four/pers':>9s}  (means; four runs of TK, two of each layout)")
-for case in cases:
-    tk = fig.get((case, "fastvideo-tk-h100"))
-    per, four = fig.get((case, "sm90a-persistent")), fig.get((case, "sm90a-four"))
-    if not tk or not per or not four: print(f"{case:28s} missing"); continue
-    mt, mp, mf = statistics.mean(tk), statistics.mean(per), statistics.mean(four)
-    runs = "/".join(f"{x:.0f}" for x in four)
-    print(f"{case:28s} {mt:7.1f} {mp:7.1f} {mf:7.1f} {mp / mt:7.3f} {mf / mt:7.3f} {mf / mp:9.3f}  (four: {runs})")
-PY
-}
+summarize() { python3 "$SRC/scripts/device/lib/four_ctas_summary.py" "$1"; }
 
 main 2>&1 | tee "$OUT/four_ctas.log"
 exit "${PIPESTATUS[0]}"

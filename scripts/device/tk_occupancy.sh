@@ -44,35 +44,7 @@ main() {
   return "$bad"
 }
 
-summarize() {
-python3 - "$1" <<'PY'
-import glob, json, os, statistics, sys
-out = sys.argv[1]
-fig = {}  # (case, setting, backend) -> [TFLOPS per round]
-for path in sorted(glob.glob(out + "/round-*/*/*.json")):
-    d = json.load(open(path))
-    if d.get("schema") != "vsa-bench/report": continue
-    setting = os.path.basename(os.path.dirname(path))
-    for c in d["cases"]:
-        for b in c["backends"]:
-            if b["verdict"] != "PASS":
-                print(f"{setting}: {c['name']} {b['backend']} {b['verdict']}: {b.get('reason', '')[:160]}")
-            for t in b.get("timings", []):
-                if t["op"] == "fwd":
-                    fig.setdefault((c["name"].split("/", 1)[1], setting, b["backend"]), []).append(t["tflops"])
-if not fig: sys.exit("summary: no forward timing in any report under " + out)
-cases = sorted({k[0] for k in fig}, key=lambda n: (len(n), n))
-settings = ["upstream", "4", "3", "2", "1"]
-print(f"{'case':28s} {'TK CTAs/SM':>10s} {'TK fwd':>8s} {'sm90a fwd':>9s} {'ours/TK':>7s}  (mean of rounds; each round)")
-for case in cases:
-    for s in settings:
-        tk, ours = fig.get((case, s, "fastvideo-tk-h100")), fig.get((case, s, "sm90a"))
-        if not tk or not ours: print(f"{case:28s} {s:>10s}   missing"); continue
-        mt, mo = statistics.mean(tk), statistics.mean(ours)
-        rounds = ", ".join(f"{a:.1f}/{b:.1f}" for a, b in zip(tk, ours))
-        print(f"{case:28s} {s:>10s} {mt:8.1f} {mo:9.1f} {mo / mt:7.3f}  ({rounds})")
-PY
-}
+summarize() { python3 "$SRC/scripts/device/lib/tk_occupancy_summary.py" "$1"; }
 
 main 2>&1 | tee "$OUT/tk_occupancy.log"
 exit "${PIPESTATUS[0]}"
