@@ -4,7 +4,7 @@
 # binaries, the tools, and the example plugins. Host symbols are stripped (the kernels'
 # images and the SASS that `lint` reads stay). The unit tests and the tools (trace.sh) take
 # another ~40 MB: only with --all, and then carry little else; --tools adds the sm90a drivers
-# that trace.sh runs (~12 MB, 46 MB in all) and no unit tests. --xz leaves SLIM_DIR holding one
+# that trace.sh and kv_ceiling.sh run (~12 MB, 46 MB in all) and no unit tests. --xz leaves SLIM_DIR holding one
 # archive, slim.tar.xz (46 MB packs to ~10 MB), so the tools, the GPU tests and a peer's sources
 # fit one call; the call unpacks it first: `tar xJf SLIM_DIR/slim.tar.xz -C SLIM_DIR`.
 #   scripts/device/pack_build.sh BUILD_DIR SLIM_DIR [--all|--tools] [--xz]   (e.g. build build-carry; /build*/ is git-ignored)

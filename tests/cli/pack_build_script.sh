@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/device/pack_build.sh on a stand-in build folder: the default carries vsa-bench, the
-# GPU tests and the plugins only; --tools adds the two drivers trace.sh runs and no unit tests;
+# GPU tests and the plugins only; --tools adds the drivers trace.sh and kv_ceiling.sh run and no unit tests;
 # --all adds every tool and the unit tests; --xz leaves one archive that unpacks to the same
 # files; an unknown option exits 2.
 # Usage: pack_build_script.sh <vsa-bench> <source dir>
@@ -8,7 +8,7 @@ source "$(dirname "$0")/lib.sh"
 B="$WORK/build"
 mkdir -p "$B/tests" "$B/tools" "$B/plugins"
 for f in vsa-bench tests/vsa_device_tests tests/vsa_unit_tests tools/sm90a_fwd_trace tools/sm90a_bwd_timing \
-  tools/sm90a_fwd_bench; do
+  tools/sm90a_kv_ceiling tools/sm90a_fwd_bench; do
   printf '#!/bin/sh\n' > "$B/$f"; chmod +x "$B/$f"
 done
 echo so > "$B/plugins/example.so"
@@ -20,7 +20,7 @@ got="$(listing "$WORK/slim")"
 
 "$SRC/scripts/device/pack_build.sh" "$B" "$WORK/slim" --tools > /dev/null || fail "--tools pack exited $?"
 got="$(listing "$WORK/slim")"
-[ "$got" = "./plugins/example.so ./tests/vsa_device_tests ./tools/sm90a_bwd_timing ./tools/sm90a_fwd_trace ./vsa-bench " ] ||
+[ "$got" = "./plugins/example.so ./tests/vsa_device_tests ./tools/sm90a_bwd_timing ./tools/sm90a_fwd_trace ./tools/sm90a_kv_ceiling ./vsa-bench " ] ||
   fail "--tools pack: $got"
 
 "$SRC/scripts/device/pack_build.sh" "$B" "$WORK/slim" --all > /dev/null || fail "--all pack exited $?"
@@ -31,7 +31,7 @@ got="$(listing "$WORK/slim")"
 [ "$got" = "./slim.tar.xz " ] || fail "--xz pack left more than the archive: $got"
 tar xJf "$WORK/slim/slim.tar.xz" -C "$WORK/slim" || fail "the --xz archive does not unpack"
 got="$(listing "$WORK/slim")"
-[ "$got" = "./plugins/example.so ./slim.tar.xz ./tests/vsa_device_tests ./tools/sm90a_bwd_timing ./tools/sm90a_fwd_trace ./vsa-bench " ] ||
+[ "$got" = "./plugins/example.so ./slim.tar.xz ./tests/vsa_device_tests ./tools/sm90a_bwd_timing ./tools/sm90a_fwd_trace ./tools/sm90a_kv_ceiling ./vsa-bench " ] ||
   fail "--tools --xz unpacked: $got"
 [ -x "$WORK/slim/vsa-bench" ] || fail "--xz lost the executable bit"
 
