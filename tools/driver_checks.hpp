@@ -6,6 +6,7 @@
 // stderr and exits 77, the skip code CTest and tests/cli use.
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <string>
 
 #include "vsa/backend.hpp"
@@ -45,6 +46,16 @@ inline void expect(bool ok, const std::string& what) {
 [[noreturn]] inline void cannot_run(const std::string& why) {
   std::fprintf(stderr, "skipped: %s\n", why.c_str());
   std::exit(kExitCannotRun);
+}
+
+// A driver's main: runs it, and turns an exception into a FAILED line and exit 1.
+inline int run_driver(void (*run)()) {
+  try {
+    run();
+  } catch (const std::exception& e) {
+    fail(e.what());
+  }
+  return exit_code();
 }
 
 }  // namespace vsa::tools

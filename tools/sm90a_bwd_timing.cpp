@@ -187,11 +187,8 @@ void run() {
 }  // namespace vsa::test
 
 int main() {
-  try {
+  return vsa::tools::run_driver([] {
     if (const std::string why = vsa::test::skip_reason(); !why.empty()) vsa::tools::cannot_run(why);
     vsa::test::run();
-  } catch (const std::exception& e) {
-    vsa::tools::fail(e.what());
-  }
-  return vsa::tools::exit_code();
+  });
 }

@@ -9,11 +9,9 @@
 // Always the persistent layout (VSA_SM90A_FWD_FOUR_CTAS=0): the four-CTA layout has no timeline.
 #include <cstdio>
 #include <cstdlib>
-#include <exception>
 #include <string>
 
-#include "driver_checks.hpp"
-#include "sm90a_fwd_timing.hpp"
+#include "sm90a_forward_driver.hpp"
 #include "trace_summary.hpp"
 
 namespace vsa::test::sm90a {
@@ -23,13 +21,8 @@ using vsa::sm90a::summarize_trace;
 using vsa::sm90a::TraceSummary;
 
 void run() {
-#if !defined(VSA_HAVE_SM90A)
-  tools::cannot_run(sm90a_driver_skip_reason());
-#else
-  if (const std::string why = sm90a_driver_skip_reason(); !why.empty()) tools::cannot_run(why);
-  Backend& backend = sm90a_driver_backend();
-  int sms = 0;
-  check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "SM count");
+  Backend& backend = sm90a_backend_or_skip();
+  const int sms = sm_count();
 
   std::printf("%-6s %4s %7s %7s | %6s %6s | %5s %5s %5s %5s %5s %5s %5s %6s %6s %5s\n", "S", "k", "ev_us", "evtr_us",
               "slots", "items", "skew", "dep", "dep_mx", "arr1", "S1", "item", "bound", "done_m", "done_x", "GHz");
@@ -39,17 +32,10 @@ void run() {
   for (Case c : {Case{4096, 8}, Case{4096, 16}, Case{4096, 32}, Case{8192, 16}, Case{16384, 32}, Case{16384, 64}}) {
     const FwdProblem p = topk_problem(c.seq, 8, 1000 + c.seq + c.per_row, c.per_row);
     FwdDeviceInputs in(p);
-    DeviceBuffer<bf16_bits> out(p.q.size());
-    DeviceBuffer<float> lse(std::size_t(p.shape.row_elems()));
-    DeviceBuffer<unsigned char> workspace(backend.workspace_bytes(p.shape, Op::forward));
+    DriverForward f(backend, p, in);
     DeviceBuffer<std::uint64_t> trace(vsa::sm90a::trace_buffer_words(sms, vsa::sm90a::kForwardTraceSlotsPerCta));
-    cudaStream_t stream = nullptr;
-    check_cuda(cudaStreamCreate(&stream), "cudaStreamCreate");
-    ForwardArgs a = forward_args(p, in);
-    a.out = out.get();
-    a.lse = lse.get();
-    a.workspace = workspace.get();
-    a.stream = stream;
+    const ForwardArgs& a = f.args;
+    const cudaStream_t stream = f.stream;
     ForwardArgs traced = a;
     traced.trace = trace.get();
 
@@ -57,13 +43,8 @@ void run() {
     trace.fill_bytes(0);
     tools::require(backend.forward(traced), "traced forward");
     check_cuda(cudaStreamSynchronize(stream), "traced run");
-    const std::vector<bf16_bits> got = out.download();
-    const std::vector<float> got_lse = lse.download();
-    for (std::int64_t item : {std::int64_t(0), p.shape.count_elems() - 1}) {
-      const ItemError e = check_item(p, item, got, got_lse);
-      tools::require(e.out_rel < 1e-2, "S " + std::to_string(c.seq) + " item " + std::to_string(item) +
-                                           ": O rel error " + std::to_string(e.out_rel));
-    }
+    const std::string bad = first_last_items_error(p, f);
+    tools::require(bad.empty(), "S " + std::to_string(c.seq) + " " + bad);
 
     const auto times =
         time_launches_in_turn({[&] { return backend.forward(a); }, [&] { return backend.forward(traced); }}, stream);
@@ -83,27 +64,20 @@ void run() {
                 t.first_scores_med_us, t.item_med_us, t.boundary_med_us, t.last_done_med_us, t.last_done_max_us,
                 t.clock_ghz);
     tools::expect(t.items > 0, "the traced launch stamped nothing");
-    (void)cudaStreamDestroy(stream);
   }
   std::printf(
       "us from the first consumer start: skew = latest start, dep = producer past the order kernel (median, max),\n"
       "arr1 = first Q after dep, S1 = first scores after arrival, item = arrival to epilogue done, bound = epilogue\n"
       "to next arrival, done_m / done_x = a slot's last epilogue (median, max); ev_us = event time per launch.\n");
-#endif
 }
 
 }  // namespace
 }  // namespace vsa::test::sm90a
 
 int main() {
-  try {
-    // The persistent layout for both the normal and the traced launch: a timeline is recorded on
-    // it alone, and the four-CTA layout's rule (kernels/sm90a/fwd_layout.hpp) would otherwise
-    // time the untraced launch of the first case (S = 4096, k = 8) on another kernel.
-    setenv("VSA_SM90A_FWD_FOUR_CTAS", "0", 1);
-    vsa::test::sm90a::run();
-  } catch (const std::exception& e) {
-    vsa::tools::fail(e.what());
-  }
-  return vsa::tools::exit_code();
+  // The persistent layout for both the normal and the traced launch: a timeline is recorded on
+  // it alone, and the four-CTA layout's rule (kernels/sm90a/fwd_layout.hpp) would otherwise
+  // time the untraced launch of the first case (S = 4096, k = 8) on another kernel.
+  setenv("VSA_SM90A_FWD_FOUR_CTAS", "0", 1);
+  return vsa::tools::run_driver(vsa::test::sm90a::run);
 }

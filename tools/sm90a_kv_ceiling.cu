@@ -10,13 +10,11 @@
 // Checked before a number is printed: each layout's pair count and the XOR of the first word of
 // every tile it moved against the host's, and two query blocks of the forward against fp64.
 #include <cstdio>
-#include <exception>
 #include <string>
 #include <vector>
 
-#include "driver_checks.hpp"
 #include "kv_stream_kernel.cuh"  // and, through sm90a_common.cuh, the tensor-map encoder
-#include "sm90a_fwd_timing.hpp"
+#include "sm90a_forward_driver.hpp"
 
 namespace vsa::test::sm90a {
 namespace {
@@ -61,13 +59,8 @@ Status launch_stream(int grid, std::size_t smem, cudaStream_t stream, const CUte
 }
 
 void run() {
-#if !defined(VSA_HAVE_SM90A)
-  tools::cannot_run(sm90a_driver_skip_reason());
-#else
-  if (const std::string why = sm90a_driver_skip_reason(); !why.empty()) tools::cannot_run(why);
-  Backend& backend = sm90a_driver_backend();
-  int sms = 0;
-  check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "SM count");
+  Backend& backend = sm90a_backend_or_skip();
+  const int sms = sm_count();
   check_cuda(cudaFuncSetAttribute(ceiling::kv_stream_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   int(kSmemPerSm - kReservedPerCta)),
              "kv_stream_kernel shared memory");
@@ -81,18 +74,10 @@ void run() {
     const double pairs = pairs_of(p);
     const double density = double(c.per_row) / (c.seq / 64);
     FwdDeviceInputs in(p);
-    DeviceBuffer<bf16_bits> out(p.q.size());
-    DeviceBuffer<float> lse(std::size_t(p.shape.row_elems()));
-    DeviceBuffer<unsigned char> workspace(backend.workspace_bytes(p.shape, Op::forward));
+    DriverForward f(backend, p, in);
+    const cudaStream_t stream = f.stream;
     DeviceBuffer<std::uint32_t> word_xor(1);
     DeviceBuffer<unsigned long long> moved(1);
-    cudaStream_t stream = nullptr;
-    check_cuda(cudaStreamCreate(&stream), "cudaStreamCreate");  // blocking: ordered after the memsets
-    ForwardArgs a = forward_args(p, in);
-    a.out = out.get();
-    a.lse = lse.get();
-    a.workspace = workspace.get();
-    a.stream = stream;
     const std::string where = "S " + std::to_string(c.seq) + " k " + std::to_string(c.per_row);
 
     CUtensorMap tm_k{}, tm_v{};
@@ -135,16 +120,11 @@ void run() {
       names.push_back(name);
     }
 
-    tools::require(backend.forward(a), where + ": forward");
+    tools::require(backend.forward(f.args), where + ": forward");
     check_cuda(cudaStreamSynchronize(stream), "forward run");
-    const std::vector<bf16_bits> got = out.download();
-    const std::vector<float> got_lse = lse.download();
-    for (std::int64_t item : {std::int64_t(0), p.shape.count_elems() - 1}) {
-      const ItemError e = check_item(p, item, got, got_lse);
-      tools::require(e.out_rel < 1e-2, where + " item " + std::to_string(item) + ": O rel error");
-      tools::require(e.lse_abs < 1e-2, where + " item " + std::to_string(item) + ": lse abs error");
-    }
-    launches.push_back([&] { return backend.forward(a); });
+    const std::string bad = first_last_items_error(p, f);
+    tools::require(bad.empty(), where + " " + bad);
+    launches.push_back([&] { return backend.forward(f.args); });
     names.push_back("forward");
 
     const std::vector<std::vector<float>> ms = time_launches_in_turn(launches, stream);
@@ -158,19 +138,10 @@ void run() {
           pairs * ceiling::kPairBytes / s / 1e12, forward_tflops(pairs, s),
           is_forward ? ("  (" + std::to_string(s / best_s).substr(0, 4) + "x the fastest layout)").c_str() : "");
     }
-    (void)cudaStreamDestroy(stream);
   }
-#endif
 }
 
 }  // namespace
 }  // namespace vsa::test::sm90a
 
-int main() {
-  try {
-    vsa::test::sm90a::run();
-  } catch (const std::exception& e) {
-    vsa::tools::fail(e.what());
-  }
-  return vsa::tools::exit_code();
-}
+int main() { return vsa::tools::run_driver(vsa::test::sm90a::run); }

@@ -1,14 +1,13 @@
 #pragma once
-// Block-sparse forward problems for the sm90a tests and timing driver: inputs from the
+// Block-sparse forward problems for the sm90a timing drivers (tools/): inputs from the
 // counter generator, q2k rows either listed explicitly or drawn at random (distinct ids
 // in shuffled order), and garbage past each row's count (in-range ids and -1, so a kernel
-// that reads past q2k_num gives wrong answers rather than faulting), plus a runner that
-// poisons the outputs, launches a backend on its own stream and downloads the results.
+// that reads past q2k_num gives wrong answers rather than faulting), and the buffers and
+// stream of one forward launch on them.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <numeric>
 #include <ostream>
 #include <string>
@@ -94,11 +93,6 @@ inline FwdProblem make_problem(const FwdSpec& spec) {
   return p;
 }
 
-struct FwdOutputs {
-  std::vector<bf16_bits> out;
-  std::vector<float> lse;
-};
-
 struct FwdDeviceInputs {
   explicit FwdDeviceInputs(const FwdProblem& p)
       : q(p.q), k(p.k), v(p.v), q2k_idx(p.q2k_idx), q2k_num(p.q2k_num), vbs(p.vbs) {}
@@ -118,39 +112,32 @@ inline ForwardArgs forward_args(const FwdProblem& p, FwdDeviceInputs& in) {
   return a;
 }
 
-// Outputs poisoned with 0xff bytes first (NaN patterns 0xffff / 0xffffffff that no correct
-// run writes), so unwritten elements can be counted.
-inline FwdOutputs run_forward(Backend& backend, const FwdProblem& p, FwdDeviceInputs& in,
-                              const ProbeDelays& probes = {}) {
-  DeviceBuffer<bf16_bits> out(p.q.size());
-  DeviceBuffer<float> lse(std::size_t(p.shape.row_elems()));
-  out.fill_bytes(0xff);
-  lse.fill_bytes(0xff);
-  DeviceBuffer<unsigned char> workspace(backend.workspace_bytes(p.shape, Op::forward));
-  cudaStream_t stream = nullptr;
-  check_cuda(cudaStreamCreate(&stream), "cudaStreamCreate");  // blocking: ordered after the memsets
-  ForwardArgs a = forward_args(p, in);
-  a.out = out.get();
-  a.lse = lse.get();
-  a.workspace = workspace.get();
-  a.stream = stream;
-  a.probes = probes;
-  const Status st = backend.forward(a);
-  const cudaError_t sync = cudaStreamSynchronize(stream);
-  (void)cudaStreamDestroy(stream);
-  if (!st.ok()) throw std::runtime_error(st.error);
-  check_cuda(sync, "cudaStreamSynchronize");
-  return {out.download(), lse.download()};
-}
-
-inline std::int64_t count_poison(const FwdOutputs& o) {
-  std::int64_t n = std::count(o.out.begin(), o.out.end(), bf16_bits(0xffff));
-  for (float x : o.lse) {
-    std::uint32_t bits;
-    std::memcpy(&bits, &x, sizeof bits);
-    n += bits == 0xffffffffu;
+// One forward's outputs, workspace and stream, and the launch arguments that point at them.
+// The outputs are poisoned with 0xff bytes first (NaN patterns 0xffff / 0xffffffff that no
+// correct run writes), so unwritten elements can be counted after a launch.
+struct DriverForward {
+  DriverForward(Backend& backend, const FwdProblem& p, FwdDeviceInputs& in)
+      : out(p.q.size()),
+        lse(std::size_t(p.shape.row_elems())),
+        workspace(backend.workspace_bytes(p.shape, Op::forward)) {
+    out.fill_bytes(0xff);
+    lse.fill_bytes(0xff);
+    check_cuda(cudaStreamCreate(&stream), "cudaStreamCreate");  // blocking: ordered after the memsets
+    args = forward_args(p, in);
+    args.out = out.get();
+    args.lse = lse.get();
+    args.workspace = workspace.get();
+    args.stream = stream;
   }
-  return n;
-}
+  DriverForward(const DriverForward&) = delete;
+  DriverForward& operator=(const DriverForward&) = delete;
+  ~DriverForward() { (void)cudaStreamDestroy(stream); }
+
+  DeviceBuffer<bf16_bits> out;
+  DeviceBuffer<float> lse;
+  DeviceBuffer<unsigned char> workspace;
+  cudaStream_t stream = nullptr;
+  ForwardArgs args;
+};
 
 }  // namespace vsa::test::sm90a

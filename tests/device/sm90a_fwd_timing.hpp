@@ -115,6 +115,27 @@ inline ItemError check_item(const FwdProblem& p, std::int64_t item, const std::v
   return {max_ref > 0 ? max_diff / max_ref : max_diff, lse_diff};
 }
 
+// The device's SM count (the persistent layouts' slots, the floor's grid).
+[[nodiscard]] inline int sm_count() {
+  int sms = 0;
+  check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "SM count");
+  return sms;
+}
+
+// Empty, or what is wrong with the first and the last query block of a finished forward against
+// fp64 (O relative to max |O| and lse absolute, each under 1e-2): a driver prints no number for
+// a kernel that computes something else.
+[[nodiscard]] inline std::string first_last_items_error(const FwdProblem& p, const DriverForward& f) {
+  const std::vector<bf16_bits> got = f.out.download();
+  const std::vector<float> got_lse = f.lse.download();
+  for (std::int64_t item : {std::int64_t(0), p.shape.count_elems() - 1}) {
+    const ItemError e = check_item(p, item, got, got_lse);
+    if (!(e.out_rel < 1e-2)) return "item " + std::to_string(item) + ": O rel error " + std::to_string(e.out_rel);
+    if (!(e.lse_abs < 1e-2)) return "item " + std::to_string(item) + ": lse abs error " + std::to_string(e.lse_abs);
+  }
+  return "";
+}
+
 [[nodiscard]] inline double forward_tflops(double pairs, double seconds) {
   return 4.0 * 128 * 64 * 64 * pairs / seconds / 1e12;
 }
