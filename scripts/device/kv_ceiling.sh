@@ -5,7 +5,8 @@
 # nvidia-smi samples the SM clock and power meanwhile, since both bound what either can reach.
 #   scripts/device/kv_ceiling.sh BUILD_DIR [OUT_DIR]
 # Prints the table last (per case: each layout, then the forward and its time over the fastest
-# layout's), then the clock and power range. Exit: the driver's exit code.
+# layout's), then the clock and power range. Exit: the driver's exit code (124: cut off after
+# VSA_KV_CEILING_TIMEOUT_S, default 300 s).
 set -uo pipefail
 source "$(dirname "$0")/lib/build_dir.sh"
 require_build kv_ceiling.sh "${1:?build dir}" tools/sm90a_kv_ceiling
@@ -16,8 +17,10 @@ if command -v nvidia-smi >/dev/null; then
   nvidia-smi --query-gpu=clocks.sm,power.draw --format=csv,noheader,nounits -lms 200 >"$clocks" 2>/dev/null &
   smi_pid=$!
 fi
-"$BUILD/tools/sm90a_kv_ceiling" >"$log" 2>&1
+# A TMA fault leaves an mbarrier waiting forever: the driver is cut off rather than the call.
+timeout -s INT -k 10 "${VSA_KV_CEILING_TIMEOUT_S:-300}" "$BUILD/tools/sm90a_kv_ceiling" >"$log" 2>&1
 status=$?
+[ "$status" = 124 ] && echo "FAILED: sm90a_kv_ceiling did not finish in ${VSA_KV_CEILING_TIMEOUT_S:-300} s" >>"$log"
 [ -n "$smi_pid" ] && kill "$smi_pid" 2>/dev/null
 [ -n "$OUT" ] && { mkdir -p "$OUT"; cp "$log" "$OUT/kv_ceiling.log"; cp "$clocks" "$OUT/kv_ceiling_clocks.csv"; }
 grep -E "FAILED|skipped" "$log" | head -5

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/device/kv_ceiling.sh against a stand-in driver (tools/sm90a_kv_ceiling) and a stand-in
 # nvidia-smi: the table comes last but one, the clock and power range last; a driver's FAILED line
-# is shown and its exit code is the script's; with no nvidia-smi the range line says so; a build
+# is shown and its exit code is the script's, a driver that does not finish is cut off (124); with no nvidia-smi the range line says so; a build
 # without the driver is refused with exit 2 naming the file.
 # Usage: kv_ceiling_script.sh <vsa-bench> <source dir>
 source "$(dirname "$0")/lib.sh"
@@ -31,13 +31,16 @@ grep -q "^16384    25.0% forward .*(1.25x the fastest layout)$" "$WORK/log" || f
 [ -s "$WORK/out/kv_ceiling.log" ] || fail "the full log is not kept in OUT_DIR"
 # No nvidia-smi on PATH (a machine whose PATH has only the basics).
 mkdir -p "$WORK/min"
-for t in bash dirname mktemp cp rm sed grep awk head cat mkdir kill sleep; do ln -sf "$(command -v "$t")" "$WORK/min/$t"; done
+for t in bash dirname mktemp cp rm sed grep awk head cat mkdir kill sleep timeout; do ln -sf "$(command -v "$t")" "$WORK/min/$t"; done
 PATH="$WORK/min" "$WORK/min/bash" "$SRC/scripts/device/kv_ceiling.sh" "$WORK/build" > "$WORK/log" 2>&1 || fail "exit $? without nvidia-smi"
 [ "$(tail -1 "$WORK/log")" = "no clock samples" ] && ! grep -q "not found" "$WORK/log" || { cat "$WORK/log"; fail "without nvidia-smi the last line must say so, and nothing else be missing"; }
 FAKE_EXIT=1 bash "$SRC/scripts/device/kv_ceiling.sh" "$WORK/build" > "$WORK/log" 2>&1
 [ $? = 1 ] || fail "the driver's failure must be the exit code"
 grep -q "^FAILED: S 4096 k 8 layout 4x1: wrong tiles moved" "$WORK/log" || fail "the driver's FAILED line must be shown"
 [ "$(grep -c "^FAILED" "$WORK/log")" = 1 ] || fail "the FAILED line once, not again inside the table"
+VSA_KV_CEILING_TIMEOUT_S=0.3 bash "$SRC/scripts/device/kv_ceiling.sh" "$WORK/build" > "$WORK/log" 2>&1
+[ $? = 124 ] || fail "a driver that does not finish must be cut off with exit 124"
+grep -q "^FAILED: sm90a_kv_ceiling did not finish in 0.3 s" "$WORK/log" || { cat "$WORK/log"; fail "the cut-off must be said"; }
 mkdir -p "$WORK/no-driver"
 bash "$SRC/scripts/device/kv_ceiling.sh" "$WORK/no-driver" > /dev/null 2> "$WORK/err"
 [ $? = 2 ] || fail "a build without the driver must exit 2"
