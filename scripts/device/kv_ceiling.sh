@@ -5,7 +5,7 @@
 # nvidia-smi samples the SM clock and power meanwhile, since both bound what either can reach.
 #   scripts/device/kv_ceiling.sh BUILD_DIR [OUT_DIR]
 # Prints the table last (per case: each layout, then the forward and its time over the fastest
-# layout's), then the clock and power range. Exit: the driver's exit code (124: cut off after
+# layout's), then the clock range and median and the peak power. Exit: the driver's exit code (124: cut off after
 # VSA_KV_CEILING_TIMEOUT_S, default 300 s).
 set -uo pipefail
 source "$(dirname "$0")/lib/build_dir.sh"
@@ -26,7 +26,9 @@ status=$?
 grep -E "FAILED|skipped" "$log" | head -5
 echo "== K/V movement floor and the forward (us, K/V TB/s, forward TFLOPS at that time)"
 sed -n '/^S  *density/,$p' "$log" | grep -v FAILED
-awk -F', *' 'NF >= 2 && $1 + 0 > 0 { n++; if (!lo || $1 < lo) lo = $1; if ($1 > hi) hi = $1; if ($2 > pw) pw = $2 }
-  END { if (n) printf "SM clock %d-%d MHz, peak power %.0f W (%d samples)\n", lo, hi, pw, n; else print "no clock samples" }' "$clocks"
+awk -F', *' 'NF >= 2 && $1 + 0 > 0 { print $1, $2 }' "$clocks" | sort -n | awk '
+  { c[++n] = $1; if ($2 > pw) pw = $2 }
+  END { if (n) printf "SM clock %d-%d MHz (median %d), peak power %.0f W (%d samples)\n", c[1], c[n], c[int((n + 1) / 2)], pw, n
+        else print "no clock samples" }'
 rm -f "$log" "$clocks"
 exit "$status"
