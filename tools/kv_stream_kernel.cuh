@@ -10,11 +10,11 @@
 // any forward that moves 32 KB per pair, at the card's clock during the measurement.
 //
 // One warp per CTA. Lane 0 keeps `stages` pairs in flight: before it issues pair j into stage
-// j % stages it waits for pair j - stages to land there (the stage's full barrier), reads the
-// first word of both tiles into a running XOR, and reuses the stage. The other lanes fetch the
+// j % stages it waits for pair j - stages to land there (the stage's full barrier), adds a check
+// of that pair's place and of four words of its tiles to a running sum, and reuses the stage. The other lanes fetch the
 // item's block ids 32 at a time, as the forward's producer does, so no dependent id load sits on
-// the issue path. The XOR and a pair count go to global memory, so the host can check that the
-// kernel moved exactly the right rows (a number is never printed for a kernel that did something
+// the issue path. The sum and a pair count go to global memory, so the host can check that the
+// kernel moved exactly the right tiles to the right places (a number is never printed for a kernel that did something
 // else).
 #include <cstdint>
 
@@ -43,9 +43,34 @@ struct StreamParams {
   int num_blocks;  // query (and key) blocks per head
   int max_kv;
   int stages;                       // 1..kMaxStages, set at launch (dynamic shared memory)
-  std::uint32_t* word_xor;          // XOR of the first word of every K and V tile moved
+  std::uint32_t* checksum;          // sum of pair_check over every pair moved (mod 2^32)
   unsigned long long* pairs_moved;  // pairs every CTA moved, summed
 };
+
+// What a moved pair contributes to the checksum: its place (item, entry) and four words of its
+// tiles, K's and V's first word (row 0, columns 0-1) and the first word of row 63's second half
+// (columns 64-65), mixed so that swapped, repeated or misplaced pairs do not cancel out (a sum
+// of a finaliser, murmur3's fmix32, not an XOR of the words).
+__host__ __device__ constexpr std::uint32_t pair_check(int item, int entry, std::uint32_t k_first, std::uint32_t k_last,
+                                                       std::uint32_t v_first, std::uint32_t v_last) {
+  const auto rotl = [](std::uint32_t x, int r) { return (x << r) | (x >> (32 - r)); };
+  std::uint32_t h = (std::uint32_t(item) * 0x9e3779b1u + std::uint32_t(entry) * 0x85ebca77u) ^ k_first ^
+                    rotl(k_last, 7) ^ rotl(v_first, 13) ^ rotl(v_last, 21);
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  h ^= h >> 16;
+  return h;
+}
+
+// Where those words sit in a tile as TMA's 128-byte swizzle stores it ([half][row][64]): a row's
+// 16-byte chunk c lands at chunk c ^ (row % 8) of its 128-byte line (CUDA C++ Programming Guide,
+// "Tensor Memory Access": the swizzle patterns), so row 0's chunk 0 stays first and row 63's
+// chunk 0 of half 1 is chunk 7 of its line (the sm100a model's swizzle128, grounded on a Hopper by
+// its TMA probe, gives the same byte, 16368).
+inline constexpr int kFirstWord = 0;
+inline constexpr int kLastWord = (Cfg::kHalfBytes + 63 * 128 + (63 % 8) * 16) / 4;
 
 // The K and V tiles of one stage; the barrier array sits after the last stage.
 struct StreamStage {
@@ -54,7 +79,7 @@ struct StreamStage {
 };
 
 __host__ __device__ constexpr std::size_t stream_smem_bytes(int stages) {
-  return std::size_t(stages) * sizeof(StreamStage) + kMaxStages * sizeof(std::uint64_t) + 1024;
+  return std::size_t(stages) * sizeof(StreamStage) + kMaxStages * (sizeof(std::uint64_t) + sizeof(int)) + 1024;
 }
 
 __global__ void __launch_bounds__(32) kv_stream_kernel(const __grid_constant__ CUtensorMap tm_k,
@@ -63,6 +88,7 @@ __global__ void __launch_bounds__(32) kv_stream_kernel(const __grid_constant__ C
   const std::uint32_t raw = smem_addr(smem_raw);
   auto* stage = reinterpret_cast<StreamStage*>(smem_raw + (((raw + 1023u) & ~1023u) - raw));
   auto* full = reinterpret_cast<std::uint64_t*>(stage + p.stages);
+  auto* tag = reinterpret_cast<int*>(full + kMaxStages);  // the (item, entry) in each stage, lane 0's
   const int lane = int(threadIdx.x);
   if (lane == 0) {
     for (int s = 0; s < p.stages; ++s) mbar_init(&full[s], 1);
@@ -71,16 +97,24 @@ __global__ void __launch_bounds__(32) kv_stream_kernel(const __grid_constant__ C
   __syncwarp();
   const std::uint64_t policy = l2_policy_evict_last();  // the forward's K/V hint (Cfg::kL2Hints)
 
-  std::uint32_t x = 0;
+  std::uint32_t sum = 0;
   long long issued = 0;
-  // Waits for the pair in stage `s` (its lap's parity) and folds its first words into x.
-  const auto take = [&](long long j) {
-    const int s = int(j % p.stages);
-    mbar_wait(&full[s], std::uint32_t((j / p.stages) & 1));
+  // The stage and lap parity of the next pair to issue and of the oldest pair in flight, as
+  // counters (no division by the runtime stage count on the issue path).
+  int put = 0, got = 0;
+  std::uint32_t got_parity = 0;
+  // Waits for the oldest pair in flight and adds its check to the sum.
+  const auto take = [&] {
+    mbar_wait(&full[got], got_parity);
     if (lane == 0) {
-      x ^=
-          reinterpret_cast<const std::uint32_t*>(stage[s].k)[0] ^ reinterpret_cast<const std::uint32_t*>(stage[s].v)[0];
-      fence_proxy_async_smem();  // this read before the copy engine's next write to the stage
+      const auto* k = reinterpret_cast<const std::uint32_t*>(stage[got].k);
+      const auto* v = reinterpret_cast<const std::uint32_t*>(stage[got].v);
+      sum += pair_check(tag[got] >> 12, tag[got] & 0xfff, k[kFirstWord], k[kLastWord], v[kFirstWord], v[kLastWord]);
+      fence_proxy_async_smem();  // these reads before the copy engine's next write to the stage
+    }
+    if (++got == p.stages) {
+      got = 0;
+      got_parity ^= 1u;
     }
   };
   for (int item = int(blockIdx.x); item < p.n_items; item += int(gridDim.x)) {
@@ -92,20 +126,21 @@ __global__ void __launch_bounds__(32) kv_stream_kernel(const __grid_constant__ C
       const int in_chunk = min(32, count - chunk);
       for (int e = 0; e < in_chunk; ++e) {
         const int row = head_row + __shfl_sync(0xffffffffu, mine, e) * Cfg::kBlockKv;
-        if (issued >= p.stages) take(issued - p.stages);
+        if (issued >= p.stages) take();  // frees stage `put`: it held the pair `stages` back
         if (lane == 0) {
-          const int s = int(issued % p.stages);
-          mbar_arrive_expect_tx(&full[s], kPairBytes);
-          load_tile(stage[s].k, &tm_k, row, &full[s], policy);
-          load_tile(stage[s].v, &tm_v, row, &full[s], policy);
+          tag[put] = item << 12 | (chunk + e);
+          mbar_arrive_expect_tx(&full[put], kPairBytes);
+          load_tile(stage[put].k, &tm_k, row, &full[put], policy);
+          load_tile(stage[put].v, &tm_v, row, &full[put], policy);
         }
+        if (++put == p.stages) put = 0;
         ++issued;
       }
     }
   }
-  for (long long j = issued > p.stages ? issued - p.stages : 0; j < issued; ++j) take(j);
+  for (long long left = issued < p.stages ? issued : p.stages; left > 0; --left) take();
   if (lane == 0) {
-    atomicXor(p.word_xor, x);
+    atomicAdd(p.checksum, sum);
     atomicAdd(p.pairs_moved, static_cast<unsigned long long>(issued));
   }
 }

@@ -7,8 +7,8 @@
 // second, and the forward TFLOPS that time would be (the ceiling for 32 KB per pair); then the
 // forward and its time over the fastest layout's.
 //
-// Checked before a number is printed: each layout's pair count and the XOR of the first word of
-// every tile it moved against the host's, and two query blocks of the forward against fp64.
+// Checked before a number is printed: each layout's pair count and a checksum of every pair's place
+// and four words of its tiles against the host's, and two query blocks of the forward against fp64.
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -34,8 +34,10 @@ struct Layout {
 // SM); 4 x 1 is the four-CTA forward's (one K and one V tile per CTA); 3 x 2 between them.
 constexpr Layout kLayouts[] = {{1, 7}, {1, 4}, {2, 3}, {3, 2}, {4, 1}};
 
-std::uint32_t first_word(const std::vector<bf16_bits>& x, std::int64_t row) {
-  return std::uint32_t(x[std::size_t(row * 128)]) | std::uint32_t(x[std::size_t(row * 128 + 1)]) << 16;
+// The 32-bit word of columns col and col + 1 of a [rows, 128] bf16 matrix's row.
+std::uint32_t word_at(const std::vector<bf16_bits>& x, std::int64_t row, int col) {
+  const std::size_t at = std::size_t(row * 128 + col);
+  return std::uint32_t(x[at]) | std::uint32_t(x[at + 1]) << 16;
 }
 
 // Each row's selected blocks in ascending order, as the harness's topk cases give them (pattern.sorted,
@@ -47,22 +49,26 @@ void sort_rows(FwdProblem& p) {
   }
 }
 
-// The XOR of the first word of every K and V tile the problem's pairs select.
-std::uint32_t expected_xor(const FwdProblem& p) {
-  std::uint32_t x = 0;
+// The checksum the kernel must produce: pair_check of every pair the problem selects, in place
+// (kv_stream_kernel.cuh reads row 0's columns 0-1 and row 63's columns 64-65 of each tile).
+std::uint32_t expected_checksum(const FwdProblem& p) {
+  std::uint32_t sum = 0;
   const Shape& s = p.shape;
   for (std::int64_t item = 0; item < s.count_elems(); ++item) {
     const std::int64_t head_row = (item / s.num_blocks) * s.seq();
     for (int e = 0; e < p.q2k_num[std::size_t(item)]; ++e) {
       const std::int64_t row = head_row + std::int64_t(p.q2k_idx[std::size_t(item * s.max_kv + e)]) * 64;
-      x ^= first_word(p.k, row) ^ first_word(p.v, row);
+      sum += ceiling::pair_check(int(item), e, word_at(p.k, row, 0), word_at(p.k, row + 63, 64), word_at(p.v, row, 0),
+                                 word_at(p.v, row + 63, 64));
     }
   }
-  return x;
+  return sum;
 }
 
 Status launch_stream(int grid, std::size_t smem, cudaStream_t stream, const CUtensorMap& tm_k, const CUtensorMap& tm_v,
                      const ceiling::StreamParams& params) {
+  if (params.stages < 1 || params.stages > ceiling::kMaxStages)
+    return Status::failure("stages must be 1.." + std::to_string(ceiling::kMaxStages));
   ceiling::kv_stream_kernel<<<grid, 32, smem, stream>>>(tm_k, tm_v, params);
   const cudaError_t e = cudaGetLastError();
   return e == cudaSuccess ? Status::success() : Status::failure(cudaGetErrorString(e));
@@ -74,6 +80,9 @@ void run() {
   check_cuda(cudaFuncSetAttribute(ceiling::kv_stream_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   int(kSmemPerSm - kReservedPerCta)),
              "kv_stream_kernel shared memory");
+  check_cuda(cudaFuncSetAttribute(ceiling::kv_stream_kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                  int(cudaSharedmemCarveoutMaxShared)),
+             "kv_stream_kernel carveout");  // as the forward asks (fwd_launch.cuh)
 
   std::printf("%-6s %7s %-8s %-8s %10s %8s %8s %8s\n", "S", "density", "rows", "layout", "pairs", "us", "TB/s",
               "TFLOPS");
@@ -90,7 +99,7 @@ void run() {
       FwdDeviceInputs in(p);
       DriverForward f(backend, p, in);
       const cudaStream_t stream = f.stream;
-      DeviceBuffer<std::uint32_t> word_xor(1);
+      DeviceBuffer<std::uint32_t> checksum(1);
       DeviceBuffer<unsigned long long> moved(1);
       const std::string where = "S " + std::to_string(c.seq) + " k " + std::to_string(c.per_row) + " " + rows_kind;
 
@@ -104,9 +113,12 @@ void run() {
       sp.n_items = int(p.shape.count_elems());
       sp.num_blocks = p.shape.num_blocks;
       sp.max_kv = p.shape.max_kv;
-      sp.word_xor = word_xor.get();
+      sp.checksum = checksum.get();
       sp.pairs_moved = moved.get();
 
+      tools::require(p.shape.max_kv < 4096 && p.shape.count_elems() < (1 << 19),
+                     where + ": too large for the pair tags");
+      const std::uint32_t expected = expected_checksum(p);
       std::vector<std::function<Status()>> launches;
       std::vector<std::string> names;
       for (const Layout l : kLayouts) {
@@ -123,13 +135,13 @@ void run() {
         const int grid = sms * l.ctas_per_sm;
         auto launch = [=] { return launch_stream(grid, smem, stream, tm_k, tm_v, lp); };
         // It moved exactly the problem's pairs, and the right rows of K and V.
-        word_xor.fill_bytes(0);
+        checksum.fill_bytes(0);
         moved.fill_bytes(0);
         tools::require(launch(), where + " layout " + name);
         check_cuda(cudaStreamSynchronize(stream), "stream run");
         tools::require(moved.download()[0] == static_cast<unsigned long long>(pairs),
                        where + " layout " + name + ": moved " + std::to_string(moved.download()[0]) + " pairs");
-        tools::require(word_xor.download()[0] == expected_xor(p), where + " layout " + name + ": wrong tiles moved");
+        tools::require(checksum.download()[0] == expected, where + " layout " + name + ": wrong tiles moved");
         launches.push_back(launch);
         names.push_back(name);
       }
