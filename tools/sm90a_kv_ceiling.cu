@@ -49,6 +49,14 @@ void sort_rows(FwdProblem& p) {
   }
 }
 
+// What the checksum must tell apart, at compile time: two pairs' tiles swapped between their
+// places, and a pair moved twice (an XOR of words would miss both). And the second-half word's
+// offset is the 128-byte swizzle of row 63, column 64 (address bits 4-6 XOR bits 7-9).
+static_assert(ceiling::pair_check(3, 0, 1, 2, 3, 4) + ceiling::pair_check(3, 1, 5, 6, 7, 8) !=
+              ceiling::pair_check(3, 0, 5, 6, 7, 8) + ceiling::pair_check(3, 1, 1, 2, 3, 4));
+static_assert(2 * ceiling::pair_check(3, 0, 1, 2, 3, 4) != 0u);
+static_assert(ceiling::kLastWord * 4 == ((8192 + 63 * 128) ^ (((8192 + 63 * 128) >> 7 & 7) << 4)));
+
 // The checksum the kernel must produce: pair_check of every pair the problem selects, in place
 // (kv_stream_kernel.cuh reads row 0's columns 0-1 and row 63's columns 64-65 of each tile).
 std::uint32_t expected_checksum(const FwdProblem& p) {
