@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <functional>
 #include <string>
 
 #include "vsa/backend.hpp"
@@ -49,7 +50,7 @@ inline void expect(bool ok, const std::string& what) {
 }
 
 // A driver's main: runs it, and turns an exception into a FAILED line and exit 1.
-inline int run_driver(void (*run)()) {
+inline int run_driver(const std::function<void()>& run) {
   try {
     run();
   } catch (const std::exception& e) {

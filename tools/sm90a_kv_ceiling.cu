@@ -3,18 +3,23 @@
 // 4096 / 16384 / 65536 at 25% and 12.5%) it times kv_stream_kernel.cuh, which moves only the
 // forward's K/V tiles (32 KB per pair) from L2 into shared memory, in several layouts (CTAs per
 // SM x stages in flight per CTA), and the forward itself (the backend's own layout choice), in
-// alternating batches so all see the same clocks. Printed per layout: the time, the K/V bytes per
-// second, and the forward TFLOPS that time would be (the ceiling for 32 KB per pair); then the
-// forward and its time over the fastest layout's.
+// alternating batches so all see the same clocks; with plugins named on the command line, their
+// forwards too (a peer's, e.g. TK's, against the same floor in the same launches). Each case runs
+// on rows in ascending order (the harness's) and shuffled. Printed per layout: the time, the K/V
+// bytes per second, and the forward TFLOPS that time would be (the ceiling for 32 KB per pair);
+// then each forward and its time over the fastest layout's.
 //
 // Checked before a number is printed: each layout's pair count and a checksum of every pair's place
 // and four words of its tiles against the host's, and two query blocks of the forward against fp64.
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "kv_stream_kernel.cuh"  // and, through sm90a_common.cuh, the tensor-map encoder
+#include "plugins/plugin_registry.hpp"
 #include "sm90a_forward_driver.hpp"
 
 namespace vsa::test::sm90a {
@@ -82,8 +87,18 @@ Status launch_stream(int grid, std::size_t smem, cudaStream_t stream, const CUte
   return e == cudaSuccess ? Status::success() : Status::failure(cudaGetErrorString(e));
 }
 
-void run() {
+// The forwards of other kernels, timed beside ours: every backend of the plugins named on the
+// command line that has a forward (e.g. peers/fastvideo_tk's TK kernel). The libraries outlive
+// their backends (members go in reverse order).
+struct Peers {
+  std::vector<std::shared_ptr<const PluginLibrary>> libraries;
+  Registry registry;
+};
+
+void run(const std::vector<std::string>& plugin_paths) {
   Backend& backend = sm90a_backend_or_skip();
+  Peers peers;
+  peers.libraries = add_plugins(peers.registry, plugin_paths);
   const int sms = sm_count();
   check_cuda(cudaFuncSetAttribute(ceiling::kv_stream_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   int(kSmemPerSm - kReservedPerCta)),
@@ -92,7 +107,7 @@ void run() {
                                   int(cudaSharedmemCarveoutMaxShared)),
              "kv_stream_kernel carveout");  // as the forward asks (fwd_launch.cuh)
 
-  std::printf("%-6s %7s %-8s %-8s %10s %8s %8s %8s\n", "S", "density", "rows", "layout", "pairs", "us", "TB/s",
+  std::printf("%-6s %7s %-8s %-18s %10s %8s %8s %8s\n", "S", "density", "rows", "layout", "pairs", "us", "TB/s",
               "TFLOPS");
   struct Case {
     int seq, per_row;
@@ -160,15 +175,29 @@ void run() {
       tools::require(bad.empty(), where + " " + bad);
       launches.push_back([&] { return backend.forward(f.args); });
       names.push_back("forward");
+      // Each peer on its own outputs and workspace, launched on the timed stream; checked on O
+      // (its lse may be in another form) before it is timed.
+      std::vector<std::unique_ptr<DriverForward>> peer_runs;
+      for (const auto& peer : peers.registry.all()) {
+        if (!peer->has_op(Op::forward) || !peer->supports_shape(p.shape, Op::forward).ok) continue;
+        auto& run = *peer_runs.emplace_back(std::make_unique<DriverForward>(*peer, p, in));
+        run.args.stream = stream;
+        tools::require(peer->forward(run.args), where + ": " + peer->name() + " forward");
+        check_cuda(cudaStreamSynchronize(stream), "peer forward run");
+        const std::string peer_bad = first_last_items_error(p, run, false);
+        tools::require(peer_bad.empty(), where + " " + peer->name() + " " + peer_bad);
+        launches.push_back([&run, &peer] { return peer->forward(run.args); });
+        names.push_back(peer->name());
+      }
 
       const std::vector<std::vector<float>> ms = time_launches_in_turn(launches, stream);
-      double best_s = 0;
+      double best_s = 0;  // the layouts come first, the forwards after them
       for (std::size_t l = 0; l < launches.size(); ++l) {
         const double s = ms[l][ms[l].size() / 2] * 1e-3;
-        const bool is_forward = l + 1 == launches.size();
+        const bool is_forward = l >= std::size(kLayouts);
         if (!is_forward && (best_s == 0 || s < best_s)) best_s = s;
         std::printf(
-            "%-6d %6.1f%% %-8s %-8s %10.0f %8.1f %8.2f %8.1f%s\n", c.seq, 100 * density, rows_kind, names[l].c_str(),
+            "%-6d %6.1f%% %-8s %-18s %10.0f %8.1f %8.2f %8.1f%s\n", c.seq, 100 * density, rows_kind, names[l].c_str(),
             pairs, s * 1e6, pairs * ceiling::kPairBytes / s / 1e12, forward_tflops(pairs, s),
             is_forward ? ("  (" + std::to_string(s / best_s).substr(0, 4) + "x the fastest layout)").c_str() : "");
       }
@@ -178,4 +207,8 @@ void run() {
 }  // namespace
 }  // namespace vsa::test::sm90a
 
-int main() { return vsa::tools::run_driver(vsa::test::sm90a::run); }
+// sm90a_kv_ceiling [PLUGIN.so ...]: plugins whose forwards are timed beside ours.
+int main(int argc, char** argv) {
+  const std::vector<std::string> plugins(argv + 1, argv + argc);
+  return vsa::tools::run_driver([&] { vsa::test::sm90a::run(plugins); });
+}
