@@ -157,7 +157,7 @@ void run(const std::vector<std::string>& plugin_paths) {
         lp.stages = l.stages;
         const int grid = sms * l.ctas_per_sm;
         auto launch = [=] { return launch_stream(grid, smem, stream, tm_k, tm_v, lp); };
-        // It moved exactly the problem's pairs, and the right rows of K and V.
+        // It moved exactly the problem's pairs, and the right tiles to the right places.
         checksum.fill_bytes(0);
         moved.fill_bytes(0);
         tools::require(launch(), where + " layout " + name);
@@ -179,7 +179,12 @@ void run(const std::vector<std::string>& plugin_paths) {
       // (its lse may be in another form) before it is timed.
       std::vector<std::unique_ptr<DriverForward>> peer_runs;
       for (const auto& peer : peers.registry.all()) {
-        if (!peer->has_op(Op::forward) || !peer->supports_shape(p.shape, Op::forward).ok) continue;
+        const Support shape_ok = peer->supports_shape(p.shape, Op::forward);
+        if (!peer->has_op(Op::forward) || peer->memory() != Memory::device || !shape_ok.ok) {
+          std::printf("%s: %s not timed (%s)\n", where.c_str(), peer->name().c_str(),
+                      shape_ok.ok ? "no device forward" : shape_ok.reason.c_str());
+          continue;
+        }
         auto& run = *peer_runs.emplace_back(std::make_unique<DriverForward>(*peer, p, in));
         run.args.stream = stream;
         tools::require(peer->forward(run.args), where + ": " + peer->name() + " forward");
