@@ -18,21 +18,15 @@
 // else).
 #include <cstdint>
 
-#include "sm90a_common.cuh"  // the TMA and mbarrier helpers
+#include "fwd_tile_load.cuh"  // load_tile, as the forward loads a tile
+#include "sm90a_common.cuh"   // the mbarrier helpers
 #include "tile_config.hpp"
 
 namespace vsa::sm90a::ceiling {
 
 using Cfg = fwd::TileConfig;
+using fwd::load_tile;
 
-// A 64 x 128 tile as the forward loads it (fwd_producer.cuh's load_tile: two 64-column boxes,
-// [half][row][64]); not included from there, since fwd_schedule.cuh beside it defines a kernel.
-__device__ __forceinline__ void load_tile(bf16_bits* dst, const CUtensorMap* map, int row, std::uint64_t* bar,
-                                          std::uint64_t policy) {
-#pragma unroll
-  for (int h = 0; h < Cfg::kHalves; ++h)
-    tma_load_2d_hinted(dst + h * (Cfg::kHalfBytes / 2), map, h * Cfg::kHalfCols, row, bar, policy);
-}
 inline constexpr int kMaxStages = 7;  // 7 x 32 KB + alignment fit one CTA's 227 KB
 inline constexpr int kPairBytes = 2 * Cfg::kTileBytes;
 
@@ -130,8 +124,8 @@ __global__ void __launch_bounds__(32) kv_stream_kernel(const __grid_constant__ C
         if (lane == 0) {
           tag[put] = item << 12 | (chunk + e);
           mbar_arrive_expect_tx(&full[put], kPairBytes);
-          load_tile(stage[put].k, &tm_k, row, &full[put], policy);
-          load_tile(stage[put].v, &tm_v, row, &full[put], policy);
+          load_tile<Cfg>(stage[put].k, &tm_k, row, &full[put], policy);
+          load_tile<Cfg>(stage[put].v, &tm_v, row, &full[put], policy);
         }
         if (++put == p.stages) put = 0;
         ++issued;

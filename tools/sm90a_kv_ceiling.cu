@@ -27,10 +27,10 @@ namespace {
 
 namespace ceiling = vsa::sm90a::ceiling;
 
-// An SM of sm_90 has 228 KB of shared memory and reserves 1 KB per resident CTA (CUDA C++
-// Programming Guide, "Compute Capability 9.0"). Asking each CTA for 228 KB / n - 1 KB pins n CTAs
-// per SM: n fit, n + 1 do not. The occupancy API confirms it before a layout is timed.
-constexpr std::size_t kSmemPerSm = 233472, kReservedPerCta = 1024;
+// Asking each CTA for 228 KB / n - 1 KB (tile_config.hpp's kSmemPerSm, kSmemReservedPerCta) pins
+// n CTAs per SM: n fit, n + 1 do not. The occupancy API confirms it before a layout is timed.
+using vsa::sm90a::fwd::kSmemPerSm;
+constexpr std::size_t kReservedPerCta = vsa::sm90a::fwd::kSmemReservedPerCta;
 
 struct Layout {
   int ctas_per_sm, stages;

@@ -39,11 +39,6 @@ struct Cta4Storage {
 template <class Cfg>
 constexpr std::size_t kCta4SmemBytes = sizeof(Cta4Storage<Cfg>) + 1024;  // + hand alignment (fwd_storage.cuh)
 
-// An SM of sm_90 has 228 KB of shared memory and reserves 1 KB of it for each resident CTA
-// (CUDA C++ Programming Guide, "Compute Capability 9.0": shared memory).
-inline constexpr std::size_t kSmemPerSm = 233472;
-inline constexpr std::size_t kSmemReservedPerCta = 1024;  // fwd_launch.cuh asserts the fit
-
 // S = Q K^T with both operands in shared memory (K-major, [half][row][64], 128-byte swizzle):
 // slice kk sits in half kk/4 at byte 32 * (kk % 4) of the swizzle atom, in Q as in K.
 template <class Cfg>

@@ -7,6 +7,12 @@
 
 namespace vsa::sm90a::fwd {
 
+// An SM of sm_90 has 228 KB of shared memory and reserves 1 KB of it for each resident CTA
+// (CUDA C++ Programming Guide, "Compute Capability 9.0": shared memory). fwd_launch.cuh asserts
+// the four-CTA layout's fit; tools/sm90a_kv_ceiling pins CTAs per SM with them.
+inline constexpr std::size_t kSmemPerSm = 233472;
+inline constexpr std::size_t kSmemReservedPerCta = 1024;
+
 struct TileConfig {
   // One work item = one 64-row query block: exactly one wgmma M = 64 per consumer warp group.
   static constexpr int kBlockQ = kBlock;
