@@ -20,7 +20,7 @@
 // release of a K or V tile, fwd.epilogue before O leaves the staging tile, every wait bounded
 // by the hang watch). No trace variant: fwd_launch.cuh runs a timeline on the persistent layout.
 #include "fwd_mainloop.cuh"  // issue_pv, the epilogue and the softmax
-#include "fwd_producer.cuh"  // load_tile
+#include "fwd_tile_load.cuh"  // load_tile
 
 namespace vsa::sm90a::fwd {
 

@@ -1,7 +1,7 @@
 #pragma once
 // The sm_90a forward kernel, as a table of contents:
 //   storage, barriers, mailbox ........ fwd_storage.cuh
-//   work order (longest first) ........ fwd_schedule.cuh
+//   work order (longest first) ........ fwd_schedule.cuh, fwd_order_kernels.cuh (kernels before)
 //   producer warps (TMA) .............. fwd_producer.cuh
 //   pair tiles (kPair): union order ... fwd_pair_order.hpp, fwd_pair_ring.cuh, fwd_pair_producer.cuh
 //   consumer warp groups (wgmma) ...... fwd_mainloop.cuh, fwd_softmax.cuh

@@ -11,8 +11,8 @@
 #include "fwd_cta4_kernel.cuh"
 #include "fwd_kernel.cuh"
 #include "fwd_layout.hpp"
+#include "fwd_order_kernels.cuh"
 #include "variant.hpp"
-#include "fwd_schedule.cuh"
 #include "fwd_work_order.hpp"
 #include "vsa/backend.hpp"
 
