@@ -19,7 +19,7 @@
 // kProbe: the probe variant, as the persistent kernel's (fwd.release_kv before each warp's
 // release of a K or V tile, fwd.epilogue before O leaves the staging tile, every wait bounded
 // by the hang watch). No trace variant: fwd_launch.cuh runs a timeline on the persistent layout.
-#include "fwd_mainloop.cuh"  // issue_pv, the epilogue and the softmax
+#include "fwd_mainloop.cuh"   // issue_pv, the epilogue and the softmax
 #include "fwd_tile_load.cuh"  // load_tile
 
 namespace vsa::sm90a::fwd {
