@@ -95,6 +95,139 @@ struct Peers {
   Registry registry;
 };
 
+// One case on one row order: the problem on the device, and the launches timed in turn (the
+// floor's layouts first, then our forward, then each peer's), each checked before it joins.
+// Held in one place because the launches refer to its buffers until they are timed.
+class CaseRun {
+ public:
+  CaseRun(Backend& backend, int seq, int per_row, bool ascending)
+      : backend_(backend),
+        problem_(make_problem(seq, per_row, ascending)),
+        in_(problem_),
+        forward_(backend, problem_, in_),
+        where_("S " + std::to_string(seq) + " k " + std::to_string(per_row) + " " + rows_kind(ascending)) {}
+
+  static const char* rows_kind(bool ascending) { return ascending ? "ascend" : "shuffled"; }
+  [[nodiscard]] cudaStream_t stream() const { return forward_.stream; }
+
+  // Each layout of kLayouts, once it is resident as asked and moved exactly the problem's pairs
+  // and the right tiles to the right places.
+  void add_layouts(int sms) {
+    CUtensorMap tm_k{}, tm_v{};
+    const auto rows = std::uint64_t(problem_.shape.row_elems());
+    tools::require(device::make_tensor_map_bf16_sw128(&tm_k, in_.k.get(), rows, 128, 64, 64), "K tensor map");
+    tools::require(device::make_tensor_map_bf16_sw128(&tm_v, in_.v.get(), rows, 128, 64, 64), "V tensor map");
+    tools::require(problem_.shape.max_kv < 4096 && problem_.shape.count_elems() < (1 << 19),
+                   where_ + ": too large for the pair tags");
+    ceiling::StreamParams sp{};
+    sp.q2k_idx = in_.q2k_idx.get();
+    sp.q2k_num = in_.q2k_num.get();
+    sp.n_items = int(problem_.shape.count_elems());
+    sp.num_blocks = problem_.shape.num_blocks;
+    sp.max_kv = problem_.shape.max_kv;
+    sp.checksum = checksum_.get();
+    sp.pairs_moved = moved_.get();
+    const std::uint32_t expected = expected_checksum(problem_);
+    const auto pairs = static_cast<unsigned long long>(pairs_of(problem_));
+    const cudaStream_t stream = this->stream();
+    for (const Layout l : kLayouts) {
+      const std::size_t smem = kSmemPerSm / std::size_t(l.ctas_per_sm) - kReservedPerCta;
+      const std::string name = std::to_string(l.ctas_per_sm) + "x" + std::to_string(l.stages);
+      const std::string at = where_ + " layout " + name;
+      tools::require(ceiling::stream_smem_bytes(l.stages) <= smem, at + ": does not fit its shared memory");
+      int resident = 0;
+      check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, ceiling::kv_stream_kernel, 32, smem),
+                 "occupancy");
+      tools::require(resident == l.ctas_per_sm,
+                     at + ": " + std::to_string(resident) + " CTAs per SM, not " + std::to_string(l.ctas_per_sm));
+      ceiling::StreamParams lp = sp;
+      lp.stages = l.stages;
+      const int grid = sms * l.ctas_per_sm;
+      auto launch = [=] { return launch_stream(grid, smem, stream, tm_k, tm_v, lp); };
+      checksum_.fill_bytes(0);
+      moved_.fill_bytes(0);
+      tools::require(launch(), at);
+      check_cuda(cudaStreamSynchronize(stream), "stream run");
+      const unsigned long long moved = moved_.download()[0];
+      tools::require(moved == pairs, at + ": moved " + std::to_string(moved) + " pairs");
+      tools::require(checksum_.download()[0] == expected, at + ": wrong tiles moved");
+      add(name, launch);
+    }
+    n_layouts_ = launches_.size();
+  }
+
+  // Our forward, checked against fp64 (O and lse) first.
+  void add_forward() {
+    tools::require(backend_.forward(forward_.args), where_ + ": forward");
+    check_cuda(cudaStreamSynchronize(stream()), "forward run");
+    const std::string bad = first_last_items_error(problem_, forward_);
+    tools::require(bad.empty(), where_ + " " + bad);
+    add("forward", [this] { return backend_.forward(forward_.args); });
+  }
+
+  // Each peer on its own outputs and workspace, launched on the timed stream; checked on O (its
+  // lse may be in another form) before it is timed. One that cannot run the case is said.
+  void add_peers(const Registry& registry) {
+    for (const auto& peer : registry.all()) {
+      const Support shape_ok = peer->supports_shape(problem_.shape, Op::forward);
+      if (!peer->has_op(Op::forward) || peer->memory() != Memory::device || !shape_ok.ok) {
+        std::printf("%s: %s not timed (%s)\n", where_.c_str(), peer->name().c_str(),
+                    shape_ok.ok ? "no device forward" : shape_ok.reason.c_str());
+        continue;
+      }
+      DriverForward& run = *peer_runs_.emplace_back(std::make_unique<DriverForward>(*peer, problem_, in_));
+      run.args.stream = stream();
+      tools::require(peer->forward(run.args), where_ + ": " + peer->name() + " forward");
+      check_cuda(cudaStreamSynchronize(stream()), "peer forward run");
+      const std::string bad = first_last_items_error(problem_, run, false);
+      tools::require(bad.empty(), where_ + " " + peer->name() + " " + bad);
+      add(peer->name(), [&run, &peer] { return peer->forward(run.args); });
+    }
+  }
+
+  // Times every launch in turn and prints a row each; a forward's row also gives its time over
+  // the fastest layout's.
+  void time_and_print(int seq, int per_row, bool ascending) const {
+    const std::vector<std::vector<float>> ms = time_launches_in_turn(launches_, stream());
+    const double pairs = pairs_of(problem_);
+    const double density = double(per_row) / (seq / 64);
+    double best_s = 0;
+    for (std::size_t l = 0; l < launches_.size(); ++l) {
+      const double s = ms[l][ms[l].size() / 2] * 1e-3;
+      const bool is_forward = l >= n_layouts_;
+      if (!is_forward && (best_s == 0 || s < best_s)) best_s = s;
+      const std::string over =
+          is_forward ? "  (" + std::to_string(s / best_s).substr(0, 4) + "x the fastest layout)" : "";
+      std::printf("%-6d %6.1f%% %-8s %-18s %10.0f %8.1f %8.2f %8.1f%s\n", seq, 100 * density, rows_kind(ascending),
+                  names_[l].c_str(), pairs, s * 1e6, pairs * ceiling::kPairBytes / s / 1e12, forward_tflops(pairs, s),
+                  over.c_str());
+    }
+  }
+
+ private:
+  static FwdProblem make_problem(int seq, int per_row, bool ascending) {
+    FwdProblem p = topk_problem(seq, 8, 1000 + seq + per_row, per_row);
+    if (ascending) sort_rows(p);
+    return p;
+  }
+  void add(std::string name, std::function<Status()> launch) {
+    names_.push_back(std::move(name));
+    launches_.push_back(std::move(launch));
+  }
+
+  Backend& backend_;
+  FwdProblem problem_;
+  FwdDeviceInputs in_;
+  DriverForward forward_;
+  std::string where_;
+  DeviceBuffer<std::uint32_t> checksum_{1};
+  DeviceBuffer<unsigned long long> moved_{1};
+  std::vector<std::unique_ptr<DriverForward>> peer_runs_;
+  std::vector<std::function<Status()>> launches_;
+  std::vector<std::string> names_;
+  std::size_t n_layouts_ = 0;
+};
+
 void run(const std::vector<std::string>& plugin_paths) {
   Backend& backend = sm90a_backend_or_skip();
   Peers peers;
@@ -114,98 +247,11 @@ void run(const std::vector<std::string>& plugin_paths) {
   };
   for (Case c : {Case{4096, 16}, Case{4096, 8}, Case{16384, 64}, Case{16384, 32}, Case{65536, 256}, Case{65536, 128}})
     for (const bool ascending : {true, false}) {
-      FwdProblem p = topk_problem(c.seq, 8, 1000 + c.seq + c.per_row, c.per_row);
-      if (ascending) sort_rows(p);
-      const char* rows_kind = ascending ? "ascend" : "shuffled";
-      const double pairs = pairs_of(p);
-      const double density = double(c.per_row) / (c.seq / 64);
-      FwdDeviceInputs in(p);
-      DriverForward f(backend, p, in);
-      const cudaStream_t stream = f.stream;
-      DeviceBuffer<std::uint32_t> checksum(1);
-      DeviceBuffer<unsigned long long> moved(1);
-      const std::string where = "S " + std::to_string(c.seq) + " k " + std::to_string(c.per_row) + " " + rows_kind;
-
-      CUtensorMap tm_k{}, tm_v{};
-      const auto rows = std::uint64_t(p.shape.row_elems());
-      tools::require(device::make_tensor_map_bf16_sw128(&tm_k, in.k.get(), rows, 128, 64, 64), "K tensor map");
-      tools::require(device::make_tensor_map_bf16_sw128(&tm_v, in.v.get(), rows, 128, 64, 64), "V tensor map");
-      ceiling::StreamParams sp{};
-      sp.q2k_idx = in.q2k_idx.get();
-      sp.q2k_num = in.q2k_num.get();
-      sp.n_items = int(p.shape.count_elems());
-      sp.num_blocks = p.shape.num_blocks;
-      sp.max_kv = p.shape.max_kv;
-      sp.checksum = checksum.get();
-      sp.pairs_moved = moved.get();
-
-      tools::require(p.shape.max_kv < 4096 && p.shape.count_elems() < (1 << 19),
-                     where + ": too large for the pair tags");
-      const std::uint32_t expected = expected_checksum(p);
-      std::vector<std::function<Status()>> launches;
-      std::vector<std::string> names;
-      for (const Layout l : kLayouts) {
-        const std::size_t smem = kSmemPerSm / std::size_t(l.ctas_per_sm) - kReservedPerCta;
-        tools::require(ceiling::stream_smem_bytes(l.stages) <= smem, "layout does not fit its shared memory");
-        int resident = 0;
-        check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, ceiling::kv_stream_kernel, 32, smem),
-                   "occupancy");
-        const std::string name = std::to_string(l.ctas_per_sm) + "x" + std::to_string(l.stages);
-        tools::require(resident == l.ctas_per_sm, where + " layout " + name + ": " + std::to_string(resident) +
-                                                      " CTAs per SM, not " + std::to_string(l.ctas_per_sm));
-        ceiling::StreamParams lp = sp;
-        lp.stages = l.stages;
-        const int grid = sms * l.ctas_per_sm;
-        auto launch = [=] { return launch_stream(grid, smem, stream, tm_k, tm_v, lp); };
-        // It moved exactly the problem's pairs, and the right tiles to the right places.
-        checksum.fill_bytes(0);
-        moved.fill_bytes(0);
-        tools::require(launch(), where + " layout " + name);
-        check_cuda(cudaStreamSynchronize(stream), "stream run");
-        tools::require(moved.download()[0] == static_cast<unsigned long long>(pairs),
-                       where + " layout " + name + ": moved " + std::to_string(moved.download()[0]) + " pairs");
-        tools::require(checksum.download()[0] == expected, where + " layout " + name + ": wrong tiles moved");
-        launches.push_back(launch);
-        names.push_back(name);
-      }
-
-      tools::require(backend.forward(f.args), where + ": forward");
-      check_cuda(cudaStreamSynchronize(stream), "forward run");
-      const std::string bad = first_last_items_error(p, f);
-      tools::require(bad.empty(), where + " " + bad);
-      launches.push_back([&] { return backend.forward(f.args); });
-      names.push_back("forward");
-      // Each peer on its own outputs and workspace, launched on the timed stream; checked on O
-      // (its lse may be in another form) before it is timed.
-      std::vector<std::unique_ptr<DriverForward>> peer_runs;
-      for (const auto& peer : peers.registry.all()) {
-        const Support shape_ok = peer->supports_shape(p.shape, Op::forward);
-        if (!peer->has_op(Op::forward) || peer->memory() != Memory::device || !shape_ok.ok) {
-          std::printf("%s: %s not timed (%s)\n", where.c_str(), peer->name().c_str(),
-                      shape_ok.ok ? "no device forward" : shape_ok.reason.c_str());
-          continue;
-        }
-        auto& run = *peer_runs.emplace_back(std::make_unique<DriverForward>(*peer, p, in));
-        run.args.stream = stream;
-        tools::require(peer->forward(run.args), where + ": " + peer->name() + " forward");
-        check_cuda(cudaStreamSynchronize(stream), "peer forward run");
-        const std::string peer_bad = first_last_items_error(p, run, false);
-        tools::require(peer_bad.empty(), where + " " + peer->name() + " " + peer_bad);
-        launches.push_back([&run, &peer] { return peer->forward(run.args); });
-        names.push_back(peer->name());
-      }
-
-      const std::vector<std::vector<float>> ms = time_launches_in_turn(launches, stream);
-      double best_s = 0;  // the layouts come first, the forwards after them
-      for (std::size_t l = 0; l < launches.size(); ++l) {
-        const double s = ms[l][ms[l].size() / 2] * 1e-3;
-        const bool is_forward = l >= std::size(kLayouts);
-        if (!is_forward && (best_s == 0 || s < best_s)) best_s = s;
-        std::printf(
-            "%-6d %6.1f%% %-8s %-18s %10.0f %8.1f %8.2f %8.1f%s\n", c.seq, 100 * density, rows_kind, names[l].c_str(),
-            pairs, s * 1e6, pairs * ceiling::kPairBytes / s / 1e12, forward_tflops(pairs, s),
-            is_forward ? ("  (" + std::to_string(s / best_s).substr(0, 4) + "x the fastest layout)").c_str() : "");
-      }
+      CaseRun run(backend, c.seq, c.per_row, ascending);
+      run.add_layouts(sms);
+      run.add_forward();
+      run.add_peers(peers.registry);
+      run.time_and_print(c.seq, c.per_row, ascending);
     }
 }
 
