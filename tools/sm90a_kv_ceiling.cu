@@ -121,7 +121,10 @@ struct Peers {
 class CaseRun {
  public:
   CaseRun(Backend& backend, int seq, int per_row, bool ascending)
-      : backend_(backend),
+      : seq_(seq),
+        per_row_(per_row),
+        ascending_(ascending),
+        backend_(backend),
         problem_(make_problem(seq, per_row, ascending)),
         in_(problem_),
         forward_(backend, problem_, in_),
@@ -210,12 +213,18 @@ class CaseRun {
 
   // Times every launch in turn and prints a row each; a forward's row also gives its time over
   // the fastest checked layout's, the unchecked twin's its time over its checked twin's.
-  void time_and_print(int seq, int per_row, bool ascending) const {
+  void time_and_print() const {
+    // Rows are printed against kLayouts by index: add_layouts added every one, in order.
+    tools::require(n_layouts_ == std::size(kLayouts), where_ + ": not every layout was added");
     const std::vector<std::vector<float>> ms = time_launches_in_turn(launches_, stream());
     const auto median_s = [&](std::size_t l) { return ms[l][ms[l].size() / 2] * 1e-3; };
-    const auto ratio = [](double x) { return std::to_string(x).substr(0, 4); };
+    const auto ratio = [](double x) {  // rounded to two decimals (notes quote these)
+      char text[16];
+      std::snprintf(text, sizeof text, "%.2f", x);
+      return std::string(text);
+    };
     const double pairs = pairs_of(problem_);
-    const double density = double(per_row) / (seq / 64);
+    const double density = double(per_row_) / (seq_ / 64);
     double best_s = 0;
     for (std::size_t l = 0; l < n_layouts_; ++l)
       if (kLayouts[l].checked && (best_s == 0 || median_s(l) < best_s)) best_s = median_s(l);
@@ -228,7 +237,7 @@ class CaseRun {
         const std::size_t twin = checked_twin(l);
         over = "  (" + ratio(s / median_s(twin)) + "x " + names_[twin] + ")";
       }
-      std::printf("%-6d %6.1f%% %-8s %-18s %10.0f %8.1f %8.2f %8.1f%s\n", seq, 100 * density, rows_kind(ascending),
+      std::printf("%-6d %6.1f%% %-8s %-18s %10.0f %8.1f %8.2f %8.1f%s\n", seq_, 100 * density, rows_kind(ascending_),
                   names_[l].c_str(), pairs, s * 1e6, pairs * ceiling::kPairBytes / s / 1e12, forward_tflops(pairs, s),
                   over.c_str());
     }
@@ -253,6 +262,8 @@ class CaseRun {
     launches_.push_back(std::move(launch));
   }
 
+  int seq_, per_row_;
+  bool ascending_;
   Backend& backend_;
   FwdProblem problem_;
   FwdDeviceInputs in_;
@@ -285,7 +296,7 @@ void run(const std::vector<std::string>& plugin_paths) {
       run.add_layouts(sms);
       run.add_forward();
       run.add_peers(peers.registry);
-      run.time_and_print(c.seq, c.per_row, ascending);
+      run.time_and_print();
     }
 }
 

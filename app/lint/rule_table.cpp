@@ -31,7 +31,7 @@ std::vector<RuleDescription> rule_descriptions() {
 RuleTable default_rule_table() {
   RuleTable table;
   table.families = {
-      // Helpers without MMA by design: order_longest_first (fwd_schedule.cuh, device-side
+      // Helpers without MMA by design: order_longest_first (fwd_order_kernels.cuh, device-side
       // work sort), reset_ticket_counter (the same file: the forward's counter reset when
       // the work is taken in natural order), backward_preprocess (Delta, dQ tile zeroing, the backward's sort) and
       // dq_postprocess_kernel (fp32 dQ partials -> bf16).

@@ -1,9 +1,9 @@
 #pragma once
 // The kernels launched before the forward (fwd_launch.cuh): the longest-first sort of the
 // items, or only the reset of the scheduler counter. Apart from fwd_schedule.cuh, whose device
-// functions the producer and tools include, because a non-template __global__ defined in a
-// header is defined again by every translation unit that includes it, and a second one then
-// fails to link. Only the host launch includes this header (one translation unit,
+// functions the producer includes (and through it fwd_kernel.cuh), because a non-template
+// __global__ defined in a header is defined again by every translation unit that includes it,
+// and a second one then fails to link. Only the host launch includes this header (one translation unit,
 // fwd_launch.cu).
 #include <cstdint>
 

@@ -1,12 +1,13 @@
 #pragma once
-// Work order of the persistent forward kernel: longest first.
+// The persistent forward's tickets: how a producer takes its next work item in the
+// longest-first order (the sort itself, and the counter's reset: fwd_order_kernels.cuh).
 //
 // A work item is one (b, h, query block) = index bh * nb + i, so its q2k_num entry is
 // counts[item]. Items with more selected kv blocks go first and the persistent CTAs take
 // the next item from a global counter as they free up (greedy longest-processing-time),
 // so a few long rows at the end cannot leave most SMs idle. Items of equal length keep
-// their natural order up to one chunk of kOrderThreads items: neighbouring query blocks
-// of one head then run together and share that head's K/V in L2.
+// their natural order up to one chunk of the sort's items: neighbouring query blocks of one
+// head then run together and share that head's K/V in L2.
 #include <cstdint>
 
 #include "sm90a_common.cuh"
