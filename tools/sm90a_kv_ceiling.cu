@@ -62,15 +62,6 @@ std::uint32_t word_at(const std::vector<bf16_bits>& x, std::int64_t row, int col
   return std::uint32_t(x[at]) | std::uint32_t(x[at + 1]) << 16;
 }
 
-// Each row's selected blocks in ascending order, as the harness's topk cases give them (pattern.sorted,
-// the default: FastVideo's order). Concurrent items then sweep K/V the same way, which L2 rewards.
-void sort_rows(FwdProblem& p) {
-  for (std::int64_t row = 0; row < p.shape.count_elems(); ++row) {
-    const auto first = p.q2k_idx.begin() + row * p.shape.max_kv;
-    std::sort(first, first + p.q2k_num[std::size_t(row)]);
-  }
-}
-
 // What the checksum must tell apart, at compile time: two pairs' tiles swapped between their
 // places, and a pair moved twice (an XOR of words would miss both). And the second-half word's
 // offset is the 128-byte swizzle of row 63, column 64 (address bits 4-6 XOR bits 7-9).
@@ -254,7 +245,7 @@ class CaseRun {
   }
   static FwdProblem make_problem(int seq, int per_row, bool ascending) {
     FwdProblem p = topk_problem(seq, 8, 1000 + seq + per_row, per_row);
-    if (ascending) sort_rows(p);
+    if (ascending) sort_rows_ascending(p);
     return p;
   }
   void add(std::string name, std::function<Status()> launch) {

@@ -4,7 +4,8 @@
 # kernels/sm90a/variant.hpp) stamp %globaltimer at each hand-off of a launch (trace.hpp), and the two drivers print the stamps' summary beside the
 # event-timed launches, so the trace's own cost shows too.
 #   scripts/device/trace.sh BUILD_DIR [OUT_DIR]
-# 1. Forward, S = 4096 .. 16384 at several densities (tools/sm90a_fwd_trace).
+# 1. Forward, S = 4096 .. 16384 at several densities, each on shuffled rows and then on ascending
+#    rows (the harness's order), named in the table's last column (tools/sm90a_fwd_trace).
 # 2. Backward, both modes, S = 4096 / 16384 / 65536 (tools/sm90a_bwd_timing: the whole
 #    backward, the det mode's kv phase alone, and a TRACE line up to 16384).
 # Prints the two tables last, then the backward's trace cost per size. Exit: the drivers' exit code.
@@ -24,7 +25,7 @@ bwd_status=$?
 [ -n "$OUT" ] && { mkdir -p "$OUT"; cp "$log" "$OUT/trace.log"; }
 grep -E "FAILED|Failure|error" "$log" | head -5
 echo "== forward timeline (us)"
-sed -n '/^S  *k  *ev_us/,/^to next arrival/p' "$log"
+sed -n '/^S  *k  *ev_us/,/^rows: /p' "$log"
 echo "== backward: event timing and timeline (us)"
 grep -E "^(TIMING|TRACE)" "$log"
 # The stamps' own cost per backward size: the traced launch's median against the untraced one

@@ -9,10 +9,12 @@ source "$(dirname "$0")/lib.sh"
 mkdir -p "$WORK/build/tools"
 cat > "$WORK/build/tools/sm90a_fwd_trace" <<'FAKE'
 #!/usr/bin/env bash
-echo "S         k   ev_us evtr_us |  slots  items |  skew"
-echo "4096      8    24.7    25.6 |    264    512 |   1.4"
+echo "S         k   ev_us evtr_us |  slots  items |  skew rows"
+echo "4096      8    24.7    25.6 |    264    512 |   1.4 shuffled"
+echo "4096      8    22.1    22.9 |    264    512 |   1.3 ascend"
 echo "us from the first consumer start: skew = latest start"
 echo "to next arrival, done_m / done_x = a slot's last epilogue"
+echo "rows: each row's blocks shuffled, or ascending (the harness's order)."
 exit "${FAKE_FWD_EXIT:-0}"
 FAKE
 cat > "$WORK/build/tools/sm90a_bwd_timing" <<'FAKE'
@@ -32,6 +34,8 @@ chmod +x "$WORK/build/tools/sm90a_fwd_trace" "$WORK/build/tools/sm90a_bwd_timing
 bash "$SRC/scripts/device/trace.sh" "$WORK/build" "$WORK/out" > "$WORK/log" 2>&1 || fail "exit $? with a passing binary"
 cat "$WORK/log"
 grep -q "^4096      8    24.7" "$WORK/log" || fail "forward table row missing"
+grep -q "^4096      8    22.1.* ascend$" "$WORK/log" || fail "the ascending-rows row of the forward table missing"
+grep -q "^rows: each row" "$WORK/log" || fail "the forward table's legend must run to its last line"
 grep -q "^TRACE  sm90a-det" "$WORK/log" || fail "backward TRACE line missing"
 grep -q "^TIMING sm90a-det" "$WORK/log" || fail "backward TIMING line missing"
 sed -n '/trace cost/,$p' "$WORK/log" > "$WORK/cost"

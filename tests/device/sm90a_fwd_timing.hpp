@@ -62,6 +62,17 @@ inline FwdProblem topk_problem(int seq, int heads, std::uint64_t seed, int per_r
   return p;
 }
 
+// Each row's selected blocks in ascending order, as the harness's topk cases give them
+// (pattern.sorted, the default: FastVideo's order); topk_problem's rows come shuffled. The
+// order moves a forward's time: concurrent items then sweep K/V the same way, which L2 rewards
+// (kernels/sm90a/notes/runs.md, runs 63 and 64).
+inline void sort_rows_ascending(FwdProblem& p) {
+  for (std::int64_t row = 0; row < p.shape.count_elems(); ++row) {
+    const auto first = p.q2k_idx.begin() + row * p.shape.max_kv;
+    std::sort(first, first + p.q2k_num[std::size_t(row)]);
+  }
+}
+
 [[nodiscard]] inline double pairs_of(const FwdProblem& p) {
   double pairs = 0;
   for (auto n : p.q2k_num) pairs += n;
