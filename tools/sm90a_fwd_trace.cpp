@@ -26,8 +26,7 @@ using vsa::sm90a::TraceSummary;
 // One case on one row order: checked, timed against its traced twin, then one traced launch
 // behind a queue of normal ones; one row of the table.
 void trace_case(Backend& backend, int sms, int seq, int per_row, bool ascending) {
-  FwdProblem p = topk_problem(seq, 8, 1000 + seq + per_row, per_row);
-  if (ascending) sort_rows_ascending(p);
+  const FwdProblem p = driver_problem(seq, per_row, ascending);
   FwdDeviceInputs in(p);
   DriverForward f(backend, p, in);
   DeviceBuffer<std::uint64_t> trace(vsa::sm90a::trace_buffer_words(sms, vsa::sm90a::kForwardTraceSlotsPerCta));
@@ -35,7 +34,7 @@ void trace_case(Backend& backend, int sms, int seq, int per_row, bool ascending)
   const cudaStream_t stream = f.stream;
   ForwardArgs traced = a;
   traced.trace = trace.get();
-  const char* rows = ascending ? "ascend" : "shuffled";
+  const char* rows = rows_name(ascending);
 
   // The traced variant computes the same thing: checked before any number is printed.
   trace.fill_bytes(0);

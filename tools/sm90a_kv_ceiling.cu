@@ -46,12 +46,18 @@ struct Layout {
 constexpr Layout kLayouts[] = {{1, 7}, {1, 4}, {2, 3}, {3, 2}, {4, 1}, {1, 7, false}};
 constexpr const char* kUncheckedSuffix = " unchecked";
 
-template <bool kChecked>
-void prepare_stream_kernel() {
-  check_cuda(cudaFuncSetAttribute(ceiling::kv_stream_kernel<kChecked>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+// The kernel a layout runs, for the runtime's attribute and occupancy calls (the launch itself
+// names the instantiation, launch_stream).
+const void* stream_kernel(bool checked) {
+  return checked ? reinterpret_cast<const void*>(ceiling::kv_stream_kernel<true>)
+                 : reinterpret_cast<const void*>(ceiling::kv_stream_kernel<false>);
+}
+
+void prepare_stream_kernel(bool checked) {
+  check_cuda(cudaFuncSetAttribute(stream_kernel(checked), cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   int(kSmemPerSm - kReservedPerCta)),
              "kv_stream_kernel shared memory");
-  check_cuda(cudaFuncSetAttribute(ceiling::kv_stream_kernel<kChecked>, cudaFuncAttributePreferredSharedMemoryCarveout,
+  check_cuda(cudaFuncSetAttribute(stream_kernel(checked), cudaFuncAttributePreferredSharedMemoryCarveout,
                                   int(cudaSharedmemCarveoutMaxShared)),
              "kv_stream_kernel carveout");  // as the forward asks (fwd_launch.cuh)
 }
@@ -116,12 +122,11 @@ class CaseRun {
         per_row_(per_row),
         ascending_(ascending),
         backend_(backend),
-        problem_(make_problem(seq, per_row, ascending)),
+        problem_(driver_problem(seq, per_row, ascending)),
         in_(problem_),
         forward_(backend, problem_, in_),
-        where_("S " + std::to_string(seq) + " k " + std::to_string(per_row) + " " + rows_kind(ascending)) {}
+        where_("S " + std::to_string(seq) + " k " + std::to_string(per_row) + " " + rows_name(ascending)) {}
 
-  static const char* rows_kind(bool ascending) { return ascending ? "ascend" : "shuffled"; }
   [[nodiscard]] cudaStream_t stream() const { return forward_.stream; }
 
   // Each layout of kLayouts, once it is resident as asked and moved exactly the problem's pairs
@@ -151,9 +156,8 @@ class CaseRun {
       const std::string at = where_ + " layout " + name;
       tools::require(ceiling::stream_smem_bytes(l.stages) <= smem, at + ": does not fit its shared memory");
       int resident = 0;
-      const void* kernel = l.checked ? reinterpret_cast<const void*>(ceiling::kv_stream_kernel<true>)
-                                     : reinterpret_cast<const void*>(ceiling::kv_stream_kernel<false>);
-      check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, kernel, 32, smem), "occupancy");
+      check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, stream_kernel(l.checked), 32, smem),
+                 "occupancy");
       tools::require(resident == l.ctas_per_sm,
                      at + ": " + std::to_string(resident) + " CTAs per SM, not " + std::to_string(l.ctas_per_sm));
       ceiling::StreamParams lp = sp;
@@ -228,7 +232,7 @@ class CaseRun {
         const std::size_t twin = checked_twin(l);
         over = "  (" + ratio(s / median_s(twin)) + "x " + names_[twin] + ")";
       }
-      std::printf("%-6d %6.1f%% %-8s %-18s %10.0f %8.1f %8.2f %8.1f%s\n", seq_, 100 * density, rows_kind(ascending_),
+      std::printf("%-6d %6.1f%% %-8s %-18s %10.0f %8.1f %8.2f %8.1f%s\n", seq_, 100 * density, rows_name(ascending_),
                   names_[l].c_str(), pairs, s * 1e6, pairs * ceiling::kPairBytes / s / 1e12, forward_tflops(pairs, s),
                   over.c_str());
     }
@@ -242,11 +246,6 @@ class CaseRun {
           kLayouts[t].stages == kLayouts[l].stages)
         return t;
     return l;
-  }
-  static FwdProblem make_problem(int seq, int per_row, bool ascending) {
-    FwdProblem p = topk_problem(seq, 8, 1000 + seq + per_row, per_row);
-    if (ascending) sort_rows_ascending(p);
-    return p;
   }
   void add(std::string name, std::function<Status()> launch) {
     names_.push_back(std::move(name));
@@ -273,8 +272,7 @@ void run(const std::vector<std::string>& plugin_paths) {
   Peers peers;
   peers.libraries = add_plugins(peers.registry, plugin_paths);
   const int sms = sm_count();
-  prepare_stream_kernel<true>();
-  prepare_stream_kernel<false>();
+  for (const bool checked : {true, false}) prepare_stream_kernel(checked);
 
   std::printf("%-6s %7s %-8s %-18s %10s %8s %8s %8s\n", "S", "density", "rows", "layout", "pairs", "us", "TB/s",
               "TFLOPS");

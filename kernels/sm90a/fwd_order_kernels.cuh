@@ -7,8 +7,8 @@
 // fwd_launch.cu).
 #include <cstdint>
 
-#include "fwd_schedule.cuh"
 #include "longest_first_sort.cuh"
+#include "sm90a_common.cuh"
 
 namespace vsa::sm90a::fwd {
 

@@ -73,6 +73,15 @@ inline void sort_rows_ascending(FwdProblem& p) {
   }
 }
 
+// The drivers' issue-22 problem: H = 8, `per_row` blocks per row, a seed fixed by the shape (so
+// every driver and call times the same lists), rows ascending or shuffled.
+[[nodiscard]] inline FwdProblem driver_problem(int seq, int per_row, bool ascending) {
+  FwdProblem p = topk_problem(seq, 8, 1000 + seq + per_row, per_row);
+  if (ascending) sort_rows_ascending(p);
+  return p;
+}
+[[nodiscard]] constexpr const char* rows_name(bool ascending) { return ascending ? "ascend" : "shuffled"; }
+
 [[nodiscard]] inline double pairs_of(const FwdProblem& p) {
   double pairs = 0;
   for (auto n : p.q2k_num) pairs += n;
