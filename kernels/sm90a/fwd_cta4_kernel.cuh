@@ -16,9 +16,10 @@
 // Nothing overlaps inside a CTA: K_{n+1} arrives during the softmax and P.V, V_{n+1} during
 // the next S and softmax, and the SM's other three CTAs use the tensor cores meanwhile.
 // Then the epilogue of the persistent kernel (fwd_epilogue.cuh), staged in the last V tile.
-// kProbe: the probe variant, as the persistent kernel's (fwd.release_kv before each warp's
-// release of a K or V tile, fwd.epilogue before O leaves the staging tile, every wait bounded
-// by the hang watch). No trace variant: fwd_launch.cuh runs a timeline on the persistent layout.
+// kProbe: the probe variant, as the persistent kernel's (fwd.release_kv before the release of a
+// K or V tile by each warp but the one that refills it, fwd.epilogue before O leaves the staging
+// tile, every wait bounded by the hang watch). No trace variant: fwd_launch.cuh runs a timeline
+// on the persistent layout.
 #include "fwd_mainloop.cuh"   // issue_pv, the epilogue and the softmax
 #include "fwd_tile_load.cuh"  // load_tile
 
@@ -57,11 +58,15 @@ constexpr HangSite cta4_site(const char* barrier) { return hang_site("cta4", bar
 
 // A tile the warp group has finished reading goes back (one arrival per warp, after the probe's
 // delay), and thread 0, once all four warps have arrived, loads the next block's tile into it.
+// The probe holds warps 1-3 only: warp 0 arrives at once and its thread 0 waits for their late
+// arrivals, so the delay still reaches the refill, and a delay past the hang watch shows as that
+// wait (were warp 0 held too, its own sleep would cover the others' and no wait would outlast the
+// watch: hang_watch_test's Sm90aFourCtaStallEndsFaultNamingKEmpty).
 template <class Cfg, bool kProbe>
 __device__ __forceinline__ void refill(std::uint64_t* empty, std::uint32_t parity, std::uint64_t* full, bf16_bits* tile,
                                        const CUtensorMap* map, int row, std::uint64_t policy, int tid, int block,
                                        int item, const HangSite& site, const Params& p) {
-  release_stage<kProbe>(empty, tid % 32, p.probe_release_kv_ns);
+  release_stage<kProbe>(empty, tid % 32, tid < 32 ? 0u : p.probe_release_kv_ns);
   if (tid == 0) {
     mbar_wait<kProbe>(empty, parity, p.hang_watch, site, {0, block, item});
     mbar_arrive_expect_tx(full, Cfg::kTileBytes);

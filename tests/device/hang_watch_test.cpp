@@ -12,6 +12,8 @@
 //   sm90a forward      a release probe (fwd.release_kv) holds every consumer 3 s before it
 //                      hands its first K stage back, so the producer's wait for that stage,
 //                      one lap around the ring, outlasts a 1 s watch
+//   sm90a forward,     the same probe holds warps 1-3 of each one-warp-group CTA, so thread 0's
+//   four CTAs        wait to refill the first K tile outlasts the watch
 //   sm90a-det backward a release probe (bwd.release_q) holds the kv items, so a q item's
 //                      consumer waits for its first tile past the watch
 #include <gtest/gtest.h>
@@ -137,8 +139,7 @@ bool sm90_device() { return false; }
 // Forward, persistent layout, 3-stage K/V ring, K handed back right after Q K^T: the first
 // consumer sleeps before releasing k_empty[0]; the producer, 3 stages ahead, waits for it at kv
 // step 3. The layout is forced: at this size the rule picks the four-CTA layout
-// (kernels/sm90a/fwd_layout.hpp), whose one warp group both sleeps and waits, so the same delay
-// holds every warp alike and no wait outlasts the watch (the case passes, slowly).
+// (kernels/sm90a/fwd_layout.hpp), which has its own test below.
 TEST_F(HangWatch, Sm90aForwardStallEndsFaultNamingKEmpty) {
   VSA_REQUIRE_SM90A();
   const ScopedEnv persistent("VSA_SM90A_FWD_FOUR_CTAS", "0");
@@ -147,6 +148,19 @@ TEST_F(HangWatch, Sm90aForwardStallEndsFaultNamingKEmpty) {
   EXPECT_EXIT(run_case_and_exit(c, "sm90a", "FAULT"), ::testing::ExitedWithCode(0),
               "FAULT: hang: cta [0-9]+ warp [01] \\(producer\\) waited on k_empty\\[0\\] parity 0 at step 3 for "
               "1[0-9][0-9][0-9] ms \\(sm90a\\.forward, item [0-7]\\)");
+}
+
+// Forward, four-CTA layout (fwd_cta4_kernel.cuh), forced: the release probe holds warps 1-3 3 s
+// before they hand the first K tile back; warp 0 hands it back at once and its thread 0, which
+// loads the next K into that tile, waits for them on k_empty past the 1 s watch.
+TEST_F(HangWatch, Sm90aFourCtaStallEndsFaultNamingKEmpty) {
+  VSA_REQUIRE_SM90A();
+  const ScopedEnv four("VSA_SM90A_FWD_FOUR_CTAS", "1");
+  json c = case_on("sm90a", 128, 512, dense_rows(8), 1000);
+  c["probes"] = {{"fwd.release_kv", 3000000000u}};
+  EXPECT_EXIT(run_case_and_exit(c, "sm90a", "FAULT"), ::testing::ExitedWithCode(0),
+              "FAULT: hang: cta [0-9]+ warp 0 \\(cta4\\) waited on k_empty\\[0\\] parity 0 at step 0 for "
+              "1[0-9][0-9][0-9] ms \\(sm90a\\.forward, item [0-9]+\\)");
 }
 
 // sm90a-det backward: a q item's producer waits (unwatched: it runs on 24 registers) until
