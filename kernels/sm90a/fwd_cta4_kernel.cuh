@@ -64,11 +64,11 @@ constexpr HangSite cta4_site(const char* barrier) { return hang_site("cta4", bar
 // watch: hang_watch_test's Sm90aFourCtaStallEndsFaultNamingKEmpty).
 template <class Cfg, bool kProbe>
 __device__ __forceinline__ void refill(std::uint64_t* empty, std::uint32_t parity, std::uint64_t* full, bf16_bits* tile,
-                                       const CUtensorMap* map, int row, std::uint64_t policy, int tid, int block,
+                                       const CUtensorMap* map, int row, std::uint64_t policy, int tid, int step,
                                        int item, const HangSite& site, const Params& p) {
   release_stage<kProbe>(empty, tid % 32, tid < 32 ? 0u : p.probe_release_kv_ns);
   if (tid == 0) {
-    mbar_wait<kProbe>(empty, parity, p.hang_watch, site, {0, block, item});
+    mbar_wait<kProbe>(empty, parity, p.hang_watch, site, {0, step, item});  // step: n, not the block id
     mbar_arrive_expect_tx(full, Cfg::kTileBytes);
     load_tile<Cfg>(tile, map, row, full, policy);
   }
