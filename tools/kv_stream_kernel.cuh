@@ -34,7 +34,8 @@ struct StreamParams {
   const std::int32_t* q2k_idx;  // [items, max_kv]
   const std::int32_t* q2k_num;  // [items]
   int n_items;
-  int num_blocks;  // query (and key) blocks per head
+  int num_blocks;      // key blocks per head
+  int items_per_head;  // num_blocks, or num_blocks / 2 for pairs of query blocks (kv_pair_lists.hpp)
   int max_kv;
   int stages;                       // 1..kMaxStages, set at launch (dynamic shared memory)
   std::uint32_t* checksum;          // sum of pair_check over every pair moved (mod 2^32)
@@ -118,7 +119,7 @@ __global__ void __launch_bounds__(32) kv_stream_kernel(const __grid_constant__ C
   };
   for (int item = int(blockIdx.x); item < p.n_items; item += int(gridDim.x)) {
     const int count = min(max(p.q2k_num[item], 0), p.max_kv);
-    const int head_row = (item / p.num_blocks) * p.num_blocks * Cfg::kBlockKv;
+    const int head_row = (item / p.items_per_head) * p.num_blocks * Cfg::kBlockKv;
     const std::int32_t* ids = p.q2k_idx + std::int64_t(item) * p.max_kv;
     for (int chunk = 0; chunk < count; chunk += 32) {
       const int mine = chunk + lane < count ? ids[chunk + lane] : 0;

@@ -12,7 +12,10 @@
 // Checked before a number is printed: each layout's pair count and a checksum of every pair's place
 // and four words of its tiles against the host's, and two query blocks of the forward against fp64.
 // One more row per case, "1x7 unchecked", times the deepest layout without the checksum, against
-// its checked twin: what the check itself costs (its pair count is still checked).
+// its checked twin: what the check itself costs (its pair count is still checked). Two more,
+// "pairs 1x7" and "pairs 2x3", move the same tiles for query blocks paired by list overlap
+// (kv_pair_lists.hpp, FlashInfer's window of 16): each pair's union once, so fewer bytes, the floor
+// of the one route past the floor the account leaves open; checked the same way.
 #include <algorithm>
 #include <cstdio>
 #include <iterator>
@@ -20,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "kv_pair_lists.hpp"
 #include "kv_stream_kernel.cuh"  // and, through sm90a_common.cuh, the tensor-map encoder
 #include "plugins/plugin_registry.hpp"
 #include "sm90a_forward_driver.hpp"
@@ -45,6 +49,10 @@ struct Layout {
 // against its checked twin and never taken as the floor.
 constexpr Layout kLayouts[] = {{1, 7}, {1, 4}, {2, 3}, {3, 2}, {4, 1}, {1, 7, false}};
 constexpr const char* kUncheckedSuffix = " unchecked";
+// The layouts that move the paired lists (the two fastest single layouts in runs 63-64), and the
+// pairing's window.
+constexpr Layout kPairLayouts[] = {{1, 7}, {2, 3}};
+constexpr int kPairWindow = 16;
 
 // The kernel a layout runs, for the runtime's attribute and occupancy calls (the launch itself
 // names the instantiation, launch_stream).
@@ -76,20 +84,31 @@ static_assert(ceiling::pair_check(3, 0, 1, 2, 3, 4) + ceiling::pair_check(3, 1, 
 static_assert(2 * ceiling::pair_check(3, 0, 1, 2, 3, 4) != 0u);
 static_assert(ceiling::kLastWord * 4 == ((8192 + 63 * 128) ^ (((8192 + 63 * 128) >> 7 & 7) << 4)));
 
-// The checksum the kernel must produce: pair_check of every pair the problem selects, in place
-// (kv_stream_kernel.cuh reads row 0's columns 0-1 and row 63's columns 64-65 of each tile).
-std::uint32_t expected_checksum(const FwdProblem& p) {
+// The items a layout streams: the problem's rows, or its rows paired (kv_pair_lists.hpp).
+struct ItemLists {
+  const std::vector<std::int32_t>& idx;  // [items, max_kv]
+  const std::vector<std::int32_t>& num;  // [items]
+  int max_kv, items_per_head;
+};
+
+// The checksum the kernel must produce: pair_check of every (item, entry) the lists select, in
+// place (kv_stream_kernel.cuh reads row 0's columns 0-1 and row 63's columns 64-65 of each tile).
+std::uint32_t expected_checksum(const FwdProblem& p, const ItemLists& l) {
   std::uint32_t sum = 0;
-  const Shape& s = p.shape;
-  for (std::int64_t item = 0; item < s.count_elems(); ++item) {
-    const std::int64_t head_row = (item / s.num_blocks) * s.seq();
-    for (int e = 0; e < p.q2k_num[std::size_t(item)]; ++e) {
-      const std::int64_t row = head_row + std::int64_t(p.q2k_idx[std::size_t(item * s.max_kv + e)]) * 64;
+  for (std::size_t item = 0; item < l.num.size(); ++item) {
+    const std::int64_t head_row = std::int64_t(item / std::size_t(l.items_per_head)) * p.shape.seq();
+    for (int e = 0; e < l.num[item]; ++e) {
+      const std::int64_t row = head_row + std::int64_t(l.idx[item * std::size_t(l.max_kv) + std::size_t(e)]) * 64;
       sum += ceiling::pair_check(int(item), e, word_at(p.k, row, 0), word_at(p.k, row + 63, 64), word_at(p.v, row, 0),
                                  word_at(p.v, row + 63, 64));
     }
   }
   return sum;
+}
+double pairs_in(const std::vector<std::int32_t>& num) {
+  double n = 0;
+  for (const std::int32_t c : num) n += c;
+  return n;
 }
 
 Status launch_stream(bool checked, int grid, std::size_t smem, cudaStream_t stream, const CUtensorMap& tm_k,
@@ -129,52 +148,29 @@ class CaseRun {
 
   [[nodiscard]] cudaStream_t stream() const { return forward_.stream; }
 
-  // Each layout of kLayouts, once it is resident as asked and moved exactly the problem's pairs
-  // and (all but the unchecked twin) the right tiles to the right places.
+  // Each layout of kLayouts on the problem's rows, then each of kPairLayouts on its rows paired by
+  // overlap, once it is resident as asked and moved exactly its lists' pairs and (all but the
+  // unchecked twin) the right tiles to the right places.
   void add_layouts(int sms) {
     CUtensorMap tm_k{}, tm_v{};
     const auto rows = std::uint64_t(problem_.shape.row_elems());
     tools::require(device::make_tensor_map_bf16_sw128(&tm_k, in_.k.get(), rows, 128, 64, 64), "K tensor map");
     tools::require(device::make_tensor_map_bf16_sw128(&tm_v, in_.v.get(), rows, 128, 64, 64), "V tensor map");
-    tools::require(problem_.shape.max_kv < 4096 && problem_.shape.count_elems() < (1 << 19),
+    const Shape& shape = problem_.shape;
+    tools::require(2 * shape.max_kv < 4096 && shape.count_elems() < (1 << 19),
                    where_ + ": too large for the pair tags");
-    ceiling::StreamParams sp{};
-    sp.q2k_idx = in_.q2k_idx.get();
-    sp.q2k_num = in_.q2k_num.get();
-    sp.n_items = int(problem_.shape.count_elems());
-    sp.num_blocks = problem_.shape.num_blocks;
-    sp.max_kv = problem_.shape.max_kv;
-    sp.checksum = checksum_.get();
-    sp.pairs_moved = moved_.get();
-    const std::uint32_t expected = expected_checksum(problem_);
-    const auto pairs = static_cast<unsigned long long>(pairs_of(problem_));
-    const cudaStream_t stream = this->stream();
-    for (const Layout l : kLayouts) {
-      const std::size_t smem = kSmemPerSm / std::size_t(l.ctas_per_sm) - kReservedPerCta;
-      const std::string name =
-          std::to_string(l.ctas_per_sm) + "x" + std::to_string(l.stages) + (l.checked ? "" : kUncheckedSuffix);
-      const std::string at = where_ + " layout " + name;
-      tools::require(ceiling::stream_smem_bytes(l.stages) <= smem, at + ": does not fit its shared memory");
-      int resident = 0;
-      check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, stream_kernel(l.checked), 32, smem),
-                 "occupancy");
-      tools::require(resident == l.ctas_per_sm,
-                     at + ": " + std::to_string(resident) + " CTAs per SM, not " + std::to_string(l.ctas_per_sm));
-      ceiling::StreamParams lp = sp;
-      lp.stages = l.stages;
-      const int grid = sms * l.ctas_per_sm;
-      const bool checked = l.checked;
-      auto launch = [=] { return launch_stream(checked, grid, smem, stream, tm_k, tm_v, lp); };
-      checksum_.fill_bytes(0);
-      moved_.fill_bytes(0);
-      tools::require(launch(), at);
-      check_cuda(cudaStreamSynchronize(stream), "stream run");
-      const unsigned long long moved = moved_.download()[0];
-      tools::require(moved == pairs, at + ": moved " + std::to_string(moved) + " pairs");
-      tools::require(!l.checked || checksum_.download()[0] == expected, at + ": wrong tiles moved");
-      add(name, launch);
-    }
+    const ItemLists singles{problem_.q2k_idx, problem_.q2k_num, shape.max_kv, shape.num_blocks};
+    for (const Layout l : kLayouts) add_stream(sms, l, singles, in_.q2k_idx.get(), in_.q2k_num.get(), tm_k, tm_v, "");
     n_layouts_ = launches_.size();
+
+    paired_ = tools::pair_by_overlap(problem_.q2k_idx, problem_.q2k_num, int(shape.count_elems() / shape.num_blocks),
+                                     shape.num_blocks, shape.max_kv, kPairWindow);
+    tools::require(paired_.error.empty(), where_ + ": " + paired_.error);
+    pair_idx_ = DeviceBuffer<std::int32_t>(paired_.idx);
+    pair_num_ = DeviceBuffer<std::int32_t>(paired_.num);
+    const ItemLists pairs{paired_.idx, paired_.num, paired_.max_kv, paired_.items_per_head};
+    for (const Layout l : kPairLayouts)
+      add_stream(sms, l, pairs, pair_idx_.get(), pair_num_.get(), tm_k, tm_v, "pairs ");
   }
 
   // Our forward, checked against fp64 (O and lse) first.
@@ -183,7 +179,8 @@ class CaseRun {
     check_cuda(cudaStreamSynchronize(stream()), "forward run");
     const std::string bad = first_last_items_error(problem_, forward_);
     tools::require(bad.empty(), where_ + " " + bad);
-    add("forward", [this] { return backend_.forward(forward_.args); });
+    add(
+        "forward", [this] { return backend_.forward(forward_.args); }, Row::kForward, pairs_of(problem_));
   }
 
   // Each peer on its own outputs and workspace, launched on the timed stream; checked on O (its
@@ -202,14 +199,15 @@ class CaseRun {
       check_cuda(cudaStreamSynchronize(stream()), "peer forward run");
       const std::string bad = first_last_items_error(problem_, run, false);
       tools::require(bad.empty(), where_ + " " + peer->name() + " " + bad);
-      add(peer->name(), [&run, &peer] { return peer->forward(run.args); });
+      add(
+          peer->name(), [&run, &peer] { return peer->forward(run.args); }, Row::kForward, pairs_of(problem_));
     }
   }
 
   // Times every launch in turn and prints a row each; a forward's row also gives its time over
   // the fastest checked layout's, the unchecked twin's its time over its checked twin's.
   void time_and_print() const {
-    // Rows are printed against kLayouts by index: add_layouts added every one, in order.
+    // Unchecked rows find their twin in kLayouts by index: add_layouts added every one, in order.
     tools::require(n_layouts_ == std::size(kLayouts), where_ + ": not every layout was added");
     const std::vector<std::vector<float>> ms = time_launches_in_turn(launches_, stream());
     const auto median_s = [&](std::size_t l) { return ms[l][ms[l].size() / 2] * 1e-3; };
@@ -222,19 +220,23 @@ class CaseRun {
     const double density = double(per_row_) / (seq_ / 64);
     double best_s = 0;
     for (std::size_t l = 0; l < n_layouts_; ++l)
-      if (kLayouts[l].checked && (best_s == 0 || median_s(l) < best_s)) best_s = median_s(l);
+      if (kinds_[l] == Row::kLayout && (best_s == 0 || median_s(l) < best_s)) best_s = median_s(l);
     for (std::size_t l = 0; l < launches_.size(); ++l) {
       const double s = median_s(l);
       std::string over;
-      if (l >= n_layouts_) {
-        over = "  (" + ratio(s / best_s) + "x the fastest layout)";
-      } else if (!kLayouts[l].checked) {
+      if (kinds_[l] == Row::kForward || kinds_[l] == Row::kPaired) {
+        over = "  (" + ratio(s / best_s) + "x the fastest layout";
+        if (kinds_[l] == Row::kPaired) over += "; " + ratio(row_pairs_[l] / pairs) + "x its pairs";
+        over += ")";
+      } else if (kinds_[l] == Row::kUnchecked) {
         const std::size_t twin = checked_twin(l);
         over = "  (" + ratio(s / median_s(twin)) + "x " + names_[twin] + ")";
       }
+      // Bytes per second from the pairs the row moved; TFLOPS from the problem's (what a forward
+      // that took that time would reach).
       std::printf("%-6d %6.1f%% %-8s %-18s %10.0f %8.1f %8.2f %8.1f%s\n", seq_, 100 * density, rows_name(ascending_),
-                  names_[l].c_str(), pairs, s * 1e6, pairs * ceiling::kPairBytes / s / 1e12, forward_tflops(pairs, s),
-                  over.c_str());
+                  names_[l].c_str(), row_pairs_[l], s * 1e6, row_pairs_[l] * ceiling::kPairBytes / s / 1e12,
+                  forward_tflops(pairs, s), over.c_str());
     }
   }
 
@@ -247,9 +249,52 @@ class CaseRun {
         return t;
     return l;
   }
-  void add(std::string name, std::function<Status()> launch) {
+  enum class Row { kLayout, kUnchecked, kPaired, kForward };
+
+  // One layout on one set of lists: resident as asked, then checked (pair count; checksum unless
+  // unchecked), then added.
+  void add_stream(int sms, const Layout l, const ItemLists& lists, const std::int32_t* idx, const std::int32_t* num,
+                  const CUtensorMap& tm_k, const CUtensorMap& tm_v, const std::string& prefix) {
+    const std::size_t smem = kSmemPerSm / std::size_t(l.ctas_per_sm) - kReservedPerCta;
+    const std::string name =
+        prefix + std::to_string(l.ctas_per_sm) + "x" + std::to_string(l.stages) + (l.checked ? "" : kUncheckedSuffix);
+    const std::string at = where_ + " layout " + name;
+    tools::require(ceiling::stream_smem_bytes(l.stages) <= smem, at + ": does not fit its shared memory");
+    int resident = 0;
+    check_cuda(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, stream_kernel(l.checked), 32, smem),
+               "occupancy");
+    tools::require(resident == l.ctas_per_sm,
+                   at + ": " + std::to_string(resident) + " CTAs per SM, not " + std::to_string(l.ctas_per_sm));
+    ceiling::StreamParams sp{};
+    sp.q2k_idx = idx;
+    sp.q2k_num = num;
+    sp.n_items = int(lists.num.size());
+    sp.num_blocks = problem_.shape.num_blocks;
+    sp.items_per_head = lists.items_per_head;
+    sp.max_kv = lists.max_kv;
+    sp.stages = l.stages;
+    sp.checksum = checksum_.get();
+    sp.pairs_moved = moved_.get();
+    const int grid = sms * l.ctas_per_sm;
+    const bool checked = l.checked;
+    const cudaStream_t stream = this->stream();
+    auto launch = [=] { return launch_stream(checked, grid, smem, stream, tm_k, tm_v, sp); };
+    checksum_.fill_bytes(0);
+    moved_.fill_bytes(0);
+    tools::require(launch(), at);
+    check_cuda(cudaStreamSynchronize(stream), "stream run");
+    const double pairs = pairs_in(lists.num);
+    const unsigned long long moved = moved_.download()[0];
+    tools::require(double(moved) == pairs, at + ": moved " + std::to_string(moved) + " pairs");
+    tools::require(!l.checked || checksum_.download()[0] == expected_checksum(problem_, lists),
+                   at + ": wrong tiles moved");
+    add(name, launch, prefix.empty() ? (l.checked ? Row::kLayout : Row::kUnchecked) : Row::kPaired, pairs);
+  }
+  void add(std::string name, std::function<Status()> launch, Row kind, double pairs) {
     names_.push_back(std::move(name));
     launches_.push_back(std::move(launch));
+    kinds_.push_back(kind);
+    row_pairs_.push_back(pairs);
   }
 
   int seq_, per_row_;
@@ -259,11 +304,15 @@ class CaseRun {
   FwdDeviceInputs in_;
   DriverForward forward_;
   std::string where_;
+  tools::PairedLists paired_;
+  DeviceBuffer<std::int32_t> pair_idx_, pair_num_;
   DeviceBuffer<std::uint32_t> checksum_{1};
   DeviceBuffer<unsigned long long> moved_{1};
   std::vector<std::unique_ptr<DriverForward>> peer_runs_;
   std::vector<std::function<Status()>> launches_;
   std::vector<std::string> names_;
+  std::vector<Row> kinds_;
+  std::vector<double> row_pairs_;  // the pairs a row moves (paired rows: the unions')
   std::size_t n_layouts_ = 0;
 };
 

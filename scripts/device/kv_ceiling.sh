@@ -7,8 +7,10 @@
 #   scripts/device/kv_ceiling.sh BUILD_DIR [OUT_DIR [PLUGIN_SO]]
 # PLUGIN_SO: a plugin whose forward is timed beside ours against the same floor (e.g. the
 # fastvideo-tk plugin, peers/fastvideo_tk/build.sh); checked on O first.
-# Prints the table last (per case: each layout, the deepest one again without its checksum, then
-# each forward and its time over the fastest checked layout's), then the clock range and median
+# Prints the table last (per case: each layout, the deepest one again without its checksum, two
+# layouts on query blocks paired by list overlap, each pair's union moved once (fewer bytes; their
+# time and pairs over the single layouts'), then each forward and its time over the fastest checked
+# layout's), then the clock range and median
 # and the peak power. Exit: the driver's exit code (124: cut off after VSA_KV_CEILING_TIMEOUT_S,
 # default 300 s); 2 for a missing build or plugin.
 set -uo pipefail
