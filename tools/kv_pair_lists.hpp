@@ -26,14 +26,16 @@ struct PairedLists {
 };
 
 // q2k_idx is [heads * rows_per_head, max_kv], q2k_num [heads * rows_per_head] (counts past
-// max_kv are clamped, as the kernels clamp them). rows_per_head must be even, so every head's
-// rows pair up and each head has the same number of pairs.
+// max_kv are clamped, as the kernels clamp them); each row's ids are distinct, in [0, kv_blocks)
+// (the harness's lists; overlap is counted on sets, as pair_overlap.py counts it). rows_per_head
+// must be even, so every head's rows pair up and each head has the same number of pairs.
 [[nodiscard]] inline PairedLists pair_by_overlap(const std::vector<std::int32_t>& q2k_idx,
                                                  const std::vector<std::int32_t>& q2k_num, int heads, int rows_per_head,
-                                                 int max_kv, int window) {
+                                                 int max_kv, int kv_blocks, int window) {
   PairedLists out;
-  if (heads < 1 || rows_per_head < 2 || rows_per_head % 2 != 0 || max_kv < 1 || window < 1)
-    out.error = "pair_by_overlap: needs heads >= 1, an even rows_per_head >= 2, max_kv >= 1, window >= 1";
+  if (heads < 1 || rows_per_head < 2 || rows_per_head % 2 != 0 || max_kv < 1 || kv_blocks < 1 || window < 1)
+    out.error =
+        "pair_by_overlap: needs heads >= 1, an even rows_per_head >= 2, max_kv >= 1, kv_blocks >= 1, window >= 1";
   else if (q2k_num.size() != std::size_t(heads) * std::size_t(rows_per_head) ||
            q2k_idx.size() != q2k_num.size() * std::size_t(max_kv))
     out.error = "pair_by_overlap: q2k_idx / q2k_num do not match heads x rows_per_head x max_kv";
@@ -49,19 +51,21 @@ struct PairedLists {
     return std::vector<std::int32_t>(first, first + count);
   };
   // Membership in the first row's list by a mark per block id (65536 tokens at 25%: 8 heads x 1024
-  // rows x 16 candidates x 256 blocks, linear in the list length).
-  std::int32_t max_id = 0;
+  // rows x 16 candidates x 256 blocks, linear in the list length). The same marks check every
+  // row's ids first, and are left cleared.
+  std::vector<char> in_first(std::size_t(kv_blocks), 0);
   for (std::size_t row = 0; row < q2k_num.size(); ++row) {
     const auto list = row_list(row);
     for (const std::int32_t x : list) {
-      if (x < 0) {
-        out.error = "pair_by_overlap: row " + std::to_string(row) + " selects a negative block id";
+      if (x < 0 || x >= kv_blocks || in_first[std::size_t(x)]) {
+        out.error = "pair_by_overlap: row " + std::to_string(row) + " selects block " + std::to_string(x) +
+                    (x < 0 || x >= kv_blocks ? ", outside [0, " + std::to_string(kv_blocks) + ")" : " twice");
         return out;
       }
-      max_id = std::max(max_id, x);
+      in_first[std::size_t(x)] = 1;
     }
+    for (const std::int32_t x : list) in_first[std::size_t(x)] = 0;
   }
-  std::vector<char> in_first(std::size_t(max_id) + 1, 0);
   const auto shared = [&](const std::vector<std::int32_t>& b) {
     int n = 0;
     for (const std::int32_t x : b) n += in_first[std::size_t(x)];

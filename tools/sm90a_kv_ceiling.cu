@@ -52,6 +52,7 @@ constexpr const char* kUncheckedSuffix = " unchecked";
 // The layouts that move the paired lists (the two fastest single layouts in runs 63-64), and the
 // pairing's window.
 constexpr Layout kPairLayouts[] = {{1, 7}, {2, 3}};
+static_assert(kPairLayouts[0].checked && kPairLayouts[1].checked, "a paired row is printed as checked");
 constexpr int kPairWindow = 16;
 
 // The kernel a layout runs, for the runtime's attribute and occupancy calls (the launch itself
@@ -152,6 +153,7 @@ class CaseRun {
   // overlap, once it is resident as asked and moved exactly its lists' pairs and (all but the
   // unchecked twin) the right tiles to the right places.
   void add_layouts(int sms) {
+    tools::require(launches_.empty(), where_ + ": layouts are added once, first");  // pair buffers stay put
     CUtensorMap tm_k{}, tm_v{};
     const auto rows = std::uint64_t(problem_.shape.row_elems());
     tools::require(device::make_tensor_map_bf16_sw128(&tm_k, in_.k.get(), rows, 128, 64, 64), "K tensor map");
@@ -164,7 +166,7 @@ class CaseRun {
     n_layouts_ = launches_.size();
 
     paired_ = tools::pair_by_overlap(problem_.q2k_idx, problem_.q2k_num, int(shape.count_elems() / shape.num_blocks),
-                                     shape.num_blocks, shape.max_kv, kPairWindow);
+                                     shape.num_blocks, shape.max_kv, shape.num_blocks, kPairWindow);
     tools::require(paired_.error.empty(), where_ + ": " + paired_.error);
     pair_idx_ = DeviceBuffer<std::int32_t>(paired_.idx);
     pair_num_ = DeviceBuffer<std::int32_t>(paired_.num);
@@ -204,8 +206,9 @@ class CaseRun {
     }
   }
 
-  // Times every launch in turn and prints a row each; a forward's row also gives its time over
-  // the fastest checked layout's, the unchecked twin's its time over its checked twin's.
+  // Times every launch in turn and prints a row each; a forward's row and a paired layout's also
+  // give the time over the fastest checked single layout's (a paired one its pairs over the
+  // case's too), the unchecked twin's its time over its checked twin's.
   void time_and_print() const {
     // Unchecked rows find their twin in kLayouts by index: add_layouts added every one, in order.
     tools::require(n_layouts_ == std::size(kLayouts), where_ + ": not every layout was added");
