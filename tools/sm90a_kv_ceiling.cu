@@ -90,6 +90,8 @@ struct ItemLists {
   const std::vector<std::int32_t>& idx;  // [items, max_kv]
   const std::vector<std::int32_t>& num;  // [items]
   int max_kv, items_per_head;
+  std::uint32_t expected = 0;  // what every checked layout's checksum must be (set once per lists)
+  double pairs = 0;            // the (item, entry) pairs every layout must move
 };
 
 // The checksum the kernel must produce: pair_check of every (item, entry) the lists select, in
@@ -161,7 +163,9 @@ class CaseRun {
     const Shape& shape = problem_.shape;
     tools::require(2 * shape.max_kv < 4096 && shape.count_elems() < (1 << 19),
                    where_ + ": too large for the pair tags");
-    const ItemLists singles{problem_.q2k_idx, problem_.q2k_num, shape.max_kv, shape.num_blocks};
+    ItemLists singles{problem_.q2k_idx, problem_.q2k_num, shape.max_kv, shape.num_blocks};
+    singles.expected = expected_checksum(problem_, singles);
+    singles.pairs = pairs_in(singles.num);
     for (const Layout l : kLayouts) add_stream(sms, l, singles, in_.q2k_idx.get(), in_.q2k_num.get(), tm_k, tm_v, "");
     n_layouts_ = launches_.size();
 
@@ -170,7 +174,9 @@ class CaseRun {
     tools::require(paired_.error.empty(), where_ + ": " + paired_.error);
     pair_idx_ = DeviceBuffer<std::int32_t>(paired_.idx);
     pair_num_ = DeviceBuffer<std::int32_t>(paired_.num);
-    const ItemLists pairs{paired_.idx, paired_.num, paired_.max_kv, paired_.items_per_head};
+    ItemLists pairs{paired_.idx, paired_.num, paired_.max_kv, paired_.items_per_head};
+    pairs.expected = expected_checksum(problem_, pairs);
+    pairs.pairs = pairs_in(pairs.num);
     for (const Layout l : kPairLayouts)
       add_stream(sms, l, pairs, pair_idx_.get(), pair_num_.get(), tm_k, tm_v, "pairs ");
   }
@@ -286,12 +292,10 @@ class CaseRun {
     moved_.fill_bytes(0);
     tools::require(launch(), at);
     check_cuda(cudaStreamSynchronize(stream), "stream run");
-    const double pairs = pairs_in(lists.num);
     const unsigned long long moved = moved_.download()[0];
-    tools::require(double(moved) == pairs, at + ": moved " + std::to_string(moved) + " pairs");
-    tools::require(!l.checked || checksum_.download()[0] == expected_checksum(problem_, lists),
-                   at + ": wrong tiles moved");
-    add(name, launch, prefix.empty() ? (l.checked ? Row::kLayout : Row::kUnchecked) : Row::kPaired, pairs);
+    tools::require(double(moved) == lists.pairs, at + ": moved " + std::to_string(moved) + " pairs");
+    tools::require(!l.checked || checksum_.download()[0] == lists.expected, at + ": wrong tiles moved");
+    add(name, launch, prefix.empty() ? (l.checked ? Row::kLayout : Row::kUnchecked) : Row::kPaired, lists.pairs);
   }
   void add(std::string name, std::function<Status()> launch, Row kind, double pairs) {
     names_.push_back(std::move(name));
