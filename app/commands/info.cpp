@@ -49,11 +49,12 @@ int run_info(const InfoOptions& options) {
 void register_info(CLI::App& app, int& exit_code) {
   auto options = std::make_shared<InfoOptions>();
   CLI::App* info = app.add_subcommand("info", "Describe this node and its GPUs (driver, VBIOS, GSP firmware, ...)");
-  add_format_option(*info, options->format, {"text", "json"}, "json: the JSON document a report embeds");
+  add_format_option(*info, options->format, {"text", "json"},
+                    "json: the node and device fingerprints a report embeds (`build` here is a report's `tool`)");
   info->add_flag("--no-cuda", options->no_cuda, "Query NVML only; never initialise CUDA in this process");
   info->add_option("--label", options->label, "Rack or group label recorded as node.label");
   info->footer(
-      "Examples: vsa-bench info; vsa-bench info --json --label rack12 (the document every report embeds).\n"
+      "Examples: vsa-bench info; vsa-bench info --json --label rack12 (the fingerprints every report embeds).\n"
       "Exit codes: 0 (what cannot be read, e.g. NVML without a driver, is said in the output); 2 bad usage.");
   info->callback([options, &exit_code] { exit_code = run_info(*options); });
 }

@@ -47,8 +47,9 @@ void register_run(CLI::App& app, int& exit_code) {
                   "Load backends from a plugin library (repeatable; docs/plugins.md); loaded in the workers, "
                   "checked before anything runs");
   cmd->add_option("--probe", *probes,
-                  "Delay probe NAME=NANOSECONDS[@warps:LIST] added to every case, e.g. bwd.read_st=20000@warps:2-3 "
-                  "(see `list backends`)");
+                  "Delay probe NAME=NANOSECONDS[@warps:LIST] added to every case, e.g. fwd.release_kv=2000 (sm90a); "
+                  "a warp list only where the backend takes one, e.g. bwd.read_st=20000@warps:2-3 on sm100a "
+                  "hardware (points per backend: `list backends --format json`)");
   cmd->add_option("--hang-watch-ms", opts->hang_watch_ms,
                   "Bound every mbarrier wait of the kernels that have them (their watched variant): a wait longer "
                   "than this ends the case FAULT naming the CTA, warp, role, barrier, parity and step")
@@ -127,7 +128,7 @@ void register_run(CLI::App& app, int& exit_code) {
       "  vsa-bench run                                  the default suite, qualify, on every GPU\n"
       "  vsa-bench run correctness stability --out results/\n"
       "  vsa-bench run perf --case S=16384 --backends sm90a --target-spread 1%\n"
-      "  vsa-bench run stability --probe bwd.read_st=20000@warps:2-3   widen a race window\n"
+      "  vsa-bench run stability --probe fwd.release_kv=2000   widen a hand-off window (sm90a)\n"
       "  vsa-bench run my-suite.json --devices none     CPU backends only\n"
       "Exit codes: 0 every case passed (stated skips allowed); 1 a case failed (a mismatch, an unstable\n"
       "output or a speed floor); 2 bad usage, or a suite, --resume or output path refused (named; nothing\n"
