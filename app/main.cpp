@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <iostream>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -101,6 +102,14 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     // Not bad input: the command could not finish (a write that failed, a full disk).
     spdlog::error("{}: {}", command(), e.what());
+    return vsa::kExitIncomplete;
+  }
+  // A command that prints its result (floors, compare, fleet, list, info, render to stdout) into a
+  // full disk has not delivered it: incomplete, not a pass (fuzz review, 2026-12-07: `floors ...
+  // > /dev/full` exited 0).
+  std::cout.flush();
+  if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    spdlog::error("{}: could not write its output to stdout", command());
     return vsa::kExitIncomplete;
   }
   return exit_code;

@@ -93,6 +93,24 @@ json file_entry(const std::string& file, const char* dtype, const Dims& shape, c
   return {{"file", file}, {"dtype", dtype}, {"shape", shape}, {"meaning", meaning}};
 }
 
+// Every file a dump may write into its folder.
+constexpr const char* kDumpFiles[] = {"case.json",   "q.npy",       "k.npy",       "v.npy",       "do.npy",
+                                      "q2k_idx.npy", "q2k_num.npy", "k2q_idx.npy", "k2q_num.npy", "vbs.npy",
+                                      "o.npy",       "lse.npy",     "dq.npy",      "dk.npy",      "dv.npy"};
+
+// No file of the dump is one of the suites it reads: `dump dd/case.json --case a --out dd`
+// replaced the suite with the dump's listing (fuzz review, 2026-12-07). equivalent() compares
+// device and inode, so a link or another spelling of the path is caught too.
+void check_dump_spares_suites(const DumpOptions& o) {
+  for (const std::string& suite : o.suites)
+    for (const char* file : kDumpFiles) {
+      std::error_code ec;
+      if (fs::equivalent(fs::path(o.out_dir) / file, suite, ec))
+        throw SuiteError("--out " + o.out_dir + ": the dump's " + file + " would replace the suite " + suite +
+                         " this command reads; give the output another folder");
+    }
+}
+
 }  // namespace
 
 CaseSpec find_case_in_suites(const std::vector<std::string>& suites, const std::string& name) {
@@ -123,6 +141,7 @@ CaseSpec find_case_in_suites(const std::vector<std::string>& suites, const std::
 }
 
 std::string dump_case(const DumpOptions& o) {
+  check_dump_spares_suites(o);
   const CaseSpec spec = find_case_in_suites(o.suites, o.case_name);
   BlockMap map;
   try {

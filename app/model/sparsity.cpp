@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 
@@ -18,30 +19,25 @@ int pick(std::uint64_t seed, std::uint64_t stream, std::uint64_t counter, int n)
   return int(counter_hash(seed, TensorId::aux, (stream << 32) ^ counter) % std::uint64_t(n));
 }
 
-int cubes(int tokens) { return (tokens + kCube - 1) / kCube; }
+// In 64 bits where a sum or product of latent sizes could pass INT_MAX (fuzz review, 2026-12-07:
+// a latent near INT_MAX wrapped here, and the error named a wrong cube count).
+int cubes(int tokens) { return int((std::int64_t(tokens) + kCube - 1) / kCube); }
 
 std::array<int, 3> cube_coord(int block, const std::array<int, 3>& latent) {
-  const int ch = cubes(latent[1]), cw = cubes(latent[2]);
-  return {block / (ch * cw), (block / cw) % ch, block % cw};
-}
-
-// Random k-subset of [0, nb): partial Fisher-Yates.
-std::vector<int> random_subset(int nb, int k, std::uint64_t seed, std::uint64_t stream) {
-  std::vector<int> ids(static_cast<std::size_t>(nb));
-  std::iota(ids.begin(), ids.end(), 0);
-  for (int i = 0; i < k; ++i)
-    std::swap(ids[std::size_t(i)], ids[std::size_t(i + pick(seed, stream, std::uint64_t(i), nb - i))]);
-  ids.resize(std::size_t(k));
-  return ids;
+  const std::int64_t ch = cubes(latent[1]), cw = cubes(latent[2]);
+  return {int(block / (ch * cw)), int((block / cw) % ch), int(block % cw)};
 }
 
 std::vector<int> video_neighbours(int qb, const PatternSpec& p) {
   const auto c = cube_coord(qb, p.latent);
   const std::array<int, 3> n{cubes(p.latent[0]), cubes(p.latent[1]), cubes(p.latent[2])};
+  // A window wider than the grid is the grid: clamped first, as c + window overflowed for a window
+  // near INT_MAX and those rows selected nothing, a case that checked nothing and passed.
+  const std::array<int, 3> r{std::min(p.window[0], n[0]), std::min(p.window[1], n[1]), std::min(p.window[2], n[2])};
   std::vector<int> ids;
-  for (int t = std::max(0, c[0] - p.window[0]); t <= std::min(n[0] - 1, c[0] + p.window[0]); ++t)
-    for (int h = std::max(0, c[1] - p.window[1]); h <= std::min(n[1] - 1, c[1] + p.window[1]); ++h)
-      for (int w = std::max(0, c[2] - p.window[2]); w <= std::min(n[2] - 1, c[2] + p.window[2]); ++w)
+  for (int t = std::max(0, c[0] - r[0]); t <= std::min(n[0] - 1, c[0] + r[0]); ++t)
+    for (int h = std::max(0, c[1] - r[1]); h <= std::min(n[1] - 1, c[1] + r[1]); ++h)
+      for (int w = std::max(0, c[2] - r[2]); w <= std::min(n[2] - 1, c[2] + r[2]); ++w)
         ids.push_back((t * n[1] + h) * n[2] + w);
   return ids;
 }
@@ -131,10 +127,25 @@ std::vector<std::int32_t> make_vbs(const Shape& s, const PatternSpec& p, const V
 
 }  // namespace
 
+std::vector<int> random_subset(int nb, int k, std::uint64_t seed, std::uint64_t stream) {
+  std::vector<int> ids(static_cast<std::size_t>(nb));
+  std::iota(ids.begin(), ids.end(), 0);
+  for (int i = 0; i < k; ++i)
+    std::swap(ids[std::size_t(i)], ids[std::size_t(i + pick(seed, stream, std::uint64_t(i), nb - i))]);
+  // A copy of the first k, not resize(k): that keeps the capacity of nb, and a case stores one
+  // subset per row (nb^2 ints: 6.4 GB at S = 2,560,000 for 16 ids a row).
+  return std::vector<int>(ids.begin(), ids.begin() + k);
+}
+
 std::int64_t video_num_blocks(const std::array<int, 3>& latent) {
   for (int x : latent)
     if (x <= 0) return 0;
-  return std::int64_t(cubes(latent[0])) * cubes(latent[1]) * cubes(latent[2]);
+  // Each factor is below 2^29, so two fit in 64 bits; the third may not (7.3e18 wrapped and passed
+  // as a latent of 2 blocks): saturated, so the check against num_blocks refuses it.
+  const std::int64_t plane = std::int64_t(cubes(latent[1])) * cubes(latent[2]);
+  if (plane > std::numeric_limits<std::int64_t>::max() / cubes(latent[0]))
+    return std::numeric_limits<std::int64_t>::max();
+  return plane * cubes(latent[0]);
 }
 
 BlockMap make_block_map(const Shape& shape, const PatternSpec& pattern, const VbsSpec& vbs_spec, std::uint64_t seed) {

@@ -46,6 +46,10 @@ struct BlockMap {
 // three ints' product of cubes overflows an int (2564 x 26801668 x 4 wrapped to 1 block).
 [[nodiscard]] std::int64_t video_num_blocks(const std::array<int, 3>& latent);
 
+// A deterministic random k-subset of [0, nb) (partial Fisher-Yates on (seed, stream)): the ids of
+// one top-k row. Holds k ids, no more: make_block_map keeps one per row until it packs them.
+[[nodiscard]] std::vector<int> random_subset(int nb, int k, std::uint64_t seed, std::uint64_t stream);
+
 // Builds q2k, vbs and the deterministic k2q. Throws std::invalid_argument naming
 // the bad parameter when the pattern cannot apply to the shape.
 [[nodiscard]] BlockMap make_block_map(const Shape& shape, const PatternSpec& pattern, const VbsSpec& vbs,

@@ -84,6 +84,14 @@ std::vector<AliasExpansion> expand_backend_aliases(std::vector<CaseSpec>& cases,
       else
         e.rule = "no GPU: every fast backend, each SKIPs with its reason";
       if (e.backends.empty()) e.backends = usable(alias_candidates(alias));
+      // No fast backend (within --backends) takes this case's shape: name them all the same, so
+      // each SKIPs with its shape's reason. Left with no backend, the case FAILed (fuzz review,
+      // 2026-12-07: D = 64 with @fast and no GPU read FAIL, exit 1).
+      if (e.backends.empty()) {
+        for (const auto& b : alias_candidates(alias))
+          if (only.empty() || std::find(only.begin(), only.end(), b) != only.end()) e.backends.push_back(b);
+        if (!e.backends.empty()) e.rule += "; no fast backend takes this case's shape, each SKIPs with its reason";
+      }
       expansions.push_back(e);
       return e.backends;
     });

@@ -97,9 +97,13 @@ Report report_from_json(const nlohmann::json& j) {
   if (j.contains("schema_version") && !j.at("schema_version").is_number_integer())
     throw std::invalid_argument("$.schema_version: must be an integer, got " +
                                 std::string(j.at("schema_version").type_name()));
-  if (j.value("schema_version", 0) > kReportSchemaVersion)
-    throw std::invalid_argument("report schema_version " + std::to_string(j.value("schema_version", 0)) +
+  // Read as 64 bits: as an int, 2^32 + 2 wrapped to 2 and a report of an unknown future schema was
+  // read (fuzz review, 2026-12-07). Versions start at 1; a report without one predates them.
+  if (const std::int64_t version = j.value("schema_version", std::int64_t{1}); version > kReportSchemaVersion)
+    throw std::invalid_argument("report schema_version " + j.at("schema_version").dump() +
                                 " is newer than this tool understands (" + std::to_string(kReportSchemaVersion) + ")");
+  else if (version < 1)
+    throw std::invalid_argument("report schema_version " + j.at("schema_version").dump() + ": versions start at 1");
   // Each field named by its path when it has the wrong type (util/json_path_error.hpp); the
   // fields kept as JSON are checked for the shape the readers of a report iterate over.
   using T = nlohmann::json::value_t;

@@ -1,17 +1,30 @@
 #include "selftest/sanitizer_log.hpp"
 
-#include <regex>
+#include <limits>
 
 namespace vsa {
 namespace {
 
 constexpr std::string_view kPrefix = "=========";
 
+// The count in "N word" (the first such), by hand: std::regex recursed per digit and overflowed
+// the stack on a 50,000-digit count, and std::stoll threw on a count past int64. A count too
+// large for int64 reads as the largest (a count of errors, not none).
 std::optional<std::int64_t> number_before(const std::string& line, const std::string& word) {
-  const std::regex pattern("(\\d+) " + word);
-  std::smatch m;
-  if (!std::regex_search(line, m, pattern)) return std::nullopt;
-  return std::stoll(m[1].str());
+  const std::string tail = " " + word;
+  for (std::size_t at = line.find(tail); at != std::string::npos; at = line.find(tail, at + 1)) {
+    std::size_t first = at;
+    while (first > 0 && line[first - 1] >= '0' && line[first - 1] <= '9') --first;
+    if (first == at) continue;  // no digits before this one
+    std::int64_t n = 0;
+    for (std::size_t i = first; i < at; ++i) {
+      const int d = line[i] - '0';
+      if (n > (std::numeric_limits<std::int64_t>::max() - d) / 10) return std::numeric_limits<std::int64_t>::max();
+      n = n * 10 + d;
+    }
+    return n;
+  }
+  return std::nullopt;
 }
 
 }  // namespace

@@ -22,8 +22,10 @@ struct SanitizerLog {
   std::vector<std::vector<std::string>> findings;  // first lines of each finding, prefix removed
   std::size_t findings_seen = 0;                   // including those past the kept ones
 
-  // Errors or hazards reported (a missing summary counts as none).
+  // Errors or hazards counted, or, where the tool wrote no summary (it died first), any finding.
+  // With a summary its counts decide: racecheck's warnings are findings that it does not count.
   [[nodiscard]] bool found_problems() const {
+    if (summary.empty()) return findings_seen > 0;
     return errors.value_or(0) > 0 || hazards.value_or(0) > 0 || hazard_errors.value_or(0) > 0;
   }
 };

@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <vector>
@@ -95,9 +94,25 @@ void read_vbs(const json& j, const std::string& path, const std::string& src, Vb
 // A sweep key names a field by its object members, dot-separated ("S", "pattern.density"):
 // nothing else reaches a field of a case (a JSON pointer's "~" escapes or array indices would
 // reach nlohmann's own errors, or allocate an array of 10^11 elements).
+constexpr int kMaxSweepKeyParts = 8;
+
+// A loop, not std::regex: libstdc++'s matcher recurses per character and overflows the stack on
+// a key of some 30,000 characters (a segfault, where the suite's error was due).
 bool is_field_name(const std::string& key) {
-  static const std::regex field("[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*");
-  return std::regex_match(key, field);
+  const auto letter = [](char c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_'; };
+  const auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  bool at_start = true;  // of a dot-separated part
+  for (const char c : key) {
+    if (at_start) {
+      if (!letter(c)) return false;
+      at_start = false;
+    } else if (c == '.') {
+      at_start = true;
+    } else if (!letter(c) && !digit(c)) {
+      return false;
+    }
+  }
+  return !at_start;
 }
 
 std::vector<json> expand_sweep(const json& merged, const std::string& path, const std::string& src) {
@@ -111,6 +126,12 @@ std::vector<json> expand_sweep(const json& merged, const std::string& path, cons
     if (!is_field_name(item.key()))
       throw SuiteError(src + ": " + path + ".sweep: \"" + printable(item.key()) +
                        "\" is not a field name (names of object members, dot-separated: \"S\", \"pattern.density\")");
+    // Each part nests an object in the case, and nlohmann copies nests by recursion: 100,000
+    // parts overflowed the stack. No field of a case is more than a few members deep.
+    if (std::count(item.key().begin(), item.key().end(), '.') >= kMaxSweepKeyParts)
+      throw SuiteError(src + ": " + path + ".sweep: a key of " +
+                       std::to_string(std::count(item.key().begin(), item.key().end(), '.') + 1) +
+                       " dot-separated names; no field of a case is deeper than " + std::to_string(kMaxSweepKeyParts));
     if (!item.value().is_array() || item.value().empty())
       throw SuiteError(src + ": " + path + ".sweep." + item.key() + ": must be a non-empty list of values");
     product *= double(item.value().size());
@@ -128,7 +149,9 @@ std::vector<json> expand_sweep(const json& merged, const std::string& path, cons
         // Appended, not "/" + string: GCC 12 reports a bogus -Wrestrict overlap inside
         // std::string's operator+(const char*, string&&) (GCC bug 105329).
         std::string pointer = "/";
-        pointer += std::regex_replace(item.key(), std::regex("\\."), "/");
+        std::string key_path = item.key();
+        std::replace(key_path.begin(), key_path.end(), '.', '/');
+        pointer += key_path;
         json::json_pointer ptr(pointer);
         try {
           c[ptr] = value;

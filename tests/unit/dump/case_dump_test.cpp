@@ -166,5 +166,32 @@ TEST_F(CaseDump, RefusesCasesAboveTheReferenceLimitUnlessAskedForInputsOnly) {
   EXPECT_TRUE(json::parse(std::ifstream(fs::path(o.out_dir) / "case.json")).at("reference").is_null());
 }
 
+// Fuzz review of 2026-12-07: a suite named case.json (or q.npy, ...) in the --out folder was
+// replaced by the dump, exit 0. Refused before anything is written, naming both.
+TEST_F(CaseDump, RefusesAnOutFolderWhereItWouldReplaceTheSuite) {
+  for (const char* name : {"case.json", "q.npy"}) {
+    const fs::path dir = m_dir / (std::string("own-") + name);
+    fs::create_directories(dir);
+    const fs::path suite = dir / name;
+    fs::copy_file(m_suite, suite);
+    DumpOptions o = options("t/ragged-fwd", "unused");
+    o.suites = {suite.string()};
+    o.out_dir = (dir / ".").string();  // another spelling of the suite's folder
+    try {
+      (void)dump_case(o);
+      FAIL() << "the dump replaced its suite " << suite;
+    } catch (const SuiteError& e) {
+      EXPECT_NE(
+          std::string(e.what()).find(std::string("the dump's ") + name + " would replace the suite " + suite.string()),
+          std::string::npos)
+          << e.what();
+    }
+    std::ifstream in(suite);
+    const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    EXPECT_NE(text.find("ragged-fwd"), std::string::npos) << "the suite was changed";
+    EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1) << "files were written";
+  }
+}
+
 }  // namespace
 }  // namespace vsa

@@ -1,7 +1,9 @@
 // Sparsity patterns: counts, ranges, determinism, video geometry.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <set>
+#include <stdexcept>
 
 #include "model/sparsity.hpp"
 
@@ -9,6 +11,17 @@ namespace vsa {
 namespace {
 
 Shape shape(int nb, int bh = 2) { return Shape{1, bh, nb, 64, 64, 1, 1}; }
+
+// Fuzz review of 2026-12-07: each row's subset kept the capacity of nb after resize(k), and a case
+// keeps one per row until it packs them: nb^2 ints (6.4 GB at S = 2,560,000, 16 ids a row).
+TEST(Sparsity, ARowSubsetHoldsOnlyItsIds) {
+  const std::vector<int> ids = random_subset(40000, 16, 7, 3);
+  EXPECT_EQ(ids.size(), 16u);
+  EXPECT_LE(ids.capacity(), 16u);
+  EXPECT_EQ(std::set<int>(ids.begin(), ids.end()).size(), 16u);
+  for (const int id : ids) EXPECT_TRUE(id >= 0 && id < 40000) << id;
+  EXPECT_EQ(ids, random_subset(40000, 16, 7, 3));
+}
 
 TEST(Sparsity, TopkSelectsKDistinctIdsPerRow) {
   PatternSpec p;
@@ -91,6 +104,22 @@ TEST(Sparsity, VideoTailPaddingMatchesTheLatent) {
   EXPECT_EQ(m.vbs[0], 64);
   // Window 1 in a 2x2x2 grid: every cube sees all 8.
   EXPECT_EQ(m.q2k_num[0], 8);
+}
+
+// Fuzz review of 2026-12-07: a latent whose cube count passes int64 wrapped to a small count and
+// was accepted (block ids in the millions for 2 blocks); a window near INT_MAX overflowed and its
+// rows selected nothing (a case that checked nothing, and passed).
+TEST(Sparsity, VideoSizesNearTheirLimitsNeitherWrapNorEmptyRows) {
+  EXPECT_EQ(video_num_blocks({30495404, 9837384, 15741484}), std::numeric_limits<std::int64_t>::max());
+  EXPECT_EQ(video_num_blocks({2147483647, 4, 4}), 536870912);
+  PatternSpec p;
+  p.kind = "video";
+  p.latent = {30495404, 9837384, 15741484};
+  EXPECT_THROW((void)make_block_map(Shape{1, 1, 2, 64, 64, 1, 1}, p, VbsSpec{}, 1), std::invalid_argument);
+  p.latent = {8, 8, 8};  // 2 x 2 x 2 cubes
+  p.window = {2147483647, 2147483647, 2147483647};
+  const BlockMap m = make_block_map(Shape{1, 1, 8, 64, 64, 1, 1}, p, VbsSpec{}, 1);
+  for (int qb = 0; qb < 8; ++qb) EXPECT_EQ(m.q2k_num[std::size_t(qb)], 8) << qb;
 }
 
 TEST(Sparsity, RandomVbsStaysInRange) {

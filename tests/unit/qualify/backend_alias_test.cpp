@@ -87,6 +87,18 @@ TEST(BackendAlias, BuiltBackendsTheShapeRulesOutAreLeftOut) {
   EXPECT_EQ(cases[0].backends, (Strings{"sm90a", "sm90a-det", "sm100a-blk64"}));
 }
 
+// Fuzz review of 2026-12-07: where no fast backend takes the shape, the alias left the case no
+// backend, and it FAILed ("must name at least one backend"). Now each SKIPs with its reason.
+TEST(BackendAlias, AShapeNoFastBackendTakesStillNamesThemToSkip) {
+  Registry registry;
+  registry.add(std::make_unique<Blk128Only>());
+  std::vector<CaseSpec> cases = {case_with({"@fast"})};
+  const auto e = expand_backend_aliases(cases, gpu("NVIDIA B200", 10, 0), registry, {"sm100a-blk128"});
+  EXPECT_EQ(cases[0].backends, (Strings{"sm100a-blk128"}));
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_NE(e[0].rule.find("no fast backend takes this case's shape"), std::string::npos) << e[0].rule;
+}
+
 TEST(BackendAlias, BackendsOptionNarrowsTheAlias) {
   EXPECT_EQ(expanded({"@fast", "cuda-ref"}, gpu("NVIDIA H200", 9, 0), Registry{}, {"sm90a-det"}),
             (Strings{"sm90a-det", "cuda-ref"}));

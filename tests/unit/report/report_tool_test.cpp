@@ -2,6 +2,8 @@
 // writing it out, names the binary that measured it, not the one rendering it.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <stdexcept>
 #include <string>
 
 #include "report/report.hpp"
@@ -27,6 +29,29 @@ TEST(ReportTool, ARenderedReportNamesTheBinaryThatWroteIt) {
   const Report peers = report_from_json(written_by("vsa-bench peers (scripts/peers/peers.py)", "ff3c0ec5a9e9", "13.0"));
   EXPECT_NE(render_markdown(peers).find("- tool: vsa-bench peers (scripts/peers/peers.py) 0.0.9 (ff3c0ec5a9e9)"),
             std::string::npos);
+}
+
+// Fuzz review of 2026-12-07: the version was read as an int, so 2^32 + 2 wrapped to 2 and a report
+// of an unknown schema was read as a known one; 0 and negative versions passed too.
+TEST(ReportTool, ASchemaVersionOutsideOneToThisToolsIsRefusedAsWritten) {
+  nlohmann::json j = written_by("vsa-bench", "719b66f31bb0", "13.0");
+  const auto refusal = [&j](const nlohmann::json& version) -> std::string {
+    j["schema_version"] = version;
+    try {
+      (void)report_from_json(j);
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "(read)";
+  };
+  EXPECT_EQ(refusal(4294967298LL), "report schema_version 4294967298 is newer than this tool understands (" +
+                                       std::to_string(kReportSchemaVersion) + ")");
+  EXPECT_EQ(refusal(std::uint64_t(-1)), "report schema_version 18446744073709551615: versions start at 1");
+  EXPECT_EQ(refusal(0), "report schema_version 0: versions start at 1");
+  EXPECT_EQ(refusal(-3), "report schema_version -3: versions start at 1");
+  EXPECT_EQ(refusal(kReportSchemaVersion), "(read)");
+  j.erase("schema_version");
+  EXPECT_NO_THROW((void)report_from_json(j));
 }
 
 TEST(ReportTool, AReportBeingWrittenNamesThisBinary) {

@@ -2,6 +2,11 @@
 // the first lines of each finding, application output ignored.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <limits>
+#include <string>
+
+#include "selftest/sanitize.hpp"
 #include "selftest/sanitizer_log.hpp"
 
 namespace vsa {
@@ -74,6 +79,58 @@ TEST(SanitizerLog, CleanRunAndFindingLimit) {
   const SanitizerLog nothing = parse_sanitizer_log("the tool never started\n");
   EXPECT_FALSE(nothing.errors.has_value());
   EXPECT_FALSE(nothing.found_problems());
+}
+
+// Fuzz review of 2026-12-07: a 50,000-digit count overflowed the stack (std::regex recursed per
+// digit) and a count past int64 threw from std::stoll, so the report lost its sanitizer section.
+TEST(SanitizerLog, CountsTooLongOrTooLargeReadAsTheLargest) {
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  const std::string huge = "========= ERROR SUMMARY: " + std::string(50000, '9') + " errors\n";
+  const SanitizerLog long_count = parse_sanitizer_log(huge);
+  EXPECT_EQ(long_count.errors.value_or(-1), kMax);
+  EXPECT_TRUE(long_count.found_problems());
+  EXPECT_EQ(parse_sanitizer_log("========= ERROR SUMMARY: 99999999999999999999 errors\n").errors.value_or(-1), kMax);
+  EXPECT_EQ(parse_sanitizer_log("========= ERROR SUMMARY: 9223372036854775807 errors\n").errors.value_or(-1), kMax);
+  const SanitizerLog race = parse_sanitizer_log(
+      "========= RACECHECK SUMMARY: 123456789012345678901234567890 hazards displayed (0 errors, 3 warnings)\n");
+  EXPECT_EQ(race.hazards.value_or(-1), kMax);
+  EXPECT_EQ(race.hazard_errors.value_or(-1), 0);
+  EXPECT_EQ(race.hazard_warnings.value_or(-1), 3);
+}
+
+// A tool that died before its summary still saw what it saw: a finding then counts as a problem.
+// With a summary, its counts decide (racecheck's warnings are findings it does not count).
+TEST(SanitizerLog, FindingsWithoutASummaryAreProblems) {
+  std::string cut = kMemcheck;
+  cut = cut.substr(0, cut.find("========= Target application"));
+  const SanitizerLog died = parse_sanitizer_log(cut);
+  EXPECT_TRUE(died.summary.empty());
+  EXPECT_EQ(died.findings_seen, 2u);
+  EXPECT_TRUE(died.found_problems());
+  const SanitizerLog warned = parse_sanitizer_log(
+      "========= Warning: Race reported between Read access at k+0x10 in a.cu:1\n=========\n"
+      "========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 1 warning)\n");
+  EXPECT_EQ(warned.findings_seen, 1u);
+  EXPECT_FALSE(warned.found_problems());
+}
+
+// The exit code of `sanitize` (sanitize.hpp): a finding with no summary fails the check, and a
+// tool that was killed, or wrote no summary, leaves the run incomplete (exit 4), never clean.
+TEST(SanitizeResult, AKilledOrSummarylessToolIsNeverClean) {
+  SanitizeResult r;
+  r.report_paths = {"r.json"};
+  r.run_exit_code = 0;
+  r.exit_status = 0;
+  r.log = parse_sanitizer_log("========= ERROR SUMMARY: 0 errors\n");
+  EXPECT_EQ(r.exit_code(), 0);
+  r.exit_status = 137;
+  EXPECT_EQ(r.exit_code(), 4);
+  r.log = parse_sanitizer_log("the tool printed nothing of its own\n");
+  r.exit_status = 0;
+  EXPECT_EQ(r.exit_code(), 4);
+  r.log = parse_sanitizer_log("========= Invalid __global__ read of size 4 bytes\n=========     at k+0x10\n");
+  r.exit_status = 137;
+  EXPECT_EQ(r.exit_code(), 1);
 }
 
 }  // namespace

@@ -56,6 +56,22 @@ TEST(Suite, ASweepKeyThatIsNoFieldNameIsRefusedByPath) {
       SuiteError);
 }
 
+// Fuzz review of 2026-12-07: a sweep key of 30,000 characters, or of 100,000 dotted parts,
+// overflowed the stack in std::regex (a segfault in run, list and dump) where an error was due.
+TEST(Suite, ALongSweepKeyIsAnErrorNotACrash) {
+  const std::string long_name(40000, 'a');
+  EXPECT_NE(error_of(R"("S": 128, "sweep": {")" + long_name + R"(": [1]})").find("t.json: $.cases[0]"),
+            std::string::npos);
+  std::string dotted = "a";
+  for (int i = 0; i < 100000; ++i) dotted += ".a";
+  EXPECT_EQ(error_of(R"("S": 128, "sweep": {")" + dotted + R"(": [1]})"),
+            "t.json: $.cases[0].sweep: a key of 100001 dot-separated names; no field of a case is deeper than 8");
+  const std::string bad = long_name + "~";
+  EXPECT_EQ(error_of(R"("sweep": {")" + bad + R"(": [128]})"),
+            "t.json: $.cases[0].sweep: \"" + bad +
+                "\" is not a field name (names of object members, dot-separated: \"S\", \"pattern.density\")");
+}
+
 // Review of 2026-12-06: 641 x 6700417 x 1 cubes wrapped to 1 block and the case ran (and
 // faulted); a negative window selected nothing and every such case passed, having checked nothing.
 TEST(Suite, AVideoLatentPastAnIntAndANegativeWindowAreRefused) {
