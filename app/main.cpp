@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <set>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -107,8 +108,14 @@ int main(int argc, char** argv) {
   // A command that prints its result (floors, compare, fleet, list, info, render to stdout) into a
   // full disk has not delivered it: incomplete, not a pass (fuzz review, 2026-12-07: `floors ...
   // > /dev/full` exited 0).
+  // Only where stdout is the result, and never over another exit code: a `run` whose reports are
+  // written is not made incomplete by a reader that stopped early.
+  static const std::set<std::string> kStdoutResult = {"list", "info", "floors", "compare", "fleet", "render"};
+  const auto parsed = app.get_subcommands();
+  const bool stdout_is_result = !parsed.empty() && kStdoutResult.count(parsed.front()->get_name()) > 0;
   std::cout.flush();
-  if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+  if (stdout_is_result && exit_code == vsa::kExitOk &&
+      (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout))) {
     spdlog::error("{}: could not write its output to stdout", command());
     return vsa::kExitIncomplete;
   }

@@ -21,7 +21,7 @@ void register_sanitize(CLI::App& app, int& exit_code) {
       "tool's error counts and findings in the run's report (\"sanitizer\" object, Markdown section).");
   cmd->footer(
       "Exit codes: 0 clean, 1 errors or hazards (or a failed check), 2 no compute-sanitizer or bad input, 4 the run "
-      "wrote no report or faulted.");
+      "wrote no report or faulted, or compute-sanitizer was killed by a signal.");
   cmd->add_option("--tool", opts->tool, "compute-sanitizer tool")
       ->check(CLI::IsMember({"memcheck", "racecheck", "synccheck", "initcheck"}))
       ->capture_default_str();

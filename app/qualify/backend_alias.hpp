@@ -42,7 +42,9 @@ struct AliasExpansion {
 // matches `device` (kept only where the case's shape allows them, and, with `only`
 // non-empty, only those named there). A GPU no family matches (or no GPU) gets every
 // candidate the shape allows, so each SKIPs with its own stated reason instead of the
-// case testing nothing. Backends named both directly and through an alias appear once.
+// case testing nothing. A case of the alias alone that no candidate's shape allows keeps
+// every candidate (within `only`), each to SKIP with its reason, rather than no backend.
+// Backends named both directly and through an alias appear once.
 std::vector<AliasExpansion> expand_backend_aliases(std::vector<CaseSpec>& cases, const DeviceInfo& device,
                                                    const Registry& registry, const std::vector<std::string>& only = {});
 // The same without a device: every candidate the shape allows (to validate a suite, its

@@ -79,9 +79,10 @@ int SanitizeResult::exit_code() const {
   if (log.found_problems() || exit_status == kSanitizerErrorExit) return kExitCheckFailed;
   // The run refused its input (a bad suite, an unknown backend): that is bad input here too.
   if (report_paths.empty()) return exit_status == kExitUsage ? kExitUsage : kExitIncomplete;
-  // The tool ended by a signal or wrote no summary: what it checked is not known, so the run
-  // is incomplete, not clean (a stand-in killed with 137 after one finding read exit 0).
-  if (exit_status > 128 || log.summary.empty()) return std::max(run_exit_code, int(kExitIncomplete));
+  // The tool was killed by a signal (128 + signal, from run_inheriting): what it checked is not
+  // known, so the run is incomplete, not clean (fuzz review, 2026-12-07: a tool killed after one
+  // finding read exit 0). 255 is compute-sanitizer's own exit for a target that made no CUDA call.
+  if (exit_status > 128 && exit_status <= 128 + 64) return std::max(run_exit_code, int(kExitIncomplete));
   return run_exit_code;
 }
 

@@ -39,9 +39,8 @@ struct SanitizeResult {
   SanitizerLog log;
   std::vector<std::string> report_paths;  // reports written by the sanitized run, now annotated
   int run_exit_code = -1;                 // the worst exit_code recorded in those reports
-  // 1 when the tool reported errors or hazards (or, with no summary, any finding); else 4 when
-  // the run wrote no report (it crashed under the tool) or the tool ended by a signal or wrote
-  // no summary; else the run's own exit code.
+  // 1 when the tool reported errors or hazards; else 4 when the run wrote no report (it crashed
+  // under the tool) or the tool was killed by a signal; else the run's own exit code.
   [[nodiscard]] int exit_code() const;
 };
 

@@ -22,10 +22,11 @@ struct SanitizerLog {
   std::vector<std::vector<std::string>> findings;  // first lines of each finding, prefix removed
   std::size_t findings_seen = 0;                   // including those past the kept ones
 
-  // Errors or hazards counted, or, where the tool wrote no summary (it died first), any finding.
-  // With a summary its counts decide: racecheck's warnings are findings that it does not count.
+  // Errors or hazards reported (a missing summary counts as none: compute-sanitizer prints none
+  // when the target made no CUDA call, and its "Target application terminated before first
+  // instrumented API call" line would read as a finding). A tool killed before its summary is
+  // told apart by its exit status (SanitizeResult::exit_code).
   [[nodiscard]] bool found_problems() const {
-    if (summary.empty()) return findings_seen > 0;
     return errors.value_or(0) > 0 || hazards.value_or(0) > 0 || hazard_errors.value_or(0) > 0;
   }
 };

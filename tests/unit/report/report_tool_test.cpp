@@ -46,7 +46,9 @@ TEST(ReportTool, ASchemaVersionOutsideOneToThisToolsIsRefusedAsWritten) {
   };
   EXPECT_EQ(refusal(4294967298LL), "report schema_version 4294967298 is newer than this tool understands (" +
                                        std::to_string(kReportSchemaVersion) + ")");
-  EXPECT_EQ(refusal(std::uint64_t(-1)), "report schema_version 18446744073709551615: versions start at 1");
+  EXPECT_EQ(refusal(std::uint64_t(-1)),
+            "report schema_version 18446744073709551615 is newer than this tool understands (" +
+                std::to_string(kReportSchemaVersion) + ")");
   EXPECT_EQ(refusal(0), "report schema_version 0: versions start at 1");
   EXPECT_EQ(refusal(-3), "report schema_version -3: versions start at 1");
   EXPECT_EQ(refusal(kReportSchemaVersion), "(read)");
