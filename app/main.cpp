@@ -105,11 +105,10 @@ int main(int argc, char** argv) {
     spdlog::error("{}: {}", command(), e.what());
     return vsa::kExitIncomplete;
   }
-  // A command that prints its result (floors, compare, fleet, list, info, render to stdout) into a
-  // full disk has not delivered it: incomplete, not a pass (fuzz review, 2026-12-07: `floors ...
-  // > /dev/full` exited 0).
-  // Only where stdout is the result, and never over another exit code: a `run` whose reports are
-  // written is not made incomplete by a reader that stopped early.
+  // A command whose result is its stdout (list, info, floors, compare, fleet, render), written into
+  // a full disk, has not delivered it: incomplete, not a pass (fuzz review, 2026-12-07: `floors ...
+  // > /dev/full` exited 0). Never over another exit code, and never for `run`, whose result is
+  // its reports.
   static const std::set<std::string> kStdoutResult = {"list", "info", "floors", "compare", "fleet", "render"};
   const auto parsed = app.get_subcommands();
   const bool stdout_is_result = !parsed.empty() && kStdoutResult.count(parsed.front()->get_name()) > 0;

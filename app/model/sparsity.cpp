@@ -142,10 +142,9 @@ std::int64_t video_num_blocks(const std::array<int, 3>& latent) {
     if (x <= 0) return 0;
   // Each factor is below 2^29, so two fit in 64 bits; the third may not (7.3e18 wrapped and passed
   // as a latent of 2 blocks): saturated, so the check against num_blocks refuses it.
-  const std::int64_t plane = std::int64_t(cubes(latent[1])) * cubes(latent[2]);
-  if (plane > std::numeric_limits<std::int64_t>::max() / cubes(latent[0]))
-    return std::numeric_limits<std::int64_t>::max();
-  return plane * cubes(latent[0]);
+  const std::int64_t depth = cubes(latent[0]), plane = std::int64_t(cubes(latent[1])) * cubes(latent[2]);
+  if (plane > std::numeric_limits<std::int64_t>::max() / depth) return std::numeric_limits<std::int64_t>::max();
+  return plane * depth;
 }
 
 BlockMap make_block_map(const Shape& shape, const PatternSpec& pattern, const VbsSpec& vbs_spec, std::uint64_t seed) {

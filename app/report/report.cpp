@@ -97,9 +97,9 @@ Report report_from_json(const nlohmann::json& j) {
   if (j.contains("schema_version") && !j.at("schema_version").is_number_integer())
     throw std::invalid_argument("$.schema_version: must be an integer, got " +
                                 std::string(j.at("schema_version").type_name()));
-  // Read as 64 bits: as an int, 2^32 + 2 wrapped to 2 and a report of an unknown future schema was
-  // read (fuzz review, 2026-12-07). Versions start at 1; a report without one predates them.
-  // A double holds every version exactly that matters and orders a huge unsigned one as newer.
+  // Compared as a double: read as an int, 2^32 + 2 wrapped to 2 and a report of an unknown schema
+  // was read (fuzz review, 2026-12-07); a double orders any integer, a huge unsigned one too.
+  // Versions start at 1; a report without one predates them.
   if (const double version = j.value("schema_version", 1.0); version > kReportSchemaVersion)
     throw std::invalid_argument("report schema_version " + j.at("schema_version").dump() +
                                 " is newer than this tool understands (" + std::to_string(kReportSchemaVersion) + ")");

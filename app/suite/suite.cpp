@@ -128,10 +128,10 @@ std::vector<json> expand_sweep(const json& merged, const std::string& path, cons
                        "\" is not a field name (names of object members, dot-separated: \"S\", \"pattern.density\")");
     // Each part nests an object in the case, and nlohmann copies nests by recursion: 100,000
     // parts overflowed the stack. No field of a case is more than a few members deep.
-    if (std::count(item.key().begin(), item.key().end(), '.') >= kMaxSweepKeyParts)
+    if (const auto parts = std::count(item.key().begin(), item.key().end(), '.') + 1; parts > kMaxSweepKeyParts)
       throw SuiteError(src + ": " + path + ".sweep: \"" +
                        printable(item.key().size() > 60 ? item.key().substr(0, 60) + "..." : item.key()) +
-                       "\" is a key of " + std::to_string(std::count(item.key().begin(), item.key().end(), '.') + 1) +
+                       "\" is a key of " + std::to_string(parts) +
                        " dot-separated names; no field of a case is deeper than " + std::to_string(kMaxSweepKeyParts));
     if (!item.value().is_array() || item.value().empty())
       throw SuiteError(src + ": " + path + ".sweep." + item.key() + ": must be a non-empty list of values");
